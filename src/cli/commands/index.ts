@@ -1,0 +1,35 @@
+import { validateCommand } from './validate.js';
+import { schemaCommand } from './schema.js';
+import { migrateCommand } from './migrate.js';
+import { pathsCommand } from './paths.js';
+import { hashCommand } from './hash.js';
+import { evaluateCommand } from './evaluate.js';
+import { sweepCommand } from './sweep.js';
+import { metricsCommand } from './metrics.js';
+import { retestCommand } from './retest.js';
+import { auditCommand } from './audit.js';
+import { monotonicityCommand } from './monotonicity.js';
+import { structureCommand } from './structure.js';
+import { reportCommand } from './report.js';
+import { retrievalCommand } from './retrieval.js';
+import { statsCommand } from './stats.js';
+import type { CommandModule } from '../context.js';
+
+/** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
+export const commandModules: CommandModule[] = [
+  validateCommand,
+  schemaCommand,
+  migrateCommand,
+  pathsCommand,
+  hashCommand,
+  evaluateCommand,
+  sweepCommand,
+  metricsCommand,
+  retestCommand,
+  auditCommand,
+  monotonicityCommand,
+  structureCommand,
+  reportCommand,
+  retrievalCommand,
+  statsCommand,
+];

@@ -1,0 +1,59 @@
+import { Command, CommanderError } from 'commander';
+import { DataError, EvalkitError } from '../errors.js';
+import type { CliIO } from './context.js';
+import { commandModules } from './commands/index.js';
+
+export const VERSION = '0.1.0';
+
+/** The one place where an error becomes an exit code. */
+function exitCodeFor(error: unknown): number {
+  return error instanceof DataError ? 1 : 2;
+}
+
+/** Runs the CLI with argv (as process.argv: node, script, ...args) and resolves to the exit code. */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('evalkit')
+    .description('Validate, run, score, convert and report LLM evaluation records.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+
+  const run = async (action: () => Promise<number>): Promise<void> => {
+    exitCode = await action();
+  };
+  for (const mod of commandModules) mod.register(program, io, run);
+
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with code 0; usage mistakes were already printed by commander.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof EvalkitError) {
+      io.stderr.write(`evalkit: error ${error.code}: ${error.message}\n`);
+      return exitCodeFor(error);
+    }
+    // Never a stack trace for the user; say what happened and how to report it.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`evalkit: internal error: ${message}\n(set EVALKIT_DEBUG=1 for details)\n`);
+    if (io.env.EVALKIT_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
+    return 2;
+  }
+}
+
+export function processIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}

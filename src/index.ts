@@ -1,0 +1,5 @@
+// The library: everything the CLI does, without argv, TTYs or exit codes.
+export * from './errors.js';
+export * from './diagnostics.js';
+export * from './formats/types.js';
+export * from './formats/registry.js';

@@ -1,0 +1,19 @@
+// Locating the read-only reference data in ../shared/reference. A user's clone has none: tests then skip
+// with a message saying so, instead of failing or imitating the data.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const referenceRoot = resolve(projectRoot, '..', 'shared', 'reference');
+
+/** Absolute path of a file under ../shared/reference, or undefined when the reference data is absent. */
+export function reference(relativePath = ''): string | undefined {
+  const path = join(referenceRoot, relativePath);
+  return existsSync(path) ? path : undefined;
+}
+
+/** The `skip` option for node:test when the reference data is absent. */
+export function skipWithoutReference(relativePath = ''): string | false {
+  return reference(relativePath) ? false : `reference data not found at ${join(referenceRoot, relativePath)}`;
+}
