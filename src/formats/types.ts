@@ -27,6 +27,16 @@ export interface FormatVersion {
   /** Values of the document's `schema_version` field that mean this version (e.g. "instance_level_eval_0.2.0"). */
   schemaVersionValues: string[];
   rules?: CrossFieldRule[];
+  /**
+   * Optional: a clearer message for a schema error at a known place, e.g. an upstream quirk that the verdict
+   * must reproduce but the user deserves to have explained. Returns undefined to keep the default message.
+   */
+  explainSchemaError?(error: {
+    instancePath: string;
+    schemaPath: string;
+    keyword: string;
+    params: object;
+  }): string | undefined;
   /** Upstream schema for conformance tests, relative to ../shared/reference (absent when there is none). */
   upstreamSchema?: string;
 }
