@@ -1,0 +1,2 @@
+// Metrics: the statistics primitives and each family's metrics built on them.
+export * from './stats/index.js';

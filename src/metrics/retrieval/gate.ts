@@ -1,0 +1,84 @@
+import { operationalFigures, type Observation } from './operational.js';
+import { meets, type ThresholdConfig } from './thresholds.js';
+
+/** An `evaluation_result` event (retrieval.event 0.1). */
+export interface EvaluationResultEvent {
+  type: 'evaluation_result';
+  request_id: string;
+  metric: string;
+  value: number;
+  threshold?: number;
+  pass?: boolean;
+  observation_ids?: string[];
+  ts: string;
+}
+
+export interface GateOutcome {
+  events: EvaluationResultEvent[];
+  /** Thresholds whose metric could not be computed from the observations (no latencies, no deadline, ...). */
+  unmeasured: string[];
+  failed: EvaluationResultEvent[];
+  groups: number;
+}
+
+export interface GateOptions {
+  /** Gate each group of observations sharing this field's value separately (e.g. "tool_id"); default: all. */
+  groupBy?: 'agent_id' | 'user_id' | 'layer' | 'model_id' | 'tool_id';
+  /** Prefix of the results' request_id (default "gate"); the group value is appended after a colon. */
+  requestIdPrefix?: string;
+}
+
+/**
+ * Turns observations into `evaluation_result` events: one per threshold per group, with the figure, the
+ * threshold, pass/fail, and the request_ids of the observations it was computed from (the audit trail).
+ * Deterministic: the event time is the latest observation time of the group, not the wall clock.
+ */
+export function gateObservations(
+  observations: readonly Observation[],
+  config: ThresholdConfig,
+  options: GateOptions = {},
+): GateOutcome {
+  const groups = new Map<string, Observation[]>();
+  for (const o of observations) {
+    const key = options.groupBy ? String(o[options.groupBy] ?? '(none)') : '';
+    const list = groups.get(key);
+    if (list) list.push(o);
+    else groups.set(key, [o]);
+  }
+  const prefix = options.requestIdPrefix ?? 'gate';
+  const events: EvaluationResultEvent[] = [];
+  const unmeasured = new Set<string>();
+  for (const key of [...groups.keys()].sort()) {
+    const group = groups.get(key)!;
+    const figures = operationalFigures(group, { softDeadlineMs: config.softDeadlineMs }) as unknown as Record<
+      string,
+      number | undefined
+    >;
+    let ts = group[0].ts;
+    for (const o of group) if (o.ts > ts) ts = o.ts;
+    const observationIds = group.map((o) => o.request_id);
+    for (const t of config.thresholds) {
+      const value = figures[t.metric];
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        unmeasured.add(t.metric);
+        continue;
+      }
+      events.push({
+        type: 'evaluation_result',
+        request_id: options.groupBy ? `${prefix}:${options.groupBy}=${key}` : prefix,
+        metric: t.metric,
+        value,
+        threshold: t.threshold,
+        pass: meets(value, t.threshold, t.direction),
+        observation_ids: observationIds,
+        ts,
+      });
+    }
+  }
+  return {
+    events,
+    unmeasured: [...unmeasured],
+    failed: events.filter((e) => e.pass === false),
+    groups: groups.size,
+  };
+}

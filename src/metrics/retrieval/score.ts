@@ -1,0 +1,297 @@
+import type { Diagnostic } from '../../diagnostics.js';
+import { entityCoverage, rankingMetrics, type EntityMatch } from './ranking.js';
+import { operationalFigures, type Observation } from './operational.js';
+import { verdictsFor, type Threshold } from './thresholds.js';
+
+/** A parsed JSONL row with the place it came from (1-based line). */
+export interface Located<T> {
+  value: T;
+  line: number;
+}
+
+export interface GoldRow {
+  schema_version: string;
+  id: string;
+  query: string;
+  expected_ids: string[];
+  layers: string[];
+  entities?: string[];
+  tags?: string[];
+}
+
+export interface ResultRow {
+  schema_version: string;
+  id: string;
+  request_id: string;
+  metrics: Record<string, unknown>;
+  retrieved_ids?: string[];
+  verdicts?: { metric: string; value: number; threshold: number; pass: boolean }[];
+  [key: string]: unknown;
+}
+
+export interface ScoreOptions {
+  /** Cut-offs, e.g. [5, 10] (the default). */
+  ks?: number[];
+  /** When given, every scored row's `verdicts` are recomputed from these; otherwise supplied verdicts are kept. */
+  thresholds?: Threshold[];
+  entityMatch?: EntityMatch;
+  /** Observations joined to result rows by request_id: fill p50_ms, p95_ms and errors per row. */
+  observations?: readonly Observation[];
+  goldFile?: string;
+  resultsFile?: string;
+}
+
+export interface ScoreOutcome {
+  /** Every result row, in input order, with computed metrics and verdicts filled in (unknown ids untouched). */
+  rows: ResultRow[];
+  /** Rows that were scored against a gold row. */
+  scored: number;
+  diagnostics: Diagnostic[];
+  /** Metric names computed here, in a stable order (ranking metrics by K, then cov_entities, then operational). */
+  metricNames: string[];
+}
+
+export const DEFAULT_KS = [5, 10];
+
+/** Names of the ranking metrics at K, as the 0.1 result schema spells them (p_at_5, ndcg_10, mrr_10). */
+export function rankingMetricNames(k: number): {
+  precision: string;
+  recall: string;
+  ndcg: string;
+  mrr: string;
+} {
+  return { precision: `p_at_${k}`, recall: `recall_at_${k}`, ndcg: `ndcg_${k}`, mrr: `mrr_${k}` };
+}
+
+function diag(
+  file: string,
+  line: number,
+  pointer: string,
+  severity: 'error' | 'warning',
+  code: string,
+  message: string,
+): Diagnostic {
+  return { file, line, column: line > 0 ? 1 : 0, pointer, severity, code, message };
+}
+
+function isStringArray(x: unknown): x is string[] {
+  return Array.isArray(x) && x.every((s) => typeof s === 'string');
+}
+
+/** Checks the fields the scorer relies on; returns a message for the first problem, or undefined. */
+function goldProblem(row: unknown): [string, string] | undefined {
+  if (row === null || typeof row !== 'object' || Array.isArray(row))
+    return ['', 'a gold row must be an object'];
+  const r = row as Record<string, unknown>;
+  if (typeof r.id !== 'string') return ['/id', 'a gold row needs a string "id"'];
+  if (!isStringArray(r.expected_ids)) return ['/expected_ids', '"expected_ids" must be an array of strings'];
+  if (r.entities !== undefined && !isStringArray(r.entities)) {
+    return ['/entities', '"entities" must be an array of strings'];
+  }
+  return undefined;
+}
+
+function resultProblem(row: unknown): [string, string] | undefined {
+  if (row === null || typeof row !== 'object' || Array.isArray(row))
+    return ['', 'a result row must be an object'];
+  const r = row as Record<string, unknown>;
+  if (typeof r.id !== 'string') return ['/id', 'a result row needs a string "id"'];
+  if (typeof r.request_id !== 'string') return ['/request_id', 'a result row needs a string "request_id"'];
+  if (
+    r.metrics !== undefined &&
+    (r.metrics === null || typeof r.metrics !== 'object' || Array.isArray(r.metrics))
+  ) {
+    return ['/metrics', '"metrics" must be an object'];
+  }
+  if (r.retrieved_ids !== undefined && !isStringArray(r.retrieved_ids)) {
+    return ['/retrieved_ids', '"retrieved_ids" must be an array of strings'];
+  }
+  return undefined;
+}
+
+/**
+ * Scores result rows against gold rows. Pure: no I/O. Unknown ids, gold rows without results, duplicate gold ids,
+ * duplicate result ids / request ids and undefined metrics come back as diagnostics.
+ */
+export function scoreResults(
+  gold: readonly Located<unknown>[],
+  results: readonly Located<unknown>[],
+  options: ScoreOptions = {},
+): ScoreOutcome {
+  const ks = [...new Set(options.ks ?? DEFAULT_KS)].sort((a, b) => a - b);
+  const goldFile = options.goldFile ?? 'gold';
+  const resultsFile = options.resultsFile ?? 'results';
+  const diagnostics: Diagnostic[] = [];
+
+  const goldById = new Map<string, { row: GoldRow; expected: Set<string>; line: number; used: boolean }>();
+  for (const { value, line } of gold) {
+    const problem = goldProblem(value);
+    if (problem) {
+      diagnostics.push(diag(goldFile, line, problem[0], 'error', 'retrieval.bad-gold-row', problem[1]));
+      continue;
+    }
+    const row = value as GoldRow;
+    const earlier = goldById.get(row.id);
+    if (earlier) {
+      diagnostics.push(
+        diag(
+          goldFile,
+          line,
+          '/id',
+          'error',
+          'retrieval.duplicate-gold-id',
+          `gold id "${row.id}" already defined on line ${earlier.line}; the first definition is used`,
+        ),
+      );
+      continue;
+    }
+    goldById.set(row.id, { row, expected: new Set(row.expected_ids), line, used: false });
+  }
+
+  const observationsByRequest = new Map<string, Observation[]>();
+  for (const o of options.observations ?? []) {
+    const list = observationsByRequest.get(o.request_id);
+    if (list) list.push(o);
+    else observationsByRequest.set(o.request_id, [o]);
+  }
+
+  const seenResultIds = new Map<string, number>();
+  const seenRequestIds = new Map<string, number>();
+  const rows: ResultRow[] = [];
+  let scored = 0;
+  let anyCoverage = false;
+  let anyOperational = false;
+  const names = ks.map(rankingMetricNames);
+
+  for (const { value, line } of results) {
+    const problem = resultProblem(value);
+    if (problem) {
+      diagnostics.push(diag(resultsFile, line, problem[0], 'error', 'retrieval.bad-result-row', problem[1]));
+      rows.push(value as ResultRow);
+      continue;
+    }
+    const input = value as ResultRow;
+    const firstIdLine = seenResultIds.get(input.id);
+    if (firstIdLine !== undefined) {
+      diagnostics.push(
+        diag(
+          resultsFile,
+          line,
+          '/id',
+          'warning',
+          'retrieval.duplicate-result-id',
+          `result id "${input.id}" also on line ${firstIdLine}; each row is scored and counts in the means`,
+        ),
+      );
+    } else seenResultIds.set(input.id, line);
+    const firstRequestLine = seenRequestIds.get(input.request_id);
+    if (firstRequestLine !== undefined) {
+      diagnostics.push(
+        diag(
+          resultsFile,
+          line,
+          '/request_id',
+          'warning',
+          'retrieval.duplicate-request-id',
+          `request_id "${input.request_id}" also on line ${firstRequestLine}`,
+        ),
+      );
+    } else seenRequestIds.set(input.request_id, line);
+
+    const g = goldById.get(input.id);
+    if (!g) {
+      diagnostics.push(
+        diag(
+          resultsFile,
+          line,
+          '/id',
+          'error',
+          'retrieval.unknown-id',
+          `result id "${input.id}" has no gold row; the row is written unchanged`,
+        ),
+      );
+      rows.push(input);
+      continue;
+    }
+    g.used = true;
+    scored++;
+
+    const observations = observationsByRequest.get(input.request_id);
+    let retrieved = input.retrieved_ids;
+    if (retrieved === undefined) {
+      retrieved = observations?.find((o) => isStringArray(o.retrieved_ids))?.retrieved_ids;
+      if (retrieved === undefined) {
+        diagnostics.push(
+          diag(
+            resultsFile,
+            line,
+            '/retrieved_ids',
+            'warning',
+            'retrieval.no-retrieved-ids',
+            `result "${input.id}" has no retrieved_ids (nor an observation with them): scored as retrieving nothing`,
+          ),
+        );
+        retrieved = [];
+      }
+    }
+
+    const metrics: Record<string, unknown> = { ...(input.metrics ?? {}) };
+    const ranking = rankingMetrics(retrieved, g.expected, ks);
+    for (let i = 0; i < ks.length; i++) {
+      const m = ranking[i];
+      const n = names[i];
+      metrics[n.precision] = m.precision;
+      if (m.recall !== null) metrics[n.recall] = m.recall;
+      if (m.ndcg !== null) metrics[n.ndcg] = m.ndcg;
+      metrics[n.mrr] = m.mrr;
+    }
+    if (g.expected.size === 0) {
+      diagnostics.push(
+        diag(
+          goldFile,
+          g.line,
+          '/expected_ids',
+          'warning',
+          'retrieval.undefined-metric',
+          `gold "${g.row.id}" has no expected_ids: recall@K and nDCG@K are undefined (IDCG = 0) and left out`,
+        ),
+      );
+    }
+    const coverage = entityCoverage(retrieved, g.row.entities ?? [], options.entityMatch);
+    if (coverage !== null) {
+      metrics.cov_entities = coverage;
+      anyCoverage = true;
+    }
+    if (observations && observations.length > 0) {
+      const op = operationalFigures(observations);
+      if (op.p50_ms !== undefined) metrics.p50_ms = op.p50_ms;
+      if (op.p95_ms !== undefined) metrics.p95_ms = op.p95_ms;
+      metrics.errors = op.errors;
+      anyOperational = true;
+    }
+    const row: ResultRow = { ...input, metrics };
+    if (options.thresholds) row.verdicts = verdictsFor(metrics, options.thresholds);
+    rows.push(row);
+  }
+
+  for (const g of goldById.values()) {
+    if (!g.used) {
+      diagnostics.push(
+        diag(
+          goldFile,
+          g.line,
+          '/id',
+          'warning',
+          'retrieval.missing-result',
+          `gold "${g.row.id}" has no result row`,
+        ),
+      );
+    }
+  }
+
+  const metricNames: string[] = [];
+  for (const n of names) metricNames.push(n.precision, n.recall, n.ndcg, n.mrr);
+  if (anyCoverage) metricNames.push('cov_entities');
+  if (anyOperational) metricNames.push('p50_ms', 'p95_ms', 'errors');
+  return { rows, scored, diagnostics, metricNames };
+}

@@ -1,0 +1,7 @@
+// Statistics primitives: small, pure, seeded. Every family's metrics are built on these.
+export * from './descriptive.js';
+export * from './rng.js';
+export * from './mersenne.js';
+export * from './normal.js';
+export * from './kappa.js';
+export * from './intervals.js';
