@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './diagnostics.js';
 export * from './formats/types.js';
 export * from './formats/registry.js';
+export * from './metrics/index.js';
