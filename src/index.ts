@@ -3,4 +3,5 @@ export * from './errors.js';
 export * from './diagnostics.js';
 export * from './formats/types.js';
 export * from './formats/registry.js';
+export * from './formats/infereval/index.js';
 export * from './metrics/index.js';
