@@ -1,4 +1,14 @@
 import type { Diagnostic } from '../diagnostics.js';
+import { checkBenchOutputPaths } from './bench-paths.js';
+import { checkBenchmarkHashes } from './benchmark-hash.js';
+import { checkEeeTree } from './eee-tree.js';
+
+export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
+export { checkEeeTree, recordFingerprint, looksLikeEeeAggregate, looksLikeEeeRow } from './eee-tree.js';
+export { checkBenchOutputPaths, looksLikeBenchOutput, looksLegacyBenchOutput } from './bench-paths.js';
+export { checkBenchmarkHashes, loadBenchmarkHash, looksLikeInferevalEvaluation } from './benchmark-hash.js';
+export * from './path-policy.js';
+export * from './names.js';
 
 /** Options for the checks that look across documents and files (beyond one document's schema). */
 export interface TreeCheckOptions {
@@ -11,9 +21,9 @@ export interface TreeCheckOptions {
  * over the files `evalkit validate` was given (absolute paths of every file it read). Called once per validate run
  * unless --schema-only.
  */
-export async function runTreeChecks(
-  _files: string[],
-  _options: TreeCheckOptions = {},
-): Promise<Diagnostic[]> {
-  return [];
+export async function runTreeChecks(files: string[], options: TreeCheckOptions = {}): Promise<Diagnostic[]> {
+  const diagnostics = [...(await checkEeeTree(files)), ...(await checkBenchOutputPaths(files))];
+  if (options.benchmark !== undefined)
+    diagnostics.push(...(await checkBenchmarkHashes(files, options.benchmark)));
+  return diagnostics;
 }

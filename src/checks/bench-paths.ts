@@ -1,0 +1,57 @@
+/** `validate` on a repository: the path policy applied to the benchmark output files among the validated files. */
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import type { Diagnostic } from '../diagnostics.js';
+import { parseStrictJson } from '../io/strict-json.js';
+import { Findings } from './report.js';
+import { classifyPath, policyRoot } from './path-policy.js';
+
+const LEGACY_KEY_SETS = [
+  ['config', 'results'],
+  ['metrics', 'metadata'],
+  ['scores', 'details'],
+];
+
+/** A benchmark output v1 document, or one of the legacy shapes it replaced. */
+export function looksLikeBenchOutput(doc: unknown): boolean {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
+  const d = doc as Record<string, unknown>;
+  if (d.schema_version === 'v1' && 'metadata' in d && 'results' in d) return true;
+  return looksLegacyBenchOutput(d);
+}
+
+/** The seed's "looks legacy" shapes: {config, results}, {metrics, metadata}, {scores, details}. */
+export function looksLegacyBenchOutput(d: Record<string, unknown>): boolean {
+  if ('$schema' in d) return false;
+  return LEGACY_KEY_SETS.some((keys) => keys.every((k) => k in d));
+}
+
+export async function checkBenchOutputPaths(paths: string[]): Promise<Diagnostic[]> {
+  const findings = new Findings();
+  for (const path of paths) {
+    if (!path.endsWith('.json')) continue;
+    const root = policyRoot(path);
+    if (root === undefined) continue;
+    let doc: unknown;
+    try {
+      const parsed = parseStrictJson(await readFile(path));
+      if (!parsed.ok) continue;
+      doc = parsed.value;
+    } catch {
+      continue;
+    }
+    if (!looksLikeBenchOutput(doc)) continue;
+    const verdict = classifyPath(relative(root, path), doc);
+    if (verdict.status === 'deprecated')
+      findings.add(
+        path,
+        'bench.path-deprecated',
+        `${verdict.path} matches the deprecated ${verdict.rule}; move it to ${verdict.canonical}`,
+      );
+    else if (verdict.status === 'unrecognised')
+      findings.add(path, 'bench.path-unrecognised', `${verdict.path} is in no recognised location`, {
+        severity: 'warning',
+      });
+  }
+  return findings.diagnostics();
+}

@@ -1,0 +1,551 @@
+/**
+ * The EEE datastore integrity checks that look beyond one document's schema (checks 2–10 of the EEE spec; check 1,
+ * strict JSON, is the reader's, and is repeated here only for samples files reached as companions). Every finding
+ * is a Diagnostic; nothing here throws on bad data, and a file_path that leaves the datastore is never followed.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics.js';
+import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../formats/eee/sample-hash.js';
+import { canonicalJson } from '../io/canonical.js';
+import { parseStrictJson } from '../io/strict-json.js';
+import { Findings } from './report.js';
+import {
+  datastoreLocation,
+  layoutProblems,
+  nonPortableReason,
+  uuidOfName,
+  type DatastoreFileKind,
+  type DatastoreLocation,
+} from './names.js';
+
+type Json = Record<string, any>;
+
+interface AggregateFile {
+  path: string;
+  text: string;
+  doc: Json;
+  location?: DatastoreLocation;
+  /** The samples file this aggregate's detailed_evaluation_results leads to (safe and existing). */
+  samples?: SamplesFile;
+}
+
+interface Row {
+  line: number;
+  text: string;
+  value: Json;
+}
+
+interface SamplesFile {
+  path: string;
+  bytes: Buffer;
+  rows: Row[];
+  nonBlankLines: number;
+  location?: DatastoreLocation;
+  /** Set when it was not among the files given, so check 1 has not run on it yet. */
+  reachedAsCompanion: boolean;
+  aggregates: AggregateFile[];
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True when a parsed document is an EEE aggregate record. */
+export function looksLikeEeeAggregate(doc: unknown): doc is Json {
+  return (
+    isObject(doc) && Array.isArray(doc.evaluation_results) && ('model_info' in doc || 'schema_version' in doc)
+  );
+}
+
+/** True when a parsed JSONL row is an EEE instance row. */
+export function looksLikeEeeRow(row: unknown): row is Json {
+  return isObject(row) && 'sample_id' in row && ('evaluation_id' in row || 'model_id' in row);
+}
+
+class Tree {
+  readonly aggregates = new Map<string, AggregateFile | null>();
+  readonly samples = new Map<string, SamplesFile | null>();
+  constructor(readonly findings: Findings) {}
+
+  async loadAggregate(path: string): Promise<AggregateFile | undefined> {
+    if (this.aggregates.has(path)) return this.aggregates.get(path) ?? undefined;
+    this.aggregates.set(path, null);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch {
+      return undefined;
+    }
+    const parsed = parseStrictJson(bytes);
+    if (!parsed.ok || !looksLikeEeeAggregate(parsed.value)) return undefined;
+    const file: AggregateFile = {
+      path,
+      text: parsed.text,
+      doc: parsed.value,
+      location: datastoreLocation(path),
+    };
+    this.aggregates.set(path, file);
+    return file;
+  }
+
+  async loadSamples(
+    path: string,
+    reachedAsCompanion: boolean,
+    requireRows: boolean,
+  ): Promise<SamplesFile | undefined> {
+    if (this.samples.has(path)) return this.samples.get(path) ?? undefined;
+    this.samples.set(path, null);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch {
+      return undefined;
+    }
+    const rows: Row[] = [];
+    let nonBlankLines = 0;
+    let lineNo = 0;
+    let start = 0;
+    while (start <= bytes.length) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end === -1) end = bytes.length;
+      lineNo++;
+      const text = bytes
+        .subarray(start, end)
+        .toString('utf8')
+        .replace(/\r$/, '')
+        .replace(/^\ufeff/, '');
+      start = end + 1;
+      if (text.trim() === '') continue;
+      nonBlankLines++;
+      const parsed = parseStrictJson(text);
+      if (parsed.ok && isObject(parsed.value) && parsed.issues.length === 0) {
+        rows.push({ line: lineNo, text, value: parsed.value });
+      } else if (reachedAsCompanion) {
+        const issue = parsed.issues[0];
+        this.findings.add(
+          path,
+          'eee.strict-json',
+          `line ${lineNo}: ${issue?.message ?? 'not a JSON object'}`,
+          {
+            firstLine: lineNo,
+          },
+        );
+      }
+    }
+    if (
+      requireRows &&
+      !basename(path).endsWith('_samples.jsonl') &&
+      !rows.some((r) => looksLikeEeeRow(r.value))
+    )
+      return undefined;
+    const file: SamplesFile = {
+      path,
+      bytes,
+      rows,
+      nonBlankLines,
+      location: datastoreLocation(path),
+      reachedAsCompanion,
+      aggregates: [],
+    };
+    this.samples.set(path, file);
+    return file;
+  }
+}
+
+/** Runs the datastore checks over the given absolute paths (other files are ignored). */
+export async function checkEeeTree(paths: string[]): Promise<Diagnostic[]> {
+  const findings = new Findings();
+  const tree = new Tree(findings);
+  const given = [...new Set(paths.map((p) => resolve(p)))].sort();
+
+  for (const path of given) {
+    if (path.endsWith('.jsonl')) await tree.loadSamples(path, false, true);
+    else if (path.endsWith('.json')) await tree.loadAggregate(path);
+  }
+  // Companions on disk: the aggregate beside a samples file.
+  for (const s of [...tree.samples.values()]) {
+    if (!s) continue;
+    const uuid = uuidOfName(basename(s.path));
+    if (uuid) await tree.loadAggregate(join(dirname(s.path), `${uuid}.json`));
+  }
+  const aggregates = [...tree.aggregates.values()].filter((a): a is AggregateFile => a !== null);
+  for (const a of aggregates) await checkPairing(a, tree, findings);
+  for (const a of aggregates) {
+    checkLayout(a.path, a.location, 'aggregate', findings);
+    checkScores(a, findings);
+    checkDeploymentAxes(a, findings);
+  }
+  checkDuplicates(aggregates, findings);
+  for (const s of tree.samples.values()) {
+    if (!s) continue;
+    checkLayout(s.path, s.location, 'samples', findings);
+    if (s.aggregates.length === 0)
+      findings.add(s.path, 'eee.companion-orphan', 'no aggregate record points at this samples file', {
+        severity: s.location ? 'error' : 'warning',
+      });
+    checkRows(s, findings);
+  }
+  return findings.diagnostics();
+}
+
+function checkLayout(
+  path: string,
+  location: DatastoreLocation | undefined,
+  kind: DatastoreFileKind,
+  findings: Findings,
+): void {
+  if (!location) {
+    const reason = nonPortableReason(basename(path));
+    if (reason)
+      findings.add(path, 'eee.portable-name', `file name ${JSON.stringify(basename(path))} ${reason}`, {
+        severity: 'warning',
+      });
+    return;
+  }
+  for (const part of location.parts) {
+    const reason = nonPortableReason(part);
+    if (reason) findings.add(path, 'eee.portable-name', `path part ${JSON.stringify(part)} ${reason}`);
+  }
+  for (const problem of layoutProblems(location.parts, kind))
+    findings.add(path, 'eee.layout', `the ${kind} file ${problem}`);
+}
+
+/** Whether `target` (which exists) stays inside `root` once symbolic links are resolved. */
+function staysInside(target: string, root: string): boolean {
+  try {
+    const realRoot = realpathSync(root);
+    const real = realpathSync(target);
+    return real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+  } catch {
+    return false;
+  }
+}
+
+async function checkPairing(a: AggregateFile, tree: Tree, findings: Findings): Promise<void> {
+  const uuid = uuidOfName(basename(a.path));
+  const sibling = uuid ? join(dirname(a.path), `${uuid}_samples.jsonl`) : undefined;
+  const siblingExists = sibling !== undefined && existsSync(sibling);
+  const der = a.doc.detailed_evaluation_results;
+  const at = (pointer: string) => ({ text: a.text, pointer });
+  if (!isObject(der)) {
+    if (siblingExists) {
+      findings.add(
+        a.path,
+        'eee.companion-unreferenced',
+        `${basename(sibling)} lies beside this aggregate but detailed_evaluation_results is missing`,
+        at(''),
+      );
+      const s = await tree.loadSamples(sibling, true, false);
+      // The pairing is broken; the rows are still checked against this aggregate.
+      if (s && !s.aggregates.includes(a)) s.aggregates.push(a);
+    }
+    return;
+  }
+  if (der.format !== 'jsonl')
+    findings.add(
+      a.path,
+      'eee.companion-mismatch',
+      `detailed_evaluation_results.format is ${JSON.stringify(der.format ?? null)}, not "jsonl"`,
+      at('/detailed_evaluation_results/format'),
+    );
+  const filePath = der.file_path;
+  if (typeof filePath !== 'string') return;
+  const fp = '/detailed_evaluation_results/file_path';
+  const root = a.location?.root ?? dirname(a.path);
+  if (
+    isAbsolute(filePath) ||
+    /^[A-Za-z]:/.test(filePath) ||
+    filePath.includes('\\') ||
+    filePath.split('/').includes('..')
+  ) {
+    findings.add(
+      a.path,
+      'eee.file-path-outside',
+      `file_path ${JSON.stringify(filePath)} is not below the datastore root`,
+      at(fp),
+    );
+    return;
+  }
+  const target = a.location ? join(a.location.root, filePath) : join(dirname(a.path), basename(filePath));
+  if (sibling && target !== sibling && siblingExists)
+    findings.add(
+      a.path,
+      'eee.companion-mismatch',
+      `file_path ${JSON.stringify(filePath)} does not name the sibling samples file ${basename(sibling)}`,
+      at(fp),
+    );
+  if (!existsSync(target)) {
+    findings.add(
+      a.path,
+      'eee.companion-missing',
+      `file_path ${JSON.stringify(filePath)} names no existing file`,
+      at(fp),
+    );
+    return;
+  }
+  if (!staysInside(target, root)) {
+    findings.add(
+      a.path,
+      'eee.file-path-outside',
+      `file_path ${JSON.stringify(filePath)} resolves through a symbolic link to a place outside ${root}`,
+      at(fp),
+    );
+    return;
+  }
+  const s = await tree.loadSamples(target, true, false);
+  if (!s) return;
+  a.samples = s;
+  s.aggregates.push(a);
+  if (typeof der.total_rows === 'number' && der.total_rows !== s.nonBlankLines)
+    findings.add(
+      a.path,
+      'eee.total-rows',
+      `total_rows is ${der.total_rows} but ${basename(target)} has ${s.nonBlankLines} non-blank line(s)`,
+      at('/detailed_evaluation_results/total_rows'),
+    );
+  if (typeof der.checksum === 'string') {
+    const declared = der.hash_algorithm;
+    const algorithm =
+      declared === 'sha256' || declared === 'md5'
+        ? declared
+        : declared === undefined
+          ? algorithmOfHash(der.checksum)
+          : undefined;
+    if (algorithm) {
+      const actual = createHash(algorithm).update(s.bytes).digest('hex');
+      if (actual !== der.checksum.toLowerCase())
+        findings.add(
+          a.path,
+          'eee.checksum',
+          `checksum ${der.checksum} is not the ${algorithm} of ${basename(target)} (${actual})`,
+          at('/detailed_evaluation_results/checksum'),
+        );
+    }
+  }
+}
+
+/** A bound as a number (±Infinity from the strings), undefined when absent, null when malformed. */
+function bound(v: unknown): number | undefined | null {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'number') return Number.isNaN(v) ? null : v;
+  if (v === 'Infinity') return Infinity;
+  if (v === '-Infinity') return -Infinity;
+  return null;
+}
+
+function nonFiniteNumbers(value: unknown, pointer: string, out: string[]): void {
+  if (typeof value === 'number' && !Number.isFinite(value)) out.push(pointer);
+  else if (Array.isArray(value)) value.forEach((v, i) => nonFiniteNumbers(v, `${pointer}/${i}`, out));
+  else if (isObject(value))
+    for (const [k, v] of Object.entries(value))
+      nonFiniteNumbers(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, out);
+}
+
+function checkScores(a: AggregateFile, findings: Findings): void {
+  const results = a.doc.evaluation_results as unknown[];
+  results.forEach((result, i) => {
+    if (!isObject(result)) return;
+    const base = `/evaluation_results/${i}`;
+    const at = (pointer: string) => ({ text: a.text, pointer });
+    const mc = isObject(result.metric_config) ? result.metric_config : {};
+    const sd = isObject(result.score_details) ? result.score_details : {};
+    const min = bound(mc.min_score);
+    const max = bound(mc.max_score);
+    if (min === null)
+      findings.add(
+        a.path,
+        'eee.score-bounds',
+        `min_score ${JSON.stringify(mc.min_score)} is not a number or "-Infinity"`,
+        at(`${base}/metric_config/min_score`),
+      );
+    if (max === null)
+      findings.add(
+        a.path,
+        'eee.score-bounds',
+        `max_score ${JSON.stringify(mc.max_score)} is not a number or "Infinity"`,
+        at(`${base}/metric_config/max_score`),
+      );
+    if (mc.score_type === 'continuous' && (min === undefined || max === undefined))
+      findings.add(
+        a.path,
+        'eee.score-bounds',
+        `continuous metric "${String(result.evaluation_name ?? i)}" lacks ${min === undefined ? 'min_score' : 'max_score'}`,
+        at(`${base}/metric_config`),
+      );
+    if (typeof min === 'number' && typeof max === 'number' && min > max)
+      findings.add(
+        a.path,
+        'eee.score-bounds',
+        `min_score ${min} is greater than max_score ${max}`,
+        at(`${base}/metric_config`),
+      );
+    const bad: string[] = [];
+    nonFiniteNumbers(sd.score, `${base}/score_details/score`, bad);
+    nonFiniteNumbers(sd.uncertainty, `${base}/score_details/uncertainty`, bad);
+    for (const pointer of bad)
+      findings.add(
+        a.path,
+        'eee.score-not-finite',
+        `${pointer.slice(base.length + 1)} is not finite`,
+        at(pointer),
+      );
+    const score = sd.score;
+    if (
+      typeof score === 'number' &&
+      Number.isFinite(score) &&
+      typeof min === 'number' &&
+      typeof max === 'number' &&
+      min <= max
+    ) {
+      if (score < min || score > max) {
+        const hint =
+          max === 1 && score > 1 && score <= 100 ? ' (it looks like a percentage against 0–1 bounds)' : '';
+        findings.add(
+          a.path,
+          'eee.score-out-of-range',
+          `score ${score} lies outside [${min}, ${max}]${hint}`,
+          at(`${base}/score_details/score`),
+        );
+      }
+    }
+  });
+}
+
+function checkDeploymentAxes(a: AggregateFile, findings: Findings): void {
+  if (a.doc.schema_version !== '0.3.0') return;
+  const check = (modelInfo: unknown, pointer: string, who: string): void => {
+    if (!isObject(modelInfo)) return;
+    const details = modelInfo.additional_details;
+    const missing = ['deployment_type', 'model_availability'].filter(
+      (k) => !isObject(details) || !(k in details),
+    );
+    if (missing.length > 0)
+      findings.add(a.path, 'eee.deployment-axes', `${who} lacks ${missing.join(' and ')}`, {
+        text: a.text,
+        pointer: `${pointer}/additional_details`,
+      });
+  };
+  check(a.doc.model_info, '/model_info', 'model_info');
+  (a.doc.evaluation_results as unknown[]).forEach((result, i) => {
+    const judges = isObject(result) ? (result.metric_config?.llm_scoring?.judges as unknown) : undefined;
+    if (!Array.isArray(judges)) return;
+    judges.forEach((judge, j) => {
+      if (isObject(judge))
+        check(
+          judge.model_info,
+          `/evaluation_results/${i}/metric_config/llm_scoring/judges/${j}/model_info`,
+          `judge ${j} of result ${i}`,
+        );
+    });
+  });
+}
+
+/** Check 10's fingerprint: no evaluation_id / retrieved_timestamp at any depth, lists sorted by canonical JSON. */
+export function recordFingerprint(doc: unknown): string {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v))
+      return v
+        .map(strip)
+        .map((x) => [canonicalJson(x), x] as const)
+        .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+        .map(([, x]) => x);
+    if (isObject(v))
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => k !== 'evaluation_id' && k !== 'retrieved_timestamp')
+          .map(([k, x]) => [k, strip(x)]),
+      );
+    return v;
+  };
+  return createHash('sha256')
+    .update(canonicalJson(strip(doc)), 'utf8')
+    .digest('hex');
+}
+
+function checkDuplicates(aggregates: AggregateFile[], findings: Findings): void {
+  const seen = new Map<string, AggregateFile>();
+  for (const a of aggregates) {
+    let fp: string;
+    try {
+      fp = recordFingerprint(a.doc);
+    } catch {
+      continue;
+    }
+    const first = seen.get(fp);
+    if (first)
+      findings.add(a.path, 'eee.duplicate-record', `this record duplicates ${first.path}`, {
+        text: a.text,
+        pointer: '',
+      });
+    else seen.set(fp, a);
+  }
+}
+
+function checkRows(s: SamplesFile, findings: Findings): void {
+  const ids = new Map<string, number>();
+  const aggregate = s.aggregates[0];
+  const resultIds = new Set<string>();
+  if (aggregate)
+    for (const r of aggregate.doc.evaluation_results as unknown[])
+      if (isObject(r) && typeof r.evaluation_result_id === 'string') resultIds.add(r.evaluation_result_id);
+  for (const row of s.rows) {
+    const v = row.value;
+    const at = (pointer: string) => ({ text: row.text, firstLine: row.line, pointer });
+    if (typeof v.sample_id === 'string' || typeof v.sample_id === 'number') {
+      const key = String(v.sample_id);
+      const first = ids.get(key);
+      if (first !== undefined)
+        findings.add(
+          s.path,
+          'eee.sample-id-duplicate',
+          `sample_id ${JSON.stringify(key)} already used on line ${first}`,
+          at('/sample_id'),
+        );
+      else ids.set(key, row.line);
+    }
+    if (typeof v.sample_hash === 'string' && isObject(v.input)) {
+      const expected = sampleHash(v.input, algorithmOfHash(v.sample_hash));
+      if (expected !== v.sample_hash.toLowerCase()) {
+        const recipe = matchingSampleHashRecipe(v.input, v.sample_hash);
+        if (recipe && recipe.id !== 'canonical')
+          findings.add(
+            s.path,
+            'eee.sample-hash-recipe',
+            `sample_hash matches the older recipe "${recipe.id}" (${recipe.description}); canonical is ${expected}`,
+            { ...at('/sample_hash'), severity: 'warning' },
+          );
+        else
+          findings.add(
+            s.path,
+            'eee.sample-hash',
+            `sample_hash is not the canonical ${expected}`,
+            at('/sample_hash'),
+          );
+      }
+    }
+    if (!aggregate) continue;
+    if ('evaluation_id' in v && v.evaluation_id !== aggregate.doc.evaluation_id)
+      findings.add(
+        s.path,
+        'eee.foreign-key',
+        `evaluation_id ${JSON.stringify(v.evaluation_id)} differs from the aggregate's ${JSON.stringify(aggregate.doc.evaluation_id)}`,
+        at('/evaluation_id'),
+      );
+    const modelId = isObject(aggregate.doc.model_info) ? aggregate.doc.model_info.id : undefined;
+    if ('model_id' in v && v.model_id !== modelId)
+      findings.add(
+        s.path,
+        'eee.foreign-key',
+        `model_id ${JSON.stringify(v.model_id)} differs from the aggregate's model_info.id ${JSON.stringify(modelId)}`,
+        at('/model_id'),
+      );
+    if (typeof v.evaluation_result_id === 'string' && !resultIds.has(v.evaluation_result_id))
+      findings.add(
+        s.path,
+        'eee.evaluation-result-id',
+        `evaluation_result_id ${JSON.stringify(v.evaluation_result_id)} is not among the aggregate's (${[...resultIds].join(', ') || 'none'})`,
+        at('/evaluation_result_id'),
+      );
+  }
+}

@@ -1,0 +1,90 @@
+/** Collects check findings and turns them into Diagnostics with line:column (positions are looked up once per file). */
+import { isAbsolute, relative } from 'node:path';
+import type { Diagnostic, Severity } from '../diagnostics.js';
+import { locatePointers } from '../io/strict-json.js';
+import { checkMessage, type CheckCodeId } from './codes.js';
+
+interface Pending {
+  file: string;
+  /** The JSON text the pointer is into (a whole file, or one JSONL line). */
+  text?: string;
+  /** Line of `text`'s first line in the file (1 for a whole file). */
+  firstLine: number;
+  pointer: string;
+  code: CheckCodeId;
+  severity: Severity;
+  message: string;
+}
+
+/** How a file is named in diagnostics: relative to the working folder when below it, else absolute. */
+export function displayPath(absolutePath: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, absolutePath);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolutePath;
+}
+
+export class Findings {
+  private readonly pending: Pending[] = [];
+
+  add(
+    file: string,
+    code: CheckCodeId,
+    finding: string,
+    where: { text?: string; firstLine?: number; pointer?: string; severity?: Severity } = {},
+  ): void {
+    this.pending.push({
+      file,
+      text: where.text,
+      firstLine: where.firstLine ?? 1,
+      pointer: where.pointer ?? '',
+      code,
+      severity: where.severity ?? 'error',
+      message: checkMessage(code, finding),
+    });
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  diagnostics(): Diagnostic[] {
+    const byText = new Map<string, Pending[]>();
+    for (const p of this.pending) {
+      if (p.text === undefined) continue;
+      const key = `${p.file}\u0000${p.firstLine}`;
+      const list = byText.get(key) ?? [];
+      list.push(p);
+      byText.set(key, list);
+    }
+    const positions = new Map<Pending, { line: number; column: number }>();
+    for (const list of byText.values()) {
+      let located: Map<string, { line: number; column: number }>;
+      try {
+        located = locatePointers(
+          list[0].text as string,
+          list.map((p) => p.pointer),
+        );
+      } catch {
+        located = new Map();
+      }
+      for (const p of list) {
+        const at = located.get(p.pointer) ?? { line: 1, column: 1 };
+        positions.set(p, { line: at.line + p.firstLine - 1, column: at.column });
+      }
+    }
+    return this.pending.map((p) => {
+      const at = positions.get(p) ?? {
+        line: p.text === undefined && p.firstLine > 1 ? p.firstLine : 0,
+        column: 0,
+      };
+      return {
+        file: displayPath(p.file),
+        line: at.line,
+        column: at.column,
+        pointer: p.pointer,
+        severity: p.severity,
+        code: p.code,
+        message: p.message,
+      };
+    });
+  }
+}

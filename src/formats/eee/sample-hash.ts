@@ -1,0 +1,82 @@
+/**
+ * The canonical `sample_hash` of an EEE instance row, and the older recipes some converters used.
+ *
+ * Canonical (EEE spec): hex sha256 of the UTF-8 bytes of `{"raw":…,"reference":…}` written as Python's
+ * `json.dumps(..., sort_keys=True, separators=(",", ":"))` (non-ASCII escaped), `reference` being the list of
+ * strings, `[]` when there is none.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../io/canonical.js';
+
+export type SampleHashAlgorithm = 'sha256' | 'md5';
+
+export interface SampleHashRecipe {
+  id: string;
+  description: string;
+  /** The text the digest is taken over. */
+  text(raw: unknown, reference: string[]): string;
+}
+
+const digest = (text: string, algorithm: SampleHashAlgorithm): string =>
+  createHash(algorithm).update(text, 'utf8').digest('hex');
+
+/** The reference list a recipe hashes: a list of strings, a scalar wrapped, [] when absent. */
+export function referenceList(reference: unknown): string[] {
+  if (reference === undefined || reference === null) return [];
+  if (Array.isArray(reference)) return reference.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)));
+  return [typeof reference === 'string' ? reference : JSON.stringify(reference)];
+}
+
+/** Every known recipe, the canonical one first. */
+export const SAMPLE_HASH_RECIPES: readonly SampleHashRecipe[] = [
+  {
+    id: 'canonical',
+    description: 'sha256 of {"raw","reference"} as sorted compact JSON with non-ASCII escaped (EEE 0.3.0)',
+    text: (raw, reference) => canonicalJson({ raw, reference }),
+  },
+  {
+    id: 'concat-raw-reference',
+    description: 'sha256 of the raw input followed directly by the reference strings (EEE 0.2.1 converters)',
+    text: (raw, reference) => `${typeof raw === 'string' ? raw : JSON.stringify(raw)}${reference.join('')}`,
+  },
+  {
+    id: 'json-unescaped',
+    description: 'sha256 of {"raw","reference"} as sorted compact JSON with non-ASCII kept as UTF-8',
+    text: (raw, reference) => JSON.stringify(sortKeys({ raw, reference })),
+  },
+];
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+/** The algorithm a stored hash was made with, from its length (32 hex digits: md5, else sha256). */
+export function algorithmOfHash(hash: string): SampleHashAlgorithm {
+  return hash.length === 32 ? 'md5' : 'sha256';
+}
+
+/** The canonical sample_hash of a row's `input` ({raw, reference}). */
+export function sampleHash(
+  input: { raw?: unknown; reference?: unknown },
+  algorithm: SampleHashAlgorithm = 'sha256',
+): string {
+  return digest(SAMPLE_HASH_RECIPES[0].text(input.raw ?? null, referenceList(input.reference)), algorithm);
+}
+
+/** The first recipe whose hash equals `hash` (algorithm taken from its length), or undefined. */
+export function matchingSampleHashRecipe(
+  input: { raw?: unknown; reference?: unknown },
+  hash: string,
+): SampleHashRecipe | undefined {
+  const reference = referenceList(input.reference);
+  const algorithm = algorithmOfHash(hash);
+  const wanted = hash.toLowerCase();
+  return SAMPLE_HASH_RECIPES.find((r) => digest(r.text(input.raw ?? null, reference), algorithm) === wanted);
+}
