@@ -23,7 +23,7 @@ export interface ThresholdConfig {
   softDeadlineMs?: number;
 }
 
-export interface Verdict {
+export interface ThresholdVerdict {
   metric: string;
   value: number;
   threshold: number;
@@ -97,8 +97,11 @@ export function verdictValue(value: unknown): number | undefined {
 }
 
 /** One verdict per threshold whose metric has a value in `metrics`, in the order of the threshold set. */
-export function verdictsFor(metrics: Record<string, unknown>, thresholds: readonly Threshold[]): Verdict[] {
-  const out: Verdict[] = [];
+export function verdictsFor(
+  metrics: Record<string, unknown>,
+  thresholds: readonly Threshold[],
+): ThresholdVerdict[] {
+  const out: ThresholdVerdict[] = [];
   for (const t of thresholds) {
     const value = verdictValue(metrics[t.metric]);
     if (value === undefined) continue;

@@ -1,0 +1,4 @@
+export * from './binomial.js';
+export * from './uncertainty.js';
+export * from './judges.js';
+export * from './record-uncertainty.js';

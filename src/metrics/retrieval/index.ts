@@ -1,0 +1,5 @@
+export * from './ranking.js';
+export * from './operational.js';
+export * from './thresholds.js';
+export * from './score.js';
+export * from './gate.js';

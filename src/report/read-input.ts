@@ -1,0 +1,53 @@
+/**
+ * Reading the input files of `report`, `retrieval` and `stats`: one JSON document, or JSONL rows with their line
+ * numbers. Bad JSON is a DataError naming file:line:column and the stable issue code; a missing file is an IoError.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { DataError, IoError } from '../errors.js';
+import { readJsonlFile } from '../io/jsonl.js';
+import { parseStrictJson } from '../io/strict-json.js';
+
+export interface Row {
+  value: unknown;
+  line: number;
+}
+
+async function ensureFile(path: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    throw new IoError(
+      'io.read',
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  if (!info.isFile()) throw new IoError('io.read', `cannot read ${path}: not a file`);
+}
+
+/** Reads and strictly parses one JSON document (duplicate keys, NaN and the like are errors). */
+export async function readJsonDocument(path: string): Promise<unknown> {
+  await ensureFile(path);
+  const bytes = await readFile(path);
+  const parsed = parseStrictJson(bytes);
+  const issue = parsed.issues[0];
+  if (issue) throw new DataError(issue.code, `${path}:${issue.line}:${issue.column} ${issue.message}`);
+  return parsed.value;
+}
+
+/** Reads every non-blank line of a JSONL file. The first malformed line is a DataError with its position. */
+export async function readJsonlRows(path: string): Promise<Row[]> {
+  await ensureFile(path);
+  const rows: Row[] = [];
+  for await (const batch of readJsonlFile(path)) {
+    for (const { line, bytes, tooLong } of batch) {
+      if (tooLong) throw new DataError('json.line-too-long', `${path}:${line}:1 line too long`);
+      const parsed = parseStrictJson(bytes);
+      const issue = parsed.issues[0];
+      if (issue) throw new DataError(issue.code, `${path}:${line}:${issue.column} ${issue.message}`);
+      const value = parsed.value;
+      rows.push({ value, line });
+    }
+  }
+  return rows;
+}
