@@ -5,3 +5,4 @@ export * from './formats/types.js';
 export * from './formats/registry.js';
 export * from './formats/infereval/index.js';
 export * from './metrics/index.js';
+export * from './validate/index.js';

@@ -1,17 +1,92 @@
+import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { CommandModule } from '../context.js';
+import { validatePaths } from '../../validate/index.js';
+import { useColor, type CliIO, type CommandModule } from '../context.js';
+import { OUTPUT_FORMATS, report, type OutputFormat } from '../output/diagnostics.js';
+import { createProgress } from '../output/progress.js';
 
-// Placeholder until the command is built.
+interface ValidateFlags {
+  type?: string;
+  schemaVersion?: string;
+  schemaOnly?: boolean;
+  benchmark?: string;
+  format: OutputFormat;
+  maxErrors?: string;
+  quiet?: boolean;
+  jobs: string;
+  stdinFormat: 'auto' | 'json' | 'jsonl';
+  progress: boolean;
+}
+
+function positiveInt(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min) {
+    throw new UsageError('usage.bad-option', `${flag} expects an integer ≥ ${min}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
+  const maxErrors = positiveInt(flags.maxErrors, '--max-errors', 1);
+  const jobs = positiveInt(flags.jobs, '--jobs', 1) ?? 1;
+  const progress = createProgress(io, { enabled: flags.progress });
+  try {
+    const result = await validatePaths(paths, {
+      type: flags.type,
+      schemaVersion: flags.schemaVersion,
+      schemaOnly: flags.schemaOnly,
+      benchmark: flags.benchmark,
+      maxDiagnostics: maxErrors,
+      jobs,
+      cwd: io.cwd,
+      stdin: io.stdin as AsyncIterable<Buffer>,
+      streamFormat: flags.stdinFormat,
+      onProgress: (p) => progress.update(p.bytesDone, p.bytesTotal, `${p.filesDone}/${p.filesTotal} files`),
+    });
+    progress.done();
+    io.stdout.write(
+      report(flags.format, result.files, result.summary, { color: useColor(io), quiet: flags.quiet }),
+    );
+    return result.summary.errors > 0 || result.summary.invalid > 0 ? 1 : 0;
+  } finally {
+    progress.done();
+  }
+}
+
 export const validateCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('validate')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
-        run(async () => {
-          throw new UsageError('not-implemented', 'validate is not built yet');
-        }),
-      );
+      .summary('validate EEE, infereval, retrieval and benchmark-output documents')
+      .description(
+        'Validate documents against their schema, then the cross-field rules and the checks across files.\n' +
+          'A .json file is one document; a .jsonl/.ndjson file is one document per non-blank line; directories are\n' +
+          'walked (skipping .git and node_modules); globs (*, **, ?, [..], {a,b}) are expanded; "-" reads standard\n' +
+          "input. Each document's type and version are detected from its keys and its schema_version.\n\n" +
+          'Exit codes: 0 all valid, 1 any invalid document or failed check, 2 usage or I/O error.',
+      )
+      .argument('<paths...>', 'files, directories, globs, or - for standard input')
+      .option('-t, --type <type>', 'force the document type (see `evalkit schema list`)')
+      .option('-s, --schema-version <version>', 'force the version (e.g. 0.3.0, or a schema_version value)')
+      .option('--schema-only', 'run the JSON Schema only: no cross-field rules and no checks across files')
+      .option('--benchmark <file>', 'infereval benchmark that evaluations must match (benchmark_hash check)')
+      .addOption(
+        new Option('-f, --format <format>', 'output: text lines, one JSON object, or GitHub annotations')
+          .choices(OUTPUT_FORMATS)
+          .default('text'),
+      )
+      .option('--max-errors <n>', 'show at most N diagnostics (the counts stay exact)')
+      .option('-q, --quiet', 'print errors only: no warnings, no summary line')
+      .option('-j, --jobs <n>', 'worker threads for parsing and validation', '1')
+      .addOption(
+        new Option(
+          '--stdin-format <format>',
+          'how "-" is read: auto (JSON Lines if the first line is a whole value)',
+        )
+          .choices(['auto', 'json', 'jsonl'])
+          .default('auto'),
+      )
+      .option('--no-progress', 'never show the progress bar (it only appears on a terminal)')
+      .action((paths: string[], flags: ValidateFlags) => run(() => runValidate(paths, flags, io)));
   },
 };

@@ -1,0 +1,265 @@
+/**
+ * Files and streams → documents → diagnostics. A `.json` file is one document; a `.jsonl`/`.ndjson` file (and a
+ * stream whose first line is a complete JSON value) is one document per non-blank line, read in constant memory.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Diagnostic } from '../diagnostics.js';
+import { IoError } from '../errors.js';
+import { readJsonlFile, splitLines, type JsonlLine } from '../io/jsonl.js';
+import { locatePointers, parseStrictJson } from '../io/strict-json.js';
+import type { Engine } from './engine.js';
+
+/** What one file (or stream) gave. */
+export interface FileResult {
+  /** The path as given ("-" for standard input). */
+  path: string;
+  documents: number;
+  /** Documents with at least one error. */
+  invalid: number;
+  errors: number;
+  warnings: number;
+  /** Diagnostics in file order (at most the run's `maxDiagnostics`; `omitted` counts the rest). */
+  diagnostics: Diagnostic[];
+  omitted: number;
+}
+
+export function emptyFileResult(path: string): FileResult {
+  return { path, documents: 0, invalid: 0, errors: 0, warnings: 0, diagnostics: [], omitted: 0 };
+}
+
+/** Accumulates one file's counts and diagnostics, keeping at most `limit` diagnostics. */
+export class FileAccumulator {
+  readonly result: FileResult;
+  constructor(
+    path: string,
+    readonly limit: number = Number.POSITIVE_INFINITY,
+  ) {
+    this.result = emptyFileResult(path);
+  }
+
+  add(d: Diagnostic): void {
+    if (d.severity === 'error') this.result.errors++;
+    else this.result.warnings++;
+    if (this.result.diagnostics.length < this.limit) this.result.diagnostics.push(d);
+    else this.result.omitted++;
+  }
+
+  /**
+   * Validates one document given as bytes or text. `firstLine` is the file line the text starts on (1 for a whole
+   * file). Returns whether the document is valid.
+   */
+  document(engine: Engine, input: Uint8Array | string, firstLine: number, maxDepth?: number): boolean {
+    const file = this.result.path;
+    this.result.documents++;
+    const parsed = parseStrictJson(input, { maxDepth });
+    let invalid = false;
+    const shift = firstLine - 1;
+    let verdict: ReturnType<Engine['check']> | undefined;
+    if (parsed.ok) verdict = engine.check(parsed.value);
+    for (const i of parsed.issues) {
+      invalid = true; // every strict-JSON issue is an error
+      this.add({
+        file,
+        line: i.line + shift,
+        column: i.column,
+        pointer: i.pointer,
+        severity: 'error',
+        code: i.code,
+        message: i.message,
+        type: verdict?.type,
+        schema_version: verdict?.schemaVersion,
+      });
+    }
+    if (verdict && verdict.issues.length > 0) {
+      const positions = locatePointers(
+        parsed.text,
+        verdict.issues.map((i) => i.pointer),
+      );
+      for (const i of verdict.issues) {
+        const pos = positions.get(i.pointer) ?? { line: 1, column: 1 };
+        if (i.severity === 'error') invalid = true;
+        this.add({
+          file,
+          line: pos.line + shift,
+          column: pos.column,
+          pointer: i.pointer,
+          severity: i.severity,
+          code: i.code,
+          message: i.message,
+          type: verdict.type,
+          schema_version: verdict.schemaVersion,
+        });
+      }
+    }
+    if (invalid) this.result.invalid++;
+    return !invalid;
+  }
+
+  line(engine: Engine, l: JsonlLine, maxDepth?: number): void {
+    if (l.tooLong) {
+      this.result.documents++;
+      this.result.invalid++;
+      this.add({
+        file: this.result.path,
+        line: l.line,
+        column: 1,
+        pointer: '',
+        severity: 'error',
+        code: 'json.line-too-long',
+        message: 'line too long to read (over the line length limit)',
+      });
+      return;
+    }
+    this.document(engine, l.bytes, l.line, maxDepth);
+  }
+}
+
+export interface ReadOptions {
+  /** Keep at most this many diagnostics per file. */
+  maxDiagnostics?: number;
+  maxDepth?: number;
+  /** Called with the number of bytes consumed since the last call. */
+  onBytes?: (n: number) => void;
+}
+
+/** Validates lines from an async source of batches. */
+export async function validateLines(
+  acc: FileAccumulator,
+  engine: Engine,
+  batches: AsyncIterable<JsonlLine[]>,
+  options: ReadOptions = {},
+): Promise<void> {
+  for await (const batch of batches) {
+    let bytes = 0;
+    for (const l of batch) {
+      acc.line(engine, l, options.maxDepth);
+      bytes += l.bytes.length + 1;
+    }
+    options.onBytes?.(bytes);
+  }
+}
+
+function ioError(path: string, error: unknown): IoError {
+  const e = error as NodeJS.ErrnoException;
+  const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message;
+  return new IoError('io.read', `cannot read ${path}: ${why}`);
+}
+
+/** Validates one file on disk (`absPath`), reporting it as `path`. */
+export async function validateFileAt(
+  path: string,
+  absPath: string,
+  jsonl: boolean,
+  engine: Engine,
+  options: ReadOptions = {},
+): Promise<FileResult> {
+  const acc = new FileAccumulator(path, options.maxDiagnostics);
+  if (jsonl) {
+    try {
+      await validateLines(acc, engine, readJsonlFile(absPath), options);
+    } catch (error) {
+      if (error instanceof IoError) throw error;
+      if ((error as NodeJS.ErrnoException).code) throw ioError(path, error);
+      throw error;
+    }
+    return acc.result;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(absPath);
+  } catch (error) {
+    throw ioError(path, error);
+  }
+  acc.document(engine, bytes, 1, options.maxDepth);
+  options.onBytes?.(bytes.length);
+  return acc.result;
+}
+
+/**
+ * Validates a stream. Unless told, it is JSON Lines when its first non-blank line is a complete JSON value by itself,
+ * else one JSON document.
+ */
+export async function validateStreamAs(
+  path: string,
+  stream: AsyncIterable<Buffer | string>,
+  engine: Engine,
+  options: ReadOptions & { mode?: 'auto' | 'json' | 'jsonl' } = {},
+): Promise<FileResult> {
+  const acc = new FileAccumulator(path, options.maxDiagnostics);
+  const iterator = stream[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let mode = options.mode ?? 'auto';
+  let done = false;
+  if (mode === 'auto') {
+    // Read until the first non-blank line is complete, then decide.
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      head.push(typeof next.value === 'string' ? Buffer.from(next.value) : next.value);
+      const all = Buffer.concat(head);
+      const firstLine = firstNonBlankLine(all);
+      if (firstLine !== undefined) {
+        mode = isCompleteJson(firstLine) ? 'jsonl' : 'json';
+        break;
+      }
+    }
+    if (mode === 'auto') {
+      const all = Buffer.concat(head);
+      const firstLine = firstNonBlankLine(all, true);
+      mode = firstLine !== undefined && isCompleteJson(firstLine) ? 'jsonl' : 'json';
+    }
+  }
+  const rest: AsyncIterable<Buffer | string> = {
+    async *[Symbol.asyncIterator]() {
+      for (const b of head) yield b;
+      if (done) return;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    },
+  };
+  if (mode === 'jsonl') {
+    await validateLines(acc, engine, splitLines(rest), options);
+    return acc.result;
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of rest) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+  const bytes = Buffer.concat(chunks);
+  acc.document(engine, bytes, 1, options.maxDepth);
+  options.onBytes?.(bytes.length);
+  return acc.result;
+}
+
+function firstNonBlankLine(b: Buffer, atEnd = false): Buffer | undefined {
+  let start = 0;
+  for (;;) {
+    const nl = b.indexOf(0x0a, start);
+    if (nl === -1) {
+      if (!atEnd) return undefined;
+      const line = b.subarray(start);
+      return line.toString('utf8').trim() === '' ? undefined : line;
+    }
+    const line = b.subarray(start, nl);
+    if (line.toString('utf8').trim() !== '') return line;
+    start = nl + 1;
+  }
+}
+
+/** A line that is a whole JSON value by itself (or looks like a one-line object that is merely invalid). */
+function isCompleteJson(line: Buffer): boolean {
+  const text = line
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trim();
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return text.length > 1 && text.startsWith('{') && text.endsWith('}');
+  }
+}

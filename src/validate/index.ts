@@ -1,0 +1,259 @@
+/**
+ * The validation library: a value, a file, a stream, or paths (files, directories, globs) → typed diagnostics.
+ * The CLI (`evalkit validate`) is a thin layer over `validatePaths`.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { runTreeChecks } from '../checks/index.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { IoError, UsageError } from '../errors.js';
+import { expandPaths, isJsonlPath } from '../io/files.js';
+import { checkDetectOptions } from './detect.js';
+import { Engine, type EngineOptions } from './engine.js';
+import { emptyFileResult, validateFileAt, validateStreamAs, type FileResult } from './file.js';
+import { validateInWorkers } from './parallel.js';
+
+export type { FileResult } from './file.js';
+export type { EngineOptions, DocumentVerdict, DocumentIssue } from './engine.js';
+export { Engine } from './engine.js';
+export { Detector, type DetectOptions, type Detection } from './detect.js';
+export { explainSchemaErrors, type SchemaIssue } from './schema-errors.js';
+export { publishedSchema, renderSchema, schemaFileName, compiledValidator, DIALECT_URI } from './schemas.js';
+export { createAjv, ajvOptions } from './ajv.js';
+
+export interface ValidateOptions extends EngineOptions {
+  /** An infereval benchmark that evaluations' benchmark_hash is compared against (tree checks). */
+  benchmark?: string;
+  /** Keep at most this many diagnostics in total (counts stay exact; the rest are counted in `omitted`). */
+  maxDiagnostics?: number;
+  /** Deepest JSON nesting accepted (default 256). */
+  maxDepth?: number;
+  /** Worker threads for parsing and validation (default 1: in this thread). Custom `types` need 1. */
+  jobs?: number;
+  /** Base for relative paths (default: process.cwd()). */
+  cwd?: string;
+  /** What "-" reads (default: process.stdin). */
+  stdin?: AsyncIterable<Buffer | string>;
+  /** How a stream is read: one JSON document, JSON Lines, or decided from its first line (default). */
+  streamFormat?: 'auto' | 'json' | 'jsonl';
+  /** Progress: bytes done of bytesTotal (0 when unknown, e.g. stdin). */
+  onProgress?: (progress: {
+    bytesDone: number;
+    bytesTotal: number;
+    filesDone: number;
+    filesTotal: number;
+  }) => void;
+}
+
+export interface ValidationSummary {
+  files: number;
+  documents: number;
+  valid: number;
+  invalid: number;
+  errors: number;
+  warnings: number;
+  /** Diagnostics counted but not kept because of `maxDiagnostics`. */
+  omitted: number;
+}
+
+export interface ValidationResult {
+  summary: ValidationSummary;
+  files: FileResult[];
+}
+
+/** The verdict on one in-memory value (no positions: line and column are 0). */
+export interface ValueResult {
+  valid: boolean;
+  type?: string;
+  schema_version?: string;
+  diagnostics: Diagnostic[];
+}
+
+/** Validates a parsed value. */
+export function validateValue(value: unknown, options: EngineOptions & { file?: string } = {}): ValueResult {
+  checkDetectOptions(options, options.types);
+  const verdict = new Engine(options).check(value);
+  const diagnostics: Diagnostic[] = verdict.issues.map((i) => ({
+    file: options.file ?? '',
+    line: 0,
+    column: 0,
+    pointer: i.pointer,
+    severity: i.severity,
+    code: i.code,
+    message: i.message,
+    type: verdict.type,
+    schema_version: verdict.schemaVersion,
+  }));
+  return {
+    valid: !diagnostics.some((d) => d.severity === 'error'),
+    type: verdict.type,
+    schema_version: verdict.schemaVersion,
+    diagnostics,
+  };
+}
+
+/** Validates one file: JSON Lines when it ends in .jsonl/.ndjson, else one JSON document. */
+export async function validateFile(path: string, options: ValidateOptions = {}): Promise<FileResult> {
+  checkDetectOptions(options, options.types);
+  const abs = resolve(options.cwd ?? process.cwd(), path);
+  return validateFileAt(path, abs, isJsonlPath(path), new Engine(options), {
+    maxDiagnostics: options.maxDiagnostics,
+    maxDepth: options.maxDepth,
+  });
+}
+
+/** Validates a stream (JSON or JSON Lines, see `streamFormat`), reported under `name` (default "-"). */
+export async function validateStream(
+  stream: AsyncIterable<Buffer | string>,
+  options: ValidateOptions & { name?: string } = {},
+): Promise<FileResult> {
+  checkDetectOptions(options, options.types);
+  return validateStreamAs(options.name ?? '-', stream, new Engine(options), {
+    maxDiagnostics: options.maxDiagnostics,
+    maxDepth: options.maxDepth,
+    mode: options.streamFormat,
+  });
+}
+
+export function summarize(files: FileResult[]): ValidationSummary {
+  const s: ValidationSummary = {
+    files: files.length,
+    documents: 0,
+    valid: 0,
+    invalid: 0,
+    errors: 0,
+    warnings: 0,
+    omitted: 0,
+  };
+  for (const f of files) {
+    s.documents += f.documents;
+    s.invalid += f.invalid;
+    s.errors += f.errors;
+    s.warnings += f.warnings;
+    s.omitted += f.omitted;
+  }
+  s.valid = s.documents - s.invalid;
+  return s;
+}
+
+/**
+ * Validates files, directories (walked for .json/.jsonl/.ndjson), globs and "-" (standard input); then, unless
+ * `schemaOnly`, the checks across files (`runTreeChecks`). Throws UsageError for bad options, IoError for files
+ * that cannot be read.
+ */
+export async function validatePaths(
+  paths: string[],
+  options: ValidateOptions = {},
+): Promise<ValidationResult> {
+  if (paths.length === 0)
+    throw new UsageError('usage.no-paths', 'no files given (pass a file, a directory, a glob or -)');
+  checkDetectOptions(options, options.types);
+  const jobs = Math.max(1, Math.floor(options.jobs ?? 1));
+  if (jobs > 1 && options.types) {
+    throw new UsageError('usage.jobs', 'custom document types can only be validated with jobs = 1');
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const list = await expandPaths(paths, cwd);
+  const sizes = new Map<string, number>();
+  let bytesTotal = 0;
+  for (const p of list) {
+    if (p === '-') continue;
+    const info = await stat(resolve(cwd, p)).catch((error: Error) => {
+      throw new IoError('io.read', `cannot read ${p}: ${error.message}`);
+    });
+    sizes.set(p, info.size);
+    bytesTotal += info.size;
+  }
+  let bytesDone = 0;
+  let filesDone = 0;
+  const progress = (n: number): void => {
+    bytesDone += n;
+    options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length });
+  };
+  const perFile = { maxDiagnostics: options.maxDiagnostics, maxDepth: options.maxDepth, onBytes: progress };
+
+  const results = new Map<string, FileResult>();
+  const onDisk = list.filter((p) => p !== '-');
+  if (jobs > 1 && onDisk.length > 0) {
+    const engine = {
+      type: options.type,
+      schemaVersion: options.schemaVersion,
+      schemaOnly: options.schemaOnly,
+    };
+    const done = await validateInWorkers(
+      onDisk.map((p) => ({
+        path: p,
+        absPath: resolve(cwd, p),
+        jsonl: isJsonlPath(p),
+        size: sizes.get(p) ?? 0,
+      })),
+      jobs,
+      { engine, maxDiagnostics: options.maxDiagnostics, maxDepth: options.maxDepth, onBytes: progress },
+    );
+    for (const r of done) results.set(r.path, r);
+    filesDone = done.length;
+  }
+  const engine = new Engine(options);
+  const files: FileResult[] = [];
+  for (const p of list) {
+    let r = results.get(p);
+    if (!r) {
+      r =
+        p === '-'
+          ? await validateStreamAs('-', options.stdin ?? process.stdin, engine, {
+              ...perFile,
+              mode: options.streamFormat,
+            })
+          : await validateFileAt(p, resolve(cwd, p), isJsonlPath(p), engine, perFile);
+      filesDone++;
+      options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length });
+    }
+    files.push(r);
+  }
+
+  if (!options.schemaOnly) {
+    const absolute = onDisk.map((p) => resolve(cwd, p));
+    const tree = await runTreeChecks(absolute, { benchmark: options.benchmark });
+    attachTreeDiagnostics(files, tree, cwd);
+  }
+  trimToLimit(files, options.maxDiagnostics);
+  return { summary: summarize(files), files };
+}
+
+/** Files the tree checks speak of get the diagnostics under the path the user gave; others get their own entry. */
+function attachTreeDiagnostics(files: FileResult[], tree: Diagnostic[], cwd: string): void {
+  if (tree.length === 0) return;
+  const byAbs = new Map<string, FileResult>();
+  for (const f of files) if (f.path !== '-') byAbs.set(resolve(cwd, f.path), f);
+  const touched = new Set<FileResult>();
+  for (const d of tree) {
+    const abs = resolve(cwd, d.file);
+    let f = byAbs.get(abs);
+    if (!f) {
+      f = emptyFileResult(d.file);
+      files.push(f);
+      byAbs.set(abs, f);
+    }
+    f.diagnostics.push({ ...d, file: f.path });
+    if (d.severity === 'error') f.errors++;
+    else f.warnings++;
+    touched.add(f);
+  }
+  for (const f of touched) {
+    f.diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
+    // A file whose only problem is a tree check counts its documents as invalid only if it had none already.
+    if (f.errors > 0 && f.invalid === 0) f.invalid = Math.min(1, f.documents) || 0;
+  }
+}
+
+function trimToLimit(files: FileResult[], limit: number | undefined): void {
+  if (limit === undefined) return;
+  let left = limit;
+  for (const f of files) {
+    if (f.diagnostics.length > left) {
+      f.omitted += f.diagnostics.length - left;
+      f.diagnostics = f.diagnostics.slice(0, left);
+    }
+    left -= f.diagnostics.length;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * `--jobs N`: spreads files, and byte ranges of large JSONL files, over worker threads. Ranges end just after a
+ * newline; each worker numbers lines from 1 within its range and reports how many lines it read, so the main thread
+ * renumbers the diagnostics. Workers send back diagnostics and counts, not documents.
+ */
+import { open } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { IoError } from '../errors.js';
+import type { EngineOptions } from './engine.js';
+import { emptyFileResult, type FileResult } from './file.js';
+
+export interface WorkerTask {
+  id: number;
+  path: string;
+  absPath: string;
+  jsonl: boolean;
+  /** A byte range [start, end) of a JSONL file; absent for a whole file. */
+  range?: { start: number; end: number };
+  engine: Omit<EngineOptions, 'types'>;
+  maxDiagnostics?: number;
+  maxDepth?: number;
+}
+
+export type WorkerReply =
+  | { kind: 'done'; id: number; result: FileResult; lines: number }
+  | { kind: 'failed'; id: number; name: string; code: string; message: string }
+  | { kind: 'progress'; id: number; bytes: number };
+
+export interface ParallelFile {
+  path: string;
+  absPath: string;
+  jsonl: boolean;
+  size: number;
+}
+
+/** JSONL files above this size are split into ranges. */
+const RANGE_BYTES = 16 * 1024 * 1024;
+
+/** Offsets just after the first newline at or after each cut, so that ranges hold whole lines. */
+async function lineBoundaries(absPath: string, size: number, pieces: number): Promise<number[]> {
+  const handle = await open(absPath, 'r');
+  const cuts = [0];
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    for (let k = 1; k < pieces; k++) {
+      let pos = Math.max(Math.floor((size * k) / pieces), cuts[cuts.length - 1]);
+      let found = -1;
+      while (pos < size) {
+        const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+        if (nl !== -1) {
+          found = pos + nl + 1;
+          break;
+        }
+        pos += bytesRead;
+      }
+      if (found === -1 || found >= size) break;
+      if (found > cuts[cuts.length - 1]) cuts.push(found);
+    }
+  } finally {
+    await handle.close();
+  }
+  cuts.push(size);
+  return cuts;
+}
+
+function workerUrl(): URL {
+  // Running from source (tsx) the sibling is worker.ts; from the build it is worker.js.
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return new URL(`./worker.${ext}`, import.meta.url);
+}
+
+/**
+ * Validates files with `jobs` workers and returns one result per file, in the order given, with line numbers as in
+ * the files. `onBytes` reports progress.
+ */
+export async function validateInWorkers(
+  files: ParallelFile[],
+  jobs: number,
+  options: {
+    engine: WorkerTask['engine'];
+    maxDiagnostics?: number;
+    maxDepth?: number;
+    onBytes?: (n: number) => void;
+  },
+): Promise<FileResult[]> {
+  const tasks: WorkerTask[] = [];
+  const taskFile: number[] = [];
+  for (let f = 0; f < files.length; f++) {
+    const file = files[f];
+    const base = {
+      path: file.path,
+      absPath: file.absPath,
+      jsonl: file.jsonl,
+      engine: options.engine,
+      maxDiagnostics: options.maxDiagnostics,
+      maxDepth: options.maxDepth,
+    };
+    if (file.jsonl && file.size > RANGE_BYTES) {
+      const pieces = Math.max(jobs * 2, Math.ceil(file.size / RANGE_BYTES));
+      const cuts = await lineBoundaries(file.absPath, file.size, pieces);
+      for (let k = 0; k + 1 < cuts.length; k++) {
+        tasks.push({ ...base, id: tasks.length, range: { start: cuts[k], end: cuts[k + 1] } });
+        taskFile.push(f);
+      }
+    } else {
+      tasks.push({ ...base, id: tasks.length });
+      taskFile.push(f);
+    }
+  }
+
+  const replies: (WorkerReply & { kind: 'done' })[] = new Array(tasks.length);
+  let next = 0;
+  let failure: WorkerReply | undefined;
+  const workers: Worker[] = [];
+  const count = Math.min(jobs, tasks.length);
+  await Promise.all(
+    Array.from({ length: count }, () => {
+      const worker = new Worker(workerUrl());
+      workers.push(worker);
+      return new Promise<void>((resolveWorker, rejectWorker) => {
+        const feed = (): void => {
+          if (failure || next >= tasks.length) {
+            resolveWorker();
+            return;
+          }
+          worker.postMessage(tasks[next++]);
+        };
+        worker.on('message', (reply: WorkerReply) => {
+          if (reply.kind === 'progress') {
+            options.onBytes?.(reply.bytes);
+            return;
+          }
+          if (reply.kind === 'failed') failure ??= reply;
+          else replies[reply.id] = reply;
+          feed();
+        });
+        worker.on('error', rejectWorker);
+        feed();
+      });
+    }),
+  ).finally(() => Promise.all(workers.map((w) => w.terminate())));
+  if (failure && failure.kind === 'failed') {
+    if (failure.name === 'IoError') throw new IoError(failure.code, failure.message);
+    throw new Error(failure.message);
+  }
+
+  // Reassemble: ranges of one file in order, renumbering their lines.
+  const results = files.map((f) => emptyFileResult(f.path));
+  const lineBase = new Array<number>(files.length).fill(0);
+  for (let t = 0; t < tasks.length; t++) {
+    const reply = replies[t];
+    const f = taskFile[t];
+    const into = results[f];
+    const shift = lineBase[f];
+    into.documents += reply.result.documents;
+    into.invalid += reply.result.invalid;
+    into.errors += reply.result.errors;
+    into.warnings += reply.result.warnings;
+    into.omitted += reply.result.omitted;
+    for (const d of reply.result.diagnostics) {
+      if (options.maxDiagnostics !== undefined && into.diagnostics.length >= options.maxDiagnostics) {
+        into.omitted++;
+        continue;
+      }
+      into.diagnostics.push({ ...d, line: d.line + shift });
+    }
+    lineBase[f] += reply.lines;
+  }
+  return results;
+}

@@ -1,0 +1,50 @@
+/**
+ * Worker thread for `--jobs N`: validates byte ranges of JSONL files (or whole files) and sends back counts and
+ * diagnostics only — never documents, so the main thread does no parsing.
+ */
+import { parentPort } from 'node:worker_threads';
+import { readJsonlFile } from '../io/jsonl.js';
+import { Engine } from './engine.js';
+import { FileAccumulator, validateFileAt, validateLines } from './file.js';
+import type { WorkerReply, WorkerTask } from './parallel.js';
+
+const engines = new Map<string, Engine>();
+
+function engineFor(task: WorkerTask): Engine {
+  const key = JSON.stringify(task.engine);
+  let e = engines.get(key);
+  if (!e) {
+    e = new Engine(task.engine);
+    engines.set(key, e);
+  }
+  return e;
+}
+
+async function handle(task: WorkerTask): Promise<WorkerReply> {
+  const engine = engineFor(task);
+  const onBytes = (n: number): void => parentPort!.postMessage({ kind: 'progress', id: task.id, bytes: n });
+  try {
+    if (task.range) {
+      const acc = new FileAccumulator(task.path, task.maxDiagnostics);
+      const stats = { lines: 0 };
+      await validateLines(acc, engine, readJsonlFile(task.absPath, task.range, { stats }), {
+        maxDepth: task.maxDepth,
+        onBytes,
+      });
+      return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
+    }
+    const result = await validateFileAt(task.path, task.absPath, task.jsonl, engine, {
+      maxDiagnostics: task.maxDiagnostics,
+      maxDepth: task.maxDepth,
+      onBytes,
+    });
+    return { kind: 'done', id: task.id, result, lines: 0 };
+  } catch (error) {
+    const e = error as Error & { code?: string };
+    return { kind: 'failed', id: task.id, name: e.name, code: e.code ?? 'internal', message: e.message };
+  }
+}
+
+parentPort!.on('message', (task: WorkerTask) => {
+  void handle(task).then((reply) => parentPort!.postMessage(reply));
+});
