@@ -4,5 +4,6 @@ export * from './diagnostics.js';
 export * from './formats/types.js';
 export * from './formats/registry.js';
 export * from './formats/infereval/index.js';
+export * from './formats/eee/index.js';
 export * from './metrics/index.js';
 export * from './validate/index.js';
