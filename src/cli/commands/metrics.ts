@@ -1,16 +1,157 @@
+import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { loadInfereval } from '../../formats/infereval/load.js';
+import type { Benchmark } from '../../formats/infereval/types.js';
+import {
+  evaluationMetrics,
+  parseRsrTarget,
+  type RsrTargetSpec,
+} from '../../metrics/infereval/evaluation-metrics.js';
+import { renderMetrics } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
 
-// Placeholder until the command is built.
+export const REPORT_FORMATS = ['text', 'markdown', 'json'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export function formatOption(): Option {
+  return new Option('-f, --format <format>', 'output: text for people, markdown tables, or json for machines')
+    .choices(REPORT_FORMATS)
+    .default('text');
+}
+
+/** An integer option value ≥ min, or undefined when absent. */
+export function intOption(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value.trim()) || Number(value) < min) {
+    throw new UsageError('usage.bad-option', `${flag} expects an integer ≥ ${min}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+export function resolvePath(cwd: string, p: string): string {
+  return p.startsWith('/') ? p : `${cwd}/${p}`;
+}
+
+export const json = (value: unknown): string => JSON.stringify(value, null, 2) + '\n';
+
+interface MetricsFlags {
+  benchmark?: string;
+  reference: string;
+  byTag: string[];
+  byRsrTarget: string[];
+  ci?: boolean;
+  ciIterations: string;
+  ciSubsampleSize?: string;
+  ciSeed?: string;
+  ciConfidence: string;
+  weightByMargin?: boolean;
+  excludeFailed?: boolean;
+  thinMargin: string;
+  format: ReportFormat;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 export const metricsCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('metrics')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary(
+        "agreement metrics of an infereval evaluation: coverage, Cohen's and Fleiss' κ, dispersion, CIs",
+      )
+      .description(
+        "Compute the metrics of an infereval evaluation (η): coverage (overall and per analyst), Cohen's κ_C of the\n" +
+          "model against a reference (the analysts' consensus by default), Fleiss' κ_F with the model as one more\n" +
+          'rater, the inter-analyst κ_F* (all analysts, per panel, primary panel) and the cross-panel κ, the\n' +
+          "dispersion of the model's samples, decompositions by tag and by RSR target, and optionally Politis–Romano\n" +
+          "subsampling CIs that reproduce the Python reference's intervals seed for seed.\n" +
+          'Items whose every sample failed (instrument failure) are counted and shown in every output.\n\n' +
+          'Exit codes: 0 ok, 1 invalid evaluation or benchmark, 2 usage or I/O error.',
+      )
+      .argument('<evaluation>', 'the evaluation η (JSON)')
+      .option(
+        '-b, --benchmark <file>',
+        'the benchmark β: analyst ids, panels, rsr_target (needed by --by-rsr-target)',
+      )
+      .option(
+        '-r, --reference <spec>',
+        'reference for κ_C: consensus, analyst:<id> (needs --benchmark) or analyst:<0-based index>',
+        'consensus',
+      )
+      .option(
+        '--by-tag <tag>',
+        'add a decomposition over the items carrying the tag (repeatable)',
+        collect,
+        [],
+      )
+      .option(
+        '--by-rsr-target <json>',
+        'add a decomposition over the items whose rsr_target is {"X":[…],"A":[…]} (repeatable; needs --benchmark)',
+        collect,
+        [],
+      )
+      .option('--ci', 'add Politis–Romano subsampling confidence intervals on κ_C and κ_F (needs n ≥ 10)')
+      .option('--ci-iterations <n>', 'subsamples drawn for --ci', '1000')
+      .option('--ci-subsample-size <b>', 'items per subsample (default max(2, round(n^0.7)); 2 ≤ b < n)')
+      .option(
+        '--ci-seed <seed>',
+        'seed (integer) for the CI; the same seed gives the same interval as the reference',
+      )
+      .option('--ci-confidence <c>', 'two-sided coverage of the CI', '0.95')
+      .option(
+        '--weight-by-margin',
+        "weight κ_C (and a κ_F variant) by each item's plurality margin of its samples",
+      )
+      .option(
+        '--exclude-failed',
+        'recompute without the items whose every sample failed (instrument failure)',
+      )
+      .option('--thin-margin <t>', 'plurality margin below which an item counts as thin', '0.4')
+      .addOption(formatOption())
+      .action((evaluation: string, flags: MetricsFlags) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'metrics is not built yet');
+          const iterations = intOption(flags.ciIterations, '--ci-iterations', 1)!;
+          const subsampleSize = intOption(flags.ciSubsampleSize, '--ci-subsample-size', 2);
+          const seed = intOption(flags.ciSeed, '--ci-seed', Number.MIN_SAFE_INTEGER);
+          const confidence = Number(flags.ciConfidence);
+          if (!(confidence > 0 && confidence < 1)) {
+            throw new UsageError(
+              'usage.bad-option',
+              `--ci-confidence expects a number in (0, 1), got "${flags.ciConfidence}"`,
+            );
+          }
+          const thin = Number(flags.thinMargin);
+          if (!(thin >= 0 && thin <= 1)) {
+            throw new UsageError(
+              'usage.bad-option',
+              `--thin-margin expects a number in [0, 1], got "${flags.thinMargin}"`,
+            );
+          }
+          const targets: RsrTargetSpec[] = flags.byRsrTarget.map(parseRsrTarget);
+          if (targets.length > 0 && !flags.benchmark) {
+            throw new UsageError(
+              'usage.needs-benchmark',
+              '--by-rsr-target needs --benchmark (rsr_target lives on benchmark items)',
+            );
+          }
+          const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
+          let benchmark: Benchmark | undefined;
+          if (flags.benchmark)
+            benchmark = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
+          const report = evaluationMetrics(eta, {
+            benchmark,
+            reference: flags.reference,
+            byTag: flags.byTag,
+            byRsrTarget: targets,
+            ci: flags.ci ? { iterations, subsampleSize, seed, confidence } : false,
+            weightByMargin: flags.weightByMargin,
+            excludeFailed: flags.excludeFailed,
+            thinMarginThreshold: thin,
+          });
+          io.stdout.write(
+            flags.format === 'json' ? json(report) : renderMetrics(report, flags.format, flags.ci === true),
+          );
+          return 0;
         }),
       );
   },

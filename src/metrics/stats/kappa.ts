@@ -111,7 +111,7 @@ export function fleissKappaResult(
       agreeing += nc * (nc - 1);
       totals[c]! += w * nc;
     }
-    weightedP += (w * agreeing) / pairs;
+    weightedP += w * (agreeing / pairs); // w·P_i, rounded as the reference does
     totalWeight += w;
   }
   if (n === 0) return { value: null, reason: 'no item where every rater gave a substantive verdict', n };
