@@ -1,16 +1,426 @@
+import { basename, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
-import type { CommandModule } from '../context.js';
+import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
+import { DEFAULT_RETRY, type RetryPolicy } from '../../run/retry.js';
+import { openRunLog } from '../../run/run-log.js';
+import {
+  buildRequest,
+  runEvaluation,
+  type RunConfig,
+  type RunProgress,
+  type RunSummary,
+} from '../../run/runner.js';
+import { journalPathFor } from '../../run/journal.js';
+import {
+  createProvider,
+  loadBenchmarkForRun,
+  PROVIDERS,
+  type LoadedBenchmark,
+  type ProviderName,
+} from '../../run/setup.js';
+import type { QuestionForm, TieBreak } from '../../run/types.js';
+import { writeEeeRun } from '../../run/eee-out.js';
+import { useColor, type CliIO, type CommandModule } from '../context.js';
 
-// Placeholder until the command is built.
+// ---- option parsing shared with `sweep` ----
+
+function intOption(name: string, min: number): (v: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min)
+      throw new UsageError('usage.bad-option', `${name} must be an integer ≥ ${min}, got "${value}"`);
+    return n;
+  };
+}
+
+function numberOption(name: string, min: number, max = Infinity): (v: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+      throw new UsageError(
+        'usage.bad-option',
+        `${name} must be a number in [${min}, ${max}], got "${value}"`,
+      );
+    }
+    return n;
+  };
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** The options that decide what is sent and how (evaluate and sweep share them). */
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--provider <name>', 'model provider').choices([...PROVIDERS]).makeOptionMandatory(),
+    )
+    .option(
+      '--model <id>',
+      'model id as the provider names it (with replay: the model the fixture was recorded with)',
+    )
+    .option(
+      '--base-url <url>',
+      'API base URL: any OpenAI-compatible server (vLLM, Ollama, llama.cpp, OpenRouter) or an Anthropic-compatible one',
+    )
+    .option(
+      '--api-key-env <name>',
+      'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
+    )
+    .option('--n-samples <n>', 'completions drawn per item (majority-voted)', intOption('--n-samples', 1), 5)
+    .option('--temperature <t>', 'sampling temperature', numberOption('--temperature', 0, 2), 1.0)
+    .option(
+      '--max-tokens <n>',
+      'completion token budget (max_completion_tokens for OpenAI reasoning models)',
+      intOption('--max-tokens', 1),
+      1024,
+    )
+    .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p', 0, 1))
+    .option('--seed <n>', 'sampling seed (OpenAI-compatible servers)', intOption('--seed', 0))
+    .option('--stop <text>', 'stop sequence (repeatable)', collect)
+    .addOption(
+      new Option('--tie-break <rule>', 'how a good/bad tie is resolved')
+        .choices(['abstain', 'good', 'bad', 'first'])
+        .default('abstain'),
+    )
+    .addOption(
+      new Option(
+        '--question-form <form>',
+        'support: "does the conclusion follow?"; coherence: "is committing to Γ and denying Δ coherent?"',
+      )
+        .choices(['support', 'coherence'])
+        .default('support'),
+    )
+    .option('--coherence-frame <id>', "coherence frame id (default: the benchmark's, else thin-v1)")
+    .option(
+      '--paraphrase-variant <k>',
+      'bearer wording: 0 = expression, k ≥ 1 = paraphrases[k-1]',
+      intOption('--paraphrase-variant', 0),
+      0,
+    )
+    .option('--paraphrase-cycle', 'run every paraphrase variant in turn, one η per variant (ETA.v<k>.json)')
+    .option('--strip-tex', 'replace $…$ spans by their content (default)', true)
+    .option('--no-strip-tex', 'keep $…$ TeX delimiters in the prompts')
+    .option('--concurrency <n>', 'requests in flight at once', intOption('--concurrency', 1), 8)
+    .option(
+      '--rate-limit <rps>',
+      'at most this many requests started per second',
+      numberOption('--rate-limit', 0.001),
+    )
+    .option(
+      '--max-attempts <n>',
+      'attempts per sample for transient failures (429, 5xx, 529, timeouts, dropped connections)',
+      intOption('--max-attempts', 1),
+      DEFAULT_RETRY.maxAttempts,
+    )
+    .option('--timeout-ms <ms>', 'per-attempt timeout', intOption('--timeout-ms', 1), DEFAULT_RETRY.timeoutMs)
+    .option(
+      '--retry-base-ms <ms>',
+      'first backoff delay; doubles per retry, with jitter (Retry-After wins when sent)',
+      intOption('--retry-base-ms', 0),
+      DEFAULT_RETRY.baseDelayMs,
+    )
+    .option('--retry-failed', 'when resuming, send again the samples that failed in the earlier run')
+    .option('--record <fixture>', 'append every successful call to a replay fixture (JSONL)')
+    .option('--replay-from <fixture>', 'answer from a recorded fixture instead of calling a provider')
+    .option('--run-id <id>', 'the η id (default: a new UUID; a resumed run keeps its own)');
+}
+
+export interface RunSettings {
+  config: RunConfig;
+  concurrency: number;
+  rateLimit?: number;
+  retry: RetryPolicy;
+  providerSetup: Parameters<typeof createProvider>[0];
+  runId?: string;
+  retryFailed: boolean;
+  cycle: boolean;
+}
+
+export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: LoadedBenchmark): RunSettings {
+  const provider = opts.provider as ProviderName;
+  if (opts.model === undefined) throw new UsageError('usage.missing-option', '--model <id> is required');
+  if (opts.provider === 'replay' && opts.replayFrom === undefined) {
+    throw new UsageError('usage.missing-option', '--provider replay needs --replay-from FIXTURE.jsonl');
+  }
+  if (opts.baseUrl !== undefined && !URL.canParse(opts.baseUrl)) {
+    throw new UsageError(
+      'usage.bad-option',
+      `--base-url must be an absolute URL such as http://localhost:8000/v1, got "${opts.baseUrl}"`,
+    );
+  }
+  if (opts.paraphraseCycle && opts.paraphraseVariant !== 0) {
+    throw new UsageError('usage.conflict', 'use --paraphrase-variant K or --paraphrase-cycle, not both');
+  }
+  return {
+    config: {
+      providerName: provider,
+      model: opts.model,
+      baseUrl: opts.baseUrl,
+      params: {
+        temperature: opts.temperature,
+        max_tokens: opts.maxTokens,
+        ...(opts.topP !== undefined ? { top_p: opts.topP } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        stop: opts.stop ?? [],
+      },
+      nSamples: opts.nSamples,
+      tieBreak: opts.tieBreak as TieBreak,
+      prompts: {
+        questionForm: opts.questionForm as QuestionForm,
+        coherenceFrameId: opts.coherenceFrame ?? loaded.benchmark.coherence_frame_id ?? 'thin-v1',
+        paraphraseVariant: opts.paraphraseVariant,
+        stripTex: opts.stripTex !== false,
+      },
+    },
+    concurrency: opts.concurrency,
+    rateLimit: opts.rateLimit,
+    retry: {
+      ...DEFAULT_RETRY,
+      maxAttempts: opts.maxAttempts,
+      timeoutMs: opts.timeoutMs,
+      baseDelayMs: opts.retryBaseMs,
+    },
+    providerSetup: {
+      provider,
+      baseUrl: opts.baseUrl,
+      apiKeyEnv: opts.apiKeyEnv,
+      env: io.env,
+      timeoutMs: opts.timeoutMs,
+      replayFrom: opts.replayFrom === undefined ? undefined : resolve(io.cwd, opts.replayFrom),
+      record: opts.record === undefined ? undefined : resolve(io.cwd, opts.record),
+    },
+    runId: opts.runId,
+    retryFailed: Boolean(opts.retryFailed),
+    cycle: Boolean(opts.paraphraseCycle),
+  };
+}
+
+// ---- progress ----
+
+export function progressReporter(io: CliIO, label: string): { update(p: RunProgress): void; done(): void } {
+  const tty = Boolean(io.stderr.isTTY);
+  let last = 0;
+  let lastQuietStep = -1;
+  let shown = false;
+  return {
+    update(p) {
+      const now = performance.now();
+      if (tty) {
+        if (now - last < 100 && p.samplesDone < p.samplesTotal) return;
+        last = now;
+        const width = 24;
+        const fraction = p.samplesTotal === 0 ? 1 : p.samplesDone / p.samplesTotal;
+        const filled = Math.round(width * fraction);
+        const rate = p.samplesDone / Math.max(p.elapsedMs / 1000, 1e-3);
+        const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+        const line =
+          `${label} ${bar} items ${p.itemsDone}/${p.itemsTotal}  samples ${p.samplesDone}/${p.samplesTotal}` +
+          `  failed ${p.samplesFailed}  tokens ${p.tokens}  ${rate.toFixed(1)}/s`;
+        io.stderr.write(`\r${line.slice(0, Math.max(20, (io.stderr.columns ?? 120) - 1))}\x1b[K`);
+        shown = true;
+      } else {
+        // Quiet: one line per 10 % of the samples.
+        const step = p.samplesTotal === 0 ? 10 : Math.floor((10 * p.samplesDone) / p.samplesTotal);
+        if (step !== lastQuietStep && step > 0) {
+          lastQuietStep = step;
+          io.stderr.write(
+            `${label}: ${p.samplesDone}/${p.samplesTotal} samples, ${p.itemsDone}/${p.itemsTotal} items, ${p.samplesFailed} failed\n`,
+          );
+        }
+      }
+    },
+    done() {
+      if (tty && shown) io.stderr.write('\n');
+    },
+  };
+}
+
+export function summaryText(s: RunSummary, color: boolean): string {
+  const c = color
+    ? pc
+    : { red: (x: string) => x, green: (x: string) => x, bold: (x: string) => x, yellow: (x: string) => x };
+  const lines = [
+    `${c.bold('wrote')} ${s.outputPath} (run ${s.runId}${s.resumed ? ', resumed' : ''})`,
+    `  items ${s.items}, samples ${s.samples} (${s.called} called, ${s.reused} from the journal, ${s.retries} retries)`,
+    `  model verdicts: good ${s.verdicts.good}, bad ${s.verdicts.bad}, abstain ${s.verdicts.abstain}`,
+    `  parse: ${
+      Object.entries(s.statuses)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
+    `  tokens: ${s.inputTokens} in, ${s.outputTokens} out; ${s.samplesPerSecond.toFixed(1)} samples/s over ${(s.elapsedMs / 1000).toFixed(1)} s`,
+  ];
+  if (s.failed > 0) {
+    const why = Object.entries(s.failuresByKind)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    lines.push(
+      c.red(
+        `  ${s.failed} sample${s.failed === 1 ? '' : 's'} failed (${why}); they are recorded as sample_failed, not as abstentions — rerun with --retry-failed to send them again`,
+      ),
+    );
+  } else lines.push(c.green('  no sample failed'));
+  return `${lines.join('\n')}\n`;
+}
+
+function defaultOutput(benchmarkPath: string, model: string): string {
+  const stem = basename(benchmarkPath)
+    .replace(/\.json$/i, '')
+    .replace(/\.benchmark$/i, '');
+  return `${stem}.${model.replace(/[^A-Za-z0-9._-]+/g, '_')}.eta.json`;
+}
+
+export function variantPath(path: string, variant: number): string {
+  return /\.json$/i.test(path) ? path.replace(/\.json$/i, `.v${variant}.json`) : `${path}.v${variant}`;
+}
+
+/** Ctrl-C stops the run; every journaled sample is kept and a rerun resumes. */
+export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = (): void =>
+    controller.abort(
+      new UsageError(
+        'run.interrupted',
+        'interrupted; every finished sample is journaled — run the same command again to resume',
+      ),
+    );
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+    },
+  };
+}
+
 export const evaluateCommand: CommandModule = {
-  register(program, _io, run) {
-    program
+  register(program, io, run) {
+    const cmd = program
       .command('evaluate')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('run an infereval benchmark against a model: concurrent, retried, resumable')
+      .description(
+        'Runs every item of an infereval benchmark (β) n times against a model, parses each answer, majority-votes,\n' +
+          'and writes the evaluation (η). Every finished sample is journaled (ETA.journal.jsonl) before it counts:\n' +
+          'rerunning the same command (or --resume) continues an interrupted run without sending any request twice.\n' +
+          'Provider failures are retried, then recorded as sample_failed — never as the model abstaining.\n\n' +
+          'Exit codes: 0 all samples answered, 1 some samples failed (η written), 2 usage or I/O error.',
+      )
+      .argument('<benchmark>', 'infereval benchmark JSON');
+    addRunOptions(cmd)
+      .option(
+        '-o, --output <eta>',
+        'where the η goes (default <benchmark>.<model>.eta.json); its journal sits beside it',
+      )
+      .option('--log <run.jsonl>', 'structured run log (run, item, sample, retry, finish events)')
+      .option('--resume', 'continue the run journaled beside -o (the default whenever that journal exists)')
+      .option('--dry-run', 'print every prompt and call nothing')
+      .option(
+        '--eee-out <dir>',
+        'also write the run as an Every Eval Ever 0.3.0 aggregate + samples pair under DIR (datastore layout)',
+      )
+      .addOption(new Option('--format <format>', 'summary format').choices(['text', 'json']).default('text'))
+      .action((benchmarkPath: string, opts: Record<string, any>) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'evaluate is not built yet');
+          const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
+          const settings = runSettingsFrom(opts, io, loaded);
+          const variants = settings.cycle
+            ? Array.from({ length: paraphraseVariantCount(loaded.benchmark) }, (_, k) => k)
+            : [settings.config.prompts.paraphraseVariant];
+
+          if (opts.dryRun) {
+            const prompts: unknown[] = [];
+            for (const variant of variants) {
+              const config = {
+                ...settings.config,
+                prompts: { ...settings.config.prompts, paraphraseVariant: variant },
+              };
+              const plan = planPrompts(loaded.benchmark, config.prompts);
+              for (const item of loaded.benchmark.items) {
+                const req = buildRequest(plan, config, item, settings.runId ?? 'dry-run', 0);
+                prompts.push({
+                  paraphrase_variant: variant,
+                  item: item.id,
+                  samples: config.nSamples,
+                  system: req.system,
+                  user: req.user,
+                });
+                if (opts.format !== 'json') {
+                  io.stdout.write(`── ${item.id} (variant ${variant}, ×${config.nSamples})\n`);
+                  if (req.system !== null) io.stdout.write(`[system]\n${req.system}\n`);
+                  io.stdout.write(`[user]\n${req.user}\n\n`);
+                }
+              }
+            }
+            if (opts.format === 'json') io.stdout.write(`${JSON.stringify({ prompts }, null, 2)}\n`);
+            else io.stdout.write(`${prompts.length} prompts; nothing was sent (--dry-run)\n`);
+            return 0;
+          }
+
+          const output = resolve(io.cwd, opts.output ?? defaultOutput(benchmarkPath, settings.config.model));
+          const { provider, close } = await createProvider(settings.providerSetup);
+          const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
+          const interrupt = interruptSignal();
+          const summaries: RunSummary[] = [];
+          try {
+            for (const variant of variants) {
+              const outputPath = settings.cycle ? variantPath(output, variant) : output;
+              const config = {
+                ...settings.config,
+                prompts: { ...settings.config.prompts, paraphraseVariant: variant },
+              };
+              const progress = progressReporter(io, settings.cycle ? `variant ${variant}` : 'evaluate');
+              try {
+                const summary = await runEvaluation({
+                  benchmark: loaded.benchmark,
+                  benchmarkHash: loaded.hash,
+                  config,
+                  provider,
+                  outputPath,
+                  journalPath: journalPathFor(outputPath),
+                  runId:
+                    settings.runId === undefined
+                      ? undefined
+                      : settings.cycle
+                        ? `${settings.runId}-v${variant}`
+                        : settings.runId,
+                  concurrency: settings.concurrency,
+                  rateLimit: settings.rateLimit,
+                  retry: settings.retry,
+                  retryFailed: settings.retryFailed,
+                  log,
+                  signal: interrupt.signal,
+                  onProgress: progress.update,
+                });
+                summaries.push(summary);
+                if (opts.eeeOut !== undefined) {
+                  const written = await writeEeeRun({
+                    etaPath: outputPath,
+                    outDir: resolve(io.cwd, opts.eeeOut),
+                    benchmark: loaded.normalised,
+                    prompts: config.prompts,
+                    baseUrl: config.baseUrl,
+                  });
+                  (summary as RunSummary & { eee?: unknown }).eee = written;
+                }
+              } finally {
+                progress.done();
+              }
+            }
+          } finally {
+            interrupt.dispose();
+            await close();
+            await log.close();
+          }
+          if (opts.format === 'json')
+            io.stdout.write(
+              `${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`,
+            );
+          else for (const s of summaries) io.stdout.write(summaryText(s, useColor(io)));
+          return summaries.some((s) => s.failed > 0) ? 1 : 0;
         }),
       );
   },

@@ -1,0 +1,69 @@
+/**
+ * Writes an evaluation (η) item by item to a temporary file, in benchmark order, then flushes and renames it
+ * over the target: constant memory however many items, and never a half-written η at the target path.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { IoError } from '../errors.js';
+
+function indent(json: string, spaces: number): string {
+  const pad = ' '.repeat(spaces);
+  return json.replace(/\n/g, `\n${pad}`);
+}
+
+export interface EtaWriter {
+  /** Adds item `index` (0-based); items may arrive out of order and are written in order. */
+  add(index: number, item: unknown): Promise<void>;
+  /** Writes the remaining fields and renames the file into place. */
+  finish(tail: Record<string, unknown>): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export async function openEtaWriter(path: string, head: Record<string, unknown>): Promise<EtaWriter> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  let handle: FileHandle;
+  try {
+    await mkdir(dir, { recursive: true });
+    handle = await open(tmp, 'w');
+  } catch (error) {
+    throw new IoError('io.write', `cannot write ${path}: ${(error as Error).message}`);
+  }
+  const headJson = JSON.stringify(head, null, 2);
+  let chain: Promise<unknown> = handle.write(`${headJson.slice(0, -2)},\n  "items": [`);
+  let next = 0;
+  const waiting = new Map<number, string>();
+  const write = (text: string): Promise<unknown> => (chain = chain.then(() => handle.write(text)));
+
+  return {
+    add(index, item) {
+      waiting.set(index, indent(JSON.stringify(item, null, 2), 4));
+      const parts: string[] = [];
+      while (waiting.has(next)) {
+        parts.push(`${next === 0 ? '' : ','}\n    ${waiting.get(next)}`);
+        waiting.delete(next);
+        next++;
+      }
+      return parts.length > 0 ? write(parts.join('')).then(() => undefined) : Promise.resolve();
+    },
+    async finish(tail) {
+      const tailJson = JSON.stringify(tail, null, 2);
+      const rest = tailJson === '{}' ? '\n}\n' : `,\n${tailJson.slice(2)}\n`;
+      try {
+        await write(`${next === 0 ? '' : '\n  '}]${rest}`);
+        await handle.sync();
+        await handle.close();
+        await rename(tmp, path);
+      } catch (error) {
+        await rm(tmp, { force: true });
+        throw new IoError('io.write', `cannot write ${path}: ${(error as Error).message}`);
+      }
+    },
+    async abort() {
+      await chain.catch(() => undefined);
+      await handle.close().catch(() => undefined);
+      await rm(tmp, { force: true });
+    },
+  };
+}

@@ -1,0 +1,13 @@
+export * from './types.js';
+export * from './prompts.js';
+export * from './parse.js';
+export { majorityVote as voteSamples } from './vote.js';
+export * from './providers/provider.js';
+export { createOpenAIProvider, usesMaxCompletionTokens } from './providers/openai.js';
+export { createAnthropicProvider } from './providers/anthropic.js';
+export { createReplayProvider, recordingProvider, replayKey } from './providers/replay.js';
+export * from './retry.js';
+export * from './rate-limit.js';
+export * from './journal.js';
+export * from './runner.js';
+export * from './setup.js';

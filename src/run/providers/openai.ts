@@ -1,0 +1,70 @@
+/** OpenAI chat completions over the official SDK; any OpenAI-compatible server through baseURL. */
+import OpenAI from 'openai';
+import type { Completion, CompletionRequest, Provider } from './provider.js';
+import { emptyBody, fromSdkError } from './sdk-errors.js';
+
+export interface OpenAIProviderOptions {
+  apiKey: string;
+  baseURL?: string;
+  timeoutMs?: number;
+}
+
+/** Model families that reject `max_tokens` and take `max_completion_tokens` (reasoning models). */
+export function usesMaxCompletionTokens(model: string): boolean {
+  const name = model.toLowerCase().split('/').pop() ?? '';
+  return /^(o\d|gpt-5|codex)/.test(name);
+}
+
+export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    maxRetries: 0, // the retry policy is ours (runner/retry.ts)
+    timeout: options.timeoutMs ?? 600_000,
+  });
+  return {
+    name: 'openai',
+    async complete(request: CompletionRequest, signal: AbortSignal): Promise<Completion> {
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
+      if (request.system !== null) messages.push({ role: 'system', content: request.system });
+      messages.push({ role: 'user', content: request.user });
+      const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+        model: request.model,
+        messages,
+        temperature: request.temperature,
+      };
+      if (usesMaxCompletionTokens(request.model)) body.max_completion_tokens = request.maxTokens;
+      else body.max_tokens = request.maxTokens;
+      if (request.topP !== undefined) body.top_p = request.topP;
+      if (request.seed !== undefined) body.seed = request.seed;
+      if (request.stop.length > 0) body.stop = request.stop;
+      let response: OpenAI.Chat.ChatCompletion;
+      let httpRequestId: string | null = null;
+      try {
+        const { data, response: raw } = await client.chat.completions
+          .create(body, { signal, headers: { 'x-evalkit-sample-id': request.sampleId } })
+          .withResponse();
+        response = data;
+        httpRequestId = raw.headers.get('x-request-id');
+      } catch (error) {
+        throw fromSdkError(error);
+      }
+      const choice = response?.choices?.[0];
+      const text = choice?.message?.content;
+      if (!choice || typeof text !== 'string') throw emptyBody();
+      const usage = response.usage;
+      return {
+        text,
+        finishReason: choice.finish_reason ?? null,
+        usage: usage
+          ? {
+              input_tokens: usage.prompt_tokens ?? null,
+              output_tokens: usage.completion_tokens ?? null,
+              reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? null,
+            }
+          : null,
+        requestId: httpRequestId ?? response.id ?? null,
+      };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/** Building a run from plain options: the benchmark (validated, normalised, hashed) and the provider. */
+import { benchmarkHash } from '../formats/infereval/hash.js';
+import { loadInfereval } from '../formats/infereval/load.js';
+import type { Benchmark } from '../formats/infereval/types.js';
+import { UsageError } from '../errors.js';
+import { createAnthropicProvider } from './providers/anthropic.js';
+import { createOpenAIProvider } from './providers/openai.js';
+import type { Provider } from './providers/provider.js';
+import { createReplayProvider, recordingProvider } from './providers/replay.js';
+import type { BenchmarkLike } from './types.js';
+
+export const PROVIDERS = ['openai', 'anthropic', 'replay'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export interface LoadedBenchmark {
+  benchmark: BenchmarkLike;
+  normalised: Benchmark;
+  hash: string;
+}
+
+export async function loadBenchmarkForRun(path: string): Promise<LoadedBenchmark> {
+  const normalised = await loadInfereval(path, 'benchmark');
+  return {
+    benchmark: normalised as unknown as BenchmarkLike,
+    normalised,
+    hash: benchmarkHash(normalised as unknown as Record<string, unknown>),
+  };
+}
+
+export interface ProviderSetup {
+  provider: ProviderName;
+  baseUrl?: string;
+  /** Name of the environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY). */
+  apiKeyEnv?: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  replayFrom?: string;
+  record?: string;
+}
+
+export function defaultApiKeyEnv(provider: ProviderName): string {
+  return provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+}
+
+/** The provider, wrapped for recording when asked. `close()` flushes a recording. */
+export async function createProvider(
+  setup: ProviderSetup,
+): Promise<{ provider: Provider; close(): Promise<void> }> {
+  let provider: Provider;
+  if (setup.provider === 'replay' || setup.replayFrom !== undefined) {
+    if (setup.replayFrom === undefined) {
+      throw new UsageError('run.replay-needs-fixture', '--provider replay needs --replay-from FIXTURE.jsonl');
+    }
+    provider = await createReplayProvider(setup.replayFrom);
+  } else {
+    const envName = setup.apiKeyEnv ?? defaultApiKeyEnv(setup.provider);
+    let apiKey = setup.env[envName];
+    if (apiKey === undefined || apiKey === '') {
+      // A local OpenAI-compatible server (vLLM, Ollama, llama.cpp) usually wants no key.
+      if (setup.provider === 'openai' && setup.baseUrl !== undefined && setup.apiKeyEnv === undefined)
+        apiKey = 'none';
+      else {
+        throw new UsageError(
+          'run.api-key-missing',
+          `the API key is read from the environment variable ${envName}, which is not set` +
+            (setup.apiKeyEnv === undefined ? ` (choose another with --api-key-env NAME)` : ''),
+        );
+      }
+    }
+    const options = { apiKey, baseURL: setup.baseUrl, timeoutMs: setup.timeoutMs };
+    provider =
+      setup.provider === 'anthropic' ? createAnthropicProvider(options) : createOpenAIProvider(options);
+  }
+  if (setup.record !== undefined) {
+    const recording = await recordingProvider(provider, setup.record);
+    return { provider: recording, close: () => recording.close() };
+  }
+  return { provider, close: async () => {} };
+}

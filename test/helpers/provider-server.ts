@@ -1,0 +1,239 @@
+// A real local HTTP server that speaks the OpenAI chat-completions and Anthropic Messages protocols.
+// It answers from a script and misbehaves on demand (429 with Retry-After, 5xx, 529, slow answers, dropped
+// connections, empty bodies, malformed JSON), so the real SDKs can be driven through --base-url.
+// Run it standalone (for the bench or by hand): `node --import tsx test/helpers/provider-server.ts [--latency MS]`;
+// it prints `listening <port>`.
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export type Protocol = 'openai' | 'anthropic';
+
+export interface ScriptContext {
+  protocol: Protocol;
+  /** The x-evalkit-sample-id header (`run:item:sample-k`), or '' when absent. */
+  sampleId: string;
+  /** How many times this sample id has been asked for, this one included. */
+  attempt: number;
+  system: string | null;
+  user: string;
+  body: any;
+}
+
+export type Behaviour =
+  | { text: string; finishReason?: string; delayMs?: number; usage?: { input: number; output: number } }
+  | { status: number; retryAfter?: string; retryAfterMs?: number; message?: string; delayMs?: number }
+  | { drop: true; delayMs?: number }
+  | { empty: true; delayMs?: number }
+  | { malformed: true; delayMs?: number };
+
+export type Script = (ctx: ScriptContext) => Behaviour;
+
+export interface LoggedRequest {
+  protocol: Protocol;
+  sampleId: string;
+  attempt: number;
+  at: number;
+  authorization: string | null;
+  body: any;
+}
+
+const VERDICT_TEXTS = [
+  'GOOD',
+  'BAD',
+  'ABSTAIN',
+  'BAD\n\nThe premises leave room for doubt.\n\nVerdict: GOOD',
+  'Verdict: **BAD**',
+  'I cannot tell from this.',
+];
+
+/** The default script: a verdict text chosen by a hash of the item and sample index (stable across runs). */
+export const hashedVerdicts: Script = (ctx) => {
+  const key = ctx.sampleId.split(':').slice(-2).join(':') + '\0' + ctx.user;
+  const h = createHash('sha256').update(key).digest().readUInt32BE(0);
+  if (/coherent\?/i.test(ctx.user)) return { text: ['COHERENT', 'INCOHERENT', 'UNCLEAR'][h % 3] };
+  return { text: VERDICT_TEXTS[h % VERDICT_TEXTS.length] };
+};
+
+export interface ProviderServer {
+  url: string;
+  /** Base URL for the openai SDK (…/v1). */
+  openaiBaseUrl: string;
+  /** Base URL for the Anthropic SDK (it adds /v1/messages itself). */
+  anthropicBaseUrl: string;
+  requests: LoggedRequest[];
+  setScript(script: Script): void;
+  setLatency(ms: number): void;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('');
+  return '';
+}
+
+export async function startProviderServer(
+  options: { script?: Script; latencyMs?: number; log?: boolean; port?: number } = {},
+): Promise<ProviderServer> {
+  let script = options.script ?? hashedVerdicts;
+  let latency = options.latencyMs ?? 0;
+  const requests: LoggedRequest[] = [];
+  const attempts = new Map<string, number>();
+  let counter = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readBody(req);
+    const path = (req.url ?? '').split('?')[0];
+    const protocol: Protocol | undefined = path.endsWith('/chat/completions')
+      ? 'openai'
+      : path.endsWith('/messages')
+        ? 'anthropic'
+        : undefined;
+    if (req.method !== 'POST' || protocol === undefined) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+      return;
+    }
+    let body: any;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json"}}');
+      return;
+    }
+    const sampleId = String(req.headers['x-evalkit-sample-id'] ?? '');
+    const attempt = (attempts.get(sampleId) ?? 0) + 1;
+    attempts.set(sampleId, attempt);
+    const authorization = (req.headers['authorization'] ?? req.headers['x-api-key'] ?? null) as string | null;
+    if (options.log !== false)
+      requests.push({ protocol, sampleId, attempt, at: Date.now(), authorization, body });
+    let system: string | null = null;
+    let user = '';
+    if (protocol === 'openai') {
+      for (const m of body.messages ?? []) {
+        if (m.role === 'system') system = contentText(m.content);
+        if (m.role === 'user') user = contentText(m.content);
+      }
+    } else {
+      system = body.system === undefined ? null : contentText(body.system);
+      user = contentText(body.messages?.[0]?.content);
+    }
+    const behaviour = script({ protocol, sampleId, attempt, system, user, body });
+    const delay = (behaviour.delayMs ?? 0) + latency;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (res.destroyed) return;
+    const id = `req_${++counter}`;
+
+    if ('drop' in behaviour) {
+      req.socket.destroy();
+      return;
+    }
+    if ('empty' in behaviour) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '0' }).end();
+      return;
+    }
+    if ('malformed' in behaviour) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "x", "choices": [{"message": ');
+      return;
+    }
+    if ('status' in behaviour) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (behaviour.retryAfter !== undefined) headers['retry-after'] = behaviour.retryAfter;
+      if (behaviour.retryAfterMs !== undefined) headers['retry-after-ms'] = String(behaviour.retryAfterMs);
+      const message = behaviour.message ?? `scripted ${behaviour.status}`;
+      const payload =
+        protocol === 'anthropic'
+          ? {
+              type: 'error',
+              error: { type: behaviour.status === 529 ? 'overloaded_error' : 'api_error', message },
+            }
+          : { error: { message, type: 'scripted', code: behaviour.status } };
+      res.writeHead(behaviour.status, headers).end(JSON.stringify(payload));
+      return;
+    }
+    const input = behaviour.usage?.input ?? Math.ceil((user.length + (system?.length ?? 0)) / 4);
+    const output = behaviour.usage?.output ?? Math.max(1, Math.ceil(behaviour.text.length / 4));
+    if (protocol === 'openai') {
+      const payload = {
+        id: `chatcmpl-${id}`,
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: body.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: behaviour.text },
+            finish_reason: behaviour.finishReason ?? 'stop',
+          },
+        ],
+        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+      };
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'x-request-id': id })
+        .end(JSON.stringify(payload));
+    } else {
+      const payload = {
+        id: `msg_${id}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [{ type: 'text', text: behaviour.text }],
+        stop_reason: behaviour.finishReason ?? 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: input, output_tokens: output },
+      };
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'request-id': id })
+        .end(JSON.stringify(payload));
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    requests,
+    setScript: (s) => (script = s),
+    setLatency: (ms) => (latency = ms),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// Standalone: `node --import tsx test/helpers/provider-server.ts --latency 50 --port 0`.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const arg = (name: string): string | undefined => {
+    const i = process.argv.indexOf(name);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+  };
+  const server = await startProviderServer({
+    latencyMs: Number(arg('--latency') ?? 0),
+    port: Number(arg('--port') ?? 0),
+    log: false,
+  });
+  process.stdout.write(`listening ${new URL(server.url).port}\n`);
+  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+}
