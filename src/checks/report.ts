@@ -1,5 +1,4 @@
 /** Collects check findings and turns them into Diagnostics with line:column (positions are looked up once per file). */
-import { isAbsolute, relative } from 'node:path';
 import type { Diagnostic, Severity } from '../diagnostics.js';
 import { locatePointers } from '../io/strict-json.js';
 import { checkMessage, type CheckCodeId } from './codes.js';
@@ -14,12 +13,6 @@ interface Pending {
   code: CheckCodeId;
   severity: Severity;
   message: string;
-}
-
-/** How a file is named in diagnostics: relative to the working folder when below it, else absolute. */
-export function displayPath(absolutePath: string, cwd = process.cwd()): string {
-  const rel = relative(cwd, absolutePath);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolutePath;
 }
 
 export class Findings {
@@ -77,7 +70,7 @@ export class Findings {
         column: 0,
       };
       return {
-        file: displayPath(p.file),
+        file: p.file,
         line: at.line,
         column: at.column,
         pointer: p.pointer,

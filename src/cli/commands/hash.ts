@@ -1,16 +1,124 @@
-import { UsageError } from '../../errors.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Option } from 'commander';
+import { IoError, UsageError } from '../../errors.js';
+import { BENCHMARK_FIELD_SET, benchmarkHash } from '../../formats/infereval/hash.js';
+import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../../formats/eee/sample-hash.js';
+import { parseStrictJson } from '../../io/strict-json.js';
 import type { CommandModule } from '../context.js';
 
-// Placeholder until the command is built.
+interface RowHash {
+  line: number;
+  sample_id: unknown;
+  sample_hash: string;
+  stored?: string;
+  matches?: boolean;
+  /** The older recipe the stored hash was made with, when it is not canonical. */
+  recipe?: string;
+}
+
+type FileHash =
+  | { file: string; type: 'infereval.benchmark'; benchmark_hash: string; field_set: string }
+  | { file: string; type: 'eee.instances'; rows: RowHash[] }
+  | { file: string; type: 'error'; error: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+async function hashFile(path: string, cwd: string): Promise<FileHash> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(resolve(cwd, path));
+  } catch (error) {
+    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  const whole = parseStrictJson(bytes);
+  if (whole.ok && isObject(whole.value) && 'items' in whole.value && 'bearers' in whole.value)
+    return {
+      file: path,
+      type: 'infereval.benchmark',
+      benchmark_hash: benchmarkHash(whole.value),
+      field_set: BENCHMARK_FIELD_SET,
+    };
+  // Otherwise: one EEE instance row per line (a single row as a .json works too).
+  const rows: RowHash[] = [];
+  const lines = bytes.toString('utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i].replace(/\r$/, '');
+    if (text.trim() === '') continue;
+    const parsed = parseStrictJson(text);
+    if (!parsed.ok || !isObject(parsed.value) || !isObject(parsed.value.input))
+      return {
+        file: path,
+        type: 'error',
+        error: `line ${i + 1} is neither an infereval benchmark nor an EEE instance row with an input`,
+      };
+    const row = parsed.value;
+    const input = row.input as Record<string, unknown>;
+    const stored = typeof row.sample_hash === 'string' ? row.sample_hash : undefined;
+    const canonical = sampleHash(input, stored ? algorithmOfHash(stored) : 'sha256');
+    const entry: RowHash = { line: i + 1, sample_id: row.sample_id ?? null, sample_hash: canonical };
+    if (stored !== undefined) {
+      entry.stored = stored;
+      entry.matches = stored.toLowerCase() === canonical;
+      if (!entry.matches) {
+        const recipe = matchingSampleHashRecipe(input, stored);
+        if (recipe) entry.recipe = recipe.id;
+      }
+    }
+    rows.push(entry);
+  }
+  if (rows.length === 0)
+    return { file: path, type: 'error', error: 'the file holds no benchmark and no instance row' };
+  return { file: path, type: 'eee.instances', rows };
+}
+
 export const hashCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('hash')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('print canonical hashes: infereval benchmark_hash, EEE sample_hash')
+      .description(
+        'Print the canonical hash of each FILE.\n' +
+          '  infereval benchmark: its benchmark_hash ("sha256:<hex>"), byte-compatible with the reference\n' +
+          `    implementation (field set ${BENCHMARK_FIELD_SET}: defaults filled in, nulls dropped).\n` +
+          '  EEE instance rows (.jsonl): the canonical sample_hash of every row; a stored sample_hash that differs is\n' +
+          '    flagged, naming the older recipe that produced it when one does.\n' +
+          'Exit codes: 0 every stored hash is canonical, 1 some stored hash differs, 2 unreadable or unknown input.',
+      )
+      .argument('<file...>', 'benchmark JSON files or EEE instance JSONL files')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .action((files: string[], options: { format: 'text' | 'json' }) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'hash is not built yet');
+          const results: FileHash[] = [];
+          for (const file of files) results.push(await hashFile(file, io.cwd));
+          const unknown = results.filter((r) => r.type === 'error');
+          const differing = results.some(
+            (r) => r.type === 'eee.instances' && r.rows.some((x) => x.matches === false),
+          );
+          if (options.format === 'json') io.stdout.write(`${JSON.stringify({ files: results }, null, 2)}\n`);
+          else
+            for (const r of results) {
+              if (r.type === 'infereval.benchmark') io.stdout.write(`${r.benchmark_hash}  ${r.file}\n`);
+              else if (r.type === 'eee.instances')
+                for (const row of r.rows) {
+                  const note =
+                    row.matches === undefined
+                      ? ''
+                      : row.matches
+                        ? '  stored: ok'
+                        : `  stored: ${row.stored} differs${row.recipe ? ` (older recipe "${row.recipe}")` : ''}`;
+                  io.stdout.write(
+                    `${row.sample_hash}  ${r.file}:${row.line} ${String(row.sample_id)}${note}\n`,
+                  );
+                }
+              else io.stderr.write(`evalkit hash: ${r.file}: ${r.error}\n`);
+            }
+          if (unknown.length > 0) {
+            if (options.format === 'json') return 2;
+            throw new UsageError('hash.unknown-input', `${unknown.length} file(s) could not be hashed`);
+          }
+          return differing ? 1 : 0;
         }),
       );
   },

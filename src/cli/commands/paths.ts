@@ -1,16 +1,76 @@
-import { UsageError } from '../../errors.js';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Option } from 'commander';
+import { IoError } from '../../errors.js';
+import { classifyPath, discoverJsonFiles, type PathVerdict } from '../../checks/path-policy.js';
+import { parseStrictJson } from '../../io/strict-json.js';
 import type { CommandModule } from '../context.js';
 
-// Placeholder until the command is built.
+/** The verdict for each file, reading deprecated files to name their canonical destination from their content. */
+async function verdicts(root: string): Promise<PathVerdict[]> {
+  const out: PathVerdict[] = [];
+  for (const rel of await discoverJsonFiles(root)) {
+    let verdict = classifyPath(rel);
+    if (verdict.status === 'deprecated') {
+      try {
+        const parsed = parseStrictJson(await readFile(join(root, rel)));
+        if (parsed.ok) verdict = classifyPath(rel, parsed.value);
+      } catch {
+        // Unreadable: keep the destination derived from the path.
+      }
+    }
+    out.push(verdict);
+  }
+  return out;
+}
+
 export const pathsCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('paths')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('check where benchmark output files live (benchmark output v1 path policy)')
+      .description(
+        'List every *.json under ROOT (default: the current folder) with its verdict under the benchmark output v1\n' +
+          'path policy:\n' +
+          '  allowed       outputs/**/*.json, benchmarks/**/results/**/*.json\n' +
+          '  deprecated    results/**/*.json, **/output.json and the generic names results.json, metrics.json,\n' +
+          '                eval.json (shown with the canonical outputs/<benchmark>/<run_id>.json to move them to)\n' +
+          '  unrecognised  anything else\n' +
+          '"**" matches zero or more folders. Skipped: .git, node_modules, virtualenvs, outputs/schemas.\n' +
+          'Exit codes: 0 no deprecated file, 1 some file is deprecated, 2 ROOT unreadable or (with --fail-on-empty)\n' +
+          'no benchmark output file (allowed or deprecated) found.',
+      )
+      .argument('[root]', 'repository root', '.')
+      .option('--fail-on-empty', 'exit 2 when no file lies in an allowed or deprecated location')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .action((root: string, options: { failOnEmpty?: boolean; format: 'text' | 'json' }) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'paths is not built yet');
+          const absolute = resolve(io.cwd, root);
+          const st = await stat(absolute).catch(() => undefined);
+          if (!st?.isDirectory()) throw new IoError('io.read', `${root} is not a readable folder`);
+          const list = await verdicts(absolute);
+          const count = (s: PathVerdict['status']) => list.filter((v) => v.status === s).length;
+          const summary = {
+            allowed: count('allowed'),
+            deprecated: count('deprecated'),
+            unrecognised: count('unrecognised'),
+          };
+          if (options.format === 'json')
+            io.stdout.write(`${JSON.stringify({ root, files: list, summary }, null, 2)}\n`);
+          else {
+            for (const v of list) {
+              const tail = v.status === 'deprecated' ? `  (${v.rule}) -> move to ${v.canonical}` : '';
+              io.stdout.write(`${v.status.padEnd(12)} ${v.path}${tail}\n`);
+            }
+            io.stdout.write(
+              `${list.length} JSON file(s): ${summary.allowed} allowed, ${summary.deprecated} deprecated, ${summary.unrecognised} unrecognised\n`,
+            );
+          }
+          if (options.failOnEmpty && summary.allowed + summary.deprecated === 0) {
+            io.stderr.write('evalkit paths: no benchmark output file found (--fail-on-empty)\n');
+            return 2;
+          }
+          return summary.deprecated > 0 ? 1 : 0;
         }),
       );
   },
