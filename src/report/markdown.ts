@@ -1,0 +1,89 @@
+/** The Markdown construct-validity report (GitHub-flavoured tables; every record string escaped). */
+import { escapeMarkdown as md, truncate } from './escape.js';
+import { fmt, fmtCi, VERDICT_ORDER, type ReportModel } from './model.js';
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const kv = (rows: readonly [string, string][]) =>
+  table(
+    ['', ''],
+    rows.map(([k, v]) => [md(k), md(v)]),
+  );
+
+export function renderMarkdown(model: ReportModel): string {
+  const out: string[] = [];
+  out.push(`# ${md(model.title)}`, '');
+  out.push(`**Verdict: construct validity ${model.verdict.label}.**`, '');
+  for (const r of model.verdict.reasons) out.push(`- ${md(r)}`);
+  out.push('', '## Identity', '', kv(model.identity));
+  out.push('', '## Summary metrics', '', kv(model.summary));
+  out.push('', '## Reliability', '', kv(model.reliability));
+  out.push('', '## Evidence', '', kv(model.evidence));
+  out.push('', '## Agreement by tag', '');
+  out.push(
+    model.tags.length === 0
+      ? 'No tags.'
+      : table(
+          ['Tag', 'n', 'Substantive', `κ vs ${md(model.reference_label)}`, 'CI', 'Note'],
+          model.tags.map((t) => [
+            md(t.tag),
+            String(t.n),
+            String(t.n_substantive),
+            fmt(t.kappa),
+            fmtCi(t.ci),
+            t.under_powered ? 'under-powered' : '',
+          ]),
+        ),
+  );
+  out.push('', '## Model against consensus', '');
+  out.push(
+    table(
+      ['model \\\\ consensus', ...VERDICT_ORDER],
+      VERDICT_ORDER.map((v, i) => [v, ...model.confusion[i].map(String)]),
+    ),
+  );
+  if (model.sweep) {
+    const s = model.sweep;
+    out.push('', `## Parameter sweep: ${md(s.parameter)}`, '');
+    out.push(
+      table(
+        [md(s.parameter), 'κ', 'coverage'],
+        s.points.map((p) => [md(String(p.value)), fmt(p.kappa), fmt(p.coverage)]),
+      ),
+    );
+    out.push('', `κ range: ${fmt(s.kappa_range)}${s.interpretation ? ` (${md(s.interpretation)})` : ''}.`);
+  }
+  if (model.retest) {
+    const r = model.retest;
+    out.push('', '## Test–retest', '');
+    out.push(
+      kv([
+        ['κ between runs', fmt(r.kappa)],
+        ['Agreement', fmt(r.agreement)],
+        ['Flip rate', fmt(r.flip_rate)],
+        ['Interpretation', r.interpretation ?? ''],
+      ]),
+    );
+  }
+  out.push('', '## Negative findings', '');
+  if (model.negative_findings.length === 0) out.push('None.');
+  for (const f of model.negative_findings) out.push(`- ${md(f)}`);
+  out.push('', '## Items', '');
+  out.push(
+    table(
+      ['Item', 'Model', 'Consensus', 'Samples g/b/a', 'First response'],
+      model.items.map((i) => [
+        md(i.id),
+        i.model_verdict,
+        i.consensus,
+        `${i.counts.good}/${i.counts.bad}/${i.counts.abstain}`,
+        md(truncate(i.response, 160)),
+      ]),
+    ),
+  );
+  out.push('');
+  return out.join('\n');
+}
