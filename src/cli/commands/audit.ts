@@ -1,16 +1,30 @@
-import { UsageError } from '../../errors.js';
+import { loadInfereval } from '../../formats/infereval/load.js';
+import { audit } from '../../metrics/infereval/audit.js';
+import { renderAudit } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
+import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
 
-// Placeholder until the command is built.
 export const auditCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('audit')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('find silent failures in an evaluation and recompute coverage and κ_C without them')
+      .description(
+        "Audit an evaluation's samples. A sample is a silent failure when the provider failed (provider_error), or\n" +
+          'when it is an abstain with an empty response or a zero or missing wall time: an "abstention" the model\n' +
+          "never made. Each item's verdict is re-voted without them (with the run's tie-break); items left with no\n" +
+          'genuine sample are instrument failures and are left out, never counted as abstentions. Coverage and\n' +
+          "Cohen's κ_C against the analysts' consensus are shown as recorded and as audited.\n\n" +
+          'Exit codes: 0 no silent failure, 1 silent failures found or the file is invalid, 2 usage or I/O error.',
+      )
+      .argument('<evaluation>', 'the evaluation η')
+      .addOption(formatOption())
+      .action((evaluation: string, flags: { format: ReportFormat }) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'audit is not built yet');
+          const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
+          const report = audit(eta);
+          io.stdout.write(flags.format === 'json' ? json(report) : renderAudit(report, flags.format));
+          return report.n_silent_failures > 0 ? 1 : 0;
         }),
       );
   },

@@ -1,16 +1,31 @@
-import { UsageError } from '../../errors.js';
+import { loadInfereval } from '../../formats/infereval/load.js';
+import { monotonicity } from '../../metrics/infereval/monotonicity.js';
+import { renderMonotonicity } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
+import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
 
-// Placeholder until the command is built.
 export const monotonicityCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('monotonicity')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary("check the model's verdicts along the benchmark's ordinal ladders")
+      .description(
+        'Score every monotonicity ladder of the benchmark (items with monotonicity_step, grouped by ladder, family\n' +
+          "and fixed tier, in tier order) against the evaluation's model verdicts. Only good and bad are ordered\n" +
+          '(bad < good); an abstain is a gap. A strict inversion against the expected direction is a violation; a\n' +
+          'ladder with fewer than two substantive steps is insufficient, not a pass.\n\n' +
+          'Exit codes: 0 no ladder violated, 1 a ladder is violated or a file is invalid, 2 usage or I/O error.',
+      )
+      .argument('<evaluation>', 'the evaluation η')
+      .argument('<benchmark>', 'the benchmark β with the ladders')
+      .addOption(formatOption())
+      .action((evaluation: string, benchmark: string, flags: { format: ReportFormat }) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'monotonicity is not built yet');
+          const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
+          const bench = await loadInfereval(resolvePath(io.cwd, benchmark), 'benchmark');
+          const report = monotonicity(eta, bench);
+          io.stdout.write(flags.format === 'json' ? json(report) : renderMonotonicity(report, flags.format));
+          return report.n_violated > 0 ? 1 : 0;
         }),
       );
   },

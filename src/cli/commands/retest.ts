@@ -1,16 +1,41 @@
-import { UsageError } from '../../errors.js';
+import { loadInfereval } from '../../formats/infereval/load.js';
+import { retest } from '../../metrics/infereval/retest.js';
+import { renderRetest } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
+import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
 
-// Placeholder until the command is built.
+interface RetestFlags {
+  benchmark?: string;
+  format: ReportFormat;
+}
+
 export const retestCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('retest')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('test–retest reliability of two runs of the same benchmark')
+      .description(
+        "Compare two evaluations of the same benchmark made with the same setup: Cohen's κ between the runs' model\n" +
+          'verdicts over the items substantive in both, agreement and flip rates, per-item dispersion deltas and a\n' +
+          'stability verdict (κ ≥ 0.8 stable, ≥ 0.6 moderately stable, else substantively unstable).\n' +
+          'The runs must share benchmark_id, benchmark_hash (when both have one), endorsement_config and\n' +
+          'paraphrase_variant; otherwise the command stops with a retest.mismatch.* error naming the difference.\n\n' +
+          'Exit codes: 0 compared, 1 the runs are not comparable or a file is invalid, 2 usage or I/O error.',
+      )
+      .argument('<evaluation-a>', 'the first run η_A')
+      .argument('<evaluation-b>', 'the second run η_B')
+      .option('-b, --benchmark <file>', 'the benchmark, to annotate flipped items with their factor levels')
+      .addOption(formatOption())
+      .action((a: string, b: string, flags: RetestFlags) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'retest is not built yet');
+          const etaA = await loadInfereval(resolvePath(io.cwd, a), 'evaluation');
+          const etaB = await loadInfereval(resolvePath(io.cwd, b), 'evaluation');
+          const bench = flags.benchmark
+            ? await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark')
+            : undefined;
+          const report = retest(etaA, etaB, bench);
+          io.stdout.write(flags.format === 'json' ? json(report) : renderRetest(report, flags.format));
+          return 0;
         }),
       );
   },

@@ -1,16 +1,61 @@
 import { UsageError } from '../../errors.js';
+import { loadInfereval } from '../../formats/infereval/load.js';
+import { structure } from '../../metrics/infereval/structure.js';
+import { renderStructure } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
+import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
 
-// Placeholder until the command is built.
+interface StructureFlags {
+  benchmark?: string;
+  thinMargin: string;
+  maxThinFraction: string;
+  strict?: boolean;
+  format: ReportFormat;
+}
+
 export const structureCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('structure')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary("structural checks of the model's verdicts: containment, RSR roles, base cases, thin margins")
+      .description(
+        "Check the model's verdicts against the structure of the benchmark:\n" +
+          '  containment            items whose conclusion is among the premises must be endorsed good;\n' +
+          "  RSR role consistency   per rsr_target (X ⊢ A), items tagged irrelevant-addition keep the model's base\n" +
+          '                         verdict, defeater turns a good base case bad, supporter is good;\n' +
+          '  base-case stability    each base case (tagged base-inference, or premises X and conclusions A) gets a\n' +
+          '                         decisive verdict (margin ≥ --thin-margin, no tie-break) that matches the analysts;\n' +
+          '  thin-margin agreement  the share of agreements with the analysts that rest on a thin sample margin\n' +
+          '                         (fails above --max-thin-fraction).\n\n' +
+          'Exit codes: 0 (with --strict: 0 only when no check fails), 1 a check failed under --strict or a file is\n' +
+          'invalid, 2 usage or I/O error.',
+      )
+      .argument('<evaluation>', 'the evaluation η')
+      .option(
+        '-b, --benchmark <file>',
+        'the benchmark β (required: rsr_target, premises and tags come from it)',
+      )
+      .option('--thin-margin <t>', 'plurality margin below which a verdict counts as thin', '0.4')
+      .option('--max-thin-fraction <f>', 'largest share of thin agreements that still passes', '0.25')
+      .option('--strict', 'exit 1 when any check fails')
+      .addOption(formatOption())
+      .action((evaluation: string, flags: StructureFlags) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'structure is not built yet');
+          if (!flags.benchmark)
+            throw new UsageError('usage.needs-benchmark', 'structure needs --benchmark <file>');
+          const thin = Number(flags.thinMargin);
+          const maxThin = Number(flags.maxThinFraction);
+          if (!(thin >= 0 && thin <= 1) || !(maxThin >= 0 && maxThin <= 1)) {
+            throw new UsageError(
+              'usage.bad-option',
+              '--thin-margin and --max-thin-fraction expect numbers in [0, 1]',
+            );
+          }
+          const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
+          const bench = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
+          const report = structure(eta, bench, { thinMarginThreshold: thin, maxThinFraction: maxThin });
+          io.stdout.write(flags.format === 'json' ? json(report) : renderStructure(report, flags.format));
+          return flags.strict && report.n_failed_checks > 0 ? 1 : 0;
         }),
       );
   },

@@ -1,6 +1,10 @@
 // Text and Markdown renderings of the infereval metrics. Undefined values read "undefined (<why>)".
 import type { CiReport, EvaluationMetricsReport, MetricsSection } from './evaluation-metrics.js';
 import type { Verdict } from './model.js';
+import type { RetestReport } from './retest.js';
+import type { AuditReport } from './audit.js';
+import type { MonotonicityReport } from './monotonicity.js';
+import type { StructureReport } from './structure.js';
 
 export type TextFormat = 'text' | 'markdown';
 
@@ -152,4 +156,184 @@ export function renderMetrics(
   for (const cell of report.by_rsr_target ?? [])
     blocks.push(block(cell.title, sectionRows(cell, ciRequested)));
   return blocks.join('\n\n') + '\n';
+}
+
+// ---- retest, audit, monotonicity, structure ------------------------------------------------------------------
+
+function render(format: TextFormat, title: string, rows: Row[], extra: string[] = []): string {
+  const head = format === 'markdown' ? markdownBlock(title, rows) : textBlock(title, rows);
+  const tail = extra.length === 0 ? '' : '\n\n' + extra.join('\n');
+  return head + tail + '\n';
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const bullet = (format: TextFormat, s: string): string => (format === 'markdown' ? `- ${s}` : `  - ${s}`);
+
+export function renderRetest(r: RetestReport, format: TextFormat): string {
+  const rows: Row[] = [
+    {
+      label: 'runs',
+      value: `${r.run_a_id ?? 'A'} vs ${r.run_b_id ?? 'B'} (benchmark ${r.benchmark_id ?? '?'})`,
+    },
+    { label: 'items compared', value: String(r.n_items) },
+    { label: 'agreement rate', value: `${pct(r.agreement_rate)} (${r.n_agreements} items)` },
+    { label: 'flip rate', value: `${pct(r.flip_rate)} (${r.n_disagreements} items)` },
+    {
+      label: 'test-retest κ',
+      value:
+        formatKappa(r.test_retest_kappa, r.undefined_reasons.test_retest_kappa) +
+        ` over ${r.n_substantive_both} items substantive in both`,
+    },
+    { label: 'stability', value: r.stability },
+    {
+      label: 'instrument failures',
+      value: `${r.instrument_failures.run_a.length} item(s) in A, ${r.instrument_failures.run_b.length} in B (counted as abstain)`,
+    },
+  ];
+  if (r.only_in_a.length || r.only_in_b.length) {
+    rows.push({
+      label: 'not in both runs',
+      value: `${r.only_in_a.length} only in A, ${r.only_in_b.length} only in B`,
+    });
+  }
+  const extra = [r.stability_verdict];
+  if (r.flipped_items.length > 0) {
+    extra.push('', 'Flipped items:');
+    for (const f of r.flipped_items.slice(0, 50))
+      extra.push(bullet(format, `${f.item_id}: ${f.verdict_a} → ${f.verdict_b}`));
+    if (r.flipped_items.length > 50) extra.push(bullet(format, `… and ${r.flipped_items.length - 50} more`));
+  }
+  return render(format, 'Test–retest', rows, extra);
+}
+
+export function renderAudit(r: AuditReport, format: TextFormat): string {
+  const rows: Row[] = [
+    { label: 'items / samples', value: `${r.n_items} / ${r.n_samples}` },
+    { label: 'silent failures', value: `${r.n_silent_failures} sample(s) in ${r.n_items_affected} item(s)` },
+    {
+      label: 'instrument failures',
+      value: `${r.instrument_failure_items.length} item(s) with no genuine sample (left out below, not counted as abstention)`,
+    },
+    {
+      label: 'coverage (recorded → audited)',
+      value: `${fixed4(r.original.coverage)} → ${fixed4(r.recomputed.coverage)} (n ${r.original.n} → ${r.recomputed.n})`,
+    },
+    {
+      label: 'κ_C(η, consensus) recorded',
+      value: formatKappa(
+        r.original.cohens_kappa_consensus,
+        r.undefined_reasons['original.cohens_kappa_consensus'],
+      ),
+    },
+    {
+      label: 'κ_C(η, consensus) audited',
+      value: formatKappa(
+        r.recomputed.cohens_kappa_consensus,
+        r.undefined_reasons['recomputed.cohens_kappa_consensus'],
+      ),
+    },
+    { label: 'verdicts changed', value: String(r.verdict_changes.length) },
+  ];
+  const extra: string[] = [];
+  if (r.silent_failures.length > 0) {
+    extra.push('Silent failures:');
+    for (const f of r.silent_failures.slice(0, 50)) {
+      extra.push(bullet(format, `${f.item_id} sample ${f.sample_index}: ${f.reasons.join('; ')}`));
+    }
+    if (r.silent_failures.length > 50)
+      extra.push(bullet(format, `… and ${r.silent_failures.length - 50} more`));
+  }
+  return render(format, 'Audit', rows, extra);
+}
+
+export function renderMonotonicity(r: MonotonicityReport, format: TextFormat): string {
+  if (r.n_ladders === 0) {
+    return (
+      (format === 'markdown' ? '## Monotonicity\n\n' : '') + 'No monotonicity ladders in this benchmark.\n'
+    );
+  }
+  const lines: string[] = [];
+  if (format === 'markdown') {
+    lines.push(
+      '## Monotonicity',
+      '',
+      'Verdicts in ascending tier order (`G` good, `B` bad, `·` abstain gap); bad < good.',
+      '',
+    );
+    lines.push(
+      '| ladder | family | fixed | expected | sequence | gaps | status |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const l of r.ladders) {
+      lines.push(
+        `| ${l.ladder ?? '—'} | ${l.family} | ${l.fixed ?? '—'} | ${l.expected} | \`${l.sequence}\` | ${l.n_gaps} | ${l.status} |`,
+      );
+    }
+  } else {
+    lines.push(
+      'Monotonicity',
+      '============',
+      'Verdicts in ascending tier order (G good, B bad, · abstain gap); bad < good.',
+      '',
+    );
+    for (const l of r.ladders) {
+      lines.push(
+        `${l.ladder ?? '—'} (${l.family}${l.fixed ? `, fixed ${l.fixed}` : ''}, ${l.expected}): ${l.sequence}  ${l.status}${l.n_gaps ? ` (${l.n_gaps} gap${l.n_gaps === 1 ? '' : 's'})` : ''}`,
+      );
+    }
+  }
+  const violated = r.ladders.filter((l) => l.violations.length > 0);
+  if (violated.length > 0) {
+    lines.push('', 'Violations (strict inversions):');
+    for (const l of violated)
+      for (const [a, b] of l.violations)
+        lines.push(bullet(format, `ladder ${l.ladder ?? '—'} (${l.family}): ${a} → ${b}`));
+  }
+  lines.push(
+    '',
+    `${r.n_ladders} ladder(s): ${r.n_monotone} monotone, ${r.n_violated} violated, ${r.n_insufficient} insufficient (fewer than 2 substantive steps).`,
+  );
+  if (r.items_missing_from_evaluation.length > 0) {
+    lines.push(
+      `${r.items_missing_from_evaluation.length} ladder item(s) not in the evaluation were skipped.`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function renderStructure(r: StructureReport, format: TextFormat): string {
+  const c = r.containment;
+  const role = r.rsr_role_consistency;
+  const base = r.base_case_stability;
+  const thin = r.thin_margin_agreement;
+  const rows: Row[] = [
+    {
+      label: 'containment',
+      value: `${c.status}: ${c.n_endorsed} of ${c.n_items} self-containing item(s) endorsed good`,
+    },
+    {
+      label: 'RSR role consistency',
+      value: `${role.status}: ${role.n_consistent} consistent, ${role.n_inconsistent} inconsistent, ${role.n_undetermined} undetermined`,
+    },
+    {
+      label: 'base-case stability',
+      value: `${base.status}: ${base.n_stable} of ${base.n_base_cases} base case(s) stable`,
+    },
+    {
+      label: 'thin-margin agreement',
+      value: `${thin.status}: ${thin.n_thin} of ${thin.n_agreements} agreement(s) rest on a margin < ${thin.threshold} (${pct(thin.fraction_thin)})`,
+    },
+  ];
+  const extra: string[] = [];
+  const details: string[] = [];
+  for (const v of c.violations) details.push(`containment: ${v.item_id} got ${v.verdict}`);
+  for (const f of role.findings.filter((x) => x.outcome !== 'consistent')) {
+    details.push(`${f.role} ${f.item_id} (${f.outcome}): ${f.explanation}`);
+  }
+  for (const f of base.findings.filter((x) => !x.stable))
+    details.push(`base case ${f.item_id}: ${f.problems.join('; ')}`);
+  for (const t of thin.thin_items.slice(0, 20))
+    details.push(`thin agreement ${t.item_id}: margin ${t.margin.toFixed(2)}`);
+  if (details.length > 0) extra.push('Findings:', ...details.map((d) => bullet(format, d)));
+  return render(format, 'Structure', rows, extra);
 }

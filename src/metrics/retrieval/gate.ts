@@ -17,9 +17,14 @@ export interface GateOutcome {
   events: EvaluationResultEvent[];
   /** Thresholds whose metric could not be computed from the observations (no latencies, no deadline, ...). */
   unmeasured: string[];
+  /** Thresholds on metrics observations cannot give (quality metrics need gold rows: `retrieval score`). */
+  notGated: string[];
   failed: EvaluationResultEvent[];
   groups: number;
 }
+
+/** The metrics a gate computes from observations alone. */
+export const GATE_METRICS = ['p50_ms', 'p95_ms', 'p99_ms', 'errors', 'error_rate_per_1k', 'timeout_share'] as const;
 
 export interface GateOptions {
   /** Gate each group of observations sharing this field's value separately (e.g. "tool_id"); default: all. */
@@ -48,6 +53,8 @@ export function gateObservations(
   const prefix = options.requestIdPrefix ?? 'gate';
   const events: EvaluationResultEvent[] = [];
   const unmeasured = new Set<string>();
+  const gated = config.thresholds.filter((t) => (GATE_METRICS as readonly string[]).includes(t.metric));
+  const notGated = config.thresholds.filter((t) => !gated.includes(t)).map((t) => t.metric);
   for (const key of [...groups.keys()].sort()) {
     const group = groups.get(key)!;
     const figures = operationalFigures(group, { softDeadlineMs: config.softDeadlineMs }) as unknown as Record<
@@ -57,7 +64,7 @@ export function gateObservations(
     let ts = group[0].ts;
     for (const o of group) if (o.ts > ts) ts = o.ts;
     const observationIds = group.map((o) => o.request_id);
-    for (const t of config.thresholds) {
+    for (const t of gated) {
       const value = figures[t.metric];
       if (typeof value !== 'number' || !Number.isFinite(value)) {
         unmeasured.add(t.metric);
@@ -78,6 +85,7 @@ export function gateObservations(
   return {
     events,
     unmeasured: [...unmeasured],
+    notGated,
     failed: events.filter((e) => e.pass === false),
     groups: groups.size,
   };

@@ -1,6 +1,6 @@
 /** Descriptive statistics over plain number arrays. Empty input gives NaN (there is no mean of nothing). */
 
-export function sum(xs: ArrayLike<number>): number {
+function sum(xs: ArrayLike<number>): number {
   let total = 0;
   for (let i = 0; i < xs.length; i++) total += xs[i]!;
   return total;
