@@ -157,7 +157,6 @@ describe('examples/bench-output', () => {
       '/metadata/run schema.required',
       '/results/metrics/accuracy schema.type',
       '/results/status schema.enum',
-      '/schema_version schema.const',
     ]);
   });
 
