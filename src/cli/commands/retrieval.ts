@@ -1,16 +1,321 @@
+import { Option } from 'commander';
+import type { Diagnostic } from '../../diagnostics.js';
+import { formatDiagnosticText } from '../../diagnostics.js';
 import { UsageError } from '../../errors.js';
-import type { CommandModule } from '../context.js';
+import { findType } from '../../formats/registry.js';
+import { writeFileAtomic } from '../../io/atomic.js';
+import { meanBootstrap } from '../../metrics/eee/uncertainty.js';
+import { gateObservations, type GateOptions } from '../../metrics/retrieval/gate.js';
+import { operationalFigures, type Observation } from '../../metrics/retrieval/operational.js';
+import { scoreResults, type Located } from '../../metrics/retrieval/score.js';
+import { parseThresholds, type ThresholdConfig } from '../../metrics/retrieval/thresholds.js';
+import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
+import { createAjv } from '../../validate/ajv.js';
+import type { CliIO, CommandModule } from '../context.js';
+import { intOption, json, resolvePath } from './metrics.js';
 
-// Placeholder until the command is built.
+/** Rows that pass the type's 0.1 schema; the others become diagnostics (file:line, pointer, schema keyword). */
+function schemaCheck(
+  typeId: string,
+  rows: Located<unknown>[],
+  file: string,
+  diagnostics: Diagnostic[],
+): Located<unknown>[] {
+  const type = findType(typeId);
+  const version = type?.versions.find((v) => v.version === '0.1');
+  if (!version) return rows;
+  const validate = createAjv(version.dialect).compile(version.schema);
+  return rows.filter(({ value, line }) => {
+    if (validate(value)) return true;
+    const e = validate.errors?.[0];
+    diagnostics.push({
+      file,
+      line,
+      column: 1,
+      pointer: e?.instancePath ?? '',
+      severity: 'error',
+      code: `schema.${e?.keyword ?? 'invalid'}`,
+      message: `not a valid ${typeId} 0.1 row: ${e?.message ?? 'invalid'}`,
+      type: typeId,
+      schema_version: '0.1',
+    });
+    return false;
+  });
+}
+
+function parseKs(text: string): number[] {
+  const ks = text.split(',').map((s) => s.trim());
+  if (ks.length === 0 || ks.some((k) => !/^[1-9]\d*$/.test(k))) {
+    throw new UsageError(
+      'usage.bad-option',
+      `--k expects positive integers separated by commas, got "${text}"`,
+    );
+  }
+  return ks.map(Number);
+}
+
+async function readThresholds(io: CliIO, path: string | undefined): Promise<ThresholdConfig | undefined> {
+  if (!path) return undefined;
+  return parseThresholds(await readJsonDocument(resolvePath(io.cwd, path)), path);
+}
+
+async function readObservations(
+  io: CliIO,
+  path: string,
+  diagnostics: Diagnostic[],
+): Promise<{ observations: Observation[]; other: number }> {
+  const rows = schemaCheck(
+    'retrieval.event',
+    await readJsonlRows(resolvePath(io.cwd, path)),
+    path,
+    diagnostics,
+  );
+  const observations: Observation[] = [];
+  let other = 0;
+  for (const { value } of rows) {
+    if ((value as { type?: string }).type === 'evaluation_observation')
+      observations.push(value as Observation);
+    else other++;
+  }
+  return { observations, other };
+}
+
+const toJsonl = (rows: readonly unknown[]) =>
+  rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+
+function printDiagnostics(io: CliIO, diagnostics: readonly Diagnostic[], limit = 50): void {
+  for (const d of diagnostics.slice(0, limit)) io.stderr.write(`${formatDiagnosticText(d)}\n`);
+  if (diagnostics.length > limit)
+    io.stderr.write(`… and ${diagnostics.length - limit} more (use --format json)\n`);
+}
+
+interface ScoreFlags {
+  gold: string;
+  results: string;
+  k: string;
+  thresholds?: string;
+  events?: string;
+  entityMatch: 'exact' | 'casefold';
+  output?: string;
+  iterations: string;
+  seed: string;
+  format: 'text' | 'json';
+}
+
+interface GateFlags {
+  events: string;
+  thresholds: string;
+  groupBy?: GateOptions['groupBy'];
+  output?: string;
+  format: 'text' | 'json';
+}
+
+const formatOption = () =>
+  new Option('-f, --format <format>', 'summary as text for people or json for machines')
+    .choices(['text', 'json'])
+    .default('text');
+
 export const retrievalCommand: CommandModule = {
-  register(program, _io, run) {
-    program
+  register(program, io, run) {
+    const retrieval = program
       .command('retrieval')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary(
+        'score retrieval results against gold rows, and gate observations on thresholds (Mnemoverse 0.1)',
+      )
+      .description(
+        'Retrieval evaluation (Mnemoverse eval 0.1): `score` fills result rows, `gate` checks observations.',
+      );
+
+    retrieval
+      .command('score')
+      .description(
+        'Score each result row against its gold row (matched by id): p@K, recall@K, nDCG@K, MRR@K for every K,\n' +
+          'cov_entities (share of the gold entities among the retrieved ids), and with --events the per-request\n' +
+          'p50_ms, p95_ms and errors of its observations; then verdicts against --thresholds. Writes rows valid\n' +
+          'against retrieval.result 0.1 (-o) and prints the mean of each metric with a seeded bootstrap CI.\n' +
+          'Unknown ids and duplicate gold ids are errors; gold rows without results, duplicate result ids and\n' +
+          'undefined metrics (no expected ids) are warnings.\n\n' +
+          'Exit codes: 0 scored, 1 data errors (invalid rows, unknown or duplicate ids), 2 usage or I/O error.',
+      )
+      .requiredOption('--gold <file>', 'gold rows (JSONL: id, query, expected_ids, layers, entities?)')
+      .requiredOption('--results <file>', 'result rows (JSONL: id, request_id, metrics, retrieved_ids)')
+      .option('--k <list>', 'cut-offs K, comma-separated', '5,10')
+      .option(
+        '--thresholds <file>',
+        'threshold set (JSON {"thresholds": {metric: number | {threshold, direction}}})',
+      )
+      .option(
+        '--events <file>',
+        'evaluation_observation events (JSONL) joined by request_id for latency/errors',
+      )
+      .addOption(
+        new Option('--entity-match <mode>', 'how gold entities match retrieved ids')
+          .choices(['exact', 'casefold'])
+          .default('exact'),
+      )
+      .option('-o, --output <file>', 'write the scored result rows here (JSONL, atomically)')
+      .option('--iterations <n>', 'bootstrap resamples for the CIs of the means', '1000')
+      .option('--seed <n>', 'bootstrap seed', '0')
+      .addOption(formatOption())
+      .action((flags: ScoreFlags) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'retrieval is not built yet');
+          const ks = parseKs(flags.k);
+          const iterations = intOption(flags.iterations, '--iterations', 1)!;
+          const seed = intOption(flags.seed, '--seed', 0)!;
+          const diagnostics: Diagnostic[] = [];
+          const thresholds = await readThresholds(io, flags.thresholds);
+          const gold = schemaCheck(
+            'retrieval.gold',
+            await readJsonlRows(resolvePath(io.cwd, flags.gold)),
+            flags.gold,
+            diagnostics,
+          );
+          const results = schemaCheck(
+            'retrieval.result',
+            await readJsonlRows(resolvePath(io.cwd, flags.results)),
+            flags.results,
+            diagnostics,
+          );
+          const observations = flags.events
+            ? (await readObservations(io, flags.events, diagnostics)).observations
+            : undefined;
+          const outcome = scoreResults(gold, results, {
+            ks,
+            thresholds: thresholds?.thresholds,
+            entityMatch: flags.entityMatch,
+            observations,
+            goldFile: flags.gold,
+            resultsFile: flags.results,
+          });
+          diagnostics.push(...outcome.diagnostics);
+          if (flags.output) await writeFileAtomic(resolvePath(io.cwd, flags.output), toJsonl(outcome.rows));
+
+          const metrics = outcome.metricNames.map((name) => {
+            const values: number[] = [];
+            for (const row of outcome.rows) {
+              const v = row.metrics?.[name];
+              if (typeof v === 'number' && Number.isFinite(v)) values.push(v);
+            }
+            if (values.length === 0) return { metric: name, n: 0, mean: null, ci: null };
+            const boot = meanBootstrap(values, { iterations, seed });
+            return {
+              metric: name,
+              n: values.length,
+              mean: values.reduce((a, b) => a + b, 0) / values.length,
+              ci: {
+                lower: boot.lower,
+                upper: boot.upper,
+                confidence_level: 0.95,
+                method: 'percentile_bootstrap',
+                iterations,
+                seed,
+              },
+            };
+          });
+          const verdicts = new Map<string, { pass: number; fail: number }>();
+          for (const row of outcome.rows) {
+            for (const v of row.verdicts ?? []) {
+              const c = verdicts.get(v.metric) ?? { pass: 0, fail: 0 };
+              if (v.pass) c.pass++;
+              else c.fail++;
+              verdicts.set(v.metric, c);
+            }
+          }
+          const operational = observations
+            ? operationalFigures(observations, { softDeadlineMs: thresholds?.softDeadlineMs })
+            : undefined;
+          const errors = diagnostics.filter((d) => d.severity === 'error').length;
+          const summary = {
+            rows: outcome.rows.length,
+            scored: outcome.scored,
+            metrics,
+            verdicts: Object.fromEntries(verdicts),
+            ...(operational ? { operational } : {}),
+            errors,
+            warnings: diagnostics.length - errors,
+            diagnostics,
+            ...(flags.output ? { output: flags.output } : {}),
+          };
+          if (flags.format === 'json') io.stdout.write(json(summary));
+          else {
+            printDiagnostics(io, diagnostics);
+            io.stdout.write(`scored ${outcome.scored} of ${outcome.rows.length} result rows\n`);
+            io.stdout.write('metric            n      mean     95% CI (bootstrap)\n');
+            for (const m of metrics) {
+              const ci = m.ci ? `[${m.ci.lower.toFixed(4)}, ${m.ci.upper.toFixed(4)}]` : '';
+              io.stdout.write(
+                `${m.metric.padEnd(16)} ${String(m.n).padStart(6)}  ${m.mean === null ? 'undefined' : m.mean.toFixed(4)}   ${ci}\n`,
+              );
+            }
+            for (const [metric, c] of verdicts)
+              io.stdout.write(`verdict ${metric}: ${c.pass} pass, ${c.fail} fail\n`);
+            if (operational) {
+              io.stdout.write(
+                `observations: ${operational.observations}, p50 ${operational.p50_ms ?? '-'} ms, p95 ${operational.p95_ms ?? '-'} ms, p99 ${operational.p99_ms ?? '-'} ms, errors/1k ${operational.error_rate_per_1k?.toFixed(2) ?? '-'}${operational.timeout_share !== undefined ? `, timeout share ${operational.timeout_share.toFixed(4)}` : ''}\n`,
+              );
+            }
+            io.stdout.write(flags.output ? `wrote ${flags.output}\n` : 'rows not written (use -o FILE)\n');
+          }
+          return errors > 0 ? 1 : 0;
+        }),
+      );
+
+    retrieval
+      .command('gate')
+      .description(
+        'Turn evaluation_observation events into evaluation_result events, one per threshold (per group with\n' +
+          '--group-by): p50_ms, p95_ms, p99_ms (type-7 quantiles), error_rate_per_1k (4xx/5xx, errors and timeouts\n' +
+          'per 1,000 requests, client aborts excluded), timeout_share (latency above soft_deadline_ms), errors.\n' +
+          'Each result carries the value, threshold, pass and the request_ids it was computed from.\n\n' +
+          'Exit codes: 0 every gate passed, 1 a gate failed or a threshold could not be measured, 2 usage or I/O error.',
+      )
+      .requiredOption('--events <file>', 'events (JSONL); evaluation_observation rows are used')
+      .requiredOption(
+        '--thresholds <file>',
+        'threshold set (JSON), e.g. {"thresholds": {"p95_ms": 800}, "soft_deadline_ms": 1500}',
+      )
+      .addOption(
+        new Option('--group-by <field>', 'gate each value of this field separately').choices([
+          'agent_id',
+          'user_id',
+          'layer',
+          'model_id',
+          'tool_id',
+        ]),
+      )
+      .option('-o, --output <file>', 'write the evaluation_result events here (JSONL, atomically)')
+      .addOption(formatOption())
+      .action((flags: GateFlags) =>
+        run(async () => {
+          const diagnostics: Diagnostic[] = [];
+          const config = (await readThresholds(io, flags.thresholds))!;
+          const { observations } = await readObservations(io, flags.events, diagnostics);
+          const outcome = gateObservations(observations, config, { groupBy: flags.groupBy });
+          if (flags.output) await writeFileAtomic(resolvePath(io.cwd, flags.output), toJsonl(outcome.events));
+          const ok =
+            outcome.failed.length === 0 && outcome.unmeasured.length === 0 && observations.length > 0;
+          if (flags.format === 'json') {
+            io.stdout.write(json({ pass: ok, observations: observations.length, ...outcome, diagnostics }));
+          } else {
+            printDiagnostics(io, diagnostics);
+            for (const e of outcome.events) {
+              io.stdout.write(
+                `${e.pass ? 'PASS' : 'FAIL'} ${e.request_id} ${e.metric} = ${Number(e.value.toFixed(6))} (threshold ${e.threshold})\n`,
+              );
+            }
+            for (const m of outcome.unmeasured)
+              io.stdout.write(`UNMEASURED ${m}: no data for it in the observations\n`);
+            if (outcome.notGated.length > 0) {
+              io.stdout.write(
+                `not gated here (need gold rows, see \`retrieval score\`): ${outcome.notGated.join(', ')}\n`,
+              );
+            }
+            if (observations.length === 0) io.stdout.write('no evaluation_observation events found\n');
+            io.stdout.write(
+              `${ok ? 'gate passed' : 'gate failed'}: ${outcome.events.length} results from ${observations.length} observations\n`,
+            );
+          }
+          return ok && !diagnostics.some((d) => d.severity === 'error') ? 0 : 1;
         }),
       );
   },

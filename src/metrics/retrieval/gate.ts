@@ -24,7 +24,14 @@ export interface GateOutcome {
 }
 
 /** The metrics a gate computes from observations alone. */
-export const GATE_METRICS = ['p50_ms', 'p95_ms', 'p99_ms', 'errors', 'error_rate_per_1k', 'timeout_share'] as const;
+export const GATE_METRICS = [
+  'p50_ms',
+  'p95_ms',
+  'p99_ms',
+  'errors',
+  'error_rate_per_1k',
+  'timeout_share',
+] as const;
 
 export interface GateOptions {
   /** Gate each group of observations sharing this field's value separately (e.g. "tool_id"); default: all. */
