@@ -30,6 +30,8 @@ export interface ValidateOptions extends EngineOptions {
   maxDepth?: number;
   /** Worker threads for parsing and validation (default 1: in this thread). Custom `types` need 1. */
   jobs?: number;
+  /** JSONL files larger than this are split into ranges across workers (default 16 MiB). */
+  rangeBytes?: number;
   /** Base for relative paths (default: process.cwd()). */
   cwd?: string;
   /** What "-" reads (default: process.stdin). */
@@ -188,7 +190,13 @@ export async function validatePaths(
         size: sizes.get(p) ?? 0,
       })),
       jobs,
-      { engine, maxDiagnostics: options.maxDiagnostics, maxDepth: options.maxDepth, onBytes: progress },
+      {
+        engine,
+        maxDiagnostics: options.maxDiagnostics,
+        maxDepth: options.maxDepth,
+        rangeBytes: options.rangeBytes,
+        onBytes: progress,
+      },
     );
     for (const r of done) results.set(r.path, r);
     filesDone = done.length;

@@ -34,7 +34,7 @@ export interface ParallelFile {
 }
 
 /** JSONL files above this size are split into ranges. */
-const RANGE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_RANGE_BYTES = 16 * 1024 * 1024;
 
 /** Offsets just after the first newline at or after each cut, so that ranges hold whole lines. */
 async function lineBoundaries(absPath: string, size: number, pieces: number): Promise<number[]> {
@@ -65,10 +65,12 @@ async function lineBoundaries(absPath: string, size: number, pieces: number): Pr
   return cuts;
 }
 
-function workerUrl(): URL {
-  // Running from source (tsx) the sibling is worker.ts; from the build it is worker.js.
-  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  return new URL(`./worker.${ext}`, import.meta.url);
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url));
+  // Running from source: Node 20 does not pass tsx's loader to workers, so the worker registers it first.
+  const source = new URL('./worker.ts', import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(source)}); });`;
+  return new Worker(boot, { eval: true });
 }
 
 /**
@@ -82,6 +84,7 @@ export async function validateInWorkers(
     engine: WorkerTask['engine'];
     maxDiagnostics?: number;
     maxDepth?: number;
+    rangeBytes?: number;
     onBytes?: (n: number) => void;
   },
 ): Promise<FileResult[]> {
@@ -97,8 +100,9 @@ export async function validateInWorkers(
       maxDiagnostics: options.maxDiagnostics,
       maxDepth: options.maxDepth,
     };
-    if (file.jsonl && file.size > RANGE_BYTES) {
-      const pieces = Math.max(jobs * 2, Math.ceil(file.size / RANGE_BYTES));
+    const rangeBytes = options.rangeBytes ?? DEFAULT_RANGE_BYTES;
+    if (file.jsonl && file.size > rangeBytes) {
+      const pieces = Math.max(jobs * 2, Math.ceil(file.size / rangeBytes));
       const cuts = await lineBoundaries(file.absPath, file.size, pieces);
       for (let k = 0; k + 1 < cuts.length; k++) {
         tasks.push({ ...base, id: tasks.length, range: { start: cuts[k], end: cuts[k + 1] } });
@@ -117,7 +121,7 @@ export async function validateInWorkers(
   const count = Math.min(jobs, tasks.length);
   await Promise.all(
     Array.from({ length: count }, () => {
-      const worker = new Worker(workerUrl());
+      const worker = startWorker();
       workers.push(worker);
       return new Promise<void>((resolveWorker, rejectWorker) => {
         const feed = (): void => {

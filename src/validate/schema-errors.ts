@@ -143,7 +143,7 @@ function typeName(v: unknown): string {
 export function explainSchemaErrors(errors: ErrorObject[], version?: FormatVersion): SchemaIssue[] {
   const { kept, notes } = pruneAlternatives(errors);
   const issues: SchemaIssue[] = [];
-  const missing = new Map<string, { fields: string[]; note?: string; explained?: string }>();
+  const missing = new Map<string, { fields: string[]; note?: string; explained?: string; pointer: string }>();
   const extra = new Map<string, { fields: string[]; note?: string; explained?: string }>();
   const order: { kind: 'missing' | 'extra' | 'issue'; key: string; issue?: SchemaIssue }[] = [];
 
@@ -164,13 +164,14 @@ export function explainSchemaErrors(errors: ErrorObject[], version?: FormatVersi
     });
     if (e.keyword === 'required') {
       const field = String((e.params as { missingProperty: string }).missingProperty);
-      const group = missing.get(e.instancePath);
+      // Fields missing from one object are one message; an explained error keeps its own message.
+      const key = explained === undefined ? e.instancePath : `${e.instancePath}\u0000${explained}`;
+      const group = missing.get(key);
       if (group) {
         if (!group.fields.includes(field)) group.fields.push(field);
-        group.explained ??= explained;
       } else {
-        missing.set(e.instancePath, { fields: [field], note, explained });
-        order.push({ kind: 'missing', key: e.instancePath });
+        missing.set(key, { fields: [field], note, explained, pointer: e.instancePath });
+        order.push({ kind: 'missing', key });
       }
       continue;
     }
@@ -204,7 +205,7 @@ export function explainSchemaErrors(errors: ErrorObject[], version?: FormatVersi
       const names = g.fields.map((f) => `"${f}"`).join(', ');
       const base = g.explained ?? `missing required field${g.fields.length > 1 ? 's' : ''} ${names}`;
       issue = {
-        pointer: o.key,
+        pointer: g.pointer,
         code: 'schema.required',
         message: g.note ? `${base} (${g.note})` : base,
         severity: 'error',

@@ -41,3 +41,12 @@ export function compiledValidator(version: FormatVersion): ValidateFunction {
   }
   return fn;
 }
+
+/** Every schema file that schemas/ must hold: relative path → exact content. */
+export function expectedSchemaFiles(types: readonly DocumentType[]): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const type of types) {
+    for (const version of type.versions) files.set(schemaFileName(type, version), renderSchema(version));
+  }
+  return files;
+}

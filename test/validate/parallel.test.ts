@@ -1,0 +1,34 @@
+// Workers over byte ranges must give exactly the diagnostics of one thread, with file line numbers.
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { validatePaths } from '../../src/validate/index.js';
+import { instanceRow, jsonl, makeTree } from './fixtures.js';
+
+let root = '';
+before(async () => {
+  root = await makeTree({});
+  const rows: unknown[] = [];
+  for (let i = 0; i < 600; i++) {
+    if (i % 97 === 5) rows.push(instanceRow(i, { evaluation: { score: 'x', is_correct: true } }));
+    else if (i % 131 === 7) rows.push('{"broken": ');
+    else if (i % 50 === 0) rows.push('');
+    else rows.push(instanceRow(i));
+  }
+  await writeFile(join(root, 'big.jsonl'), jsonl(rows));
+  await writeFile(join(root, 'one.json'), JSON.stringify(instanceRow(1), null, 2));
+});
+after(() => rm(root, { recursive: true, force: true }));
+
+describe('validatePaths with jobs', () => {
+  it('jobs 2 over small ranges equals jobs 1', async () => {
+    const opts = { cwd: root, schemaOnly: true };
+    const one = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 1 });
+    const two = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 2, rangeBytes: 8 * 1024 });
+    assert.ok(one.summary.invalid >= 10, JSON.stringify(one.summary));
+    assert.deepEqual(two, one);
+    const lines = one.files[0].diagnostics.map((d) => d.line);
+    assert.ok(lines.includes(6) && lines.includes(8), `lines ${lines.join(',')}`);
+  });
+});
