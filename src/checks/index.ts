@@ -4,8 +4,8 @@ import { checkBenchmarkHashes } from './benchmark-hash.js';
 import { checkEeeTree } from './eee-tree.js';
 
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
-export { checkEeeTree, recordFingerprint, looksLikeEeeAggregate, looksLikeEeeRow } from './eee-tree.js';
-export { checkBenchOutputPaths, looksLikeBenchOutput, looksLegacyBenchOutput } from './bench-paths.js';
+export { checkEeeTree, recordFingerprint } from './eee-tree.js';
+export { checkBenchOutputPaths, looksLegacyBenchOutput } from './bench-paths.js';
 export { checkBenchmarkHashes, loadBenchmarkHash, looksLikeInferevalEvaluation } from './benchmark-hash.js';
 export * from './path-policy.js';
 export * from './names.js';

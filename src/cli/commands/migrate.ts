@@ -1,16 +1,83 @@
-import { UsageError } from '../../errors.js';
+import { Option } from 'commander';
+import { migratePaths, type FileReport } from '../../migrate/index.js';
 import type { CommandModule } from '../context.js';
 
-// Placeholder until the command is built.
+interface MigrateFlags {
+  to?: string;
+  output?: string;
+  inPlace?: boolean;
+  dryRun?: boolean;
+  layout?: boolean;
+  verbose?: boolean;
+  format: 'text' | 'json';
+}
+
+function describe(f: FileReport, verbose: boolean): string[] {
+  const versions = f.from && f.to ? ` ${f.from} → ${f.to}` : '';
+  const where = f.output ? ` → ${f.output}` : '';
+  const lines = [`${f.status.padEnd(8)} ${f.input} (${f.kind}${versions})${where}`];
+  for (const p of f.problems) lines.push(`  problem: ${p}`);
+  const shown = verbose ? f.notes : f.notes.filter((n) => n.kind !== 'converted');
+  for (const n of shown)
+    lines.push(`  ${n.kind.padEnd(9)} ${n.line ? `line ${n.line} ` : ''}${n.pointer}: ${n.detail}`);
+  const hidden = f.notes.length - shown.length;
+  if (hidden > 0) lines.push(`  (${hidden} value(s) converted in form only; --verbose lists them)`);
+  return lines;
+}
+
 export const migrateCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('migrate')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('bring EEE records to 0.3.0 and legacy benchmark outputs to v1')
+      .description(
+        'Migrate each PATH (files or folders):\n' +
+          '  EEE aggregate records and instance rows 0.2.0 / 0.2.1 / 0.2.2 → 0.3.0 (an aggregate takes its samples file\n' +
+          '    along: the companion reference, checksum and total_rows are rewritten);\n' +
+          '  legacy benchmark outputs ({config, results}, {metrics, metadata}, {scores, details}) → benchmark output v1.\n' +
+          'Scores are never changed. Every inferred value is reported (and, in EEE records, listed in\n' +
+          'source_metadata.additional_details.evalkit_migration); a value with no place in v1 is reported as unmapped\n' +
+          'and kept under results.details.legacy. Files already current are left as they are, so a re-run gives the\n' +
+          'same bytes. Writes are atomic (temporary file + rename).\n' +
+          'Exit codes: 0 every input migrated or already current, 1 some input could not be migrated, 2 usage or I/O error.',
+      )
+      .argument('<path...>', 'files or folders to migrate')
+      .option(
+        '--to <version>',
+        'target version: 0.3.0 (EEE) or v1 (benchmark output); default the current one',
+      )
+      .option('-o, --output <dir>', 'write the migrated files under DIR (paths kept relative to each PATH)')
+      .option('--in-place', 'replace the input files (atomically)')
+      .option('--dry-run', 'report what would change, write nothing')
+      .option(
+        '--layout',
+        'also move files to the canonical layout: data/<collection>/<developer>/<model>/<uuid4>.json (+ _samples.jsonl), outputs/<benchmark>/<run_id>.json',
+      )
+      .option('-v, --verbose', 'list every converted value, not only inferred, moved and unmapped ones')
+      .addOption(
+        new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
+      )
+      .action((paths: string[], flags: MigrateFlags) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'migrate is not built yet');
+          const result = await migratePaths(paths, {
+            to: flags.to,
+            outDir: flags.output,
+            inPlace: flags.inPlace,
+            dryRun: flags.dryRun,
+            layout: flags.layout,
+            cwd: io.cwd,
+          });
+          if (flags.format === 'json')
+            io.stdout.write(`${JSON.stringify({ dry_run: flags.dryRun === true, ...result }, null, 2)}\n`);
+          else {
+            for (const f of result.files)
+              io.stdout.write(`${describe(f, flags.verbose === true).join('\n')}\n`);
+            const s = result.summary;
+            io.stdout.write(
+              `${flags.dryRun ? '(dry run) ' : ''}${result.files.length} file(s): ${s.migrated} migrated, ${s.current} already current, ${s.failed} failed, ${s.skipped} skipped\n`,
+            );
+          }
+          return result.summary.failed > 0 ? 1 : 0;
         }),
       );
   },

@@ -16,6 +16,8 @@ export interface MigrationNote {
   pointer: string;
   kind: NoteKind;
   detail: string;
+  /** For a row of a JSONL file: its line. */
+  line?: number;
 }
 
 export interface MigrationOutcome<T = Record<string, unknown>> {

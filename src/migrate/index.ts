@@ -1,0 +1,502 @@
+/**
+ * `evalkit migrate` without the CLI: finds the files, migrates each (EEE aggregates with their samples files,
+ * EEE instance files, legacy benchmark outputs), optionally moves them into their canonical layout, and writes
+ * every output atomically. Returns one report per file; never writes outside the output folder (or, in place,
+ * outside the input's own tree).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { IoError, UsageError } from '../errors.js';
+import { canonicalLocation } from '../checks/path-policy.js';
+import { datastoreLocation, nonPortableReason, uuidOfName } from '../checks/names.js';
+import { looksLikeEeeAggregate, looksLikeEeeInstance } from '../formats/eee/index.js';
+import {
+  EEE_CURRENT_VERSION,
+  SAMPLES_FILE_PATH,
+  migrateEeeAggregate,
+  migrateEeeInstanceRow,
+  type MigrationNote,
+} from '../formats/eee/migrate.js';
+import { looksLegacy, migrateLegacyBenchOutput } from '../formats/bench-output/migrate.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { parseStrictJson } from '../io/strict-json.js';
+
+export const MIGRATION_TARGETS: Record<string, string> = {
+  'eee.aggregate': '0.3.0',
+  'eee.instance': '0.3.0',
+  'bench.output': 'v1',
+};
+
+export interface MigrateOptions {
+  /** Target version: "0.3.0" (EEE) or "v1" (benchmark output); default the current one of each family. */
+  to?: string;
+  /** Write the migrated files under this folder (keeping their paths relative to the inputs). */
+  outDir?: string;
+  /** Replace the input files. */
+  inPlace?: boolean;
+  /** Only report what would be done. */
+  dryRun?: boolean;
+  /** Move files to the canonical layout: data/<collection>/<developer>/<model>/<uuid4>.json, outputs/<benchmark>/<run_id>.json. */
+  layout?: boolean;
+  cwd?: string;
+}
+
+export type FileKind = 'eee.aggregate' | 'eee.instances' | 'bench.output' | 'unknown';
+export type FileStatus = 'migrated' | 'current' | 'failed' | 'skipped';
+
+export interface FileReport {
+  /** The input as the user would name it (relative to cwd when below it). */
+  input: string;
+  /** Where the result was (or, with dryRun, would be) written; absent when nothing is written. */
+  output?: string;
+  kind: FileKind;
+  from?: string;
+  to?: string;
+  status: FileStatus;
+  /** Everything changed, inferred, moved or kept aside as unmapped. */
+  notes: MigrationNote[];
+  /** Why the file could not be migrated (status "failed"). */
+  problems: string[];
+}
+
+export interface MigrateResult {
+  files: FileReport[];
+  summary: Record<FileStatus, number>;
+}
+
+type Json = Record<string, any>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+interface Input {
+  abs: string;
+  /** Path relative to the input argument it was found under (a file argument: its name). */
+  rel: string;
+  /** Folder the relative path is relative to. */
+  base: string;
+  explicit: boolean;
+}
+
+const SKIP = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__']);
+
+async function collect(paths: string[], cwd: string): Promise<Input[]> {
+  const inputs: Input[] = [];
+  for (const p of paths) {
+    const abs = resolve(cwd, p);
+    const st = await stat(abs).catch(() => undefined);
+    if (!st) throw new IoError('io.read', `cannot read ${p}: no such file or folder`);
+    if (st.isFile()) {
+      inputs.push({ abs, rel: basename(abs), base: dirname(abs), explicit: true });
+      continue;
+    }
+    const walk = async (dir: string): Promise<void> => {
+      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const child = join(dir, e.name);
+        if (e.isDirectory() && !SKIP.has(e.name)) await walk(child);
+        else if (e.isFile() && /\.(json|jsonl)$/.test(e.name))
+          inputs.push({ abs: child, rel: relative(abs, child), base: abs, explicit: false });
+      }
+    };
+    await walk(abs);
+  }
+  const seen = new Set<string>();
+  return inputs.filter((i) => (seen.has(i.abs) ? false : (seen.add(i.abs), true)));
+}
+
+/** A deterministic UUID4 from bytes (so a re-run names the file the same). */
+export function contentUuid4(bytes: Uint8Array): string {
+  const h = createHash('sha256').update(bytes).digest();
+  h[6] = (h[6] & 0x0f) | 0x40;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+/** A datastore path part from free text: portable, never empty. */
+function part(text: unknown): string {
+  const s = String(text ?? '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[.-]+|[.-]+$/g, '');
+  return s === '' || nonPortableReason(s) ? 'unknown' : s;
+}
+
+/** data/<collection>/<developer>/<model>: kept from the current place when it already has that shape. */
+function datastoreFolder(abs: string, doc: Json): string {
+  const loc = datastoreLocation(abs);
+  if (loc && loc.parts.length === 4 && loc.parts.slice(0, 3).every((p) => !nonPortableReason(p)))
+    return ['data', ...loc.parts.slice(0, 3)].join('/');
+  const id = typeof doc.model_info?.id === 'string' ? doc.model_info.id : '';
+  const collection =
+    (typeof doc.evaluation_id === 'string' && doc.evaluation_id.includes('/')
+      ? doc.evaluation_id.split('/')[0]
+      : '') || doc.source_metadata?.source_name;
+  const developer = doc.model_info?.developer ?? (id.includes('/') ? id.split('/')[0] : undefined);
+  const model = id.includes('/') ? id.split('/').slice(1).join('-') : id || doc.model_info?.name;
+  return ['data', part(collection), part(developer), part(model)].join('/');
+}
+
+/** Where one output goes (absolute) and the folder it must stay inside. */
+interface Target {
+  dest: string;
+  root: string;
+}
+
+interface Planned {
+  report: FileReport;
+  /** Bytes to write, and where; removeAfter: the old file when it moves in place. */
+  writes: { dest: string; root: string; bytes: string | Buffer; removeAfter?: string }[];
+}
+
+function displayPath(abs: string, cwd: string): string {
+  const rel = relative(cwd, abs);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+}
+
+function inside(path: string, root: string): boolean {
+  const r = resolve(root);
+  const p = resolve(path);
+  return p === r || p.startsWith(r.endsWith(sep) ? r : r + sep);
+}
+
+export async function migratePaths(paths: string[], options: MigrateOptions = {}): Promise<MigrateResult> {
+  const cwd = options.cwd ?? process.cwd();
+  if (paths.length === 0) throw new UsageError('usage.no-paths', 'no files given to migrate');
+  const modes = [options.outDir !== undefined, options.inPlace === true].filter(Boolean).length;
+  if (modes > 1) throw new UsageError('usage.migrate-mode', 'choose one of -o DIR and --in-place');
+  if (modes === 0 && !options.dryRun)
+    throw new UsageError(
+      'usage.migrate-mode',
+      'say where to write: -o DIR, --in-place, or --dry-run to only report',
+    );
+  if (options.to !== undefined && !Object.values(MIGRATION_TARGETS).includes(options.to))
+    throw new UsageError(
+      'usage.migrate-to',
+      `--to ${options.to}: evalkit migrates to EEE 0.3.0 or benchmark output v1`,
+    );
+  const outDir = options.outDir !== undefined ? resolve(cwd, options.outDir) : undefined;
+  const inputs = await collect(paths, cwd);
+  const byAbs = new Map(inputs.map((i) => [i.abs, i]));
+  const claimed = new Set<string>();
+  const planned: Planned[] = [];
+
+  /** Where an output goes: under outDir at its relative path, or (in place) under the input's base. */
+  const destination = (input: Input, outRel: string): Target => {
+    const root = outDir ?? (options.layout ? (datastoreLocation(input.abs)?.root ?? input.base) : input.base);
+    return { dest: join(root, outRel), root };
+  };
+
+  // Aggregates first: they carry their samples files with them.
+  const parsed = new Map<string, { bytes: Buffer; value?: unknown; error?: string }>();
+  const read = async (abs: string) => {
+    let entry = parsed.get(abs);
+    if (entry) return entry;
+    const bytes = await readFile(abs).catch((e: Error) => {
+      throw new IoError('io.read', `cannot read ${displayPath(abs, cwd)}: ${e.message}`);
+    });
+    const p = abs.endsWith('.jsonl') ? undefined : parseStrictJson(bytes);
+    const issue = p?.issues[0];
+    entry = p
+      ? p.ok && p.issues.length === 0
+        ? { bytes, value: p.value }
+        : {
+            bytes,
+            error: `not strict JSON (${issue?.line}:${issue?.column} ${issue?.code}: ${issue?.message})`,
+          }
+      : { bytes };
+    parsed.set(abs, entry);
+    return entry;
+  };
+
+  for (const input of inputs) {
+    if (!input.abs.endsWith('.json')) continue;
+    const entry = await read(input.abs);
+    if (!isObject(entry.value) || !looksLikeEeeAggregate(entry.value)) continue;
+    claimed.add(input.abs);
+    planned.push(await planAggregate(input, entry.bytes, entry.value));
+  }
+  for (const input of inputs) {
+    if (claimed.has(input.abs)) continue;
+    const entry = await read(input.abs);
+    const report: FileReport = {
+      input: displayPath(input.abs, cwd),
+      kind: 'unknown',
+      status: 'skipped',
+      notes: [],
+      problems: [],
+    };
+    if (entry.error) {
+      report.status = input.explicit ? 'failed' : 'skipped';
+      report.problems.push(entry.error);
+      planned.push({ report, writes: [] });
+      continue;
+    }
+    if (input.abs.endsWith('.jsonl')) {
+      const rows = migrateRows(entry.bytes);
+      if (rows.eee) {
+        const outRel = input.rel;
+        const dest = destination(input, outRel);
+        report.kind = 'eee.instances';
+        Object.assign(report, {
+          from: rows.from,
+          to: EEE_CURRENT_VERSION,
+          notes: rows.notes,
+          problems: rows.problems,
+        });
+        report.status = rows.problems.length > 0 ? 'failed' : rows.changed ? 'migrated' : 'current';
+        planned.push({ report, writes: writesFor(report, dest, rows.bytes, input.abs, rows.changed) });
+        continue;
+      }
+    } else if (isObject(entry.value) && (looksLegacy(entry.value) || entry.value.schema_version === 'v1')) {
+      planned.push(await planBench(input, entry.bytes, entry.value, report));
+      continue;
+    }
+    report.problems.push('not an EEE record, EEE instance file or (legacy) benchmark output');
+    if (input.explicit) report.status = 'failed';
+    planned.push({ report, writes: [] });
+  }
+
+  async function planAggregate(input: Input, bytes: Buffer, doc: Json): Promise<Planned> {
+    const outcome = migrateEeeAggregate(doc);
+    const report: FileReport = {
+      input: displayPath(input.abs, cwd),
+      kind: 'eee.aggregate',
+      from: outcome.from,
+      to: outcome.to,
+      status: 'current',
+      notes: [...outcome.notes],
+      problems: [...outcome.problems],
+    };
+    const value: Json = outcome.value;
+    let changed = outcome.changed;
+    const writes: Planned['writes'] = [];
+    // The samples file: what detailed_evaluation_results names (never outside the tree), or the sibling.
+    const loc = datastoreLocation(input.abs);
+    const der = isObject(value.detailed_evaluation_results) ? value.detailed_evaluation_results : undefined;
+    const uuid = uuidOfName(basename(input.abs));
+    let samplesAbs: string | undefined;
+    const fp = der?.file_path;
+    if (typeof fp === 'string' && !isAbsolute(fp) && !fp.split(/[\\/]/).includes('..')) {
+      const candidate = loc ? join(loc.root, fp) : join(dirname(input.abs), basename(fp));
+      if (existsSync(candidate) && (await lstat(candidate)).isFile()) samplesAbs = candidate;
+    }
+    if (!samplesAbs && uuid) {
+      const sibling = join(dirname(input.abs), `${uuid}_samples.jsonl`);
+      if (existsSync(sibling)) samplesAbs = sibling;
+    }
+    const newUuid = uuid && uuid === uuid.toLowerCase() ? uuid : contentUuid4(bytes);
+    const folder = options.layout ? datastoreFolder(input.abs, value) : undefined;
+    const outRel = folder ? `${folder}/${newUuid}.json` : input.rel;
+    const dest = destination(input, outRel);
+    if (samplesAbs) {
+      claimed.add(samplesAbs);
+      const samplesBytes = await readFile(samplesAbs);
+      const rows = migrateRows(samplesBytes);
+      const samplesInput = byAbs.get(samplesAbs);
+      const samplesRel = folder
+        ? `${folder}/${newUuid}_samples.jsonl`
+        : samplesInput
+          ? samplesInput.rel
+          : relative(input.base, samplesAbs);
+      const samplesDest = folder
+        ? destination(input, samplesRel)
+        : samplesInput
+          ? destination(samplesInput, samplesRel)
+          : destination(input, samplesRel);
+      const samplesReport: FileReport = {
+        input: displayPath(samplesAbs, cwd),
+        kind: 'eee.instances',
+        from: rows.from,
+        to: EEE_CURRENT_VERSION,
+        status: rows.problems.length > 0 ? 'failed' : rows.changed ? 'migrated' : 'current',
+        notes: rows.notes,
+        problems: rows.problems,
+      };
+      if (!folder && !samplesInput && samplesRel.startsWith('..'))
+        samplesReport.problems.push(
+          'the samples file lies outside the folder being migrated: migrate the datastore folder, or use --layout',
+        );
+      if (samplesReport.problems.length > 0) {
+        samplesReport.status = 'failed';
+        report.problems.push(`its samples file ${samplesReport.input} could not be migrated`);
+      }
+      const samplesWrites = writesFor(samplesReport, samplesDest, rows.bytes, samplesAbs, rows.changed);
+      planned.push({ report: samplesReport, writes: samplesWrites });
+      // Companion reference, checksum and row count follow the samples file.
+      const target = isObject(value.detailed_evaluation_results) ? value.detailed_evaluation_results : {};
+      const wantedPath = folder
+        ? samplesRel
+        : typeof target.file_path === 'string'
+          ? target.file_path
+          : samplesRel;
+      const algorithm = target.hash_algorithm === 'md5' ? 'md5' : 'sha256';
+      const checksum = createHash(algorithm).update(rows.bytes).digest('hex');
+      const update: Json = {
+        format: 'jsonl',
+        file_path: wantedPath,
+        hash_algorithm: algorithm,
+        checksum,
+        total_rows: rows.count,
+      };
+      for (const [k, v] of Object.entries(update)) {
+        if (target[k] === v) continue;
+        report.notes.push({
+          pointer: `/detailed_evaluation_results/${k}`,
+          kind: target[k] === undefined ? 'inferred' : 'converted',
+          detail: `set to ${JSON.stringify(v)}`,
+        });
+        target[k] = v;
+        changed = true;
+      }
+      value.detailed_evaluation_results = target;
+    }
+    if (folder && der && !samplesAbs)
+      report.problems.push(
+        `detailed_evaluation_results names ${JSON.stringify(fp ?? null)}, which does not exist: cannot move it`,
+      );
+    if (folder || samplesAbs)
+      report.problems = report.problems.filter(
+        (p) =>
+          !p.startsWith('detailed_evaluation_results.file_path') ||
+          !SAMPLES_FILE_PATH.test(String(value.detailed_evaluation_results?.file_path)),
+      );
+    if (changed && !outcome.changed) {
+      report.to = EEE_CURRENT_VERSION;
+    }
+    report.status = report.problems.length > 0 ? 'failed' : changed ? 'migrated' : 'current';
+    const text = changed ? `${JSON.stringify(value, null, 2)}\n` : bytes;
+    writes.push(...writesFor(report, dest, text, input.abs, changed));
+    return { report, writes };
+  }
+
+  async function planBench(input: Input, bytes: Buffer, doc: Json, report: FileReport): Promise<Planned> {
+    const folder = basename(dirname(input.abs));
+    const mtime = (await stat(input.abs)).mtime.toISOString();
+    const outcome = migrateLegacyBenchOutput(doc, {
+      benchmarkHint: ['results', 'outputs', '.', ''].includes(folder) ? undefined : folder,
+      startedAtHint: mtime,
+    });
+    Object.assign(report, {
+      kind: 'bench.output',
+      from: typeof doc.schema_version === 'string' ? doc.schema_version : 'legacy',
+      to: 'v1',
+      notes: outcome.notes,
+      problems: outcome.problems,
+      status: outcome.problems.length > 0 ? 'failed' : outcome.changed ? 'migrated' : 'current',
+    });
+    const outRel = options.layout ? canonicalLocation(input.rel, outcome.value) : input.rel;
+    const root = outDir ?? (options.layout ? (findRepoRoot(input.abs) ?? input.base) : input.base);
+    const dest: Target = { dest: join(root, outRel), root };
+    const text = outcome.changed ? `${JSON.stringify(outcome.value, null, 2)}\n` : bytes;
+    return {
+      report,
+      writes: writesFor(report, dest, text, input.abs, outcome.changed || options.layout === true),
+    };
+  }
+
+  /** The writes for one file: with -o every file is written; in place only changed or moved files. */
+  function writesFor(
+    report: FileReport,
+    target: Target,
+    bytes: string | Buffer,
+    source: string,
+    changed: boolean,
+  ): Planned['writes'] {
+    if (report.status === 'failed') return [];
+    const moved = resolve(target.dest) !== resolve(source);
+    if (!outDir && !changed && !moved) return [];
+    report.output = displayPath(target.dest, cwd);
+    return [{ ...target, bytes, removeAfter: !outDir && moved ? source : undefined }];
+  }
+
+  // Safety: nothing outside the output folder (or, in place, outside each input's tree).
+  for (const p of planned)
+    for (const w of p.writes) {
+      if (!inside(w.dest, w.root))
+        throw new IoError('io.write', `refusing to write ${w.dest}: it lies outside ${w.root}`);
+    }
+  if (!options.dryRun)
+    for (const p of planned)
+      for (const w of p.writes) {
+        await writeFileAtomic(w.dest, w.bytes);
+        if (w.removeAfter && resolve(w.removeAfter) !== resolve(w.dest))
+          await rm(w.removeAfter, { force: true });
+      }
+  const files = planned.map((p) => p.report);
+  const summary: Record<FileStatus, number> = { migrated: 0, current: 0, failed: 0, skipped: 0 };
+  for (const f of files) summary[f.status]++;
+  return { files, summary };
+}
+
+/** The nearest folder above `path` holding .git, else undefined. */
+function findRepoRoot(path: string): string | undefined {
+  let dir = dirname(path);
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+interface RowsOutcome {
+  eee: boolean;
+  bytes: Buffer;
+  changed: boolean;
+  count: number;
+  from: string;
+  notes: MigrationNote[];
+  problems: string[];
+}
+
+/** Migrates every row of an instance file; unchanged rows keep their exact bytes. */
+function migrateRows(bytes: Buffer): RowsOutcome {
+  const lines = bytes.toString('utf8').split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const out: string[] = [];
+  const notes: MigrationNote[] = [];
+  const problems: string[] = [];
+  const froms = new Set<string>();
+  let changed = false;
+  let eee = false;
+  let count = 0;
+  lines.forEach((raw, i) => {
+    const text = raw.replace(/\r$/, '');
+    if (text.trim() === '') {
+      changed = true; // blank lines are dropped so that total_rows counts every line
+      return;
+    }
+    count++;
+    const parsed = parseStrictJson(text);
+    if (!parsed.ok || parsed.issues.length > 0 || !isObject(parsed.value)) {
+      const issue = parsed.issues[0];
+      problems.push(
+        `line ${i + 1}: not strict JSON (${issue?.code ?? 'json'}: ${issue?.message ?? 'not an object'})`,
+      );
+      out.push(text);
+      return;
+    }
+    if (looksLikeEeeInstance(parsed.value)) eee = true;
+    const outcome = migrateEeeInstanceRow(parsed.value);
+    froms.add(outcome.from);
+    for (const p of outcome.problems) problems.push(`line ${i + 1}: ${p}`);
+    for (const n of outcome.notes) notes.push({ ...n, line: i + 1 });
+    if (outcome.changed) {
+      changed = true;
+      out.push(JSON.stringify(outcome.value));
+    } else out.push(text);
+    if (raw !== text) changed = true;
+  });
+  const newBytes = Buffer.from(out.length > 0 ? `${out.join('\n')}\n` : '', 'utf8');
+  if (!changed && !newBytes.equals(bytes)) changed = true;
+  return {
+    eee,
+    bytes: changed ? newBytes : bytes,
+    changed,
+    count,
+    from: [...froms].sort().join(', ') || 'unknown',
+    notes,
+    problems,
+  };
+}
