@@ -1,16 +1,139 @@
-import { UsageError } from '../../errors.js';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { formatDiagnosticText } from '../../diagnostics.js';
+import { IoError, UsageError } from '../../errors.js';
+import { writeFileAtomic } from '../../io/atomic.js';
+import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
+import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import type { CommandModule } from '../context.js';
+import { intOption, json, resolvePath } from './metrics.js';
+import { Option } from 'commander';
 
-// Placeholder until the command is built.
+interface StatsFlags {
+  samples?: string;
+  output?: string;
+  inPlace?: boolean;
+  iterations: string;
+  seed: string;
+  confidence: string;
+  format: 'text' | 'json';
+}
+
+/**
+ * The samples file of an aggregate: --samples, else `detailed_evaluation_results.file_path` looked up beside the
+ * aggregate (by file name), under the datastore root (the folder holding `data/`), and from the working directory.
+ */
+function findSamples(aggregatePath: string, record: unknown, cwd: string): string {
+  const der = (record as { detailed_evaluation_results?: { file_path?: unknown } })
+    ?.detailed_evaluation_results;
+  const filePath = typeof der?.file_path === 'string' ? der.file_path : undefined;
+  const candidates: string[] = [];
+  if (filePath) {
+    candidates.push(join(dirname(aggregatePath), basename(filePath)));
+    const parts = resolve(aggregatePath).split(sep);
+    const dataAt = parts.lastIndexOf('data');
+    if (dataAt > 0) candidates.push(join(parts.slice(0, dataAt).join(sep) || sep, filePath));
+    candidates.push(resolvePath(cwd, filePath));
+  } else {
+    candidates.push(aggregatePath.replace(/\.json$/, '_samples.jsonl'));
+  }
+  const found = candidates.find((c) => existsSync(c));
+  if (!found) {
+    throw new IoError(
+      'eee.stats.samples-not-found',
+      `cannot find the samples file of ${aggregatePath} (looked at ${candidates.join(', ')}); pass --samples FILE`,
+    );
+  }
+  return found;
+}
+
 export const statsCommand: CommandModule = {
-  register(program, _io, run) {
+  register(program, io, run) {
     program
       .command('stats')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('uncertainty of EEE scores from their instance rows, written into score_details.uncertainty')
+      .description(
+        'For every evaluation result of an Every Eval Ever aggregate record, compute from its instance rows (the\n' +
+          'samples file): the mean, the sample standard deviation, the analytic standard error (sd/√n), a seeded\n' +
+          'percentile bootstrap CI of the mean (method and resample count recorded), and for binary scores the\n' +
+          'Wilson interval (written to score_details.details as wilson_ci_lower/upper). Rows are matched to results\n' +
+          'by evaluation_result_id, else by evaluation_name. Writes a new file (-o) or the aggregate itself\n' +
+          '(--in-place, atomically); with neither, only the summary is printed.\n\n' +
+          'Exit codes: 0 ok, 1 rows that match no result or have no score, 2 usage or I/O error.',
+      )
+      .argument('<aggregate>', 'the aggregate record (JSON)')
+      .option(
+        '--samples <file>',
+        'instance-level rows (JSONL); default: from detailed_evaluation_results.file_path',
+      )
+      .option('-o, --output <file>', 'write the updated record to this file')
+      .option('--in-place', 'rewrite the aggregate itself (atomically)')
+      .option('--iterations <n>', 'bootstrap resamples', '10000')
+      .option('--seed <n>', 'bootstrap seed (recorded in details.bootstrap_seed)', '0')
+      .option('--confidence <c>', 'two-sided confidence level', '0.95')
+      .addOption(
+        new Option('-f, --format <format>', 'summary as text or json')
+          .choices(['text', 'json'])
+          .default('text'),
+      )
+      .action((aggregate: string, flags: StatsFlags) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'stats is not built yet');
+          if (flags.output && flags.inPlace)
+            throw new UsageError('usage.conflict', 'use either -o or --in-place, not both');
+          const iterations = intOption(flags.iterations, '--iterations', 1)!;
+          const seed = intOption(flags.seed, '--seed', 0)!;
+          const confidence = Number(flags.confidence);
+          if (!(confidence > 0 && confidence < 1)) {
+            throw new UsageError(
+              'usage.bad-option',
+              `--confidence expects a number in (0, 1), got "${flags.confidence}"`,
+            );
+          }
+          const aggregatePath = resolvePath(io.cwd, aggregate);
+          const record = await readJsonDocument(aggregatePath);
+          const samplesPath = flags.samples
+            ? resolvePath(io.cwd, flags.samples)
+            : findSamples(aggregatePath, record, io.cwd);
+          const rows = await readJsonlRows(samplesPath);
+          const outcome = addUncertainty(record, rows, {
+            iterations,
+            seed,
+            confidence,
+            aggregateFile: aggregate,
+            samplesFile: flags.samples ?? samplesPath,
+          });
+          const target = flags.inPlace
+            ? aggregatePath
+            : flags.output
+              ? resolvePath(io.cwd, flags.output)
+              : undefined;
+          const errors = outcome.diagnostics.filter((d) => d.severity === 'error').length;
+          if (target && !outcome.diagnostics.some((d) => d.code === 'eee.stats.not-aggregate')) {
+            await writeFileAtomic(target, json(outcome.record));
+          }
+          if (flags.format === 'json') {
+            io.stdout.write(
+              json({ results: outcome.results, diagnostics: outcome.diagnostics, written: target ?? null }),
+            );
+          } else {
+            for (const d of outcome.diagnostics.slice(0, 50)) io.stderr.write(`${formatDiagnosticText(d)}\n`);
+            for (const r of outcome.results) {
+              const u = r.uncertainty;
+              if (!u) {
+                io.stdout.write(`${r.evaluation_name}: skipped (${r.skipped})\n`);
+                continue;
+              }
+              const f = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
+              io.stdout.write(
+                `${r.evaluation_name}: n=${u.num_samples} mean=${f(u.mean)} sd=${f(u.standard_deviation)} se=${f(u.standard_error)} ` +
+                  `bootstrap ${Math.round(confidence * 100)}% [${f(u.bootstrap.lower)}, ${f(u.bootstrap.upper)}] (${iterations} resamples, seed ${seed})` +
+                  (u.wilson ? ` wilson [${f(u.wilson.lower)}, ${f(u.wilson.upper)}]` : '') +
+                  '\n',
+              );
+            }
+            io.stdout.write(target ? `wrote ${target}\n` : 'nothing written (use -o FILE or --in-place)\n');
+          }
+          return errors > 0 ? 1 : 0;
         }),
       );
   },
