@@ -60,12 +60,8 @@ export const metricsCommand: CommandModule = {
         "agreement metrics of an infereval evaluation: coverage, Cohen's and Fleiss' κ, dispersion, CIs",
       )
       .description(
-        "Compute the metrics of an infereval evaluation (η): coverage (overall and per analyst), Cohen's κ_C of the\n" +
-          "model against a reference (the analysts' consensus by default), Fleiss' κ_F with the model as one more\n" +
-          'rater, the inter-analyst κ_F* (all analysts, per panel, primary panel) and the cross-panel κ, the\n' +
-          "dispersion of the model's samples, decompositions by tag and by RSR target, and optionally Politis–Romano\n" +
-          "subsampling CIs that reproduce the Python reference's intervals seed for seed.\n" +
-          'Items whose every sample failed (instrument failure) are counted and shown in every output.\n\n' +
+        "Compute the metrics of an infereval evaluation (η): coverage (overall and per analyst), Cohen's κ_C of the model against a reference (the analysts' consensus by default), Fleiss' κ_F with the model as one more rater, the inter-analyst κ_F* (all analysts, per panel, primary panel) and the cross-panel κ, the dispersion of the model's samples, decompositions by tag and by RSR target, and optionally Politis–Romano subsampling CIs that reproduce the Python reference's intervals seed for seed.\n\n" +
+          'Items whose every sample failed (instrument failure) are counted and shown in every output; --exclude-failed recomputes without them. An undefined κ is null in JSON and "undefined (reason)" in text.\n\n' +
           'Exit codes: 0 ok, 1 invalid evaluation or benchmark, 2 usage or I/O error.',
       )
       .argument('<evaluation>', 'the evaluation η (JSON)')

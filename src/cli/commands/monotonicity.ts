@@ -10,10 +10,7 @@ export const monotonicityCommand: CommandModule = {
       .command('monotonicity')
       .summary("check the model's verdicts along the benchmark's ordinal ladders")
       .description(
-        'Score every monotonicity ladder of the benchmark (items with monotonicity_step, grouped by ladder, family\n' +
-          "and fixed tier, in tier order) against the evaluation's model verdicts. Only good and bad are ordered\n" +
-          '(bad < good); an abstain is a gap. A strict inversion against the expected direction is a violation; a\n' +
-          'ladder with fewer than two substantive steps is insufficient, not a pass.\n\n' +
+        "Score every monotonicity ladder of the benchmark (items with monotonicity_step, grouped by ladder, family and fixed tier, in tier order) against the evaluation's model verdicts. Only good and bad are ordered (bad < good); an abstain is a gap. A strict inversion against the expected direction is a violation; a ladder with fewer than two substantive steps is insufficient, not a pass.\n\n" +
           'Exit codes: 0 no ladder violated, 1 a ladder is violated or a file is invalid, 2 usage or I/O error.',
       )
       .argument('<evaluation>', 'the evaluation η')

@@ -15,11 +15,8 @@ export const retestCommand: CommandModule = {
       .command('retest')
       .summary('test–retest reliability of two runs of the same benchmark')
       .description(
-        "Compare two evaluations of the same benchmark made with the same setup: Cohen's κ between the runs' model\n" +
-          'verdicts over the items substantive in both, agreement and flip rates, per-item dispersion deltas and a\n' +
-          'stability verdict (κ ≥ 0.8 stable, ≥ 0.6 moderately stable, else substantively unstable).\n' +
-          'The runs must share benchmark_id, benchmark_hash (when both have one), endorsement_config and\n' +
-          'paraphrase_variant; otherwise the command stops with a retest.mismatch.* error naming the difference.\n\n' +
+        "Compare two evaluations of the same benchmark made with the same setup: Cohen's κ between the runs' model verdicts over the items substantive in both, agreement and flip rates, per-item dispersion deltas and a stability verdict (κ ≥ 0.8 stable, ≥ 0.6 moderately stable, else substantively unstable).\n\n" +
+          'The runs must share benchmark_id, benchmark_hash (when both have one), endorsement_config and paraphrase_variant; otherwise the command stops with a retest.mismatch.* error naming the difference.\n\n' +
           'Exit codes: 0 compared, 1 the runs are not comparable or a file is invalid, 2 usage or I/O error.',
       )
       .argument('<evaluation-a>', 'the first run η_A')

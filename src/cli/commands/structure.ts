@@ -19,16 +19,12 @@ export const structureCommand: CommandModule = {
       .command('structure')
       .summary("structural checks of the model's verdicts: containment, RSR roles, base cases, thin margins")
       .description(
-        "Check the model's verdicts against the structure of the benchmark:\n" +
-          '  containment            items whose conclusion is among the premises must be endorsed good;\n' +
-          "  RSR role consistency   per rsr_target (X ⊢ A), items tagged irrelevant-addition keep the model's base\n" +
-          '                         verdict, defeater turns a good base case bad, supporter is good;\n' +
-          '  base-case stability    each base case (tagged base-inference, or premises X and conclusions A) gets a\n' +
-          '                         decisive verdict (margin ≥ --thin-margin, no tie-break) that matches the analysts;\n' +
-          '  thin-margin agreement  the share of agreements with the analysts that rest on a thin sample margin\n' +
-          '                         (fails above --max-thin-fraction).\n\n' +
-          'Exit codes: 0 (with --strict: 0 only when no check fails), 1 a check failed under --strict or a file is\n' +
-          'invalid, 2 usage or I/O error.',
+        "Check the model's verdicts against the structure of the benchmark.\n\n" +
+          'Containment: items whose conclusion is among their premises must be endorsed good.\n\n' +
+          "RSR role consistency: per rsr_target (X ⊢ A), an item tagged irrelevant-addition keeps the model's verdict on the base case, a defeater turns a good base case bad, a supporter is good.\n\n" +
+          'Base-case stability: each base case (tagged base-inference, or with premises X and conclusions A) gets a decisive verdict (margin ≥ --thin-margin, no tie-break) that matches the analysts.\n\n' +
+          "Thin-margin agreement: the share of the model's agreements with the analysts that rest on a thin sample margin (fails above --max-thin-fraction).\n\n" +
+          'Exit codes: 0 checked (with --strict: only when no check fails), 1 a check failed under --strict or a file is invalid, 2 usage or I/O error.',
       )
       .argument('<evaluation>', 'the evaluation η')
       .option(
