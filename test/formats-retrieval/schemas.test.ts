@@ -53,9 +53,9 @@ function seedSchemas(): object[] {
 
 describe('retrieval schemas agree with the published 0.1 schemas', { skip: skipSeed }, () => {
   const kinds = [
-    { name: 'gold', file: 'gold.jsonl', ours: RetrievalGoldSchema },
-    { name: 'result', file: 'results.jsonl', ours: RetrievalResultSchema },
-    { name: 'event', file: 'events.jsonl', ours: RetrievalEventSchema },
+    { name: 'gold', files: ['gold.jsonl', 'loop/gold.jsonl'], ours: RetrievalGoldSchema },
+    { name: 'result', files: ['results.jsonl', 'loop/results.jsonl'], ours: RetrievalResultSchema },
+    { name: 'event', files: ['events.jsonl', 'loop/events.jsonl'], ours: RetrievalEventSchema },
   ];
 
   test('examples and mutated variants: same verdict', (t) => {
@@ -67,19 +67,19 @@ describe('retrieval schemas agree with the published 0.1 schemas', { skip: skipS
     kinds.forEach((k, n) => {
       const theirs = createAjv('2020-12').compile(published[n]);
       const ours = createAjv('2020-12').compile(k.ours);
-      const docs = rows(k.file);
-      docs.forEach((doc, i) => {
-        assert.ok(theirs(doc) && ours(doc), `${k.file} line ${i + 1} is valid`);
+      const docs = k.files.flatMap((f) => rows(f).map((doc, line) => ({ doc, where: `${f}:${line + 1}` })));
+      docs.forEach(({ doc, where }, i) => {
+        assert.ok(theirs(doc) && ours(doc), `${where} is valid`);
         for (const v of mutations(doc, {
-          seed: 7 * n + i,
-          count: k.name === 'event' ? 40 : 120,
+          seed: 1000 * n + i,
+          count: k.name === 'event' ? 30 : 100,
           schema: published[n],
           maxStack: 2,
         })) {
           total++;
           const verdict = theirs(v.doc);
           if (!verdict) invalid++;
-          if (verdict !== ours(v.doc)) bad.push(`${k.file}:${i + 1} ${v.label}: published ${verdict}`);
+          if (verdict !== ours(v.doc)) bad.push(`${where} ${v.label}: published ${verdict}`);
         }
       });
       for (const file of [
@@ -102,6 +102,9 @@ describe('retrieval detection and examples', () => {
       ['gold.jsonl', 'retrieval.gold'],
       ['results.jsonl', 'retrieval.result'],
       ['events.jsonl', 'retrieval.event'],
+      ['loop/gold.jsonl', 'retrieval.gold'],
+      ['loop/results.jsonl', 'retrieval.result'],
+      ['loop/events.jsonl', 'retrieval.event'],
     ]) {
       for (const doc of rows(file)) {
         assert.deepEqual(
@@ -159,8 +162,8 @@ describe('retrieval detection and examples', () => {
   });
 
   test('result metrics are consistent with gold and retrieved ids (binary relevance, K = 5 and 10)', () => {
-    const gold = new Map(rows('gold.jsonl').map((g) => [g.id, g]));
-    for (const r of rows('results.jsonl')) {
+    const gold = new Map(rows('loop/gold.jsonl').map((g) => [g.id, g]));
+    for (const r of rows('loop/results.jsonl')) {
       const expected = new Set<string>(gold.get(r.id).expected_ids);
       const ranked = [...new Set<string>(r.retrieved_ids)];
       const hits = (k: number) => ranked.slice(0, k).filter((x) => expected.has(x)).length;
