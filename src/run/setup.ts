@@ -3,8 +3,6 @@ import { benchmarkHash } from '../formats/infereval/hash.js';
 import { loadInfereval } from '../formats/infereval/load.js';
 import type { Benchmark } from '../formats/infereval/types.js';
 import { UsageError } from '../errors.js';
-import { createAnthropicProvider } from './providers/anthropic.js';
-import { createOpenAIProvider } from './providers/openai.js';
 import type { Provider } from './providers/provider.js';
 import { createReplayProvider, recordingProvider } from './providers/replay.js';
 import type { BenchmarkLike } from './types.js';
@@ -68,8 +66,11 @@ export async function createProvider(
       }
     }
     const options = { apiKey, baseURL: setup.baseUrl, timeoutMs: setup.timeoutMs };
+    // The SDKs are loaded only when a run needs one (they are large; every other command starts faster).
     provider =
-      setup.provider === 'anthropic' ? createAnthropicProvider(options) : createOpenAIProvider(options);
+      setup.provider === 'anthropic'
+        ? (await import('./providers/anthropic.js')).createAnthropicProvider(options)
+        : (await import('./providers/openai.js')).createOpenAIProvider(options);
   }
   if (setup.record !== undefined) {
     const recording = await recordingProvider(provider, setup.record);

@@ -1,5 +1,12 @@
 /** Turns an error thrown by the openai or @anthropic-ai/sdk client into a ProviderError (both SDKs share a shape). */
+import * as AnthropicSdk from '@anthropic-ai/sdk';
+import * as OpenAISdk from 'openai';
 import { ProviderError, httpError } from './provider.js';
+
+const isTimeout = (e: unknown): boolean =>
+  e instanceof OpenAISdk.APIConnectionTimeoutError || e instanceof AnthropicSdk.APIConnectionTimeoutError;
+const isConnection = (e: unknown): boolean =>
+  e instanceof OpenAISdk.APIConnectionError || e instanceof AnthropicSdk.APIConnectionError;
 
 interface SdkLikeError {
   name?: string;
@@ -15,7 +22,7 @@ export function fromSdkError(error: unknown): ProviderError {
   const message = e.message ?? String(error);
   if (e.name === 'APIConnectionTimeoutError')
     return new ProviderError('timeout', 'request timed out', { transient: true });
-  if (e.name === 'APIConnectionError') {
+  if (isConnection(error) || e.name === 'APIConnectionError') {
     return new ProviderError('connection', `connection failed: ${message}`, { transient: true });
   }
   if (typeof e.status === 'number') {
