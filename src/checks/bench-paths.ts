@@ -1,10 +1,9 @@
 /** `validate` on a repository: the path policy applied to the benchmark output files among the validated files. */
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { Findings } from './report.js';
-import { classifyPath, policyRoot } from './path-policy.js';
+import { classifyInRepository } from './path-policy.js';
 
 const LEGACY_KEY_SETS = [
   ['config', 'results'],
@@ -30,8 +29,6 @@ export async function checkBenchOutputPaths(paths: string[]): Promise<Diagnostic
   const findings = new Findings();
   for (const path of paths) {
     if (!path.endsWith('.json')) continue;
-    const root = policyRoot(path);
-    if (root === undefined) continue;
     let doc: unknown;
     try {
       const parsed = parseStrictJson(await readFile(path));
@@ -41,7 +38,8 @@ export async function checkBenchOutputPaths(paths: string[]): Promise<Diagnostic
       continue;
     }
     if (!looksLikeBenchOutput(doc)) continue;
-    const verdict = classifyPath(relative(root, path), doc);
+    const verdict = classifyInRepository(path, doc);
+    if (verdict === undefined) continue;
     if (verdict.status === 'deprecated')
       findings.add(
         path,

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
-import { dirname, join, posix, sep } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 
 export type PathStatus = 'allowed' | 'deprecated' | 'unrecognised';
 
@@ -154,19 +154,39 @@ export async function discoverJsonFiles(root: string): Promise<string[]> {
 }
 
 /**
- * The repository root a file belongs to for the policy: the nearest folder above it holding `.git`, else the
- * parent of the nearest `outputs`, `benchmarks` or `results` folder on its path. Undefined when neither exists.
+ * The repository roots a file may belong to for the policy, most likely first: the nearest folder above it holding
+ * `.git`, then the parent of each `outputs`, `benchmarks` or `results` folder on its path (outermost first).
  */
-export function policyRoot(absolutePath: string): string | undefined {
+export function policyRoots(absolutePath: string): string[] {
+  const roots: string[] = [];
   let dir = dirname(absolutePath);
   for (;;) {
-    if (existsSync(join(dir, '.git'))) return dir;
+    if (existsSync(join(dir, '.git'))) {
+      roots.push(dir);
+      break;
+    }
     const up = dirname(dir);
     if (up === dir) break;
     dir = up;
   }
   const parts = absolutePath.split(sep);
-  for (let i = parts.length - 2; i >= 0; i--)
-    if (['outputs', 'benchmarks', 'results'].includes(parts[i])) return parts.slice(0, i).join(sep) || sep;
-  return undefined;
+  for (let i = 0; i < parts.length - 1; i++)
+    if (['outputs', 'benchmarks', 'results'].includes(parts[i]))
+      roots.push(parts.slice(0, i).join(sep) || sep);
+  return [...new Set(roots)];
+}
+
+/**
+ * The policy's verdict on an absolute path, trying each candidate root (see `policyRoots`) and keeping the first
+ * that recognises the file. Undefined when the file lies in no repository-like tree at all.
+ */
+export function classifyInRepository(absolutePath: string, doc?: unknown): PathVerdict | undefined {
+  const roots = policyRoots(absolutePath);
+  let first: PathVerdict | undefined;
+  for (const root of roots) {
+    const verdict = classifyPath(relative(root, absolutePath), doc);
+    if (verdict.status !== 'unrecognised') return verdict;
+    first ??= verdict;
+  }
+  return first;
 }

@@ -59,6 +59,8 @@ const FLAT_KEYS: Record<string, [section: 'benchmark' | 'model' | 'run', key: st
   command: ['run', 'command'],
   host: ['run', 'host'],
 };
+/** Sampling settings found loose in config/metadata: they belong to metadata.model.parameters. */
+const MODEL_PARAMETER_KEYS = new Set(['temperature', 'max_tokens', 'top_p', 'top_k', 'seed', 'stop']);
 const SECTION_NAME_KEY = { benchmark: 'name', model: 'name', run: 'id' } as const;
 const FAILURE_KEYS = ['error', 'errors', 'exception', 'failure'];
 const V1_TOP = new Set(['$schema', 'schema_version', 'metadata', 'results']);
@@ -105,7 +107,15 @@ export function migrateLegacyBenchOutput(
     if (!isObject(source)) return;
     for (const [k, v] of Object.entries(source)) {
       if (k === 'benchmark' || k === 'model' || k === 'run') putSection(k, v, `${name}.${k}`);
-      else if (k in FLAT_KEYS) {
+      else if (MODEL_PARAMETER_KEYS.has(k)) {
+        meta.model.parameters = isObject(meta.model.parameters) ? meta.model.parameters : {};
+        meta.model.parameters[k] = v;
+        notes.push({
+          pointer: `/metadata/model/parameters/${esc(k)}`,
+          kind: 'moved',
+          detail: `from ${name}.${k}`,
+        });
+      } else if (k in FLAT_KEYS) {
         const [section, key] = FLAT_KEYS[k];
         meta[section][key] = v;
         notes.push({ pointer: `/metadata/${section}/${key}`, kind: 'moved', detail: `from ${name}.${k}` });

@@ -127,7 +127,8 @@ export function declaredEeeVersion(doc: Json): string | undefined {
 
 function stringifyMaps(doc: Json, paths: string[], notes: MigrationNote[], prefix = ''): void {
   for (const path of paths) {
-    const [head, last] = [path.slice(0, path.lastIndexOf('.')), path.slice(path.lastIndexOf('.') + 1)];
+    const dot = path.lastIndexOf('.');
+    const [head, last] = dot === -1 ? ['', path] : [path.slice(0, dot), path.slice(dot + 1)];
     const visit = (owner: Json, pointer: string): void => {
       const map = owner[last];
       if (!isObject(map)) return;
