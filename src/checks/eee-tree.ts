@@ -484,7 +484,11 @@ function checkDuplicates(aggregates: AggregateFile[], findings: Findings): void 
 
 function checkRows(s: SamplesFile, findings: Findings): void {
   const ids = new Map<string, number>();
-  const aggregate = s.aggregates[0];
+  // The aggregate beside the file (same uuid) speaks for it; else the first that points at it.
+  const uuid = uuidOfName(basename(s.path));
+  const aggregate =
+    s.aggregates.find((a) => dirname(a.path) === dirname(s.path) && uuidOfName(basename(a.path)) === uuid) ??
+    s.aggregates[0];
   const resultIds = new Set<string>();
   if (aggregate)
     for (const r of aggregate.doc.evaluation_results as unknown[])

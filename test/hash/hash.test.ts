@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { benchmarkCanonicalJson, benchmarkHash } from '../../src/formats/infereval/hash.js';
+import {
+  SAMPLE_HASH_RECIPES,
+  matchingSampleHashRecipe,
+  sampleHash,
+} from '../../src/formats/eee/sample-hash.js';
+import { runCli } from '../helpers/cli.js';
+import { reference, skipWithoutReference } from '../helpers/shared.js';
+
+const GOLDEN = 'infereval/golden_vectors.json';
+const CLINICAL = 'infereval/examples/clinical_pilot/benchmark.json';
+
+function goldenHash(): { file: string; expected: string } {
+  const vectors = JSON.parse(readFileSync(reference(GOLDEN) as string, 'utf8')).vectors as any[];
+  const v = vectors.find((x) => String(x.name).startsWith('benchmark_hash_clinical_pilot'));
+  assert.ok(v, 'the golden vectors hold a benchmark_hash_clinical_pilot vector');
+  return { file: v.input.benchmark_file, expected: v.expected.benchmark_hash };
+}
+
+test(
+  'benchmark_hash reproduces the recorded golden vector (clinical pilot)',
+  { skip: skipWithoutReference(GOLDEN) },
+  () => {
+    const { file, expected } = goldenHash();
+    const doc = JSON.parse(readFileSync(reference(join('infereval', file)) as string, 'utf8'));
+    assert.equal(benchmarkHash(doc), expected);
+  },
+);
+
+const minimal = () => ({
+  id: 'tiny',
+  bearers: { p: { expression: 'it rains' }, q: { expression: 'the street is wet' } },
+  analysts: [{ id: 'a1' }],
+  items: [{ id: 'i1', premises: ['p'], conclusions: ['q'], analyst_verdicts: ['good'] }],
+});
+
+test('benchmark_hash fills defaults: omitted defaults hash like explicit ones, a changed default does not', () => {
+  const explicit = {
+    ...minimal(),
+    schema_version: '1.0',
+    title: null,
+    factors: {},
+    references: [],
+    context_builders: {
+      premise: { kind: 'template', template: '{expressions}', joiner: ' and ' },
+      conclusion: { kind: 'template', template: '{expressions}', joiner: ' or ' },
+    },
+  };
+  assert.equal(benchmarkHash(minimal()), benchmarkHash(explicit));
+  const changed = structuredClone(explicit);
+  changed.context_builders.conclusion.joiner = ' and ';
+  assert.notEqual(benchmarkHash(minimal()), benchmarkHash(changed));
+  const canonical = benchmarkCanonicalJson(minimal());
+  assert.match(canonical, /"paraphrases":\[\]/);
+  assert.match(canonical, /"tags":\[\]/);
+  assert.doesNotMatch(canonical, /null/);
+  assert.doesNotMatch(canonical, /": /);
+});
+
+test('benchmark_hash normalises premises and references, escapes non-ASCII like Python', () => {
+  const a = minimal();
+  const b = minimal();
+  b.items[0].premises = ['p', 'p'];
+  assert.equal(benchmarkHash(a), benchmarkHash(b));
+  const withRef = { ...minimal(), references: ['Smith 2020'] };
+  const withObj = { ...minimal(), references: [{ citation: 'Smith 2020' }] };
+  assert.equal(benchmarkHash(withRef), benchmarkHash(withObj));
+  const accented = { ...minimal(), title: 'Café 🌧' };
+  assert.match(benchmarkCanonicalJson(accented), /"title":"Caf\\u00e9 \\ud83c\\udf27"/);
+  assert.match(benchmarkHash(accented), /^sha256:[0-9a-f]{64}$/);
+});
+
+test('canonical sample_hash text is sorted compact JSON with ASCII escapes, [] when no reference', () => {
+  assert.equal(SAMPLE_HASH_RECIPES[0].text('é?', []), '{"raw":"\\u00e9?","reference":[]}');
+  assert.equal(sampleHash({ raw: 'x' }), sampleHash({ raw: 'x', reference: [] }));
+  assert.equal(sampleHash({ raw: 'x', reference: 'y' }), sampleHash({ raw: 'x', reference: ['y'] }));
+  assert.equal(sampleHash({ raw: 'x', reference: ['y'] }, 'md5').length, 32);
+});
+
+const SKILL =
+  'eee/records/fixtures/skill_reference_conversion/data/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40_samples.jsonl';
+const OLD = 'eee/records/instances-0.2.1/mmlu_gpt2_samples.jsonl';
+const rowsOf = (rel: string) =>
+  readFileSync(reference(rel) as string, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+
+test('sample_hash agrees with the upstream 0.3.0 fixture', { skip: skipWithoutReference(SKILL) }, () => {
+  for (const row of rowsOf(SKILL)) assert.equal(sampleHash(row.input), row.sample_hash);
+});
+
+test(
+  'older 0.2.1 sample_hash values are recognised as the concat recipe',
+  { skip: skipWithoutReference(OLD) },
+  () => {
+    const rows = rowsOf(OLD);
+    assert.ok(rows.length > 0);
+    for (const row of rows) {
+      assert.notEqual(sampleHash(row.input), row.sample_hash);
+      assert.equal(matchingSampleHashRecipe(row.input, row.sample_hash)?.id, 'concat-raw-reference');
+    }
+    assert.equal(matchingSampleHashRecipe(rows[0].input, '0'.repeat(64)), undefined);
+  },
+);
+
+test(
+  'evalkit hash prints the golden benchmark_hash; --format json; exit codes',
+  { skip: skipWithoutReference(GOLDEN) },
+  async () => {
+    const { expected } = goldenHash();
+    const text = await runCli(['hash', reference(CLINICAL) as string]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.ok(text.stdout.startsWith(`${expected}  `));
+    const json = await runCli([
+      'hash',
+      '--format',
+      'json',
+      reference(CLINICAL) as string,
+      reference(OLD) as string,
+    ]);
+    assert.equal(json.code, 1, 'stored hashes made by an older recipe differ from the canonical one');
+    const out = JSON.parse(json.stdout);
+    assert.equal(out.files[0].benchmark_hash, expected);
+    assert.equal(out.files[1].type, 'eee.instances');
+    assert.equal(out.files[1].rows[0].recipe, 'concat-raw-reference');
+    const unknown = await runCli([
+      'hash',
+      reference('eee/records/fixtures/98ea850e-7019-4728-a558-8b1819ec47c2.json') as string,
+    ]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /neither an infereval benchmark nor an EEE instance row/);
+  },
+);
