@@ -21,11 +21,16 @@ export interface RankingAtK {
 
 /** Ideal DCG for `relevant` relevant ids at cut-off k: Σ_{r=1}^{min(k, relevant)} 1 / log2(r + 1). */
 export function idealDcg(k: number, relevant: number): number {
-  let sum = 0;
   const n = Math.min(k, relevant);
-  for (let r = 1; r <= n; r++) sum += 1 / Math.log2(r + 1);
-  return sum;
+  while (IDEAL_DCG.length <= n) {
+    const r = IDEAL_DCG.length;
+    IDEAL_DCG.push(IDEAL_DCG[r - 1] + 1 / Math.log2(r + 1));
+  }
+  return IDEAL_DCG[n];
 }
+
+/** IDEAL_DCG[n] = Σ_{r=1}^{n} 1 / log2(r + 1), grown on demand (the sums are the same numbers every time). */
+const IDEAL_DCG: number[] = [0];
 
 /**
  * Every ranking metric at every K in one pass over the top max(K) retrieved ids.
@@ -36,34 +41,35 @@ export function rankingMetrics(
   expected: ReadonlySet<string>,
   ks: readonly number[],
 ): RankingAtK[] {
-  const maxK = Math.max(...ks);
+  let maxK = 0;
+  for (const k of ks) if (k > maxK) maxK = k;
   const depth = Math.min(maxK, retrieved.length);
-  // Cumulative hits and DCG after each rank 1..depth; first relevant rank.
-  const hitsAt = new Float64Array(depth + 1);
-  const dcgAt = new Float64Array(depth + 1);
+  // hitsAt[r], dcgAt[r]: cumulative hits and DCG after rank r (0..depth); firstRelevant: rank of the first hit.
+  const hitsAt: number[] = [0];
+  const dcgAt: number[] = [0];
+  let hits = 0;
+  let dcg = 0;
   let firstRelevant = 0;
-  const seen: string[] = [];
   for (let r = 1; r <= depth; r++) {
     const id = retrieved[r - 1];
-    let gain = 0;
-    if (expected.has(id) && !seen.includes(id)) {
-      gain = 1;
-      seen.push(id);
+    // A relevant id counts only at its first rank (indexOf finds an earlier duplicate).
+    if (expected.has(id) && retrieved.indexOf(id) === r - 1) {
+      hits++;
+      dcg += 1 / Math.log2(r + 1);
       if (firstRelevant === 0) firstRelevant = r;
     }
-    hitsAt[r] = hitsAt[r - 1] + gain;
-    dcgAt[r] = dcgAt[r - 1] + gain / Math.log2(r + 1);
+    hitsAt.push(hits);
+    dcgAt.push(dcg);
   }
   const relevant = expected.size;
   return ks.map((k) => {
     const at = Math.min(k, depth);
-    const hits = hitsAt[at];
-    const idcg = idealDcg(k, relevant);
+    const h = hitsAt[at];
     return {
       k,
-      precision: hits / k,
-      recall: relevant === 0 ? null : hits / relevant,
-      ndcg: relevant === 0 ? null : dcgAt[at] / idcg,
+      precision: h / k,
+      recall: relevant === 0 ? null : h / relevant,
+      ndcg: relevant === 0 ? null : dcgAt[at] / idealDcg(k, relevant),
       mrr: firstRelevant !== 0 && firstRelevant <= k ? 1 / firstRelevant : 0,
     };
   });
@@ -86,10 +92,10 @@ export function entityCoverage(
   entities: readonly string[],
   match: EntityMatch = 'exact',
 ): number | null {
+  if (entities.length === 0) return null;
   const fold = match === 'casefold' ? foldCase : (s: string) => s;
-  const wanted = new Set(entities.map(fold));
-  if (wanted.size === 0) return null;
-  const present = new Set(retrieved.map(fold));
+  const wanted = new Set(match === 'casefold' ? entities.map(fold) : entities);
+  const present = new Set(match === 'casefold' ? retrieved.map(fold) : retrieved);
   let found = 0;
   for (const e of wanted) if (present.has(e)) found++;
   return found / wanted.size;
