@@ -7,20 +7,23 @@
 //     the "levels" branch and must carry level_names and has_unknown_level (0.3.0 fixes this);
 //   - 0.2.0: `eval_plan.steps.items` lists property schemas without `properties`, so any step is accepted;
 //   - 0.2.0: `detailed_evaluation_results` has no `type`, so a non-object there passes.
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import {
   BareEnum,
   Bool,
+  choose,
   DefRef,
-  DRAFT_07,
   Int,
   Num,
   OneOf,
+  Root,
   Str,
   StrEnum,
   StrList,
   StringMap,
   Types,
+  Untyped,
+  when,
 } from './common.js';
 
 const Opt = Type.Optional;
@@ -58,27 +61,29 @@ const SAMPLES_PATH =
 const DEPLOYMENT_TYPES = ['self_deployed', 'externally_managed', 'unknown'] as const;
 const MODEL_AVAILABILITY = ['open_weights', 'closed_weights', 'unknown'] as const;
 
-/** Conditional property list: the properties when the flag is on, nothing otherwise. */
-function when<P extends object>(flag: boolean, properties: P): Partial<P> {
-  return flag ? properties : {};
-}
-
-export function buildAggregate(c: AggregateChanges) {
+export function buildAggregate<const C extends AggregateChanges>(c: C) {
   const map = () =>
-    c.stringMaps
-      ? StringMap('Additional details as key-value pairs (values are strings).')
-      : DefRef('additional_properties_object', OpenMapDef);
+    choose(
+      c,
+      'stringMaps',
+      () => StringMap('Additional details as key-value pairs (values are strings).'),
+      () => DefRef('additional_properties_object', OpenMapDef),
+    );
   const bound = (description: string) =>
-    c.infiniteBounds
-      ? OneOf(
+    choose(
+      c,
+      'infiniteBounds',
+      () =>
+        OneOf(
           [
             Type.Number(),
             Type.Unsafe<'Infinity' | '-Infinity'>({ type: 'string', enum: ['Infinity', '-Infinity'] }),
             Type.Null(),
           ],
           description,
-        )
-      : Num(description);
+        ),
+      () => Num(description),
+    );
 
   const modelInfo = Type.Object(
     {
@@ -92,8 +97,11 @@ export function buildAggregate(c: AggregateChanges) {
           { description: 'Local inference engine used, e.g. vLLM or Ollama.' },
         ),
       ),
-      additional_details: c.deploymentAxes
-        ? Type.Unsafe<
+      additional_details: choose(
+        c,
+        'deploymentAxes',
+        () =>
+          Type.Unsafe<
             Record<string, string> & {
               deployment_type: (typeof DEPLOYMENT_TYPES)[number];
               model_availability: (typeof MODEL_AVAILABILITY)[number];
@@ -110,8 +118,9 @@ export function buildAggregate(c: AggregateChanges) {
               model_availability: BareEnum(MODEL_AVAILABILITY, 'Whether the weights are open.'),
             },
             additionalProperties: { type: 'string' },
-          })
-        : Opt(map()),
+          }),
+        () => Opt(map()),
+      ),
     },
     { description: 'The model evaluated: identity and how it was served.' },
   );
@@ -121,7 +130,7 @@ export function buildAggregate(c: AggregateChanges) {
       model_info: DefRef('model_info', modelInfo),
       temperature: Opt(Type.Number()),
       weight: Opt(Num("Weight of this judge's score when a jury is aggregated.")),
-      ...when(c.evalLibrary, { additional_details: Opt(map()) }),
+      ...when(c, 'evalLibrary', () => ({ additional_details: Opt(map()) })),
     },
     { description: 'One LLM judge (or juror).' },
   );
@@ -146,9 +155,17 @@ export function buildAggregate(c: AggregateChanges) {
       hf_split: Opt(Str('Split: train, val or test.')),
       samples_number: Opt(Int('Number of samples in the dataset.')),
       sample_ids: Opt(
-        Type.Array(c.tightened ? Type.String() : Types(['integer', 'string'], 'A sample id.'), {
-          description: 'Ids of the samples evaluated.',
-        }),
+        Type.Array(
+          choose(
+            c,
+            'tightened',
+            () => Type.String(),
+            () => Types(['integer', 'string'], 'A sample id.'),
+          ),
+          {
+            description: 'Ids of the samples evaluated.',
+          },
+        ),
       ),
       additional_details: Opt(map()),
     },
@@ -170,7 +187,7 @@ export function buildAggregate(c: AggregateChanges) {
   const metricConfig = Type.Object(
     {
       evaluation_description: Opt(Str('What the evaluation measures.')),
-      ...when(c.metricIdentity, {
+      ...when(c, 'metricIdentity', () => ({
         metric_id: Opt(
           Str('Stable metric id for joins, e.g. accuracy, or a namespaced one like bench.overall.'),
         ),
@@ -184,7 +201,7 @@ export function buildAggregate(c: AggregateChanges) {
             additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
           }),
         ),
-      }),
+      })),
       lower_is_better: Bool('True when a lower score is better.'),
       score_type: Opt(
         StrEnum(['binary', 'continuous', 'levels'], 'Kind of score: binary, continuous or levels.'),
@@ -197,7 +214,7 @@ export function buildAggregate(c: AggregateChanges) {
       llm_scoring: Opt(
         Type.Object(
           {
-            judges: Type.Array(Type.Unsafe<Static<typeof judgeConfig>>({ $ref: '#/$defs/judge_config' }), {
+            judges: Type.Array(DefRef('judge_config', judgeConfig), {
               minItems: 1,
               description: 'The judge, or the jurors of a jury.',
             }),
@@ -214,7 +231,7 @@ export function buildAggregate(c: AggregateChanges) {
           { description: 'Set when an LLM scores the answers.' },
         ),
       ),
-      ...when(c.evalLibrary, { additional_details: Opt(map()) }),
+      ...when(c, 'evalLibrary', () => ({ additional_details: Opt(map()) })),
     },
     {
       description: 'How the metric is defined.',
@@ -254,13 +271,17 @@ export function buildAggregate(c: AggregateChanges) {
     { description: 'Uncertainty of the score.' },
   );
 
-  const stepItems = c.tightened
-    ? Type.String()
-    : // Quirk of 0.2.0: property schemas without `properties` around them, so a step can be anything.
+  const stepItems = choose(
+    c,
+    'tightened',
+    () => Type.String(),
+    // Quirk of 0.2.0: property schemas without `properties` around them, so a step can be anything.
+    () =>
       Type.Unsafe<unknown>({
         solver: { type: 'string', description: 'Solver name, e.g. system_message.' },
         parameters: { $ref: '#/$defs/additional_properties_object' },
-      });
+      }),
+  );
   const generationArgs = Type.Object(
     {
       temperature: Opt(Types(['null', 'number'], 'Sampling temperature.')),
@@ -321,9 +342,9 @@ export function buildAggregate(c: AggregateChanges) {
   );
 
   const evaluationResult = Type.Object({
-    ...when(c.metricIdentity, {
+    ...when(c, 'metricIdentity', () => ({
       evaluation_result_id: Opt(Str('Stable id of this result within the run; instance rows join on it.')),
-    }),
+    })),
     evaluation_name: Str('Name of the evaluation.'),
     source_data: OneOf(
       [
@@ -345,31 +366,39 @@ export function buildAggregate(c: AggregateChanges) {
   });
 
   const detailedProps = {
-    format: c.datastorePaths
-      ? StrEnum(['jsonl'], 'File format of the per-sample results.')
-      : Opt(StrEnum(['jsonl', 'json'], 'File format of the per-sample results.')),
-    file_path: c.datastorePaths
-      ? Type.String({
+    format: choose(
+      c,
+      'datastorePaths',
+      () => StrEnum(['jsonl'], 'File format of the per-sample results.'),
+      () => Opt(StrEnum(['jsonl', 'json'], 'File format of the per-sample results.')),
+    ),
+    file_path: choose(
+      c,
+      'datastorePaths',
+      () =>
+        Type.String({
           description:
             'Path of the samples file inside the datastore: data/<a>/<b>/<c>/<uuid4>_samples.jsonl.',
           pattern: SAMPLES_PATH,
-        })
-      : Opt(Str('Path of the per-sample results file.')),
+        }),
+      () => Opt(Str('Path of the per-sample results file.')),
+    ),
     hash_algorithm: Opt(
       StrEnum(['sha256', 'md5'], "Algorithm of `checksum` and of the rows' `sample_hash`."),
     ),
     checksum: Opt(Str("Checksum of the file's bytes.")),
     total_rows: Opt(Int('Number of rows in the file.')),
-    ...when(c.evalLibrary, { additional_details: Opt(map()) }),
+    ...when(c, 'evalLibrary', () => ({ additional_details: Opt(map()) })),
   };
   const detailedDescription = 'Where the per-sample (instance-level) results of this run are.';
-  const detailedResults = c.tightened
-    ? Type.Object(detailedProps, { description: detailedDescription })
-    : // Quirk of 0.2.0: no `type: "object"`, so a non-object value passes.
-      Type.Unsafe<Static<ReturnType<typeof Type.Object<typeof detailedProps>>>>({
-        description: detailedDescription,
-        properties: detailedProps,
-      });
+  const detailedObject = Type.Object(detailedProps, { description: detailedDescription });
+  // Quirk of 0.2.0: no `type: "object"`, so a non-object value passes.
+  const detailedResults = choose(
+    c,
+    'tightened',
+    () => detailedObject,
+    () => Untyped(detailedObject),
+  );
 
   const body = Type.Object(
     {
@@ -391,11 +420,11 @@ export function buildAggregate(c: AggregateChanges) {
             ['first_party', 'third_party', 'collaborative', 'other'],
             'How the evaluator relates to the model developer.',
           ),
-          ...when(c.evalLibrary, { additional_details: Opt(map()) }),
+          ...when(c, 'evalLibrary', () => ({ additional_details: Opt(map()) })),
         },
         { description: 'Where the data comes from.' },
       ),
-      ...when(c.evalLibrary, {
+      ...when(c, 'evalLibrary', () => ({
         eval_library: Type.Object(
           {
             name: Str('Evaluation library, e.g. inspect_ai, lm_eval, helm.'),
@@ -404,7 +433,7 @@ export function buildAggregate(c: AggregateChanges) {
           },
           { description: 'The library or framework that ran the evaluation.' },
         ),
-      }),
+      })),
       model_info: DefRef('model_info', modelInfo),
       evaluation_results: Type.Array(evaluationResult, {
         description: 'The scores, one per evaluation and metric.',
@@ -425,11 +454,10 @@ export function buildAggregate(c: AggregateChanges) {
     source_data_hf: sourceDataHf,
     source_data_private: sourceDataPrivate,
   };
-  // `$schema` and the unknown `version` keyword first, as upstream writes them; `$defs` last.
-  return Type.Unsafe<Static<typeof body>>({ $schema: DRAFT_07, version: c.version, ...body, $defs });
+  return Root(c.version, body, $defs);
 }
 
-const V020: AggregateChanges = {
+const V020 = {
   version: '0.2.0',
   stringMaps: false,
   evalLibrary: false,
@@ -439,26 +467,26 @@ const V020: AggregateChanges = {
   infiniteBounds: false,
   conditionsNeedScoreType: false,
   datastorePaths: false,
-};
-const V021: AggregateChanges = {
+} as const satisfies AggregateChanges;
+const V021 = {
   ...V020,
   version: '0.2.1',
   stringMaps: true,
   evalLibrary: true,
   tightened: true,
-};
-const V022: AggregateChanges = { ...V021, version: '0.2.2', metricIdentity: true };
-const V030: AggregateChanges = {
+} as const satisfies AggregateChanges;
+const V022 = { ...V021, version: '0.2.2', metricIdentity: true } as const satisfies AggregateChanges;
+const V030 = {
   ...V022,
   version: '0.3.0',
   deploymentAxes: true,
   infiniteBounds: true,
   conditionsNeedScoreType: true,
   datastorePaths: true,
-};
+} as const satisfies AggregateChanges;
 
 /** Each version as the previous one plus its changes. */
-export const AGGREGATE_CHANGES = [V020, V021, V022, V030] as const;
+export const AGGREGATE_CHANGES: readonly AggregateChanges[] = [V020, V021, V022, V030];
 
 export const EeeAggregateSchema020 = buildAggregate(V020);
 export const EeeAggregateSchema021 = buildAggregate(V021);

@@ -1,6 +1,6 @@
 // Small building blocks shared by the EEE schemas. Each returns a TypeBox value (which is a JSON Schema object), so
 // the emitted schema, the runtime validator and the static type all come from the same definition.
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type TNull, type TSchema, type TUnion } from 'typebox';
 
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 
@@ -54,14 +54,65 @@ export const StringMap = (description: string) =>
     additionalProperties: { type: 'string' },
   });
 
+// The helpers below return plain JSON Schema shapes (as upstream writes them) but declare the TypeBox type with the
+// same meaning, so that `Static<>` is computed where a version is concrete (never inside a generic builder).
+
 /** `oneOf` over the given schemas; the static type is the union. */
-export function OneOf<const T extends TSchema[]>(schemas: T, description?: string) {
-  return Type.Unsafe<Static<T[number]>>(
-    description === undefined ? { oneOf: schemas } : { oneOf: schemas, description },
-  );
+export function OneOf<const T extends TSchema[]>(schemas: [...T], description?: string): TUnion<T> {
+  return (description === undefined
+    ? { oneOf: schemas }
+    : { oneOf: schemas, description }) as unknown as TUnion<T>;
+}
+
+/** The schema with "null" added to its `type` (upstream's `type: ["object", "null"]` style). */
+export function OrNull<S extends TSchema>(schema: S): TUnion<[S, TNull]> {
+  const type = (schema as { type?: unknown }).type;
+  return { ...schema, type: [type, 'null'] } as unknown as TUnion<[S, TNull]>;
+}
+
+/** The schema without its `type` keyword (0.2.0 quirk: a value of another JSON type then passes). */
+export function Untyped<S extends TSchema>(schema: S): S {
+  const { type: _type, ...rest } = schema as S & { type?: unknown };
+  return rest as S;
 }
 
 /** A `$ref` into the root `$defs` (upstream keeps `$defs` although the dialect is draft-07; Ajv resolves it as a pointer). */
-export function DefRef<T extends TSchema>(name: string, _target: T) {
-  return Type.Unsafe<Static<T>>({ $ref: `#/$defs/${name}` });
+export function DefRef<T extends TSchema>(name: string, _target: T): T {
+  return { $ref: `#/$defs/${name}` } as unknown as T;
 }
+
+/** Adds the upstream root keywords: `$schema` and the unknown `version` first, `$defs` (when given) last. */
+export function Root<S extends TSchema>(version: string, body: S, $defs?: Record<string, TSchema>): S {
+  return { $schema: DRAFT_07, version, ...body, ...($defs ? { $defs } : {}) } as S;
+}
+
+// Version flags. The flag is named by key (`when(c, 'v021', …)`) rather than passed as `c.v021`: TypeScript widens
+// `c.v021` to `boolean` inside a generic builder, but keeps `C['v021']` exact, so each version's static type is exact.
+
+/** Properties present only when a version flag is on. */
+export function when<C, K extends keyof C, P extends object>(
+  c: C,
+  flag: K,
+  properties: () => P,
+): When<C[K], P> {
+  return (c[flag] === true ? properties() : {}) as When<C[K], P>;
+}
+/** Properties present only when a version flag is off. */
+export function unless<C, K extends keyof C, P extends object>(
+  c: C,
+  flag: K,
+  properties: () => P,
+): When<Not<C[K]>, P> {
+  return (c[flag] === true ? {} : properties()) as When<Not<C[K]>, P>;
+}
+/** One of two schemas, chosen by a version flag. */
+export function choose<C, K extends keyof C, A, B>(
+  c: C,
+  flag: K,
+  ifOn: () => A,
+  ifOff: () => B,
+): C[K] extends true ? A : B {
+  return (c[flag] === true ? ifOn() : ifOff()) as C[K] extends true ? A : B;
+}
+export type When<F, P> = F extends true ? P : {};
+export type Not<F> = F extends true ? false : true;

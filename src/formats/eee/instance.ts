@@ -5,8 +5,21 @@
 //     schema never defines. From 0.2.1 the root is closed, so the rule is dead; in 0.2.0 (open root) a row carrying
 //     a top-level `metrics` object without `num_turns` fails;
 //   - with `interaction_type` absent both branches apply and contradict each other (output object vs null).
-import { Type, type Static } from 'typebox';
-import { Bool, DRAFT_07, Int, NullableStrList, OneOf, Str, StrEnum, Types } from './common.js';
+import { Type } from 'typebox';
+import {
+  Bool,
+  choose,
+  Int,
+  NullableStrList,
+  OneOf,
+  OrNull,
+  Root,
+  Str,
+  StrEnum,
+  Types,
+  unless,
+  when,
+} from './common.js';
 
 const Opt = Type.Optional;
 
@@ -19,33 +32,39 @@ export interface InstanceChanges {
   evaluationResultId: boolean;
 }
 
-function when<P extends object>(flag: boolean, properties: P): Partial<P> {
-  return flag ? properties : {};
-}
-
 const strings = () => Type.Array(Type.String());
 const stringOrList = (description: string) => OneOf([strings(), Type.String()], description);
 
-export function buildInstance(c: InstanceChanges) {
+export function buildInstance<const C extends InstanceChanges>(c: C) {
   const turns = c.v021 ? 'messages' : 'interactions';
   const nullableStr = (description: string) =>
-    c.v021 ? Types(['string', 'null'], description) : Str(description);
+    choose(
+      c,
+      'v021',
+      () => Types(['string', 'null'], description),
+      () => Str(description),
+    );
 
   const toolCall = Type.Object({
     id: Str('Id of the tool call.'),
     name: Str('Name of the tool called.'),
     arguments: Opt(
-      c.v021
-        ? Type.Unsafe<Record<string, string> | null>({
+      choose(
+        c,
+        'v021',
+        () =>
+          Type.Unsafe<Record<string, string> | null>({
             type: ['object', 'null'],
             description: 'Arguments of the call (string values).',
             additionalProperties: { type: 'string' },
-          })
-        : Type.Unsafe<Record<string, unknown>>({
+          }),
+        () =>
+          Type.Unsafe<Record<string, unknown>>({
             type: 'object',
             description: 'Arguments of the call.',
             additionalProperties: true,
           }),
+      ),
     ),
   });
   const turn = Type.Object({
@@ -53,24 +72,19 @@ export function buildInstance(c: InstanceChanges) {
     role: Str('Speaker: user, assistant, system, tool, ...'),
     content: Opt(Types(['string', 'null'], 'Text of the turn (null when empty).')),
     reasoning_trace: Opt(Types(['string', 'null'], 'Reasoning trace of the turn, if any.')),
-    tool_calls: Opt(
-      Type.Unsafe<Static<typeof toolCall>[] | null>({
-        type: ['array', 'null'],
-        description: 'Tool calls made in this turn.',
-        items: toolCall,
-      }),
-    ),
+    tool_calls: Opt(OrNull(Type.Array(toolCall, { description: 'Tool calls made in this turn.' }))),
     tool_call_id: Opt(
-      c.v021
-        ? NullableStrList('Id(s) of the tool call(s) this turn answers.')
-        : OneOf([Type.String(), strings()], 'Id(s) of the tool call(s) this turn answers.'),
+      choose(
+        c,
+        'v021',
+        () => NullableStrList('Id(s) of the tool call(s) this turn answers.'),
+        () => OneOf([Type.String(), strings()], 'Id(s) of the tool call(s) this turn answers.'),
+      ),
     ),
   });
-  const turnsSchema = Type.Unsafe<Static<typeof turn>[] | null>({
-    type: ['array', 'null'],
-    description: 'The conversation (multi_turn and agentic); null for single_turn.',
-    items: turn,
-  });
+  const turnsSchema = OrNull(
+    Type.Array(turn, { description: 'The conversation (multi_turn and agentic); null for single_turn.' }),
+  );
 
   const input = Type.Object(
     {
@@ -78,31 +92,44 @@ export function buildInstance(c: InstanceChanges) {
       formatted: Opt(
         nullableStr('What the model saw: chat template, CoT prompt and all, before tokenization.'),
       ),
-      reference: c.v021
-        ? Type.Array(Type.String(), { description: 'Reference answer(s) used for scoring.' })
-        : stringOrList('Reference answer(s) used for scoring.'),
+      reference: choose(
+        c,
+        'v021',
+        () => Type.Array(Type.String(), { description: 'Reference answer(s) used for scoring.' }),
+        () => stringOrList('Reference answer(s) used for scoring.'),
+      ),
       choices: Opt(
-        c.v021
-          ? NullableStrList('Choices of a multiple-choice question.')
-          : Type.Array(Type.String(), { description: 'Choices of a multiple-choice question.' }),
+        choose(
+          c,
+          'v021',
+          () => NullableStrList('Choices of a multiple-choice question.'),
+          () => Type.Array(Type.String(), { description: 'Choices of a multiple-choice question.' }),
+        ),
       ),
     },
     { description: 'The sample as given to the model.' },
   );
   const outputProps = {
-    raw: c.v021
-      ? Type.Array(Type.String(), { description: 'Complete model response(s).' })
-      : stringOrList('Complete model response(s).'),
+    raw: choose(
+      c,
+      'v021',
+      () => Type.Array(Type.String(), { description: 'Complete model response(s).' }),
+      () => stringOrList('Complete model response(s).'),
+    ),
     reasoning_trace: Opt(
-      c.v021 ? NullableStrList('Reasoning trace, if any.') : stringOrList('Reasoning trace, if any.'),
+      choose(
+        c,
+        'v021',
+        () => NullableStrList('Reasoning trace, if any.'),
+        () => stringOrList('Reasoning trace, if any.'),
+      ),
     ),
   };
-  const output = Type.Unsafe<Static<ReturnType<typeof Type.Object<typeof outputProps>>> | null>({
-    type: ['object', 'null'],
-    description: 'The model output (single_turn); null for multi_turn and agentic.',
-    required: ['raw'],
-    properties: outputProps,
-  });
+  const output = OrNull(
+    Type.Object(outputProps, {
+      description: 'The model output (single_turn); null for multi_turn and agentic.',
+    }),
+  );
 
   const attribution = Type.Object({
     turn_idx: Int(`Turn index in ${turns} (0 for single_turn).`, { minimum: 0 }),
@@ -113,12 +140,20 @@ export function buildInstance(c: InstanceChanges) {
   });
 
   const nullableInt = (description: string, minimum: number) =>
-    c.v021 ? Types(['integer', 'null'], description, { minimum }) : Int(description, { minimum });
+    choose(
+      c,
+      'v021',
+      () => Types(['integer', 'null'], description, { minimum }),
+      () => Int(description, { minimum }),
+    );
   const evaluation = Type.Object(
     {
-      score: c.v021
-        ? Type.Number({ description: 'Score of this sample.' })
-        : Types(['number', 'boolean'], 'Score.'),
+      score: choose(
+        c,
+        'v021',
+        () => Type.Number({ description: 'Score of this sample.' }),
+        () => Types(['number', 'boolean'], 'Score of this sample.'),
+      ),
       is_correct: Bool('True when the answer is correct.'),
       num_turns: Opt(nullableInt('Number of turns.', 1)),
       tool_calls_count: Opt(nullableInt(`Number of tool calls across all ${turns}.`, 0)),
@@ -136,18 +171,13 @@ export function buildInstance(c: InstanceChanges) {
     input_tokens_cache_read: Opt(optionalTokens('Input tokens read from the cache.')),
     reasoning_tokens: Opt(optionalTokens('Reasoning tokens.')),
   };
-  const tokenUsage = Type.Unsafe<Static<ReturnType<typeof Type.Object<typeof tokenUsageProps>>> | null>({
-    type: ['object', 'null'],
-    description: 'Token counts.',
-    required: ['input_tokens', 'output_tokens', 'total_tokens'],
-    properties: tokenUsageProps,
-  });
+  const tokenUsage = OrNull(Type.Object(tokenUsageProps, { description: 'Token counts.' }));
   const ms = (description: string) => Types(['number', 'null'], description, { minimum: 0 });
   const performanceProps = {
     latency_ms: Opt(ms('Total latency, ms.')),
     time_to_first_token_ms: Opt(ms('Time to first token, ms.')),
     generation_time_ms: Opt(ms('Generation time, ms.')),
-    ...when(c.v021, {
+    ...when(c, 'v021', () => ({
       additional_details: Opt(
         Type.Unsafe<Record<string, string> | null>({
           type: ['object', 'null'],
@@ -155,14 +185,14 @@ export function buildInstance(c: InstanceChanges) {
           additionalProperties: { type: 'string' },
         }),
       ),
-    }),
+    })),
   };
-  const performance = Type.Unsafe<Static<ReturnType<typeof Type.Object<typeof performanceProps>>> | null>({
-    type: ['object', 'null'],
-    description: 'Latency figures.',
-    properties: performanceProps,
-    ...(c.v021 ? {} : { additionalProperties: true }),
-  });
+  const performance = OrNull(
+    Type.Object(performanceProps, {
+      description: 'Latency figures.',
+      ...(c.v021 ? {} : { additionalProperties: true }),
+    }),
+  );
 
   const body = Type.Object(
     {
@@ -170,14 +200,17 @@ export function buildInstance(c: InstanceChanges) {
       evaluation_id: Str("Foreign key: the aggregate record's evaluation_id."),
       model_id: Str('Model id in Hugging Face style.'),
       evaluation_name: Str('Name of the evaluation, e.g. GSM8K.'),
-      ...when(c.evaluationResultId, {
+      ...when(c, 'evaluationResultId', () => ({
         evaluation_result_id: Opt(
           Str('Foreign key: the evaluation_result_id of exactly one aggregate result.'),
         ),
-      }),
-      sample_id: c.v021
-        ? Str('Id of the sample in the dataset.')
-        : Types(['integer', 'string'], 'Id of the sample in the dataset.'),
+      })),
+      sample_id: choose(
+        c,
+        'v021',
+        () => Str('Id of the sample in the dataset.'),
+        () => Types(['integer', 'string'], 'Id of the sample in the dataset.'),
+      ),
       sample_hash: Opt(nullableStr('Hash of the input and reference, to match samples across models.')),
       interaction_type: StrEnum(
         ['single_turn', 'multi_turn', 'agentic'],
@@ -185,24 +218,30 @@ export function buildInstance(c: InstanceChanges) {
       ),
       input,
       output: Opt(output),
-      [turns]: Opt(turnsSchema),
+      ...unless(c, 'v021', () => ({ interactions: Opt(turnsSchema) })),
+      ...when(c, 'v021', () => ({ messages: Opt(turnsSchema) })),
       answer_attribution: Type.Array(attribution, { description: 'Where the answer was found.' }),
       evaluation,
       token_usage: Opt(tokenUsage),
       performance: Opt(performance),
       error: Opt(Types(['string', 'null'], 'Error message, if the sample failed.')),
       metadata: Opt(
-        c.v021
-          ? Type.Unsafe<Record<string, string> | null>({
+        choose(
+          c,
+          'v021',
+          () =>
+            Type.Unsafe<Record<string, string> | null>({
               type: ['object', 'null'],
               description: 'Other details (string values).',
               additionalProperties: { type: 'string' },
-            })
-          : Type.Unsafe<Record<string, unknown>>({
+            }),
+          () =>
+            Type.Unsafe<Record<string, unknown>>({
               type: 'object',
               description: 'Other details.',
               additionalProperties: true,
             }),
+        ),
       ),
     },
     {
@@ -231,20 +270,24 @@ export function buildInstance(c: InstanceChanges) {
       ],
     },
   );
-  return Type.Unsafe<Static<typeof body>>({ $schema: DRAFT_07, version: c.version, ...body });
+  return Root(c.version, body);
 }
 
-const V020: InstanceChanges = {
+const V020 = {
   version: 'instance_level_eval_0.2.0',
   v021: false,
   evaluationResultId: false,
-};
-const V021: InstanceChanges = { ...V020, version: 'instance_level_eval_0.2.1', v021: true };
-const V022: InstanceChanges = { ...V021, version: 'instance_level_eval_0.2.2', evaluationResultId: true };
-const V030: InstanceChanges = { ...V022, version: '0.3.0' };
+} as const satisfies InstanceChanges;
+const V021 = { ...V020, version: 'instance_level_eval_0.2.1', v021: true } as const satisfies InstanceChanges;
+const V022 = {
+  ...V021,
+  version: 'instance_level_eval_0.2.2',
+  evaluationResultId: true,
+} as const satisfies InstanceChanges;
+const V030 = { ...V022, version: '0.3.0' } as const satisfies InstanceChanges;
 
 /** Each version as the previous one plus its changes. */
-export const INSTANCE_CHANGES = [V020, V021, V022, V030] as const;
+export const INSTANCE_CHANGES: readonly InstanceChanges[] = [V020, V021, V022, V030];
 
 export const EeeInstanceSchema020 = buildInstance(V020);
 export const EeeInstanceSchema021 = buildInstance(V021);
