@@ -11,3 +11,5 @@ export * from './rate-limit.js';
 export * from './journal.js';
 export * from './runner.js';
 export * from './setup.js';
+export * from './sweep.js';
+export { writeEeeRun, derivedUuid4 } from './eee-out.js';

@@ -52,6 +52,8 @@ export interface RunOptions {
   outputPath: string;
   journalPath: string;
   runId?: string;
+  /** The η id when it must differ from the journal's run id (sweep runs sharing one journal). */
+  etaId?: string;
   concurrency: number;
   rateLimit?: number;
   retry: RetryPolicy;
@@ -265,7 +267,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const writer = await openEtaWriter(
     options.outputPath,
     etaHead({
-      runId,
+      runId: options.etaId ?? runId,
       benchmark,
       benchmarkHash: options.benchmarkHash,
       config,

@@ -1,16 +1,116 @@
+import { resolve } from 'node:path';
+import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { openRunLog } from '../../run/run-log.js';
+import { createProvider, loadBenchmarkForRun } from '../../run/setup.js';
+import {
+  parseSweepValues,
+  runSweep,
+  SWEEP_PARAMETERS,
+  type SweepParameter,
+  type SweepSummary,
+} from '../../run/sweep.js';
 import type { CommandModule } from '../context.js';
+import { addRunOptions, interruptSignal, progressReporter, runSettingsFrom } from './evaluate.js';
 
-// Placeholder until the command is built.
+const fmt = (x: number | null): string => (x === null ? 'undefined' : x.toFixed(3));
+
+function sweepText(s: SweepSummary, outDir: string): string {
+  const header = ['value', 'coverage', 'κ_C', 'κ_F', 'agree', 'failed'];
+  const rows = s.runs.map((r) => [
+    String(r.value),
+    fmt(r.coverage),
+    fmt(r.cohens_kappa_consensus),
+    fmt(r.fleiss_kappa),
+    `${r.agreement_count}/${r.n_items}`,
+    String(r.failed_samples),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  return [
+    `sweep of ${s.parameter} on ${s.benchmark_id}`,
+    line(header),
+    ...rows.map(line),
+    `κ_C range ${fmt(s.kappa_range)}: ${s.interpretation}`,
+    `wrote ${s.runs.length} η and sweep-summary.json in ${outDir}`,
+    '',
+  ].join('\n');
+}
+
 export const sweepCommand: CommandModule = {
-  register(program, _io, run) {
-    program
+  register(program, io, run) {
+    const cmd = program
       .command('sweep')
-      .description('(not built yet)')
-      .allowUnknownOption()
-      .action(() =>
+      .summary('run a benchmark once per value of one parameter and report how κ_C moves')
+      .description(
+        'Runs `evaluate` once per value of --vary, writes one η per value and sweep-summary.json (coverage, κ_C,\n' +
+          'κ_F and agreement count per value; the κ_C range and its reading: < 0.05 stable, < 0.10 moderately\n' +
+          'sensitive, else varies substantively). Values of n_samples and tie_break share one sample journal, so\n' +
+          'each sample is drawn once. Interrupted sweeps resume like evaluate.\n\n' +
+          'Exit codes: 0 done, 1 some samples failed, 2 usage or I/O error.',
+      )
+      .argument('<benchmark>', 'infereval benchmark JSON')
+      .addOption(
+        new Option('--vary <parameter>', 'the parameter to sweep')
+          .choices([...SWEEP_PARAMETERS])
+          .makeOptionMandatory(),
+      )
+      .requiredOption('--values <list>', 'comma-separated values, e.g. 1,3,5 or abstain,first');
+    addRunOptions(cmd)
+      .option(
+        '-o, --output-dir <dir>',
+        'where the η files and sweep-summary.json go (default sweep-<benchmark id>-<parameter>)',
+      )
+      .option('--log <run.jsonl>', 'structured run log of every run')
+      .addOption(new Option('--format <format>', 'summary format').choices(['text', 'json']).default('text'))
+      .action((benchmarkPath: string, opts: Record<string, any>) =>
         run(async () => {
-          throw new UsageError('not-implemented', 'sweep is not built yet');
+          const parameter = opts.vary as SweepParameter;
+          const values = parseSweepValues(parameter, opts.values);
+          if (opts.paraphraseCycle)
+            throw new UsageError(
+              'usage.conflict',
+              'sweep over paraphrase_variant instead of --paraphrase-cycle',
+            );
+          const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
+          const settings = runSettingsFrom(opts, io, loaded);
+          const outDir = resolve(io.cwd, opts.outputDir ?? `sweep-${loaded.benchmark.id}-${parameter}`);
+          const { provider, close } = await createProvider(settings.providerSetup);
+          const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
+          const interrupt = interruptSignal();
+          let progress = progressReporter(io, 'sweep');
+          let summary: SweepSummary;
+          try {
+            summary = await runSweep({
+              benchmark: loaded.benchmark,
+              benchmarkHash: loaded.hash,
+              config: settings.config,
+              parameter,
+              values,
+              outDir,
+              provider,
+              runId: settings.runId,
+              concurrency: settings.concurrency,
+              rateLimit: settings.rateLimit,
+              retry: settings.retry,
+              retryFailed: settings.retryFailed,
+              log,
+              signal: interrupt.signal,
+              onRunStart: (value) => {
+                progress = progressReporter(io, `${parameter}=${value}`);
+              },
+              onProgress: (p) => progress.update(p),
+              onRunDone: () => progress.done(),
+            });
+          } finally {
+            interrupt.dispose();
+            await close();
+            await log.close();
+          }
+          io.stdout.write(
+            opts.format === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : sweepText(summary, outDir),
+          );
+          return summary.runs.some((r) => r.failed_samples > 0) ? 1 : 0;
         }),
       );
   },
