@@ -41,14 +41,13 @@ export function dispersion(counts: VoteCounts): Dispersion {
   const n = counts.good + counts.bad + counts.abstain;
   if (n === 0) return { n, entropy: 0, margin: 0 };
   let h = 0;
-  for (const c of [counts.good, counts.bad, counts.abstain]) {
-    if (c > 0) {
-      const p = c / n;
-      h -= p * Math.log(p);
-    }
-  }
-  const sorted = [counts.good, counts.bad, counts.abstain].sort((a, b) => b - a);
-  return { n, entropy: h / Math.log(3), margin: (sorted[0]! - sorted[1]!) / n };
+  if (counts.good > 0) h -= (counts.good / n) * Math.log(counts.good / n);
+  if (counts.bad > 0) h -= (counts.bad / n) * Math.log(counts.bad / n);
+  if (counts.abstain > 0) h -= (counts.abstain / n) * Math.log(counts.abstain / n);
+  const { good, bad, abstain } = counts;
+  const top = Math.max(good, bad, abstain);
+  const second = good + bad + abstain - top - Math.min(good, bad, abstain);
+  return { n, entropy: h / Math.log(3), margin: (top - second) / n };
 }
 
 /** The per-item record the reference reports under `verdict_distributions`. */
@@ -77,7 +76,9 @@ export function verdictDistribution(item: ItemLike): VerdictDistribution {
   }
   const d = dispersion(counts);
   return {
-    ...counts,
+    good: counts.good,
+    bad: counts.bad,
+    abstain: counts.abstain,
     n_samples: d.n,
     verdict: item.model_verdict,
     tie_broken: tieBroken,

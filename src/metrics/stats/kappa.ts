@@ -44,10 +44,13 @@ export function cohensKappaResult(
   let agree = 0;
   let total = 0;
   let n = 0;
+  const defaultCategories = categories === SUBSTANTIVE_VERDICTS;
+  const at = (label: string): number | undefined =>
+    defaultCategories ? (label === 'good' ? 0 : label === 'bad' ? 1 : undefined) : index.get(label);
   for (let i = 0; i < a.length; i++) {
-    const ia = index.get(a[i]!);
+    const ia = at(a[i]!);
     if (ia === undefined) continue;
-    const ib = index.get(b[i]!);
+    const ib = at(b[i]!);
     if (ib === undefined) continue;
     n++;
     const w = weights === undefined ? 1 : weights[i]!;
@@ -87,6 +90,7 @@ export function fleissKappaResult(
   const categories = options.categories ?? SUBSTANTIVE_VERDICTS;
   const index = categoryIndex(categories);
   const weights = options.weights;
+  const defaultCategories = categories === SUBSTANTIVE_VERDICTS;
   const totals = new Float64Array(categories.length);
   const counts = new Int32Array(categories.length);
   let weightedP = 0;
@@ -97,20 +101,35 @@ export function fleissKappaResult(
     const row = rows[i]!;
     if (row.length !== k)
       throw new RangeError(`fleissKappa: row ${i} has ${row.length} raters, expected ${k}`);
-    counts.fill(0);
-    for (let r = 0; r < k; r++) {
-      const c = index.get(row[r]!);
-      if (c === undefined) continue rowLoop;
-      counts[c]!++;
-    }
-    n++;
     const w = weights === undefined ? 1 : weights[i]!;
     let agreeing = 0;
-    for (let c = 0; c < categories.length; c++) {
-      const nc = counts[c]!;
-      agreeing += nc * (nc - 1);
-      totals[c]! += w * nc;
+    if (defaultCategories) {
+      // Fast path for good/bad: two scalar counters instead of a count array.
+      let good = 0;
+      let bad = 0;
+      for (let r = 0; r < k; r++) {
+        const label = row[r];
+        if (label === 'good') good++;
+        else if (label === 'bad') bad++;
+        else continue rowLoop;
+      }
+      agreeing = good * (good - 1) + bad * (bad - 1);
+      totals[0]! += w * good;
+      totals[1]! += w * bad;
+    } else {
+      counts.fill(0);
+      for (let r = 0; r < k; r++) {
+        const c = index.get(row[r]!);
+        if (c === undefined) continue rowLoop;
+        counts[c]!++;
+      }
+      for (let c = 0; c < categories.length; c++) {
+        const nc = counts[c]!;
+        agreeing += nc * (nc - 1);
+        totals[c]! += w * nc;
+      }
     }
+    n++;
     weightedP += w * (agreeing / pairs); // w·P_i, rounded as the reference does
     totalWeight += w;
   }
