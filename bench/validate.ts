@@ -1,0 +1,256 @@
+// `npm run bench -- validate`: throughput of `evalkit validate` on a generated EEE instance-level JSONL file
+// (≥ 200 MB of realistic rows, ~1% invalid), against raw JSON.parse over the same lines measured in the same run.
+// Targets (from the issue): 1 job ≥ 0.75× the baseline, 2 jobs ≥ 1.4× the baseline, peak RSS < 256 MB on 1 GB.
+// BENCH_SCALE=5 makes the file ~1 GB.
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sampleHash } from '../src/formats/eee/sample-hash.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+
+/** A small seeded PRNG (mulberry32), so the file is the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'the of and to in is that for it as was with be by on not he this are or his from at which but have an they you ' +
+  'were her she there been one all we their has would when if so no what up out about who them do into more time ' +
+  'model answer question reasoning because therefore evidence “quoted” café naïve 数学 λ-calculus equation 42 3.14'
+).split(' ');
+
+function text(next: () => number, words: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    out.push(WORDS[Math.floor(next() * WORDS.length)]);
+    if (next() < 0.08) out.push(next() < 0.5 ? '\n' : '"quote"');
+  }
+  return out.join(' ');
+}
+
+function row(i: number, next: () => number): string {
+  const choices = ['A', 'B', 'C', 'D'];
+  const reference = [choices[i % 4]];
+  const raw = `Question ${i}: ${text(next, 80 + Math.floor(next() * 300))}\n${choices.map((c) => `${c}. ${text(next, 6)}`).join('\n')}\nAnswer:`;
+  const answer = choices[Math.floor(next() * 4)];
+  const doc: Record<string, unknown> = {
+    schema_version: '0.3.0',
+    evaluation_id: 'bench-eval-0001',
+    model_id: 'acme/bench-7b',
+    evaluation_name: 'mmlu_bench',
+    sample_id: `mmlu_${i}`,
+    sample_hash: sampleHash({ raw, reference }),
+    interaction_type: 'single_turn',
+    input: { raw, reference, choices },
+    output: {
+      raw: [`${text(next, 20 + Math.floor(next() * 60))} The answer is ${answer}.`],
+      reasoning_trace: null,
+    },
+    answer_attribution: [
+      {
+        turn_idx: 0,
+        source: 'output.raw',
+        extracted_value: answer,
+        extraction_method: 'regex',
+        is_terminal: true,
+      },
+    ],
+    evaluation: { score: answer === reference[0] ? 1 : 0, is_correct: answer === reference[0] },
+    token_usage: {
+      input_tokens: 300 + (i % 200),
+      output_tokens: 40 + (i % 30),
+      total_tokens: 340 + (i % 230),
+    },
+    performance: { latency_ms: 100 + next() * 900, time_to_first_token_ms: null, generation_time_ms: null },
+  };
+  const fault = next();
+  if (fault < 0.004) delete doc.evaluation;
+  else if (fault < 0.007) (doc.evaluation as Record<string, unknown>).score = 'high';
+  else if (fault < 0.009) doc.interaction_type = 'single-turn';
+  else if (fault < 0.01) return JSON.stringify(doc).replace('"model_id":', '"model_id":"dup","model_id":');
+  return JSON.stringify(doc);
+}
+
+function ensureData(targetBytes: number): string {
+  const dir = join(here, '.data');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `eee-instances-${Math.round(targetBytes / 1e6)}MB.jsonl`);
+  if (existsSync(path) && statSync(path).size >= targetBytes) return path;
+  const started = Date.now();
+  const fd = openSync(`${path}.tmp`, 'w');
+  const next = rng(20261121);
+  let written = 0;
+  let buf: string[] = [];
+  let bufLen = 0;
+  for (let i = 0; written + bufLen < targetBytes; i++) {
+    const line = `${row(i, next)}\n`;
+    buf.push(line);
+    bufLen += line.length;
+    if (bufLen > 4_000_000) {
+      written += writeSync(fd, buf.join(''));
+      buf = [];
+      bufLen = 0;
+    }
+  }
+  written += writeSync(fd, buf.join(''));
+  closeSync(fd);
+  // rename last, so an interrupted generation is not mistaken for a complete file
+  renameSync(`${path}.tmp`, path);
+  console.log(
+    `generated ${path} (${(statSync(path).size / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return path;
+}
+
+/** Baseline: the same file read with a 1 MiB stream, split at newlines, and JSON.parse on every line. */
+async function baseline(path: string): Promise<{ seconds: number; lines: number }> {
+  const started = performance.now();
+  let lines = 0;
+  let carry: Buffer | undefined;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    const data = carry ? Buffer.concat([carry, chunk]) : chunk;
+    let start = 0;
+    let nl = data.indexOf(0x0a);
+    while (nl !== -1) {
+      if (nl > start) {
+        JSON.parse(data.toString('utf8', start, nl));
+        lines++;
+      }
+      start = nl + 1;
+      nl = data.indexOf(0x0a, start);
+    }
+    carry = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
+  }
+  if (carry && carry.length > 0) {
+    JSON.parse(carry.toString('utf8'));
+    lines++;
+  }
+  return { seconds: (performance.now() - started) / 1000, lines };
+}
+
+interface ChildResult {
+  code: number;
+  seconds: number;
+  wallSeconds: number;
+  maxRssMb: number;
+  summary: { documents: number; invalid: number; errors: number };
+}
+
+/**
+ * Bundles the CLI child and the validation worker to plain JavaScript (as the built package runs), so that the
+ * figures measure evalkit and not tsx compiling TypeScript in every worker thread at start-up.
+ */
+async function bundle(): Promise<string> {
+  const { build } = await import('esbuild');
+  const outdir = join(here, '.data', 'bundle');
+  const common = {
+    bundle: true,
+    platform: 'node' as const,
+    format: 'esm' as const,
+    target: 'node20',
+    logLevel: 'error' as const,
+  };
+  const banner = {
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  };
+  await build({
+    ...common,
+    banner,
+    entryPoints: { 'validate-child': join(here, '_validate-child.ts') },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+  });
+  // parallel.ts starts `./worker.js` next to itself when not running from TypeScript.
+  await build({ ...common, banner, entryPoints: { worker: join(root, 'src/validate/worker.ts') }, outdir });
+  return join(outdir, 'validate-child.mjs');
+}
+
+let childScript: string | undefined;
+
+async function runValidate(path: string, jobs: number, extra: string[] = []): Promise<ChildResult> {
+  childScript ??= await bundle();
+  const script = childScript;
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [script, path, String(jobs), ...extra], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    child.on('error', reject);
+    child.on('close', () => {
+      const last = err.trim().split('\n').pop() ?? '';
+      try {
+        resolvePromise({ ...JSON.parse(last), wallSeconds: (performance.now() - started) / 1000 });
+      } catch {
+        reject(new Error(`validate child failed: ${err.slice(-2000)}`));
+      }
+    });
+  });
+}
+
+export async function run(): Promise<void> {
+  const scale = Number(process.env.BENCH_SCALE ?? '1') || 1;
+  const path = ensureData(200e6 * scale);
+  const size = statSync(path).size;
+  const mb = size / 1e6;
+  const base = await baseline(path);
+  const baseRate = mb / base.seconds;
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  console.log(
+    `file: ${mb.toFixed(0)} MB, ${base.lines} lines; ${cpus().length} CPUs, load average ${load} (figures are noisy when loaded)`,
+  );
+  console.log(
+    `baseline  JSON.parse per line (stream + split + parse): ${baseRate.toFixed(0)} MB/s (${base.seconds.toFixed(2)} s)`,
+  );
+
+  const report = (label: string, r: ChildResult, target: number | undefined): void => {
+    const rate = mb / r.seconds;
+    const ratio = rate / baseRate;
+    const verdict =
+      target === undefined
+        ? ''
+        : ratio >= target
+          ? ` ≥ ${target}× target: met`
+          : ` < ${target}× target: NOT met`;
+    console.log(
+      `${label}: ${rate.toFixed(0)} MB/s = ${ratio.toFixed(2)}× baseline${verdict}; ` +
+        `${r.seconds.toFixed(2)} s validating, ${r.wallSeconds.toFixed(2)} s with start-up; ` +
+        `peak RSS ${r.maxRssMb.toFixed(0)} MB; ${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`,
+    );
+  };
+  const one = await runValidate(path, 1);
+  report('validate --jobs 1', one, 0.75);
+  const two = await runValidate(path, 2);
+  report('validate --jobs 2', two, 1.4);
+  if (process.env.BENCH_SCHEMA_ONLY) {
+    report('validate --jobs 1 --schema-only', await runValidate(path, 1, ['--schema-only']), undefined);
+  }
+  const rss = Math.max(one.maxRssMb, two.maxRssMb);
+  console.log(
+    `peak RSS: ${rss.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 256 MB on a 1 GB file${scale >= 5 ? '' : '; BENCH_SCALE=5 for 1 GB'})`,
+  );
+}
