@@ -62,8 +62,8 @@ export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidenc
       throw new DataError('report.evidence', `${file}: a flipped item must be an object (at /flipped/${i})`);
     return {
       id: String(str(f, ['id', 'item_id']) ?? `#${i}`),
-      first: String(str(f, ['first', 'run_a', 'a', 'test']) ?? '?'),
-      second: String(str(f, ['second', 'run_b', 'b', 'retest']) ?? '?'),
+      first: String(str(f, ['first', 'verdict_a', 'run_a', 'a', 'test']) ?? '?'),
+      second: String(str(f, ['second', 'verdict_b', 'run_b', 'b', 'retest']) ?? '?'),
     };
   });
   const out: RetestEvidence = { kappa, flipped };
@@ -71,7 +71,7 @@ export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidenc
   if (typeof agreement === 'number') out.agreement = agreement;
   const flipRate = num(o, ['flip_rate'], file, '');
   if (typeof flipRate === 'number') out.flip_rate = flipRate;
-  const interpretation = str(o, ['interpretation', 'stability', 'verdict']);
+  const interpretation = str(o, ['interpretation', 'stability_verdict', 'stability', 'verdict']);
   if (interpretation) out.interpretation = interpretation;
   return out;
 }

@@ -12,7 +12,7 @@ import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { decideVerdict } from '../../src/report/verdict.js';
 import { readRetestEvidence, readSweepEvidence } from '../../src/report/evidence.js';
 import { runCli } from '../helpers/cli.js';
-import { projectRoot } from '../helpers/shared.js';
+import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
 const example = (f: string) => join(projectRoot, 'examples/report', f);
 
@@ -159,3 +159,73 @@ test('evalkit report prints Markdown; bad evidence is exit 1 with the pointer, n
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('evidence from evalkit retest (library output) and a sweep-summary.json shape is read as such', async () => {
+  const { retest } = await import('../../src/metrics/infereval/retest.js');
+  const a = await loadInfereval(example('evaluation.json'), 'evaluation');
+  const b = structuredClone(a);
+  b.id = 'example-report-eta-retest';
+  const flippedIds = b.items
+    .filter((i) => i.model_verdict === 'good')
+    .slice(0, 2)
+    .map((i) => i.id);
+  for (const item of b.items) if (flippedIds.includes(item.id)) item.model_verdict = 'bad';
+  const report = retest(a, b);
+  const evidence = readRetestEvidence(JSON.parse(JSON.stringify(report)));
+  assert.equal(evidence.kappa, report.test_retest_kappa);
+  assert.deepEqual(
+    evidence.flipped.map((f) => [f.id, f.first, f.second]),
+    flippedIds.map((id) => [id, 'good', 'bad']),
+  );
+  assert.equal(evidence.flip_rate, report.flip_rate);
+  const sweep = readSweepEvidence({
+    benchmark_id: 'b',
+    parameter: 'temperature',
+    values: [0, 1],
+    runs: [
+      {
+        value: 0,
+        eta: 'a.json',
+        n_items: 24,
+        coverage: 1,
+        cohens_kappa_consensus: 0.7,
+        fleiss_kappa: 0.6,
+        agreement_count: 20,
+        failed_samples: 0,
+      },
+      {
+        value: 1,
+        eta: 'b.json',
+        n_items: 24,
+        coverage: 0.9,
+        cohens_kappa_consensus: null,
+        fleiss_kappa: null,
+        agreement_count: 18,
+        failed_samples: 0,
+      },
+    ],
+    kappa_range: 0,
+    interpretation: 'stable',
+  });
+  assert.deepEqual(sweep.points, [
+    { value: 0, kappa: 0.7, coverage: 1 },
+    { value: 1, kappa: null, coverage: 0.9 },
+  ]);
+  assert.equal(sweep.interpretation, 'stable');
+});
+
+const realEta = 'infereval/evaluations/stop_sign_haiku_eta0.json';
+test(
+  'a real evaluation from the reference implementation renders in both formats',
+  { skip: skipWithoutReference(realEta) },
+  async () => {
+    const eta = await loadInfereval(reference(realEta)!, 'evaluation');
+    const tags = [...new Set(eta.items.flatMap((i) => i.tags))].sort();
+    const model = buildReportModel({ evaluation: eta, metrics: evaluationMetrics(eta, { byTag: tags }) });
+    assert.equal(model.items.length, eta.items.length);
+    assert.equal(model.verdict.label, 'not supported'); // κ = 0.2 on 4 items
+    assert.ok(model.negative_findings.some((f) => f.includes('under-powered')));
+    assert.match(renderHtml(model), /<svg class="chart chart-confusion"/);
+    assert.match(renderMarkdown(model), /\| Benchmark \(β\) \| not supplied \|/);
+  },
+);
