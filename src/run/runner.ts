@@ -4,6 +4,7 @@
  * written in benchmark order. Re-running with the same journal continues where a run stopped.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { canonicalJson } from '../io/canonical.js';
 import { openEtaWriter } from './eta-writer.js';
 import { openJournal } from './journal.js';
@@ -252,6 +253,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const log = options.log ?? nullRunLog;
   const now = options.now ?? (() => new Date());
   const signal = options.signal ?? new AbortController().signal;
+  setMaxListeners(0, signal); // one listener per request in flight
   const plan = planPrompts(benchmark, config.prompts);
   for (const item of benchmark.items) plan.build(item); // every prompt can be built before anything is sent
 

@@ -1,5 +1,6 @@
 /** Anthropic Messages API over the official SDK. */
 import Anthropic from '@anthropic-ai/sdk';
+import { nodeHttpFetch } from './http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
@@ -14,6 +15,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: 0, // the retry policy is ours (runner/retry.ts)
+    fetch: nodeHttpFetch,
     timeout: options.timeoutMs ?? 600_000,
   });
   return {

@@ -1,5 +1,6 @@
 /** OpenAI chat completions over the official SDK; any OpenAI-compatible server through baseURL. */
 import OpenAI from 'openai';
+import { nodeHttpFetch } from './http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
@@ -20,6 +21,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: 0, // the retry policy is ours (runner/retry.ts)
+    fetch: nodeHttpFetch,
     timeout: options.timeoutMs ?? 600_000,
   });
   return {
