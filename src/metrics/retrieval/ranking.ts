@@ -95,7 +95,10 @@ export function entityCoverage(
   if (entities.length === 0) return null;
   const fold = match === 'casefold' ? foldCase : (s: string) => s;
   const wanted = new Set(match === 'casefold' ? entities.map(fold) : entities);
-  const present = new Set(match === 'casefold' ? retrieved.map(fold) : retrieved);
+  const pool = match === 'casefold' ? retrieved.map(fold) : retrieved;
+  // Short lists (the usual case) are searched directly; a Set pays off only for long ones.
+  const present: { has(s: string): boolean } =
+    pool.length * wanted.size <= 256 ? { has: (s) => pool.includes(s) } : new Set(pool);
   let found = 0;
   for (const e of wanted) if (present.has(e)) found++;
   return found / wanted.size;
