@@ -20,6 +20,15 @@ export { Detector, type DetectOptions, type Detection } from './detect.js';
 export { explainSchemaErrors, type SchemaIssue } from './schema-errors.js';
 export { publishedSchema, renderSchema, schemaFileName, compiledValidator, DIALECT_URI } from './schemas.js';
 export { createAjv, ajvOptions } from './ajv.js';
+export {
+  parseStrictJson,
+  locatePointers,
+  type JsonIssue,
+  type JsonIssueCode,
+  type StrictParseResult,
+} from '../io/strict-json.js';
+export { splitLines, readJsonlFile, type JsonlLine } from '../io/jsonl.js';
+export { expandPaths, globToRegExp } from '../io/files.js';
 
 export interface ValidateOptions extends EngineOptions {
   /** An infereval benchmark that evaluations' benchmark_hash is compared against (tree checks). */

@@ -59,9 +59,9 @@ export const validateCommand: CommandModule = {
       .command('validate')
       .summary('validate EEE, infereval, retrieval and benchmark-output documents')
       .description(
-        'Validate documents against their schema, then the cross-field rules and the checks across files.\n' +
-          'A .json file is one document; a .jsonl/.ndjson file is one document per non-blank line; directories are\n' +
-          'walked (skipping .git and node_modules); globs (*, **, ?, [..], {a,b}) are expanded; "-" reads standard\n' +
+        'Validate documents against their schema, then the cross-field rules and the checks across files. ' +
+          'A .json file is one document; a .jsonl/.ndjson file is one document per non-blank line; directories are ' +
+          'walked (skipping .git and node_modules); globs (*, **, ?, [..], {a,b}) are expanded; "-" reads standard ' +
           "input. Each document's type and version are detected from its keys and its schema_version.\n\n" +
           'Exit codes: 0 all valid, 1 any invalid document or failed check, 2 usage or I/O error.',
       )
