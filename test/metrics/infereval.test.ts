@@ -42,6 +42,46 @@ test('subsampling CI is seed-compatible with CPython random.Random(seed).sample'
   assert.equal(other.fleiss_kappa_ci!.hi, 0.6182770724892814);
 });
 
+// n = 2000 takes CPython's set-based branch of random.sample (n > 21 + 4^⌈log4(3b)⌉ with b = 205). Expected values
+// from the same rows built in Python 3.11 (see the formula below) with random.Random(2024), 200 draws.
+test('subsampling CI matches CPython on the set-based sample branch too', () => {
+  const V = ['good', 'bad', 'abstain'] as const;
+  const items: ItemLike[] = Array.from({ length: 2000 }, (_, i) => {
+    const analysts = [
+      V[(i * 7) % 3]!,
+      V[(i * 11 + 1) % 3]!,
+      i % 5 ? 'good' : 'bad',
+    ] as ItemLike['analyst_verdicts'];
+    return {
+      id: `r${i}`,
+      analyst_verdicts: analysts,
+      model_verdict: i % 4 ? analysts[0]! : V[(i * 13) % 3]!,
+    };
+  });
+  const r = evaluationMetrics({ items }, { ci: { seed: 2024, iterations: 200 } });
+  const ci = r['cohens_kappa[consensus]_ci'] as {
+    lo: number;
+    hi: number;
+    subsample_size: number;
+    defined: number;
+  };
+  assert.equal(ci.subsample_size, 205);
+  assert.equal(ci.defined, 200);
+  assert.equal(r.cohens_kappa_consensus, -0.0014992503748125774);
+  assert.equal(ci.lo, -0.04003899719438612);
+  assert.equal(ci.hi, 0.040630234285729);
+});
+
+test('an empty evaluation gives zeros and nulls, not errors', () => {
+  const r = evaluationMetrics({ items: [] }, { ci: { seed: 1 } });
+  assert.equal(r.n, 0);
+  assert.equal(r.coverage, 0);
+  assert.deepEqual(r.coverage_per_analyst, []);
+  assert.equal(r.cohens_kappa_consensus, null);
+  assert.equal(r.fleiss_kappa, null);
+  assert.equal(r.aggregate_dispersion.mean_margin, 0);
+});
+
 test('CI on fewer than 10 items is null with the reason', () => {
   const items: ItemLike[] = Array.from({ length: 6 }, (_, i) => ({
     id: `i${i}`,

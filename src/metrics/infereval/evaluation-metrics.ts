@@ -45,6 +45,8 @@ export interface MetricsOptions {
   /** Leave out items whose every sample failed (instrument failure) before computing anything. */
   excludeFailed?: boolean;
   thinMarginThreshold?: number;
+  /** Fill the per-item `verdict_distributions` (default true; false leaves it `{}` for very large evaluations). */
+  includeVerdictDistributions?: boolean;
 }
 
 export interface ResolvedReference {
@@ -156,6 +158,7 @@ export interface MetricsSection {
   fleiss_kappa: number | null;
   inter_analyst_fleiss: number | null;
   coverage_per_analyst_named?: Record<string, number>;
+  /** Per item id; empty when includeVerdictDistributions is false. */
   verdict_distributions: Record<string, VerdictDistribution>;
   aggregate_dispersion: AggregateDispersion;
   /** `cohens_kappa[<label>]` and `cohens_kappa[<label>]_ci`, as the reference CLI names them. */
@@ -269,6 +272,7 @@ interface SectionContext {
   weighted: boolean;
   ci: CiOptions | null;
   thin: number;
+  distributions: boolean;
   failures: InstrumentFailures;
   seed: number | undefined;
 }
@@ -318,7 +322,7 @@ function computeSection(
   );
 
   const verdictDistributions: Record<string, VerdictDistribution> = {};
-  items.forEach((it, i) => (verdictDistributions[it.id] = distributions[i]!));
+  if (ctx.distributions) items.forEach((it, i) => (verdictDistributions[it.id] = distributions[i]!));
   const n = items.length;
   const nThin = margins.filter((x) => x < ctx.thin).length;
   const aggregate: AggregateDispersion = {
@@ -444,6 +448,7 @@ export function evaluationMetrics(
     weighted: options.weightByMargin === true,
     ci,
     thin: options.thinMarginThreshold ?? THIN_MARGIN_THRESHOLD,
+    distributions: options.includeVerdictDistributions !== false,
     failures: { n_items: failedIds.length, item_ids: failedIds, excluded },
     seed: ci?.seed,
   };
