@@ -126,27 +126,50 @@ describe('loadInfereval errors', () => {
     });
   });
 
-  test('invalid JSON is a DataError json.syntax', async () => {
+  test('invalid JSON is a DataError with the position of the problem', async () => {
     const path = join(tmp, 'broken.json');
+    writeFileSync(path, '{\n  "id": "b",\n  "id": "c"\n}\n');
+    await assert.rejects(loadInfereval(path, 'benchmark'), (err: unknown) => {
+      assert.ok(err instanceof DataError);
+      assert.equal(err.code, 'json.duplicate-key');
+      assert.match(err.message, /broken\.json:3:\d+ error json\.duplicate-key/);
+      return true;
+    });
     writeFileSync(path, '{"id": ');
     await assert.rejects(loadInfereval(path, 'benchmark'), (err: unknown) => {
       assert.ok(err instanceof DataError);
-      assert.equal(err.code, 'json.syntax');
+      assert.match(err.code, /^json\./);
       return true;
     });
   });
 
-  test('a rule violation is a DataError with the rule code, the file and the pointer', async () => {
+  test('a rule violation is a DataError with the rule code, file:line:column and the pointer', async () => {
     await assert.rejects(
       loadInfereval(join(dir, 'invalid', 'benchmark-unknown-bearer.json'), 'benchmark'),
       (err: unknown) => {
         assert.ok(err instanceof DataError);
         assert.equal(err.code, 'infereval.item-bearers-exist');
-        assert.match(err.message, /benchmark-unknown-bearer\.json/);
-        assert.match(err.message, /\/items\/1\/premises\/1/);
+        assert.match(err.message, /benchmark-unknown-bearer\.json:44:9 error infereval\.item-bearers-exist/);
+        assert.match(err.message, /\(at \/items\/1\/premises\/1\)/);
         assert.match(err.message, /"pengiun"/);
         return true;
       },
+    );
+  });
+
+  test('a benchmark given where an evaluation is needed (and back) is named as such', async () => {
+    await assert.rejects(loadInfereval(join(dir, 'benchmark.json'), 'evaluation'), (err: unknown) => {
+      assert.ok(err instanceof DataError);
+      assert.equal(err.code, 'infereval.wrong-kind');
+      assert.match(
+        err.message,
+        /this is an infereval benchmark \(β\), but an infereval evaluation is needed/,
+      );
+      return true;
+    });
+    await assert.rejects(
+      loadInfereval(join(dir, 'evaluation.json'), 'benchmark'),
+      /infereval evaluation \(η\)/,
     );
   });
 

@@ -1,14 +1,18 @@
-// Reading an infereval benchmark or evaluation for use (metrics, runs, hashing): parse, apply the reference
-// loader's bare-string reference shorthand, validate (schema, then cross-field rules), normalise.
+// Reading an infereval benchmark or evaluation for use (metrics, runs, hashing): parse (strictly, with positions),
+// apply the reference loader's bare-string reference shorthand, validate (schema, then cross-field rules), normalise.
 import { readFile } from 'node:fs/promises';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { formatDiagnosticText, type Diagnostic } from '../../diagnostics.js';
 import { DataError, IoError } from '../../errors.js';
+import { locatePointers, parseStrictJson } from '../../io/strict-json.js';
 import { createAjv } from '../../validate/ajv.js';
+import { explainSchemaErrors } from '../../validate/schema-errors.js';
 import type { CrossFieldRule, RuleIssue } from '../types.js';
 import { BenchmarkSchema } from './benchmark-schema.js';
+import { looksLikeInferevalBenchmark, looksLikeInferevalEvaluation } from './detect.js';
+import { inferevalBenchmarkType, inferevalEvaluationType } from './document-types.js';
 import { EvaluationSchema } from './evaluation-schema.js';
 import { normaliseBenchmark, normaliseEvaluation, promoteReferenceShorthand } from './normalise.js';
-import { benchmarkRules, evaluationRules } from './rules.js';
 import type { Benchmark, Evaluation } from './types.js';
 
 export type InferevalKind = 'benchmark' | 'evaluation';
@@ -18,37 +22,79 @@ const validators = new Map<InferevalKind, ValidateFunction>();
 function validatorFor(kind: InferevalKind): ValidateFunction {
   let v = validators.get(kind);
   if (!v) {
-    v = createAjv('2020-12').compile(kind === 'benchmark' ? BenchmarkSchema : EvaluationSchema);
+    // verbose: the error explainer shared with `evalkit validate` reads the offending values.
+    v = createAjv('2020-12', { verbose: true }).compile(
+      kind === 'benchmark' ? BenchmarkSchema : EvaluationSchema,
+    );
     validators.set(kind, v);
   }
   return v;
 }
 
-function schemaIssue(e: ErrorObject): RuleIssue {
-  const params = e.params as Record<string, unknown>;
-  let message = e.message ?? 'is invalid';
-  if (e.keyword === 'additionalProperties')
-    message = `unknown property ${JSON.stringify(params.additionalProperty)}`;
-  else if (e.keyword === 'required')
-    message = `missing required property ${JSON.stringify(params.missingProperty)}`;
-  else if (e.keyword === 'enum')
-    message = `must be one of ${(params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
-  else if (e.keyword === 'const') message = `must be ${JSON.stringify(params.allowedValue)}`;
-  return { pointer: e.instancePath, code: `schema.${e.keyword}`, message };
-}
-
 /**
- * Schema errors, or (when the schema passed) the cross-field rule findings, of one infereval document. Warnings
- * carry `severity: "warning"`; everything else is an error.
+ * Schema errors, or (when the schema passed) the cross-field rule findings, of one infereval document, with the
+ * same codes and messages as `evalkit validate`. Warnings carry `severity: "warning"`; everything else is an error.
  */
 export function checkInfereval(doc: unknown, kind: InferevalKind): RuleIssue[] {
   const validate = validatorFor(kind);
-  if (!validate(doc)) return (validate.errors ?? []).map(schemaIssue);
-  const rules: CrossFieldRule[] = kind === 'benchmark' ? benchmarkRules : evaluationRules;
+  const type = kind === 'benchmark' ? inferevalBenchmarkType : inferevalEvaluationType;
+  if (!validate(doc)) return explainSchemaErrors(validate.errors ?? [], type.versions[0]);
+  const rules: CrossFieldRule[] = type.versions[0].rules ?? [];
   return rules.flatMap((rule) => rule.check(doc));
 }
 
 const isError = (i: RuleIssue): boolean => (i.severity ?? 'error') === 'error';
+
+/** The error thrown for an invalid document: the first problems as diagnostic lines, the first one's code. */
+function invalid(kind: InferevalKind, source: string, problems: Diagnostic[]): DataError {
+  const shown = problems.slice(0, 5).map((d) => `  ${formatDiagnosticText(d)}`);
+  const more = problems.length > shown.length ? `\n  … and ${problems.length - shown.length} more` : '';
+  const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+  return new DataError(
+    problems[0].code,
+    `${source}: not a valid infereval ${kind} 1.0 (${count}):\n${shown.join('\n')}${more}`,
+  );
+}
+
+function validated(raw: unknown, kind: InferevalKind, source: string, text?: string): Benchmark | Evaluation {
+  const doc = promoteReferenceShorthand(raw);
+  if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
+    const keys = doc as Record<string, unknown>;
+    const other =
+      kind === 'benchmark' ? looksLikeInferevalEvaluation(keys) : looksLikeInferevalBenchmark(keys);
+    if (other) {
+      const is = kind === 'benchmark' ? 'evaluation (η)' : 'benchmark (β)';
+      throw new DataError(
+        'infereval.wrong-kind',
+        `${source}: this is an infereval ${is}, but an infereval ${kind} is needed here`,
+      );
+    }
+  }
+  const errors = checkInfereval(doc, kind).filter(isError);
+  if (errors.length > 0) {
+    const positions =
+      text === undefined
+        ? undefined
+        : locatePointers(
+            text,
+            errors.slice(0, 5).map((e) => e.pointer),
+          );
+    const problems = errors.map((e): Diagnostic => {
+      const at = positions?.get(e.pointer);
+      return {
+        file: source,
+        line: at?.line ?? 0,
+        column: at?.column ?? 0,
+        pointer: e.pointer,
+        severity: 'error',
+        code: e.code,
+        message: e.message,
+      };
+    });
+    throw invalid(kind, source, problems);
+  }
+  return kind === 'benchmark' ? normaliseBenchmark(doc) : normaliseEvaluation(doc);
+}
 
 /** Validate an already parsed document and normalise it; throws DataError naming the first problems. */
 export function parseInfereval(raw: unknown, kind: 'benchmark', source?: string): Benchmark;
@@ -59,17 +105,7 @@ export function parseInfereval(
   kind: InferevalKind,
   source = '<input>',
 ): Benchmark | Evaluation {
-  const doc = promoteReferenceShorthand(raw);
-  const errors = checkInfereval(doc, kind).filter(isError);
-  if (errors.length > 0) {
-    const shown = errors.slice(0, 5).map((i) => `  ${i.pointer || '/'} ${i.code}: ${i.message}`);
-    const more = errors.length > shown.length ? `\n  … and ${errors.length - shown.length} more` : '';
-    throw new DataError(
-      errors[0].code,
-      `${source}: not a valid infereval ${kind} 1.0 (${errors.length} problem${errors.length === 1 ? '' : 's'}):\n${shown.join('\n')}${more}`,
-    );
-  }
-  return kind === 'benchmark' ? normaliseBenchmark(doc) : normaliseEvaluation(doc);
+  return validated(raw, kind, source);
 }
 
 /** Read, validate (schema and cross-field rules) and normalise an infereval file. */
@@ -77,18 +113,36 @@ export async function loadInfereval(path: string, kind: 'benchmark'): Promise<Be
 export async function loadInfereval(path: string, kind: 'evaluation'): Promise<Evaluation>;
 export async function loadInfereval(path: string, kind: InferevalKind): Promise<Benchmark | Evaluation>;
 export async function loadInfereval(path: string, kind: InferevalKind): Promise<Benchmark | Evaluation> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
     throw new IoError('io.read', `cannot read infereval ${kind} ${path}: ${reason}`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    throw new DataError('json.syntax', `${path}: not valid JSON: ${(err as Error).message}`);
+  const parsed = parseStrictJson(bytes);
+  if (!parsed.ok || parsed.issues.length > 0) {
+    const problems = parsed.issues.map((i): Diagnostic => ({
+      file: path,
+      line: i.line,
+      column: i.column,
+      pointer: i.pointer,
+      severity: 'error',
+      code: i.code,
+      message: i.message,
+    }));
+    if (problems.length === 0) {
+      problems.push({
+        file: path,
+        line: 0,
+        column: 0,
+        pointer: '',
+        severity: 'error',
+        code: 'json.syntax',
+        message: 'not valid JSON',
+      });
+    }
+    throw invalid(kind, path, problems);
   }
-  return parseInfereval(raw, kind, path);
+  return validated(parsed.value, kind, path, parsed.text);
 }
