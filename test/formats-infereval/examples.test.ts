@@ -96,7 +96,7 @@ describe('examples/infereval', () => {
 
 describe('examples/infereval/invalid: each fails with the code its README names', () => {
   const readme = readFileSync(join(dir, 'invalid', 'README.md'), 'utf8');
-  const rows = [...readme.matchAll(/^\| `([^`]+\.json)` \|[^|]*\| (.+) \|$/gm)].map((m) => ({
+  const rows = [...readme.matchAll(/^\|\s*`([^`]+\.json)`\s*\|[^|]*\|(.+)\|\s*$/gm)].map((m) => ({
     file: m[1],
     codes: [...m[2].matchAll(/`([^`]+)`/g)].map((c) => c[1]),
   }));
