@@ -127,9 +127,7 @@ class Tree {
           path,
           'eee.strict-json',
           `line ${lineNo}: ${issue?.message ?? 'not a JSON object'}`,
-          {
-            firstLine: lineNo,
-          },
+          { position: { line: lineNo, column: issue?.column ?? 1 }, pointer: issue?.pointer ?? '' },
         );
       }
     }

@@ -9,6 +9,8 @@ interface Pending {
   text?: string;
   /** Line of `text`'s first line in the file (1 for a whole file). */
   firstLine: number;
+  /** A known position (used when there is no text to look the pointer up in). */
+  position?: { line: number; column: number };
   pointer: string;
   code: CheckCodeId;
   severity: Severity;
@@ -22,12 +24,19 @@ export class Findings {
     file: string,
     code: CheckCodeId,
     finding: string,
-    where: { text?: string; firstLine?: number; pointer?: string; severity?: Severity } = {},
+    where: {
+      text?: string;
+      firstLine?: number;
+      pointer?: string;
+      severity?: Severity;
+      position?: { line: number; column: number };
+    } = {},
   ): void {
     this.pending.push({
       file,
       text: where.text,
       firstLine: where.firstLine ?? 1,
+      position: where.position,
       pointer: where.pointer ?? '',
       code,
       severity: where.severity ?? 'error',
@@ -65,10 +74,7 @@ export class Findings {
       }
     }
     return this.pending.map((p) => {
-      const at = positions.get(p) ?? {
-        line: p.text === undefined && p.firstLine > 1 ? p.firstLine : 0,
-        column: 0,
-      };
+      const at = positions.get(p) ?? p.position ?? { line: 0, column: 0 };
       return {
         file: p.file,
         line: at.line,

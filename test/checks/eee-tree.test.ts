@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { projectRoot } from '../helpers/shared.js';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { CHECK_CODES, runTreeChecks } from '../../src/checks/index.js';
@@ -39,6 +48,23 @@ test('every code has a fix-it text, and messages end with it', async () => {
   assert.ok(d.message.endsWith(CHECK_CODES['eee.total-rows'].fix));
   assert.equal(d.pointer, '/detailed_evaluation_results/total_rows');
   assert.ok(d.line > 1 && d.column > 1, 'the diagnostic has the line and column of the value');
+});
+
+test('every code is documented in docs/readme/integrity.md', () => {
+  const doc = readFileSync(join(projectRoot, 'docs/readme/integrity.md'), 'utf8');
+  for (const code of Object.keys(CHECK_CODES)) assert.ok(doc.includes(`\`${code}\``), code);
+});
+
+test('a samples file reached only as a companion gets the strict JSON check', async () => {
+  const t = tree();
+  writeFileSync(t.samples, '{"sample_id": "a", "sample_id": "b"}\n{broken\n');
+  const ds = await runTreeChecks([t.aggregate]);
+  const strict = ds.filter((d) => d.code === 'eee.strict-json');
+  assert.deepEqual(
+    strict.map((d) => d.line),
+    [1, 2],
+  );
+  assert.ok(ds.some((d) => d.code === 'eee.checksum'));
 });
 
 test('checksum: sha256 and md5 are both verified', async () => {
