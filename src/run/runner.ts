@@ -415,28 +415,40 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
         provider_error: `${error.kind}: ${error.message} (after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'})`,
       };
     }
-    await journal.append(state.item.id, sample); // durable before it counts
-    summary.called++;
-    count(sample);
-    log.event('sample', {
-      item: state.item.id,
-      sample_index: index,
-      status: sample.parse_status,
-      verdict: sample.parsed_verdict,
-      attempts: result.attempts,
-      wall_time_ms: sample.wall_time_ms,
-      usage: sample.usage,
-      finish_reason: sample.finish_reason,
-      provider_request_id: result.value?.requestId ?? null,
-      provider_error: sample.provider_error ?? null,
+    // The sample counts once its journal line is on disk. The worker does not wait for that: it takes the next
+    // sample while the journal syncs (group commit), so the disk never throttles the request pipeline.
+    const durable = journal.append(state.item.id, sample).then(async () => {
+      summary.called++;
+      count(sample);
+      log.event('sample', {
+        item: state.item.id,
+        sample_index: index,
+        status: sample.parse_status,
+        verdict: sample.parsed_verdict,
+        attempts: result.attempts,
+        wall_time_ms: sample.wall_time_ms,
+        usage: sample.usage,
+        finish_reason: sample.finish_reason,
+        provider_request_id: result.value?.requestId ?? null,
+        provider_error: sample.provider_error ?? null,
+      });
+      state.samples[index] = sample;
+      state.remaining--;
+      if (state.remaining === 0) await completeItem(state);
+      progress();
     });
-    state.samples[index] = sample;
-    state.remaining--;
-    if (state.remaining === 0) await completeItem(state);
-    progress();
+    pending.add(durable);
+    durable.then(
+      () => pending.delete(durable),
+      (error) => {
+        pending.delete(durable);
+        failure ??= error;
+      },
+    );
   };
 
   const source = tasks();
+  const pending = new Set<Promise<void>>();
   let failure: unknown;
   const worker = async (): Promise<void> => {
     for (;;) {
@@ -463,6 +475,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
 
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+    await Promise.allSettled([...pending]);
     if (failure === undefined && signal.aborted) failure = signal.reason;
     if (failure !== undefined) throw failure;
     await journal.close();
