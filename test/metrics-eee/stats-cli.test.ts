@@ -4,6 +4,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
+import { runMain } from '../metrics-retrieval/run-main.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 import { findType, findVersion } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';
@@ -103,7 +104,7 @@ test('evalkit stats --in-place writes valid score_details.uncertainty into a dat
     // Deterministic: the same seed gives the same bytes.
     const again = join(root, 'again.json');
     await writeFile(aggPath, JSON.stringify(aggregate(), null, 2));
-    const r2 = await runCli([
+    const r2 = await runMain([
       'stats',
       aggPath,
       '-o',
@@ -127,7 +128,7 @@ test('evalkit stats: a missing samples file is a clear I/O error (exit 2)', asyn
   try {
     const aggPath = join(root, 'agg.json');
     await writeFile(aggPath, JSON.stringify(aggregate()));
-    const r = await runCli(['stats', aggPath]);
+    const r = await runMain(['stats', aggPath]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /eee\.stats\.samples-not-found: cannot find the samples file/);
   } finally {
@@ -144,7 +145,7 @@ test(
     try {
       const base = 'f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40';
       await copyFile(join(reference(fixture)!, `${base}.json`), join(root, `${base}.json`));
-      const r = await runCli([
+      const r = await runMain([
       'stats', join(root, `${base}.json`), '--samples', join(reference(fixture)!, `${base}_samples.jsonl`), '--format', 'json',
     ]); // prettier-ignore
       assert.equal(r.code, 0, r.stderr);

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
+import { runMain } from './run-main.js';
 import { projectRoot } from '../helpers/shared.js';
 import { findType } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';
@@ -82,7 +83,7 @@ test('retrieval score reports unknown ids, duplicate ids and invalid rows with f
     assert.match(r.stderr, /results\.jsonl:4:1 error schema\./);
     assert.match(r.stderr, /gold\.jsonl:3:1 warning retrieval\.missing-result gold "y"/);
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
-    const bad = await runCli(['retrieval', 'score', '--gold', gold, '--results', results, '--k', '0,x']);
+    const bad = await runMain(['retrieval', 'score', '--gold', gold, '--results', results, '--k', '0,x']);
     assert.equal(bad.code, 2);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -117,9 +118,9 @@ test('retrieval gate: evaluation_result events valid against retrieval.event, ex
 
     const lenient = join(dir, 't.json');
     await writeFile(lenient, JSON.stringify({ thresholds: { p95_ms: 5000, error_rate_per_1k: 500 } }));
-    const ok = await runCli(['retrieval', 'gate', '--events', ex('events.jsonl'), '--thresholds', lenient]);
+    const ok = await runMain(['retrieval', 'gate', '--events', ex('events.jsonl'), '--thresholds', lenient]);
     assert.equal(ok.code, 0, ok.stdout);
-    const grouped = await runCli([
+    const grouped = await runMain([
       'retrieval',
       'gate',
       '--events',

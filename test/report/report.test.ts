@@ -12,6 +12,7 @@ import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { decideVerdict } from '../../src/report/verdict.js';
 import { readRetestEvidence, readSweepEvidence } from '../../src/report/evidence.js';
 import { runCli } from '../helpers/cli.js';
+import { runMain } from '../metrics-retrieval/run-main.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
 const example = (f: string) => join(projectRoot, 'examples/report', f);
@@ -148,7 +149,7 @@ test('evalkit report prints Markdown; bad evidence is exit 1 with the pointer, n
   try {
     const bad = join(dir, 'retest.json');
     await writeFile(bad, JSON.stringify({ kappa: 'high' }));
-    const e = await runCli(['report', example('evaluation.json'), '--no-ci', '--retest', bad]);
+    const e = await runMain(['report', example('evaluation.json'), '--no-ci', '--retest', bad]);
     assert.equal(e.code, 1);
     assert.match(
       e.stderr,
