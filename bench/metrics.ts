@@ -70,6 +70,10 @@ export async function run(): Promise<void> {
     analyst_verdicts: rows[i]!.slice(0, m),
     model_verdict: v,
   }));
+  const lean = time(() => evaluationMetrics({ items }, { includeVerdictDistributions: false }));
+  console.log(
+    `metrics report without per-item distributions   ${lean.seconds.toFixed(3)} s  ${perSecond(lean.seconds).padStart(20)}`,
+  );
   const full = time(() => evaluationMetrics({ items }));
   console.log(
     `full metrics report (${n.toLocaleString('en-US')} items)   ${full.seconds.toFixed(3)} s  ${perSecond(full.seconds).padStart(20)}   (κ_C ${full.value.cohens_kappa_consensus?.toFixed(4)})`,

@@ -223,6 +223,28 @@ test('monotonicity: one monotone ladder, one violated with its inversion', async
   assert.equal(r.ladders.find((l) => l.ladder === 'ladder-up')!.status, 'monotone');
 });
 
+test('instrument failures in ladders and RSR groups are marked, never read as abstentions', async () => {
+  const eta = await run1();
+  const failedSamples = [
+    { sample_index: 0, raw_response: '', parsed_verdict: 'abstain' as const, provider_error: 'HTTP 500' },
+  ];
+  const items = eta.items.map((it) =>
+    it.id === 'ladder-up-1' || it.id === 'rsr-defeater'
+      ? { ...it, model_verdict: 'abstain' as const, majority_vote: null, samples: failedSamples }
+      : it,
+  );
+  const m = monotonicity({ ...eta, items }, await bench());
+  const up = m.ladders.find((l) => l.ladder === 'ladder-up')!;
+  assert.equal(up.sequence, 'B×GG');
+  assert.equal(up.n_instrument_failures, 1);
+  assert.deepEqual(m.instrument_failures, ['ladder-up-1']);
+  const s = structure({ ...eta, items }, await bench());
+  const defeater = s.rsr_role_consistency.findings.find((f) => f.item_id === 'rsr-defeater')!;
+  assert.equal(defeater.outcome, 'undetermined');
+  assert.match(defeater.explanation, /instrument failure/);
+  assert.ok(s.instrument_failures.includes('rsr-defeater'));
+});
+
 test('structure: containment, RSR roles, base case and thin margins', async () => {
   const r = structure(await run1(), await bench());
   assert.equal(r.containment.status, 'pass');

@@ -1,13 +1,21 @@
 // Monotonicity ladders: does the model's verdict move in the declared direction as an ordinal tier rises?
 // Only good/bad are ordered (bad < good); abstain is a gap, neither satisfying nor violating the ladder.
 import { compareCodePoints } from '../../io/canonical.js';
-import { isSubstantive, type BenchmarkLike, type EvaluationLike, type Verdict } from './model.js';
+import {
+  isInstrumentFailure,
+  isSubstantive,
+  type BenchmarkLike,
+  type EvaluationLike,
+  type Verdict,
+} from './model.js';
 
 export interface LadderStep {
   item_id: string;
   tier: string;
   tier_index: number;
   verdict: Verdict;
+  /** Every sample of the item failed: a gap that is no abstention of the model's. */
+  instrument_failure: boolean;
 }
 
 export type LadderStatus = 'monotone' | 'violated' | 'insufficient';
@@ -18,9 +26,11 @@ export interface LadderResult {
   fixed: string | null;
   expected: string;
   steps: LadderStep[];
-  /** G / B / · per step in tier order. */
+  /** G / B / · (abstain) / × (instrument failure) per step in tier order. */
   sequence: string;
   n_gaps: number;
+  /** Gaps that are instrument failures rather than abstentions. */
+  n_instrument_failures: number;
   /** Adjacent strict inversions of the substantive subsequence: [earlier item, later item]. */
   violations: [string, string][];
   status: LadderStatus;
@@ -33,6 +43,8 @@ export interface MonotonicityReport {
   n_insufficient: number;
   /** Ladder items with no verdict in the evaluation (skipped). */
   items_missing_from_evaluation: string[];
+  /** Ladder items whose every sample failed. */
+  instrument_failures: string[];
   ladders: LadderResult[];
 }
 
@@ -41,6 +53,7 @@ const GLYPH: Record<Verdict, string> = { good: 'G', bad: 'B', abstain: '·' };
 
 export function monotonicity(eta: EvaluationLike, benchmark: BenchmarkLike): MonotonicityReport {
   const verdictById = new Map(eta.items.map((it) => [it.id, it.model_verdict]));
+  const failed = new Set(eta.items.filter(isInstrumentFailure).map((it) => it.id));
   const groups = new Map<
     string,
     { ladder: string | null; family: string; fixed: string | null; expected: string; steps: LadderStep[] }
@@ -66,7 +79,13 @@ export function monotonicity(eta: EvaluationLike, benchmark: BenchmarkLike): Mon
       };
       groups.set(key, group);
     }
-    group.steps.push({ item_id: item.id, tier: ms.tier, tier_index: ms.tier_index, verdict });
+    group.steps.push({
+      item_id: item.id,
+      tier: ms.tier,
+      tier_index: ms.tier_index,
+      verdict,
+      instrument_failure: failed.has(item.id),
+    });
   }
   const ladders: LadderResult[] = [...groups.values()].map((g) => {
     const steps = g.steps.slice().sort((x, y) => x.tier_index - y.tier_index);
@@ -86,8 +105,9 @@ export function monotonicity(eta: EvaluationLike, benchmark: BenchmarkLike): Mon
       fixed: g.fixed,
       expected: g.expected,
       steps,
-      sequence: steps.map((s) => GLYPH[s.verdict]).join(''),
+      sequence: steps.map((s) => (s.instrument_failure ? '×' : GLYPH[s.verdict])).join(''),
       n_gaps: steps.length - substantive.length,
+      n_instrument_failures: steps.filter((s) => s.instrument_failure).length,
       violations,
       status,
     };
@@ -104,6 +124,9 @@ export function monotonicity(eta: EvaluationLike, benchmark: BenchmarkLike): Mon
     n_violated: ladders.filter((l) => l.status === 'violated').length,
     n_insufficient: ladders.filter((l) => l.status === 'insufficient').length,
     items_missing_from_evaluation: missing,
+    instrument_failures: ladders.flatMap((l) =>
+      l.steps.filter((s) => s.instrument_failure).map((s) => s.item_id),
+    ),
     ladders,
   };
 }

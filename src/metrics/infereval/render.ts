@@ -257,7 +257,7 @@ export function renderMonotonicity(r: MonotonicityReport, format: TextFormat): s
     lines.push(
       '## Monotonicity',
       '',
-      'Verdicts in ascending tier order (`G` good, `B` bad, `·` abstain gap); bad < good.',
+      'Verdicts in ascending tier order (`G` good, `B` bad, `·` abstain gap, `×` instrument failure); bad < good.',
       '',
     );
     lines.push(
@@ -273,7 +273,7 @@ export function renderMonotonicity(r: MonotonicityReport, format: TextFormat): s
     lines.push(
       'Monotonicity',
       '============',
-      'Verdicts in ascending tier order (G good, B bad, · abstain gap); bad < good.',
+      'Verdicts in ascending tier order (G good, B bad, · abstain gap, × instrument failure); bad < good.',
       '',
     );
     for (const l of r.ladders) {
@@ -292,6 +292,9 @@ export function renderMonotonicity(r: MonotonicityReport, format: TextFormat): s
   lines.push(
     '',
     `${r.n_ladders} ladder(s): ${r.n_monotone} monotone, ${r.n_violated} violated, ${r.n_insufficient} insufficient (fewer than 2 substantive steps).`,
+  );
+  lines.push(
+    `Instrument failures (× in a sequence; every sample failed, not an abstention): ${r.instrument_failures.length}${r.instrument_failures.length ? ` (${r.instrument_failures.join(', ')})` : ''}.`,
   );
   if (r.items_missing_from_evaluation.length > 0) {
     lines.push(
@@ -318,6 +321,10 @@ export function renderStructure(r: StructureReport, format: TextFormat): string 
     {
       label: 'base-case stability',
       value: `${base.status}: ${base.n_stable} of ${base.n_base_cases} base case(s) stable`,
+    },
+    {
+      label: 'instrument failures',
+      value: `${r.instrument_failures.length} item(s) whose every sample failed (undetermined, not abstentions)`,
     },
     {
       label: 'thin-margin agreement',

@@ -7,6 +7,7 @@
 import { compareCodePoints } from '../../io/canonical.js';
 import {
   consensusVerdict,
+  isInstrumentFailure,
   isSubstantive,
   type BenchmarkLike,
   type EvaluationLike,
@@ -81,6 +82,8 @@ export interface StructureReport {
   base_case_stability: BaseCaseCheck;
   thin_margin_agreement: ThinMarginCheck;
   n_failed_checks: number;
+  /** Items whose every sample failed: undetermined in every check, never read as the model abstaining. */
+  instrument_failures: string[];
 }
 
 export interface StructureOptions {
@@ -111,8 +114,15 @@ function containment(
   };
 }
 
-function judgeRole(role: RsrRole, base: Verdict | null, verdict: Verdict): [RoleFinding['outcome'], string] {
+function judgeRole(
+  role: RsrRole,
+  base: Verdict | null,
+  verdict: Verdict,
+  failed: { item: boolean; base: boolean },
+): [RoleFinding['outcome'], string] {
   if (base === null) return ['undetermined', 'no base case (X ⊢ A) in the evaluation for this rsr_target'];
+  if (failed.item) return ['undetermined', 'every sample of this item failed (instrument failure)'];
+  if (failed.base) return ['undetermined', 'every sample of the base case failed (instrument failure)'];
   if (!isSubstantive(verdict)) return ['undetermined', 'the model abstained on this item'];
   if (!isSubstantive(base)) return ['undetermined', 'the model abstained on the base case'];
   switch (role) {
@@ -141,6 +151,7 @@ export function structure(
   const maxThin = options.maxThinFraction ?? 0.25;
   const benchById = new Map(benchmark.items.map((bi) => [bi.id, bi]));
   const items = eta.items;
+  const failedIds = new Set(items.filter(isInstrumentFailure).map((it) => it.id));
   const premisesOf = (it: ItemLike): readonly string[] => benchById.get(it.id)?.premises ?? it.premises ?? [];
   const conclusionsOf = (it: ItemLike): readonly string[] =>
     benchById.get(it.id)?.conclusions ?? it.conclusions ?? [];
@@ -175,7 +186,8 @@ export function structure(
       const d = verdictDistribution(base);
       const consensus = consensusVerdict(base.analyst_verdicts);
       const problems: string[] = [];
-      if (!isSubstantive(base.model_verdict)) problems.push('the model abstained');
+      if (failedIds.has(base.id)) problems.push('every sample failed (instrument failure)');
+      else if (!isSubstantive(base.model_verdict)) problems.push('the model abstained');
       else if (isSubstantive(consensus) && base.model_verdict !== consensus) {
         problems.push(`the model says ${base.model_verdict}, the analysts ${consensus}`);
       }
@@ -197,7 +209,10 @@ export function structure(
       if (it === base) continue;
       const role = RSR_ROLES.find((r) => tagsOf(it).includes(r));
       if (!role) continue;
-      const [outcome, explanation] = judgeRole(role, base?.model_verdict ?? null, it.model_verdict);
+      const [outcome, explanation] = judgeRole(role, base?.model_verdict ?? null, it.model_verdict, {
+        item: failedIds.has(it.id),
+        base: base !== null && failedIds.has(base.id),
+      });
       findings.push({
         item_id: it.id,
         role,
@@ -252,5 +267,6 @@ export function structure(
     base_case_stability: baseCheck,
     thin_margin_agreement: thinCheck,
     n_failed_checks: checks.filter((c) => c.status === 'fail').length,
+    instrument_failures: [...failedIds],
   };
 }
