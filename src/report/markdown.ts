@@ -1,6 +1,6 @@
 /** The Markdown construct-validity report (GitHub-flavoured tables; every record string escaped). */
 import { escapeMarkdown as md, truncate } from './escape.js';
-import { fmt, fmtCi, VERDICT_ORDER, type ReportModel } from './model.js';
+import { formatFigure, formatCi, VERDICT_ORDER, type ReportModel } from './model.js';
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -32,8 +32,8 @@ export function renderMarkdown(model: ReportModel): string {
             md(t.tag),
             String(t.n),
             String(t.n_substantive),
-            fmt(t.kappa),
-            fmtCi(t.ci),
+            formatFigure(t.kappa),
+            formatCi(t.ci),
             t.under_powered ? 'under-powered' : '',
           ]),
         ),
@@ -51,19 +51,22 @@ export function renderMarkdown(model: ReportModel): string {
     out.push(
       table(
         [md(s.parameter), 'κ', 'coverage'],
-        s.points.map((p) => [md(String(p.value)), fmt(p.kappa), fmt(p.coverage)]),
+        s.points.map((p) => [md(String(p.value)), formatFigure(p.kappa), formatFigure(p.coverage)]),
       ),
     );
-    out.push('', `κ range: ${fmt(s.kappa_range)}${s.interpretation ? ` (${md(s.interpretation)})` : ''}.`);
+    out.push(
+      '',
+      `κ range: ${formatFigure(s.kappa_range)}${s.interpretation ? ` (${md(s.interpretation)})` : ''}.`,
+    );
   }
   if (model.retest) {
     const r = model.retest;
     out.push('', '## Test–retest', '');
     out.push(
       kv([
-        ['κ between runs', fmt(r.kappa)],
-        ['Agreement', fmt(r.agreement)],
-        ['Flip rate', fmt(r.flip_rate)],
+        ['κ between runs', formatFigure(r.kappa)],
+        ['Agreement', formatFigure(r.agreement)],
+        ['Flip rate', formatFigure(r.flip_rate)],
         ['Interpretation', r.interpretation ?? ''],
       ]),
     );

@@ -85,13 +85,13 @@ export interface ReportInput {
   files?: { evaluation?: string; benchmark?: string; retest?: string; sweep?: string };
 }
 
-export function fmt(x: number | null | undefined, digits = 3): string {
+export function formatFigure(x: number | null | undefined, digits = 3): string {
   if (x === null || x === undefined || Number.isNaN(x)) return 'undefined';
   return x.toFixed(digits);
 }
 
-export function fmtCi(ci: { lo: number; hi: number } | null | undefined): string {
-  return ci ? `[${fmt(ci.lo)}, ${fmt(ci.hi)}]` : 'not computed';
+export function formatCi(ci: { lo: number; hi: number } | null | undefined): string {
+  return ci ? `[${formatFigure(ci.lo)}, ${formatFigure(ci.hi)}]` : 'not computed';
 }
 
 function ciOf(section: MetricsSection, label: string): CiReport | null {
@@ -134,18 +134,18 @@ export function buildReportModel(input: ReportInput): ReportModel {
   const summary: [string, string][] = [
     ['Items (n)', String(m.n)],
     ['Substantive items', String(m.n_substantive)],
-    ['Coverage', fmt(m.coverage)],
-    [`Cohen's κ vs ${label}`, fmt(m.cohens_kappa)],
-    [`κ ${ci ? `${Math.round(ci.confidence * 100)}% ` : ''}CI (subsampling)`, fmtCi(ci)],
-    ["Fleiss' κ (analysts + model)", fmt(m.fleiss_kappa)],
+    ['Coverage', formatFigure(m.coverage)],
+    [`Cohen's κ vs ${label}`, formatFigure(m.cohens_kappa)],
+    [`κ ${ci ? `${Math.round(ci.confidence * 100)}% ` : ''}CI (subsampling)`, formatCi(ci)],
+    ["Fleiss' κ (analysts + model)", formatFigure(m.fleiss_kappa)],
   ];
   const reliability: [string, string][] = [
-    ["Inter-analyst Fleiss' κ", fmt(m.inter_analyst_fleiss)],
+    ["Inter-analyst Fleiss' κ", formatFigure(m.inter_analyst_fleiss)],
     ...m.coverage_per_analyst.map(
-      (c, i) => [`Coverage of analyst ${analystNames[i] ?? i + 1}`, fmt(c)] as [string, string],
+      (c, i) => [`Coverage of analyst ${analystNames[i] ?? i + 1}`, formatFigure(c)] as [string, string],
     ),
-    ['Mean entropy of sample verdicts', fmt(m.aggregate_dispersion.mean_entropy)],
-    ['Mean vote margin', fmt(m.aggregate_dispersion.mean_margin)],
+    ['Mean entropy of sample verdicts', formatFigure(m.aggregate_dispersion.mean_entropy)],
+    ['Mean vote margin', formatFigure(m.aggregate_dispersion.mean_margin)],
     [
       `Items with margin < ${m.aggregate_dispersion.thin_margin_threshold}`,
       String(m.aggregate_dispersion.n_thin_margin),
@@ -154,9 +154,9 @@ export function buildReportModel(input: ReportInput): ReportModel {
     ['Instrument failures', String(m.instrument_failures.n_items)],
   ];
   if (m.panels) {
-    reliability.push(['Cross-panel κ', fmt(m.panels.cross_panel_kappa)]);
+    reliability.push(['Cross-panel κ', formatFigure(m.panels.cross_panel_kappa)]);
     for (const [panel, k] of Object.entries(m.panels.inter_analyst_fleiss_per_panel)) {
-      reliability.push([`Fleiss' κ within panel ${panel}`, fmt(k)]);
+      reliability.push([`Fleiss' κ within panel ${panel}`, formatFigure(k)]);
     }
   }
 
@@ -165,7 +165,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
       'Benchmark (β)',
       benchmark ? `supplied${input.files?.benchmark ? ` (${input.files.benchmark})` : ''}` : 'not supplied',
     ],
-    ['Test–retest', input.retest ? `supplied: κ = ${fmt(input.retest.kappa)}` : 'not supplied'],
+    ['Test–retest', input.retest ? `supplied: κ = ${formatFigure(input.retest.kappa)}` : 'not supplied'],
     [
       'Parameter sweep',
       input.sweep ? `supplied: ${input.sweep.parameter}, ${input.sweep.points.length} runs` : 'not supplied',
