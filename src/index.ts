@@ -6,8 +6,6 @@ export * from './formats/registry.js';
 export * from './formats/infereval/index.js';
 export * from './formats/retrieval/index.js';
 export * from './formats/bench-output/index.js';
-export * from './formats/retrieval/index.js';
-export * from './formats/bench-output/index.js';
 export * from './formats/eee/index.js';
 export * from './metrics/index.js';
 export * from './validate/index.js';
