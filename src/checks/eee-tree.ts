@@ -4,12 +4,13 @@
  * is a Diagnostic; nothing here throws on bad data, and a file_path that leaves the datastore is never followed.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { createReadStream, existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../formats/eee/sample-hash.js';
 import { canonicalJson } from '../io/canonical.js';
+import { splitLines } from '../io/jsonl.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { Findings } from './report.js';
 import {
@@ -28,25 +29,23 @@ interface AggregateFile {
   text: string;
   doc: Json;
   location?: DatastoreLocation;
-  /** The samples file this aggregate's detailed_evaluation_results leads to (safe and existing). */
-  samples?: SamplesFile;
 }
 
-interface Row {
-  line: number;
-  text: string;
-  value: Json;
+/** What an aggregate's detailed_evaluation_results promises about its samples file, checked once it is read. */
+interface Promise_ {
+  aggregate: AggregateFile;
+  totalRows?: number;
+  checksum?: { algorithm: 'sha256' | 'md5'; value: string };
 }
 
 interface SamplesFile {
   path: string;
-  bytes: Buffer;
-  rows: Row[];
-  nonBlankLines: number;
   location?: DatastoreLocation;
   /** Set when it was not among the files given, so check 1 has not run on it yet. */
   reachedAsCompanion: boolean;
+  /** Aggregates that point at this file (or lie beside it without pointing at it). */
   aggregates: AggregateFile[];
+  promises: Promise_[];
 }
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -89,65 +88,39 @@ class Tree {
     return file;
   }
 
-  async loadSamples(
-    path: string,
-    reachedAsCompanion: boolean,
-    requireRows: boolean,
-  ): Promise<SamplesFile | undefined> {
-    if (this.samples.has(path)) return this.samples.get(path) ?? undefined;
+  /** Registers a samples file (read later, once, by `scanSamples`). Given .jsonl files must look like EEE rows. */
+  async registerSamples(path: string, reachedAsCompanion: boolean): Promise<SamplesFile | undefined> {
+    const known = this.samples.get(path);
+    if (known !== undefined) return known ?? undefined;
     this.samples.set(path, null);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch {
-      return undefined;
-    }
-    const rows: Row[] = [];
-    let nonBlankLines = 0;
-    let lineNo = 0;
-    let start = 0;
-    while (start <= bytes.length) {
-      let end = bytes.indexOf(0x0a, start);
-      if (end === -1) end = bytes.length;
-      lineNo++;
-      const text = bytes
-        .subarray(start, end)
-        .toString('utf8')
-        .replace(/\r$/, '')
-        .replace(/^\ufeff/, '');
-      start = end + 1;
-      if (text.trim() === '') continue;
-      nonBlankLines++;
-      const parsed = parseStrictJson(text);
-      if (parsed.ok && isObject(parsed.value) && parsed.issues.length === 0) {
-        rows.push({ line: lineNo, text, value: parsed.value });
-      } else if (reachedAsCompanion) {
-        const issue = parsed.issues[0];
-        this.findings.add(
-          path,
-          'eee.strict-json',
-          `line ${lineNo}: ${issue?.message ?? 'not a JSON object'}`,
-          { position: { line: lineNo, column: issue?.column ?? 1 }, pointer: issue?.pointer ?? '' },
-        );
-      }
-    }
-    if (
-      requireRows &&
-      !basename(path).endsWith('_samples.jsonl') &&
-      !rows.some((r) => looksLikeEeeRow(r.value))
-    )
+    if (!existsSync(path)) return undefined;
+    if (!reachedAsCompanion && !basename(path).endsWith('_samples.jsonl') && !(await firstRowLooksEee(path)))
       return undefined;
     const file: SamplesFile = {
       path,
-      bytes,
-      rows,
-      nonBlankLines,
       location: datastoreLocation(path),
       reachedAsCompanion,
       aggregates: [],
+      promises: [],
     };
     this.samples.set(path, file);
     return file;
+  }
+}
+
+/** Whether the first non-blank line of a JSONL file is an EEE instance row (reads only the first batch). */
+async function firstRowLooksEee(path: string): Promise<boolean> {
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
+  try {
+    for await (const batch of splitLines(stream, { maxLineBytes: 16 * 1024 * 1024 })) {
+      const parsed = parseStrictJson(batch[0].bytes);
+      return parsed.ok && looksLikeEeeRow(parsed.value);
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    stream.destroy();
   }
 }
 
@@ -158,7 +131,7 @@ export async function checkEeeTree(paths: string[]): Promise<Diagnostic[]> {
   const given = [...new Set(paths.map((p) => resolve(p)))].sort();
 
   for (const path of given) {
-    if (path.endsWith('.jsonl')) await tree.loadSamples(path, false, true);
+    if (path.endsWith('.jsonl')) await tree.registerSamples(path, false);
     else if (path.endsWith('.json')) await tree.loadAggregate(path);
   }
   // Companions on disk: the aggregate beside a samples file.
@@ -182,7 +155,7 @@ export async function checkEeeTree(paths: string[]): Promise<Diagnostic[]> {
       findings.add(s.path, 'eee.companion-orphan', 'no aggregate record points at this samples file', {
         severity: s.location ? 'error' : 'warning',
       });
-    checkRows(s, findings);
+    await scanSamples(s, findings);
   }
   return findings.diagnostics();
 }
@@ -234,7 +207,7 @@ async function checkPairing(a: AggregateFile, tree: Tree, findings: Findings): P
         `${basename(sibling)} lies beside this aggregate but detailed_evaluation_results is missing`,
         at(''),
       );
-      const s = await tree.loadSamples(sibling, true, false);
+      const s = await tree.registerSamples(sibling, true);
       // The pairing is broken; the rows are still checked against this aggregate.
       if (s && !s.aggregates.includes(a)) s.aggregates.push(a);
     }
@@ -291,17 +264,11 @@ async function checkPairing(a: AggregateFile, tree: Tree, findings: Findings): P
     );
     return;
   }
-  const s = await tree.loadSamples(target, true, false);
+  const s = await tree.registerSamples(target, true);
   if (!s) return;
-  a.samples = s;
   s.aggregates.push(a);
-  if (typeof der.total_rows === 'number' && der.total_rows !== s.nonBlankLines)
-    findings.add(
-      a.path,
-      'eee.total-rows',
-      `total_rows is ${der.total_rows} but ${basename(target)} has ${s.nonBlankLines} non-blank line(s)`,
-      at('/detailed_evaluation_results/total_rows'),
-    );
+  const promise: Promise_ = { aggregate: a };
+  if (typeof der.total_rows === 'number') promise.totalRows = der.total_rows;
   if (typeof der.checksum === 'string') {
     const declared = der.hash_algorithm;
     const algorithm =
@@ -310,17 +277,9 @@ async function checkPairing(a: AggregateFile, tree: Tree, findings: Findings): P
         : declared === undefined
           ? algorithmOfHash(der.checksum)
           : undefined;
-    if (algorithm) {
-      const actual = createHash(algorithm).update(s.bytes).digest('hex');
-      if (actual !== der.checksum.toLowerCase())
-        findings.add(
-          a.path,
-          'eee.checksum',
-          `checksum ${der.checksum} is not the ${algorithm} of ${basename(target)} (${actual})`,
-          at('/detailed_evaluation_results/checksum'),
-        );
-    }
+    if (algorithm) promise.checksum = { algorithm, value: der.checksum.toLowerCase() };
   }
+  s.promises.push(promise);
 }
 
 /** A bound as a number (±Infinity from the strings), undefined when absent, null when malformed. */
@@ -480,7 +439,11 @@ function checkDuplicates(aggregates: AggregateFile[], findings: Findings): void 
   }
 }
 
-function checkRows(s: SamplesFile, findings: Findings): void {
+/**
+ * Reads a samples file once, as a stream: its digests and non-blank line count (for the aggregates' checksum and
+ * total_rows), check 1 for companions, and checks 4, 8 and 9 on every row. Memory stays at one chunk plus one row.
+ */
+async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
   const ids = new Map<string, number>();
   // The aggregate beside the file (same uuid) speaks for it; else the first that points at it.
   const uuid = uuidOfName(basename(s.path));
@@ -491,7 +454,63 @@ function checkRows(s: SamplesFile, findings: Findings): void {
   if (aggregate)
     for (const r of aggregate.doc.evaluation_results as unknown[])
       if (isObject(r) && typeof r.evaluation_result_id === 'string') resultIds.add(r.evaluation_result_id);
-  for (const row of s.rows) {
+  const algorithms = new Set(s.promises.flatMap((p) => (p.checksum ? [p.checksum.algorithm] : [])));
+  const hashes = new Map([...algorithms].map((a) => [a, createHash(a)]));
+  let count = 0;
+  const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
+  async function* hashed(): AsyncGenerator<Buffer> {
+    for await (const chunk of stream) {
+      for (const h of hashes.values()) h.update(chunk as Buffer);
+      yield chunk as Buffer;
+    }
+  }
+  try {
+    for await (const batch of splitLines(hashed())) {
+      for (const line of batch) {
+        count++;
+        const parsed = line.tooLong ? undefined : parseStrictJson(line.bytes);
+        if (!parsed || !parsed.ok || !isObject(parsed.value) || parsed.issues.length > 0) {
+          if (s.reachedAsCompanion) {
+            const issue = parsed?.issues[0];
+            findings.add(
+              s.path,
+              'eee.strict-json',
+              `line ${line.line}: ${line.tooLong ? 'the line is too long to read' : (issue?.message ?? 'not a JSON object')}`,
+              { position: { line: line.line, column: issue?.column ?? 1 }, pointer: issue?.pointer ?? '' },
+            );
+          }
+          continue;
+        }
+        checkRow({ line: line.line, text: parsed.text, value: parsed.value });
+      }
+    }
+  } catch {
+    // Unreadable mid-way: what was read has been checked; the digests are then not compared.
+    stream.destroy();
+    return;
+  }
+  for (const p of s.promises) {
+    const at = (pointer: string) => ({ text: p.aggregate.text, pointer });
+    if (p.totalRows !== undefined && p.totalRows !== count)
+      findings.add(
+        p.aggregate.path,
+        'eee.total-rows',
+        `total_rows is ${p.totalRows} but ${basename(s.path)} has ${count} non-blank line(s)`,
+        at('/detailed_evaluation_results/total_rows'),
+      );
+    if (p.checksum) {
+      const actual = hashes.get(p.checksum.algorithm)?.copy().digest('hex');
+      if (actual !== p.checksum.value)
+        findings.add(
+          p.aggregate.path,
+          'eee.checksum',
+          `checksum ${p.checksum.value} is not the ${p.checksum.algorithm} of ${basename(s.path)} (${actual})`,
+          at('/detailed_evaluation_results/checksum'),
+        );
+    }
+  }
+
+  function checkRow(row: { line: number; text: string; value: Json }): void {
     const v = row.value;
     const at = (pointer: string) => ({ text: row.text, firstLine: row.line, pointer });
     if (typeof v.sample_id === 'string' || typeof v.sample_id === 'number') {
@@ -526,7 +545,7 @@ function checkRows(s: SamplesFile, findings: Findings): void {
           );
       }
     }
-    if (!aggregate) continue;
+    if (!aggregate) return;
     if ('evaluation_id' in v && v.evaluation_id !== aggregate.doc.evaluation_id)
       findings.add(
         s.path,
