@@ -1,7 +1,7 @@
 // The runner end to end against the local provider server: outputs valid against both schemas, failures kept
 // apart from abstentions, resume without a repeated request, config changes refused, record → replay.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -269,4 +269,27 @@ test('record then replay reproduces the η without the network', async () => {
   const a = stable(JSON.parse(readFileSync(outputPath, 'utf8')));
   const b = stable(JSON.parse(readFileSync(replayPath, 'utf8')));
   assert.deepEqual(b.items, a.items);
+});
+
+test('a torn last journal line (killed mid-write) is cut off; a corrupt complete line is a clear error', async () => {
+  server.setScript(hashedVerdicts);
+  const first = await run('torn');
+  const journal = journalPathFor(join(dir, 'torn.json'));
+  const lines = readFileSync(journal, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  // Drop the last two samples and leave half a line, as a kill during the write would.
+  writeFileSync(journal, `${lines.slice(0, -2).join('\n')}\n${lines.at(-1)!.slice(0, 40)}`);
+  const before = server.requests.length;
+  const again = await run('torn');
+  assert.equal(server.requests.length - before, 2);
+  assert.deepEqual(stable(again.eta), stable(first.eta));
+  assert.equal(
+    readFileSync(journal, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length,
+    lines.length,
+  );
+  writeFileSync(journal, `${lines.slice(0, 3).join('\n')}\nnot json\n`);
+  await assert.rejects(run('torn'), (e: any) => e.code === 'run.journal-corrupt' && /:4:1/.test(e.message));
 });

@@ -100,7 +100,7 @@ export function addRunOptions(cmd: Command): Command {
       0,
     )
     .option('--paraphrase-cycle', 'run every paraphrase variant in turn, one η per variant (ETA.v<k>.json)')
-    .option('--strip-tex', 'replace $…$ spans by their content (default)', true)
+    .option('--strip-tex', 'replace $…$ spans by their content', true)
     .option('--no-strip-tex', 'keep $…$ TeX delimiters in the prompts')
     .option('--concurrency <n>', 'requests in flight at once', intOption('--concurrency', 1), 8)
     .option(
@@ -303,10 +303,11 @@ export const evaluateCommand: CommandModule = {
       .command('evaluate')
       .summary('run an infereval benchmark against a model: concurrent, retried, resumable')
       .description(
-        'Runs every item of an infereval benchmark (β) n times against a model, parses each answer, majority-votes,\n' +
-          'and writes the evaluation (η). Every finished sample is journaled (ETA.journal.jsonl) before it counts:\n' +
-          'rerunning the same command (or --resume) continues an interrupted run without sending any request twice.\n' +
-          'Provider failures are retried, then recorded as sample_failed — never as the model abstaining.\n\n' +
+        'Runs every item of an infereval benchmark (β) n times against a model, parses each answer, majority-votes, ' +
+          'and writes the evaluation (η).\n\n' +
+          'Every finished sample is journaled (ETA.journal.jsonl) before it counts: rerunning the same command ' +
+          '(or --resume) continues an interrupted run without sending any request twice.\n\n' +
+          'Provider failures are retried, then recorded as sample_failed, never as the model abstaining.\n\n' +
           'Exit codes: 0 all samples answered, 1 some samples failed (η written), 2 usage or I/O error.',
       )
       .argument('<benchmark>', 'infereval benchmark JSON');

@@ -43,10 +43,11 @@ export const sweepCommand: CommandModule = {
       .command('sweep')
       .summary('run a benchmark once per value of one parameter and report how κ_C moves')
       .description(
-        'Runs `evaluate` once per value of --vary, writes one η per value and sweep-summary.json (coverage, κ_C,\n' +
-          'κ_F and agreement count per value; the κ_C range and its reading: < 0.05 stable, < 0.10 moderately\n' +
-          'sensitive, else varies substantively). Values of n_samples and tie_break share one sample journal, so\n' +
-          'each sample is drawn once. Interrupted sweeps resume like evaluate.\n\n' +
+        'Runs `evaluate` once per value of --vary and writes one η per value plus sweep-summary.json: coverage, ' +
+          'κ_C, κ_F and agreement count per value, the κ_C range and its reading (< 0.05 stable, < 0.10 moderately ' +
+          'sensitive, else varies substantively).\n\n' +
+          'Values of n_samples and tie_break share one sample journal, so each sample is drawn once. An interrupted ' +
+          'sweep resumes like evaluate.\n\n' +
           'Exit codes: 0 done, 1 some samples failed, 2 usage or I/O error.',
       )
       .argument('<benchmark>', 'infereval benchmark JSON')
