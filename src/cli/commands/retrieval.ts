@@ -128,6 +128,7 @@ export const retrievalCommand: CommandModule = {
 
     retrieval
       .command('score')
+      .summary('fill result rows with p@K, recall@K, nDCG@K, MRR@K, cov_entities, latency and verdicts')
       .description(
         'Score each result row against its gold row (matched by id): p@K, recall@K, nDCG@K, MRR@K for every K,\n' +
           'cov_entities (share of the gold entities among the retrieved ids), and with --events the per-request\n' +
@@ -262,6 +263,7 @@ export const retrievalCommand: CommandModule = {
 
     retrieval
       .command('gate')
+      .summary('turn observations into evaluation_result events; exit 1 when a gate fails')
       .description(
         'Turn evaluation_observation events into evaluation_result events, one per threshold (per group with\n' +
           '--group-by): p50_ms, p95_ms, p99_ms (type-7 quantiles), error_rate_per_1k (4xx/5xx, errors and timeouts\n' +
