@@ -302,7 +302,12 @@ function computeSection(
   const margins = distributions.map((d) => d.margin);
 
   const kappaConsensus = note('cohens_kappa_consensus', cohensKappaResult(model, consensus));
-  const fleissRows = items.map((it) => [...it.analyst_verdicts, it.model_verdict]);
+  const fleissRows: Verdict[][] = new Array<Verdict[]>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const row = items[i]!.analyst_verdicts.slice();
+    row.push(items[i]!.model_verdict);
+    fleissRows[i] = row;
+  }
   const fleiss = note('fleiss_kappa', fleissKappaResult(fleissRows));
   const interAnalyst = note(
     'inter_analyst_fleiss',
@@ -411,8 +416,11 @@ function computeSection(
     section.cohens_kappa_weighted = chosen;
     section.fleiss_kappa_weighted = fleissWeighted ?? null;
   }
-  const ids = new Set(items.map((it) => it.id));
-  const failedHere = ctx.failures.item_ids.filter((id) => ids.has(id) || ctx.failures.excluded);
+  let failedHere = ctx.failures.item_ids;
+  if (failedHere.length > 0 && !ctx.failures.excluded) {
+    const ids = new Set(items.map((it) => it.id));
+    failedHere = failedHere.filter((id) => ids.has(id));
+  }
   section.instrument_failures = { ...ctx.failures, n_items: failedHere.length, item_ids: failedHere };
   section.undefined_reasons = reasons;
   return section;
