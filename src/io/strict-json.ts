@@ -60,7 +60,9 @@ export function parseStrictJson(
   if (typeof input === 'string') {
     text = input;
   } else {
-    text = Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+    text = (
+      Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength)
+    ).toString('utf8');
     if (text.includes('\uFFFD')) {
       const bad = firstInvalidUtf8(input);
       if (bad >= 0) {

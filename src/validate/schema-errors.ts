@@ -155,6 +155,13 @@ export function explainSchemaErrors(errors: ErrorObject[], version?: FormatVersi
     ) {
       continue;
     }
+    // `not` restating another error at the same place (e.g. {"type": "object", "not": {"type": "null"}}).
+    if (
+      e.keyword === 'not' &&
+      kept.some((o) => o !== e && o.instancePath === e.instancePath && o.keyword !== 'not')
+    ) {
+      continue;
+    }
     const note = notes.get(e);
     const explained = version?.explainSchemaError?.({
       instancePath: e.instancePath,
@@ -192,7 +199,7 @@ export function explainSchemaErrors(errors: ErrorObject[], version?: FormatVersi
     else if (note) message += ` (${note})`;
     order.push({
       kind: 'issue',
-      key: '',
+      key: explained === undefined ? '' : 'explained',
       issue: { pointer: e.instancePath, code: `schema.${kebab(e.keyword)}`, message, severity: 'error' },
     });
   }
@@ -222,8 +229,24 @@ export function explainSchemaErrors(errors: ErrorObject[], version?: FormatVersi
         severity: 'error',
       };
     } else issue = o.issue!;
-    const key = `${issue.pointer}\u0000${issue.code}\u0000${issue.message}`;
+    // The same message at the same place is one mistake, whichever keywords reported it; so is a format's own
+    // explanation repeated at a place and inside it (a conditional branch failing in several ways).
+    const explainedHere =
+      o.kind === 'issue'
+        ? o.key === 'explained'
+        : (o.kind === 'missing' ? missing : extra).get(o.key)?.explained;
+    const key = `${issue.pointer}\u0000${issue.message}`;
     if (seen.has(key)) continue;
+    if (
+      explainedHere &&
+      issues.some(
+        (p) =>
+          p.message === issue.message &&
+          (issue.pointer.startsWith(`${p.pointer}/`) || p.pointer.startsWith(`${issue.pointer}/`)),
+      )
+    ) {
+      continue;
+    }
     seen.add(key);
     issues.push(issue);
   }

@@ -107,6 +107,32 @@ describe('validateValue', () => {
     assert.match(r.diagnostics[0].message, /more than one alternative \(#1 and #2\)/);
   });
 
+  it('a `not` restating a type error, or an explanation repeated inside its object, is one message', () => {
+    const t: DocumentType = {
+      ...widget,
+      versions: [
+        {
+          ...widget.versions[0],
+          schema: Type.Unsafe({
+            type: 'object',
+            properties: { out: { type: 'object', not: { type: 'null' }, required: ['raw'] } },
+            if: { properties: { kind: { const: 'single' } } },
+            then: { required: ['out'], properties: { extra: { type: 'null' } } },
+          }),
+          explainSchemaError: (e) =>
+            e.schemaPath.startsWith('#/then') ? 'a single row needs out' : undefined,
+        },
+      ],
+    };
+    const nullOut = validateValue({ widget: 'w', out: null }, { types: [t] });
+    assert.deepEqual(codes(nullOut), ['schema.type /out']);
+    const single = validateValue({ widget: 'w', kind: 'single', extra: 1 }, { types: [t] });
+    assert.deepEqual(
+      single.diagnostics.map((d) => `${d.pointer} ${d.message}`),
+      [' a single row needs out'],
+    );
+  });
+
   it('lists allowed values and applies the explainSchemaError hook', () => {
     const r = validateValue({ ...good, color: 'green', owner: 5 }, { types });
     const byPointer = new Map(r.diagnostics.map((d) => [d.pointer, d]));
