@@ -53,3 +53,13 @@ test('drop-key reaches deep keys', () => {
   const labels = [...mutations(doc, { seed: 5, count: 200, kinds: ['drop-key'] })].map((m) => m.label);
   assert.ok(labels.includes('drop-key /nested/list/2/deep'));
 });
+
+test('byDepth spreads mutations over depths; the default keeps every node equally likely', () => {
+  const wide = { top: 'x', list: Array.from({ length: 200 }, (_, i) => ({ v: i })) };
+  const topLevel = (byDepth: boolean) =>
+    [...mutations(wide, { seed: 9, count: 300, kinds: ['drop-key', 'null'], byDepth })].filter((m) =>
+      / \/(top|list)$/.test(m.label),
+    ).length;
+  assert.ok(topLevel(true) > 50, `byDepth: ${topLevel(true)}`);
+  assert.ok(topLevel(false) < 20, `default: ${topLevel(false)}`);
+});

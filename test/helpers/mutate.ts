@@ -15,6 +15,11 @@ export interface MutationOptions {
   kinds?: readonly MutationKind[];
   /** Up to this many mutations are stacked on one variant (default 1). */
   maxStack?: number;
+  /**
+   * Pick a depth uniformly first, then a site at that depth (default false: every node equally likely). Large
+   * documents then still see their top-level and shallow keys mutated, not only their long arrays.
+   */
+  byDepth?: boolean;
 }
 
 export interface Mutation {
@@ -25,6 +30,12 @@ export interface Mutation {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Path = (string | number)[];
+
+interface Site {
+  path: Path;
+  value: Json;
+  parent: 'root' | 'object' | 'array';
+}
 
 const ALL_KINDS: readonly MutationKind[] = [
   'drop-key',
@@ -59,15 +70,16 @@ export function pointer(path: Path): string {
     : '/' + path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 }
 
-/** Every node of the document with its path (root included). */
-function allPaths(doc: Json): { path: Path; value: Json }[] {
-  const out: { path: Path; value: Json }[] = [];
-  const walk = (value: Json, path: Path) => {
-    out.push({ path, value });
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i]));
-    else if (isObject(value)) for (const key of Object.keys(value)) walk(value[key], [...path, key]);
+/** Every node of the document with its path and the kind of its parent (root included). */
+function allPaths(doc: Json): Site[] {
+  const out: Site[] = [];
+  const walk = (value: Json, path: Path, parent: Site['parent']) => {
+    out.push({ path, value, parent });
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i], 'array'));
+    else if (isObject(value))
+      for (const key of Object.keys(value)) walk(value[key], [...path, key], 'object');
   };
-  walk(doc, []);
+  walk(doc, [], 'root');
   return out;
 }
 
@@ -170,35 +182,38 @@ function wrongTypeValues(v: Json): Json[] {
   return candidates;
 }
 
-interface Site {
-  path: Path;
-  value: Json;
-}
-
 function applyOne(
   doc: Json,
   kind: MutationKind,
   rand: () => number,
   enums: string[][],
+  byDepth: boolean,
 ): { doc: Json; label: string } | undefined {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const pickSite = <T extends { path: Path } | { site: { path: Path } }>(xs: readonly T[]): T => {
+    if (!byDepth || xs.length === 0) return pick(xs);
+    const depth = (x: T) => ('site' in x ? x.site.path.length : x.path.length);
+    const depths = [...new Set(xs.map(depth))].sort((a, b) => a - b);
+    const chosen = pick(depths);
+    return pick(xs.filter((x) => depth(x) === chosen));
+  };
   const sites: Site[] = allPaths(doc);
-  const keyed = sites.filter((s) => s.path.length > 0 && isObject(getParent(doc, s.path)));
+  const keyed = sites.filter((s) => s.parent === 'object');
   const label = (what: string, path: Path) => `${what} ${pointer(path) || '(root)'}`;
   switch (kind) {
     case 'drop-key': {
       if (keyed.length === 0) return undefined;
-      const site = pick(keyed);
+      const site = pickSite(keyed);
       return { doc: setAt(doc, site.path, REMOVE), label: label('drop-key', site.path) };
     }
     case 'drop-item': {
-      const items = sites.filter((s) => s.path.length > 0 && Array.isArray(getParent(doc, s.path)));
+      const items = sites.filter((s) => s.parent === 'array');
       if (items.length === 0) return undefined;
-      const site = pick(items);
+      const site = pickSite(items);
       return { doc: setAt(doc, site.path, REMOVE), label: label('drop-item', site.path) };
     }
     case 'wrong-type': {
-      const site = pick(sites.filter((s) => s.path.length > 0));
+      const site = pickSite(sites.filter((s) => s.path.length > 0));
       if (!site) return undefined;
       const replacement = pick(wrongTypeValues(site.value));
       return {
@@ -209,7 +224,7 @@ function applyOne(
     case 'extra-key': {
       const objects = sites.filter((s) => isObject(s.value));
       if (objects.length === 0) return undefined;
-      const site = pick(objects);
+      const site = pickSite(objects);
       const value = pick<Json>(['extra', 1, true, null, [], {}]);
       const key = pick(['x_extra', 'unexpected_field', 'notes']);
       (site.value as Record<string, Json>)[key] = value;
@@ -228,12 +243,12 @@ function applyOne(
             .map((other) => ({ site: s, other })),
         );
         if (options.length === 0) return undefined;
-        const { site, other } = pick(options);
+        const { site, other } = pickSite(options);
         return { doc: setAt(doc, site.path, other), label: label(`other-enum(${other})`, site.path) };
       }
       const pool = enumSites.length > 0 ? enumSites : strings;
       if (pool.length === 0) return undefined;
-      const site = pick(pool);
+      const site = pickSite(pool);
       const value = pick([`${site.value as string}_x`, String(site.value).toUpperCase() + '!', '']);
       return {
         doc: setAt(doc, site.path, value),
@@ -241,7 +256,7 @@ function applyOne(
       };
     }
     case 'null': {
-      const site = pick(sites.filter((s) => s.path.length > 0 && s.value !== null));
+      const site = pickSite(sites.filter((s) => s.path.length > 0 && s.value !== null));
       if (!site) return undefined;
       return { doc: setAt(doc, site.path, null), label: label('null', site.path) };
     }
@@ -252,7 +267,7 @@ function applyOne(
           (isObject(s.value) && Object.keys(s.value).length > 0),
       );
       if (containers.length === 0) return undefined;
-      const site = pick(containers);
+      const site = pickSite(containers);
       const empty: Json = Array.isArray(site.value) ? [] : {};
       return { doc: setAt(doc, site.path, empty), label: label('empty', site.path) };
     }
@@ -276,7 +291,7 @@ export function* mutations(doc: unknown, options: MutationOptions): Generator<Mu
     const labels: string[] = [];
     for (let s = 0; s < stack; s++) {
       const kind = kinds[(i + s) % kinds.length];
-      const result = applyOne(current, kind, rand, enums);
+      const result = applyOne(current, kind, rand, enums, options.byDepth ?? false);
       if (!result) continue;
       current = result.doc;
       labels.push(result.label);
