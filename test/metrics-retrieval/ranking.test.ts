@@ -80,3 +80,44 @@ test('entity coverage: exact and case-folded matching, undefined without entitie
   // Duplicate gold entities count once.
   assert.equal(entityCoverage(['a'], ['a', 'a', 'b']), 0.5);
 });
+
+test('the one-pass implementation equals a literal reading of the definitions on 2,000 random cases', async () => {
+  const { createRng } = await import('../../src/metrics/stats/rng.js');
+  const rng = createRng(99);
+  const pick = (n: number) => `d${Math.floor(rng() * n)}`;
+  // Literal: walk the top K, a slot gains 1 when its id is expected and not seen before in the list.
+  const literal = (retrieved: string[], expected: Set<string>, k: number) => {
+    const top = retrieved.slice(0, k);
+    const gains = top.map((id, i) => (expected.has(id) && top.indexOf(id) === i ? 1 : 0));
+    const hits = gains.reduce((a: number, b) => a + b, 0);
+    const dcg = gains.reduce((a: number, g, i) => a + g / Math.log2(i + 2), 0);
+    let idcg = 0;
+    for (let i = 0; i < Math.min(k, expected.size); i++) idcg += 1 / Math.log2(i + 2);
+    const first = gains.indexOf(1);
+    return {
+      k,
+      precision: hits / k,
+      recall: expected.size ? hits / expected.size : null,
+      ndcg: expected.size ? dcg / idcg : null,
+      mrr: first >= 0 ? 1 / (first + 1) : 0,
+    };
+  };
+  for (let c = 0; c < 2000; c++) {
+    const universe = 3 + Math.floor(rng() * 15);
+    const retrieved = Array.from({ length: Math.floor(rng() * 14) }, () => pick(universe));
+    const expected = new Set(Array.from({ length: Math.floor(rng() * 6) }, () => pick(universe)));
+    const ks = [1 + Math.floor(rng() * 12), 1 + Math.floor(rng() * 12)];
+    const got = rankingMetrics(retrieved, expected, ks);
+    ks.forEach((k, j) => {
+      const want = literal(retrieved, expected, k);
+      for (const key of ['precision', 'recall', 'ndcg', 'mrr'] as const) {
+        const a = got[j][key];
+        const b = want[key];
+        assert.ok(
+          a === b || (a !== null && b !== null && Math.abs(a - b) < 1e-12),
+          `case ${c} k=${k} ${key}: ${a} vs ${b}`,
+        );
+      }
+    });
+  }
+});

@@ -44,9 +44,9 @@ export function rankingMetrics(
   let maxK = 0;
   for (const k of ks) if (k > maxK) maxK = k;
   const depth = Math.min(maxK, retrieved.length);
-  // hitsAt[r], dcgAt[r]: cumulative hits and DCG after rank r (0..depth); firstRelevant: rank of the first hit.
-  const hitsAt: number[] = [0];
-  const dcgAt: number[] = [0];
+  // Hits and DCG at each cut-off, recorded as the pass reaches rank k (or at the end for k beyond the list).
+  const hitsAtK: number[] = new Array(ks.length).fill(0);
+  const dcgAtK: number[] = new Array(ks.length).fill(0);
   let hits = 0;
   let dcg = 0;
   let firstRelevant = 0;
@@ -58,21 +58,28 @@ export function rankingMetrics(
       dcg += 1 / Math.log2(r + 1);
       if (firstRelevant === 0) firstRelevant = r;
     }
-    hitsAt.push(hits);
-    dcgAt.push(dcg);
+    for (let j = 0; j < ks.length; j++) {
+      if (ks[j] === r) {
+        hitsAtK[j] = hits;
+        dcgAtK[j] = dcg;
+      }
+    }
   }
   const relevant = expected.size;
-  return ks.map((k) => {
-    const at = Math.min(k, depth);
-    const h = hitsAt[at];
-    return {
+  const out: RankingAtK[] = [];
+  for (let j = 0; j < ks.length; j++) {
+    const k = ks[j];
+    const h = k > depth ? hits : hitsAtK[j];
+    const d = k > depth ? dcg : dcgAtK[j];
+    out.push({
       k,
       precision: h / k,
       recall: relevant === 0 ? null : h / relevant,
-      ndcg: relevant === 0 ? null : dcgAt[at] / idealDcg(k, relevant),
+      ndcg: relevant === 0 ? null : d / idealDcg(k, relevant),
       mrr: firstRelevant !== 0 && firstRelevant <= k ? 1 / firstRelevant : 0,
-    };
-  });
+    });
+  }
+  return out;
 }
 
 export type EntityMatch = 'exact' | 'casefold';
