@@ -129,6 +129,15 @@ test('panels: per-panel κ_F*, primary panel and cross-panel κ; analyst referen
   assert.throws(() => evaluationMetrics(eta, { reference: 'analyst:lay-1' }), UsageError);
   assert.throws(() => evaluationMetrics(eta, { reference: 'analyst:9' }), UsageError);
   assert.throws(() => evaluationMetrics(eta, { reference: 'majority' }), UsageError);
+  // An analyst index stays valid in a decomposition cell with no items.
+  const empty = evaluationMetrics(eta, { reference: 'analyst:3', byTag: ['no-such-tag'] });
+  assert.equal(empty.by_tag!['no-such-tag']!.n, 0);
+  assert.equal(empty.by_tag!['no-such-tag']!.cohens_kappa, null);
+  // A benchmark with another analyst count is refused.
+  assert.throws(
+    () => evaluationMetrics(eta, { benchmark: { ...b, analysts: b.analysts.slice(0, 2) } }),
+    (e: unknown) => e instanceof DataError && e.code === 'metrics.benchmark-mismatch',
+  );
 });
 
 test('margin weighting: thin items count less; a 3/0 vs 2/1 split changes κ_C', () => {

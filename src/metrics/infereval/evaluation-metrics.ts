@@ -2,7 +2,7 @@
 // primary panel), cross-panel κ, dispersion, decompositions by tag and RSR target, and the subsampling CI.
 // The JSON shape keeps the reference implementation's key names.
 import { compareCodePoints } from '../../io/canonical.js';
-import { UsageError } from '../../errors.js';
+import { DataError, UsageError } from '../../errors.js';
 import { cohensKappaResult, fleissKappaResult, type KappaResult } from '../stats/kappa.js';
 import { subsamplingCI, type SubsamplingResult } from '../stats/intervals.js';
 import {
@@ -268,7 +268,8 @@ function ciReport(r: SubsamplingResult): CiReport | null {
 
 interface SectionContext {
   benchmark: BenchmarkLike | undefined;
-  referenceSpec: string;
+  /** Resolved once for the whole evaluation, so an empty decomposition cell cannot make it fail. */
+  reference: ResolvedReference;
   weighted: boolean;
   ci: CiOptions | null;
   thin: number;
@@ -289,12 +290,7 @@ function computeSection(
     return r.value;
   };
   const m = analystCountOf(items);
-  const ref = resolveReference(
-    ctx.referenceSpec,
-    Math.max(m, ctx.benchmark?.analysts.length ?? 0),
-    ctx.benchmark,
-    ctx.weighted,
-  );
+  const ref = ctx.reference;
   const model = items.map((it) => it.model_verdict);
   const consensus = items.map((it) => consensusVerdict(it.analyst_verdicts));
   const reference = ref.kind === 'consensus' ? consensus : referenceVerdicts(items, ref);
@@ -450,10 +446,18 @@ export function evaluationMetrics(
   const failedSet = new Set(failedIds);
   const items = excluded ? eta.items.filter((it) => !failedSet.has(it.id)) : eta.items;
   const ci = options.ci ? (options.ci === true ? {} : options.ci) : null;
+  const m = analystCountOf(eta.items);
+  if (benchmark && eta.items.length > 0 && benchmark.analysts.length !== m) {
+    throw new DataError(
+      'metrics.benchmark-mismatch',
+      `the benchmark declares ${benchmark.analysts.length} analyst(s) but the evaluation's items carry ${m} analyst verdict(s): is it the benchmark of ${JSON.stringify(eta.benchmark_id ?? '?')}?`,
+    );
+  }
+  const weighted = options.weightByMargin === true;
   const ctx: SectionContext = {
     benchmark,
-    referenceSpec: options.reference ?? 'consensus',
-    weighted: options.weightByMargin === true,
+    reference: resolveReference(options.reference ?? 'consensus', m, benchmark, weighted),
+    weighted,
     ci,
     thin: options.thinMarginThreshold ?? THIN_MARGIN_THRESHOLD,
     distributions: options.includeVerdictDistributions !== false,
