@@ -140,3 +140,48 @@ describe('firstInvalidUtf8', () => {
     assert.equal(firstInvalidUtf8(Buffer.from([0x61, 0x62, 0xe2, 0x82])), 2);
   });
 });
+
+describe('strict JSON agrees with JSON.parse on seeded random mutations', () => {
+  it('refuses what JSON.parse refuses, and accepts what it accepts with the same value', () => {
+    const base =
+      '{"a": [1, -2.5e3, true, null, "x\\"y"], "b": {"c": "é\\u00e9\\n", "d": [], "e": {}}, "f": 0.1, "g": "z"}';
+    const alphabet = ['"', ',', ':', '{', '}', '[', ']', '\\', ' ', '\n', '1', 'e', '-', 'a', 'N', '.'];
+    let seed = 12345;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const fatal = new Set(['json.syntax', 'json.truncated', 'json.trailing', 'json.nan', 'json.empty']);
+    for (let k = 0; k < 3000; k++) {
+      let text = base;
+      for (let m = 0; m <= next(3); m++) {
+        const at = next(text.length + 1);
+        const op = next(3);
+        if (op === 0) text = text.slice(0, at) + text.slice(at + 1);
+        else if (op === 1) text = text.slice(0, at) + alphabet[next(alphabet.length)] + text.slice(at);
+        else text = text.slice(0, at) + text.slice(at, at + next(8)) + text.slice(at);
+      }
+      let expected: unknown;
+      let parses = true;
+      try {
+        expected = JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      const r = parseStrictJson(text);
+      if (parses) {
+        assert.equal(r.ok, true, text);
+        assert.deepEqual(r.value, expected, text);
+        for (const i of r.issues)
+          assert.ok(['json.duplicate-key', 'json.overflow'].includes(i.code), `${text}: ${i.code}`);
+      } else {
+        assert.equal(r.ok, false, text);
+        assert.ok(
+          r.issues.length > 0 && r.issues.some((i) => fatal.has(i.code)),
+          `${text}: ${JSON.stringify(r.issues)}`,
+        );
+        for (const i of r.issues) assert.ok(i.line >= 1 && i.column >= 1);
+      }
+    }
+  });
+});
