@@ -209,8 +209,16 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     return entry;
   };
 
+  const wantEee = options.to === undefined || options.to === EEE_CURRENT_VERSION;
+  const wantBench = options.to === undefined || options.to === 'v1';
+  const leftAlone = (report: FileReport, kind: FileKind): Planned => {
+    report.kind = kind;
+    report.problems.push(`left alone: --to ${options.to} does not apply to ${kind}`);
+    return { report, writes: [] };
+  };
+
   for (const input of inputs) {
-    if (!input.abs.endsWith('.json')) continue;
+    if (!input.abs.endsWith('.json') || !wantEee) continue;
     const entry = await read(input.abs);
     if (!isObject(entry.value) || !looksLikeEeeAggregate(entry.value)) continue;
     claimed.add(input.abs);
@@ -232,8 +240,16 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
       planned.push({ report, writes: [] });
       continue;
     }
+    if (isObject(entry.value) && looksLikeEeeAggregate(entry.value)) {
+      planned.push(leftAlone(report, 'eee.aggregate'));
+      continue;
+    }
     if (input.abs.endsWith('.jsonl')) {
       const rows = migrateRows(entry.bytes);
+      if (rows.eee && !wantEee) {
+        planned.push(leftAlone(report, 'eee.instances'));
+        continue;
+      }
       if (rows.eee) {
         const outRel = input.rel;
         const dest = destination(input, outRel);
@@ -249,7 +265,11 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
         continue;
       }
     } else if (isObject(entry.value) && (looksLegacy(entry.value) || entry.value.schema_version === 'v1')) {
-      planned.push(await planBench(input, entry.bytes, entry.value, report));
+      planned.push(
+        wantBench
+          ? await planBench(input, entry.bytes, entry.value, report)
+          : leftAlone(report, 'bench.output'),
+      );
       continue;
     }
     report.problems.push('not an EEE record, EEE instance file or (legacy) benchmark output');

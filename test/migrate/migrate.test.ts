@@ -224,3 +224,24 @@ test('a kill during --in-place leaves either the old file or the new one', async
   JSON.parse(agg);
   assert.ok(existsSync(t.aggregate));
 });
+
+test('--to limits the migration to one family; --layout in place moves the pair and removes the old files', async () => {
+  const repo = fresh();
+  cpSync(join(EXAMPLES, 'bench-repo'), join(repo, 'bench'), { recursive: true });
+  cpSync(join(EXAMPLES, 'legacy'), join(repo, 'eee'), { recursive: true });
+  const onlyBench = await migratePaths([repo], { dryRun: true, to: 'v1' });
+  assert.ok(onlyBench.files.filter((f) => f.kind.startsWith('eee')).every((f) => f.status === 'skipped'));
+  assert.equal(onlyBench.files.filter((f) => f.kind === 'bench.output' && f.status === 'migrated').length, 2);
+
+  const flat = fresh();
+  const src = join(EXAMPLES, 'legacy', MODEL_DIR);
+  cpSync(join(src, `${LEGACY_UUID}.json`), join(flat, `${LEGACY_UUID}.json`));
+  cpSync(join(src, `${LEGACY_UUID}_samples.jsonl`), join(flat, `${LEGACY_UUID}_samples.jsonl`));
+  const result = await migratePaths([flat], { inPlace: true, layout: true });
+  assert.equal(result.summary.failed, 0, JSON.stringify(result.files));
+  assert.deepEqual(
+    walkFiles(flat).map((f) => f.slice(flat.length + 1)),
+    [`${MODEL_DIR}/${LEGACY_UUID}.json`, `${MODEL_DIR}/${LEGACY_UUID}_samples.jsonl`],
+  );
+  assert.deepEqual(await errorsIn(flat), []);
+});
