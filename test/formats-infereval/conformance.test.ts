@@ -14,7 +14,7 @@ import {
   normaliseEvaluation,
 } from '../../src/formats/infereval/index.js';
 import { mutations } from '../helpers/mutate.js';
-import { reference, skipWithoutReference } from '../helpers/shared.js';
+import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
 const root = reference('infereval');
 const skip = skipWithoutReference('infereval/schemas');
@@ -115,7 +115,16 @@ describe('infereval schemas agree with the upstream schemas', { skip }, () => {
     for (const pair of pairs()) {
       // Seeds: the real files of this kind plus their normalised form (every optional field present, nulls
       // included), so that mutations also reach fields the real files leave out.
-      const seeds = docs
+      // The project's own examples join as seeds: they carry fields the real files do not (panels, ladders,
+      // failed samples).
+      const own = [
+        join(projectRoot, 'examples/infereval/benchmark.json'),
+        join(projectRoot, 'examples/infereval/evaluation.json'),
+      ];
+      const seeds = [
+        ...docs,
+        ...own.map((f) => ({ name: relative(projectRoot, f), doc: JSON.parse(readFileSync(f, 'utf8')) })),
+      ]
         .filter((d) => pair.upstream(d.doc))
         .flatMap((d) => [
           d,
@@ -125,7 +134,7 @@ describe('infereval schemas agree with the upstream schemas', { skip }, () => {
           },
         ]);
       assert.ok(seeds.length > 0);
-      const perSeed = pair.kind === 'benchmark' ? 200 : 1200;
+      const perSeed = pair.kind === 'benchmark' ? 150 : 500;
       seeds.forEach((s, i) => {
         for (const maxStack of [1, 3]) {
           const variants = [

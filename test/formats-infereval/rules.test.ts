@@ -182,13 +182,13 @@ const cases: Case[] = [
     code: 'infereval.analyst-verdicts-length',
     break: (d) => d.items[3].analyst_verdicts.pop(),
     pointer: '/items/3/analyst_verdicts',
-    mentions: ['"i4"', '1 analyst verdicts for 2'],
+    mentions: ['"i4"', '1 analyst verdict for 2 analysts'],
   },
   {
     code: 'infereval.analyst-rationales-length',
     break: (d) => (d.items[0].analyst_rationales = ['only one']),
     pointer: '/items/0/analyst_rationales',
-    mentions: ['"i1"', '1 analyst rationales for 2'],
+    mentions: ['"i1"', '1 analyst rationale for 2 analysts'],
   },
   {
     code: 'infereval.factor-levels-declared',

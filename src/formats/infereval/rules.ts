@@ -8,6 +8,7 @@ import type { EvaluationDocument } from './evaluation-schema.js';
 const ptr = (...tokens: (string | number)[]): string =>
   tokens.map((t) => '/' + String(t).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 const q = (s: string): string => JSON.stringify(s);
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 function benchmarkRule(
   code: string,
@@ -295,7 +296,7 @@ export const analystVerdictsLength = benchmarkRule(
       if (item.analyst_verdicts.length !== m) {
         issue(
           ptr('items', i, 'analyst_verdicts'),
-          `${itemLabel(item, i)}: ${item.analyst_verdicts.length} analyst verdicts for ${m} analysts`,
+          `${itemLabel(item, i)}: ${count(item.analyst_verdicts.length, 'analyst verdict')} for ${count(m, 'analyst')}`,
         );
       }
     });
@@ -312,7 +313,7 @@ export const analystRationalesLength = benchmarkRule(
       if (r != null && r.length !== m) {
         issue(
           ptr('items', i, 'analyst_rationales'),
-          `${itemLabel(item, i)}: ${r.length} analyst rationales for ${m} analysts (use null for none at all, "" for an analyst without one)`,
+          `${itemLabel(item, i)}: ${count(r.length, 'analyst rationale')} for ${count(m, 'analyst')} (use null for none at all, "" for an analyst without one)`,
         );
       }
     });
@@ -506,7 +507,7 @@ export const analystVerdictCountConsistent = evaluationRule(
       if (item.analyst_verdicts.length !== m) {
         issue(
           ptr('items', i, 'analyst_verdicts'),
-          `item ${q(item.id)} has ${item.analyst_verdicts.length} analyst verdicts, items[0] has ${m}`,
+          `item ${q(item.id)} has ${count(item.analyst_verdicts.length, 'analyst verdict')}, items[0] has ${m}`,
         );
       }
     });
