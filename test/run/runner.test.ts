@@ -293,3 +293,35 @@ test('a torn last journal line (killed mid-write) is cut off; a corrupt complete
   writeFileSync(journal, `${lines.slice(0, 3).join('\n')}\nnot json\n`);
   await assert.rejects(run('torn'), (e: any) => e.code === 'run.journal-corrupt' && /:4:1/.test(e.message));
 });
+
+test('the EEE pair validates against the 0.3.0 aggregate and instance types', async () => {
+  const { EeeAggregateSchema030, EeeInstanceSchema030 } = await import('../../src/formats/eee/index.js');
+  const { writeEeeRun } = await import('../../src/run/eee-out.js');
+  server.setScript(hashedVerdicts);
+  const { outputPath } = await run('eee');
+  const outDir = join(dir, 'eee-store');
+  const written = await writeEeeRun({ etaPath: outputPath, outDir, benchmark: loaded.normalised });
+  const again = await writeEeeRun({ etaPath: outputPath, outDir, benchmark: loaded.normalised });
+  assert.deepEqual(again, written, 'same run, same paths');
+  assert.match(
+    written.aggregate,
+    /data\/infereval\/openai\/test-model\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.json$/,
+  );
+  const ajv = createAjv('draft-07');
+  const aggregate = JSON.parse(readFileSync(written.aggregate, 'utf8'));
+  const checkAggregate = ajv.compile(EeeAggregateSchema030);
+  assert.equal(checkAggregate(aggregate), true, JSON.stringify(checkAggregate.errors));
+  const checkRow = ajv.compile(EeeInstanceSchema030);
+  const rows = readFileSync(written.samples, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(rows.length, 30);
+  assert.equal(aggregate.detailed_evaluation_results.total_rows, 30);
+  for (const row of rows) {
+    assert.equal(checkRow(row), true, JSON.stringify(checkRow.errors));
+    assert.equal(row.evaluation_id, aggregate.evaluation_id);
+    assert.equal(row.model_id, aggregate.model_info.id);
+  }
+  assert.equal(new Set(rows.map((r) => r.sample_id)).size, 30);
+});
