@@ -79,6 +79,10 @@ test('entity coverage: exact and case-folded matching, undefined without entitie
   assert.equal(entityCoverage(['a'], []), null);
   // Duplicate gold entities count once.
   assert.equal(entityCoverage(['a'], ['a', 'a', 'b']), 0.5);
+  // Long lists take the Set path: same answers.
+  const many = Array.from({ length: 300 }, (_, i) => `e${i}`);
+  assert.equal(entityCoverage(many, ['e7', 'e7', 'E299', 'x']), 1 / 3);
+  assert.equal(entityCoverage(many, ['e7', 'e7', 'E299', 'x'], 'casefold'), 2 / 3);
 });
 
 test('the one-pass implementation equals a literal reading of the definitions on 2,000 random cases', async () => {

@@ -100,13 +100,21 @@ export function entityCoverage(
   match: EntityMatch = 'exact',
 ): number | null {
   if (entities.length === 0) return null;
-  const fold = match === 'casefold' ? foldCase : (s: string) => s;
-  const wanted = new Set(match === 'casefold' ? entities.map(fold) : entities);
-  const pool = match === 'casefold' ? retrieved.map(fold) : retrieved;
-  // Short lists (the usual case) are searched directly; a Set pays off only for long ones.
-  const present: { has(s: string): boolean } =
-    pool.length * wanted.size <= 256 ? { has: (s) => pool.includes(s) } : new Set(pool);
+  const folding = match === 'casefold';
+  const pool = folding ? retrieved.map(foldCase) : retrieved;
+  const wanted = folding ? entities.map(foldCase) : entities;
+  // Short lists (the usual case) are searched directly; Sets pay off only for long ones.
+  const small = pool.length * wanted.length <= 256;
+  const present: { has(s: string): boolean } = small ? { has: (e) => pool.includes(e) } : new Set(pool);
+  let distinct = 0;
   let found = 0;
-  for (const e of wanted) if (present.has(e)) found++;
-  return found / wanted.size;
+  const counted = small ? undefined : new Set<string>();
+  for (let i = 0; i < wanted.length; i++) {
+    const e = wanted[i];
+    if (counted ? counted.has(e) : wanted.indexOf(e) !== i) continue; // count each distinct entity once
+    counted?.add(e);
+    distinct++;
+    if (present.has(e)) found++;
+  }
+  return found / distinct;
 }

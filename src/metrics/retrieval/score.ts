@@ -75,7 +75,9 @@ function diag(
 }
 
 function isStringArray(x: unknown): x is string[] {
-  return Array.isArray(x) && x.every((s) => typeof s === 'string');
+  if (!Array.isArray(x)) return false;
+  for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'string') return false;
+  return true;
 }
 
 /** Checks the fields the scorer relies on; returns a message for the first problem, or undefined. */
