@@ -117,4 +117,23 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
     assert.equal(out.rsr_role_consistency.status, 'fail');
     assert.equal(out.containment.status, 'pass');
   });
+
+  test('the quick-start examples work as the README shows', async () => {
+    const ex = 'examples/infereval';
+    const m = await runCli([
+      'metrics',
+      `${ex}/evaluation.json`,
+      '-b',
+      `${ex}/benchmark.json`,
+      '--format',
+      'json',
+    ]);
+    assert.equal(m.code, 0, m.stderr);
+    const out = JSON.parse(m.stdout) as { n: number; panels?: { panels: string[] } };
+    assert.ok(out.n > 0);
+    assert.ok(out.panels && out.panels.panels.length >= 2);
+    const mono = await runCli(['monotonicity', `${ex}/evaluation.json`, `${ex}/benchmark.json`]);
+    assert.ok(mono.code === 0 || mono.code === 1, mono.stderr);
+    assert.match(mono.stdout, /ladder\(s\):/);
+  });
 });
