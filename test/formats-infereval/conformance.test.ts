@@ -134,7 +134,7 @@ describe('infereval schemas agree with the upstream schemas', { skip }, () => {
           },
         ]);
       assert.ok(seeds.length > 0);
-      const perSeed = pair.kind === 'benchmark' ? 150 : 500;
+      const perSeed = pair.kind === 'benchmark' ? 120 : 450;
       seeds.forEach((s, i) => {
         for (const maxStack of [1, 3]) {
           const variants = [
