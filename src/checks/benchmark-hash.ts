@@ -7,7 +7,7 @@ import { parseStrictJson } from '../io/strict-json.js';
 import { Findings } from './report.js';
 
 /** An infereval evaluation (η) document. */
-export function looksLikeInferevalEvaluation(doc: unknown): doc is Record<string, unknown> {
+export function isInferevalEvaluation(doc: unknown): doc is Record<string, unknown> {
   return (
     typeof doc === 'object' &&
     doc !== null &&
@@ -46,7 +46,7 @@ export async function checkBenchmarkHashes(paths: string[], benchmarkPath: strin
     } catch {
       continue;
     }
-    if (!parsed.ok || !looksLikeInferevalEvaluation(parsed.value)) continue;
+    if (!parsed.ok || !isInferevalEvaluation(parsed.value)) continue;
     const doc = parsed.value;
     const at = (pointer: string) => ({ text: parsed.text, pointer });
     if (doc.benchmark_id !== benchmark.id)

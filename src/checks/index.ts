@@ -6,7 +6,7 @@ import { checkEeeTree } from './eee-tree.js';
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
 export { checkEeeTree, recordFingerprint } from './eee-tree.js';
 export { checkBenchOutputPaths, looksLegacyBenchOutput } from './bench-paths.js';
-export { checkBenchmarkHashes, loadBenchmarkHash, looksLikeInferevalEvaluation } from './benchmark-hash.js';
+export { checkBenchmarkHashes, loadBenchmarkHash, isInferevalEvaluation } from './benchmark-hash.js';
 export * from './path-policy.js';
 export * from './names.js';
 

@@ -15,7 +15,7 @@ export const DEPRECATED_GLOBS = ['results/**/*.json', '**/output.json'] as const
 export const GENERIC_NAMES = ['output.json', 'results.json', 'metrics.json', 'eval.json'] as const;
 
 /** A glob as a RegExp over '/'-separated relative paths; `*` and `?` stay within one part, `**` spans parts. */
-export function globToRegExp(glob: string): RegExp {
+export function policyGlobToRegExp(glob: string): RegExp {
   const parts = glob.split('/');
   let source = '^';
   parts.forEach((part, i) => {
@@ -32,8 +32,8 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`${source}$`);
 }
 
-const ALLOWED = ALLOWED_GLOBS.map((g) => ({ glob: g, re: globToRegExp(g) }));
-const DEPRECATED = DEPRECATED_GLOBS.map((g) => ({ glob: g, re: globToRegExp(g) }));
+const ALLOWED = ALLOWED_GLOBS.map((g) => ({ glob: g, re: policyGlobToRegExp(g) }));
+const DEPRECATED = DEPRECATED_GLOBS.map((g) => ({ glob: g, re: policyGlobToRegExp(g) }));
 
 /** A repository-relative path with '/' separators; only a leading "./" is removed (".github" keeps its dot). */
 export function normaliseRelativePath(path: string): string {

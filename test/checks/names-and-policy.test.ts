@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { datastoreLocation, layoutProblems, nonPortableReason } from '../../src/checks/names.js';
-import { classifyPath, discoverJsonFiles, globToRegExp } from '../../src/checks/path-policy.js';
+import { classifyPath, discoverJsonFiles, policyGlobToRegExp } from '../../src/checks/path-policy.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from './tree-fixture.js';
 
@@ -61,14 +61,14 @@ test('layout: data/<collection>/<developer>/<model>/<uuid4>.json and _samples.js
 });
 
 test('globstar: ** matches zero or more folders (the cases the original got wrong)', () => {
-  assert.ok(globToRegExp('outputs/**/*.json').test('outputs/a.json'));
-  assert.ok(globToRegExp('outputs/**/*.json').test('outputs/x/y/a.json'));
-  assert.ok(globToRegExp('benchmarks/**/results/**/*.json').test('benchmarks/x/results/a.json'));
-  assert.ok(globToRegExp('benchmarks/**/results/**/*.json').test('benchmarks/results/a.json'));
-  assert.ok(globToRegExp('**/output.json').test('output.json'));
-  assert.ok(!globToRegExp('**/output.json').test('myoutput.json'));
-  assert.ok(!globToRegExp('outputs/**/*.json').test('outputs.json'));
-  assert.ok(!globToRegExp('outputs/*.json').test('outputs/a/b.json'));
+  assert.ok(policyGlobToRegExp('outputs/**/*.json').test('outputs/a.json'));
+  assert.ok(policyGlobToRegExp('outputs/**/*.json').test('outputs/x/y/a.json'));
+  assert.ok(policyGlobToRegExp('benchmarks/**/results/**/*.json').test('benchmarks/x/results/a.json'));
+  assert.ok(policyGlobToRegExp('benchmarks/**/results/**/*.json').test('benchmarks/results/a.json'));
+  assert.ok(policyGlobToRegExp('**/output.json').test('output.json'));
+  assert.ok(!policyGlobToRegExp('**/output.json').test('myoutput.json'));
+  assert.ok(!policyGlobToRegExp('outputs/**/*.json').test('outputs.json'));
+  assert.ok(!policyGlobToRegExp('outputs/*.json').test('outputs/a/b.json'));
 });
 
 test('classifyPath: allowed, deprecated with a destination, unrecognised; leading dots kept', () => {
