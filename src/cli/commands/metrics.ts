@@ -37,8 +37,8 @@ export const json = (value: unknown): string => JSON.stringify(value, null, 2) +
 interface MetricsFlags {
   benchmark?: string;
   reference: string;
-  byTag: string[];
-  byRsrTarget: string[];
+  byTag?: string[];
+  byRsrTarget?: string[];
   ci?: boolean;
   ciIterations: string;
   ciSubsampleSize?: string;
@@ -50,7 +50,7 @@ interface MetricsFlags {
   format: ReportFormat;
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 export const metricsCommand: CommandModule = {
   register(program, io, run) {
@@ -74,17 +74,11 @@ export const metricsCommand: CommandModule = {
         'reference for κ_C: consensus, analyst:<id> (needs --benchmark) or analyst:<0-based index>',
         'consensus',
       )
-      .option(
-        '--by-tag <tag>',
-        'add a decomposition over the items carrying the tag (repeatable)',
-        collect,
-        [],
-      )
+      .option('--by-tag <tag>', 'add a decomposition over the items carrying the tag (repeatable)', collect)
       .option(
         '--by-rsr-target <json>',
         'add a decomposition over the items whose rsr_target is {"X":[…],"A":[…]} (repeatable; needs --benchmark)',
         collect,
-        [],
       )
       .option('--ci', 'add Politis–Romano subsampling confidence intervals on κ_C and κ_F (needs n ≥ 10)')
       .option('--ci-iterations <n>', 'subsamples drawn for --ci', '1000')
@@ -123,7 +117,7 @@ export const metricsCommand: CommandModule = {
               `--thin-margin expects a number in [0, 1], got "${flags.thinMargin}"`,
             );
           }
-          const targets: RsrTargetSpec[] = flags.byRsrTarget.map(parseRsrTarget);
+          const targets: RsrTargetSpec[] = (flags.byRsrTarget ?? []).map(parseRsrTarget);
           if (targets.length > 0 && !flags.benchmark) {
             throw new UsageError(
               'usage.needs-benchmark',
@@ -137,7 +131,7 @@ export const metricsCommand: CommandModule = {
           const report = evaluationMetrics(eta, {
             benchmark,
             reference: flags.reference,
-            byTag: flags.byTag,
+            byTag: flags.byTag ?? [],
             byRsrTarget: targets,
             ci: flags.ci ? { iterations, subsampleSize, seed, confidence } : false,
             weightByMargin: flags.weightByMargin,
