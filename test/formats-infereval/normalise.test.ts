@@ -88,6 +88,25 @@ describe('normaliseBenchmark', () => {
     },
   );
 
+  test(
+    'normalising twice changes nothing (every real benchmark and the example)',
+    {
+      skip: skipWithoutReference('infereval/examples'),
+    },
+    () => {
+      const files = [
+        'examples/stop_sign/benchmark.json',
+        'examples/survey_preframe_benchmark.json',
+        'examples/clinical_pilot/benchmark.json',
+        'examples/pulmonary_edema/benchmark.json',
+      ];
+      for (const f of files) {
+        const once = normaliseBenchmark(readRef(f));
+        assert.deepEqual(normaliseBenchmark(structuredClone(once)), once, f);
+      }
+    },
+  );
+
   test('defaults, shorthand and sets', () => {
     const n = normaliseBenchmark({
       id: 'b',
