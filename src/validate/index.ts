@@ -28,7 +28,7 @@ export {
   type StrictParseResult,
 } from '../io/strict-json.js';
 export { splitLines, readJsonlFile, type JsonlLine } from '../io/jsonl.js';
-export { expandPaths, globToRegExp } from '../io/files.js';
+export { expandPaths } from '../io/files.js';
 
 export interface ValidateOptions extends EngineOptions {
   /** An infereval benchmark that evaluations' benchmark_hash is compared against (tree checks). */
