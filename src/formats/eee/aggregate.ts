@@ -180,7 +180,8 @@ export function buildAggregate<const C extends AggregateChanges>(c: C) {
     { description: 'Dataset that is neither a URL nor on the Hugging Face hub.' },
   );
 
-  const when2 = (value: string) =>
+  /** The `if` of a score_type condition. Before 0.3.0 it does not require score_type (quirk kept). */
+  const scoreTypeIs = (value: string) =>
     c.conditionsNeedScoreType
       ? { required: ['score_type'], properties: { score_type: { const: value } } }
       : { properties: { score_type: { const: value } } };
@@ -236,9 +237,9 @@ export function buildAggregate<const C extends AggregateChanges>(c: C) {
     {
       description: 'How the metric is defined.',
       // Quirk before 0.3.0: without `required`, an absent score_type matches the "levels" branch.
-      if: when2('levels'),
+      if: scoreTypeIs('levels'),
       then: { required: ['level_names', 'has_unknown_level'] },
-      else: { if: when2('continuous'), then: { required: ['min_score', 'max_score'] } },
+      else: { if: scoreTypeIs('continuous'), then: { required: ['min_score', 'max_score'] } },
     },
   );
 
