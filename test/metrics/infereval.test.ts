@@ -191,6 +191,12 @@ test('retest: κ, agreement and flip rates on two runs; mismatches are DataError
     r.flipped_items.map((f) => f.item_id),
     ['item-01', 'item-08', 'item-13', 'item-22', 'item-27'],
   );
+  assert.deepEqual(r.instrument_failures, {
+    run_a: ['item-05', 'item-17'],
+    run_b: ['item-05', 'item-17'],
+    excluded: false,
+  });
+  assert.equal(retest(a, b, { excludeFailed: true }).n_items, 41);
   const tie = await loadInfereval(fixture('eta-tie-good.json'), 'evaluation');
   assert.throws(
     () => retest(a, tie),

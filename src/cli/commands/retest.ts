@@ -6,6 +6,7 @@ import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js
 
 interface RetestFlags {
   benchmark?: string;
+  excludeFailed?: boolean;
   format: ReportFormat;
 }
 
@@ -22,6 +23,10 @@ export const retestCommand: CommandModule = {
       .argument('<evaluation-a>', 'the first run η_A')
       .argument('<evaluation-b>', 'the second run η_B')
       .option('-b, --benchmark <file>', 'the benchmark, to annotate flipped items with their factor levels')
+      .option(
+        '--exclude-failed',
+        'leave out items whose every sample failed in either run (instrument failure)',
+      )
       .addOption(formatOption())
       .action((a: string, b: string, flags: RetestFlags) =>
         run(async () => {
@@ -30,7 +35,7 @@ export const retestCommand: CommandModule = {
           const bench = flags.benchmark
             ? await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark')
             : undefined;
-          const report = retest(etaA, etaB, bench);
+          const report = retest(etaA, etaB, { benchmark: bench, excludeFailed: flags.excludeFailed });
           io.stdout.write(flags.format === 'json' ? json(report) : renderRetest(report, flags.format));
           return 0;
         }),

@@ -187,7 +187,11 @@ export function renderRetest(r: RetestReport, format: TextFormat): string {
     { label: 'stability', value: r.stability },
     {
       label: 'instrument failures',
-      value: `${r.instrument_failures.run_a.length} item(s) in A, ${r.instrument_failures.run_b.length} in B (counted as abstain)`,
+      value:
+        `${r.instrument_failures.run_a.length} item(s) in A, ${r.instrument_failures.run_b.length} in B ` +
+        (r.instrument_failures.excluded
+          ? '(excluded)'
+          : '(counted as abstain; --exclude-failed leaves them out)'),
     },
   ];
   if (r.only_in_a.length || r.only_in_b.length) {

@@ -42,8 +42,8 @@ export interface RetestReport {
   n_substantive_both: number;
   only_in_a: string[];
   only_in_b: string[];
-  /** Items whose every sample failed, per run (they count as abstain in the κ above). */
-  instrument_failures: { run_a: string[]; run_b: string[] };
+  /** Items whose every sample failed, per run (abstain in the figures above unless excluded). */
+  instrument_failures: { run_a: string[]; run_b: string[]; excluded: boolean };
   undefined_reasons: Record<string, string>;
 }
 
@@ -113,12 +113,24 @@ function stabilitySentence(kappa: number | null, flipRate: number, reason: strin
   return `test-retest reliability is substantively unstable (κ = ${k}); ${pct}% of items flipped between runs — the model's verdicts on this benchmark are not reliable enough for the headline κ_C to be read as signal.`;
 }
 
+export interface RetestOptions {
+  benchmark?: BenchmarkLike;
+  /** Leave out items that are an instrument failure (every sample failed) in either run. */
+  excludeFailed?: boolean;
+}
+
 /** Compares two runs over the items they share (sorted by id). */
-export function retest(a: EvaluationLike, b: EvaluationLike, benchmark?: BenchmarkLike): RetestReport {
+export function retest(a: EvaluationLike, b: EvaluationLike, options: RetestOptions = {}): RetestReport {
   checkRetestCompatibility(a, b);
+  const benchmark = options.benchmark;
+  const failedA = a.items.filter(isInstrumentFailure).map((it) => it.id);
+  const failedB = b.items.filter(isInstrumentFailure).map((it) => it.id);
+  const failed = new Set([...failedA, ...failedB]);
   const byIdA = new Map(a.items.map((it) => [it.id, it]));
   const byIdB = new Map(b.items.map((it) => [it.id, it]));
-  const common = [...byIdA.keys()].filter((id) => byIdB.has(id)).sort(compareCodePoints);
+  const common = [...byIdA.keys()]
+    .filter((id) => byIdB.has(id) && !(options.excludeFailed && failed.has(id)))
+    .sort(compareCodePoints);
   const onlyA = [...byIdA.keys()].filter((id) => !byIdB.has(id)).sort(compareCodePoints);
   const onlyB = [...byIdB.keys()].filter((id) => !byIdA.has(id)).sort(compareCodePoints);
   const factorLevels = new Map<string, Record<string, string>>();
@@ -182,10 +194,7 @@ export function retest(a: EvaluationLike, b: EvaluationLike, benchmark?: Benchma
     n_substantive_both: k.n,
     only_in_a: onlyA,
     only_in_b: onlyB,
-    instrument_failures: {
-      run_a: a.items.filter(isInstrumentFailure).map((it) => it.id),
-      run_b: b.items.filter(isInstrumentFailure).map((it) => it.id),
-    },
+    instrument_failures: { run_a: failedA, run_b: failedB, excluded: options.excludeFailed === true },
     undefined_reasons: reasons,
   };
 }
