@@ -56,14 +56,18 @@ export class FileAccumulator {
     const shift = firstLine - 1;
     let verdict: ReturnType<Engine['check']> | undefined;
     if (parsed.ok) verdict = engine.check(parsed.value);
+    // Every strict-JSON issue is an error, except that with --schema-only the ones that still leave a value
+    // (duplicate key, overflow, BOM) are warnings: the verdict is then the schema's alone, as any other
+    // validator of the same schema would give it on the value JSON.parse returns.
+    const lenient = engine.options.schemaOnly === true && parsed.ok;
     for (const i of parsed.issues) {
-      invalid = true; // every strict-JSON issue is an error
+      if (!lenient) invalid = true;
       this.add({
         file,
         line: i.line + shift,
         column: i.column,
         pointer: i.pointer,
-        severity: 'error',
+        severity: lenient ? 'warning' : 'error',
         code: i.code,
         message: i.message,
         type: verdict?.type,

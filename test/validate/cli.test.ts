@@ -53,15 +53,22 @@ describe('evalkit validate', () => {
     );
     assert.match(
       lines[1],
-      /^test\/fixtures\/validate\/bad\.jsonl:3:\d+ error json\.duplicate-key duplicate key "evaluation_name".* \(at \/evaluation_name\)$/,
+      /^test\/fixtures\/validate\/bad\.jsonl:3:\d+ warning json\.duplicate-key duplicate key "evaluation_name".* \(at \/evaluation_name\)$/,
     );
     assert.match(lines[2], /^test\/fixtures\/validate\/bad\.jsonl:4:\d+ error json\.nan NaN /);
     assert.match(
       lines[3],
       /^test\/fixtures\/validate\/bad\.jsonl:6:\d+ error schema\.type must be number, found string \(at \/evaluation\/score\)$/,
     );
-    assert.match(lines[4], /5 documents: 1 valid, 4 invalid \(4 errors, 0 warnings\)/);
+    assert.match(lines[4], /5 documents: 2 valid, 3 invalid \(3 errors, 1 warning\)/);
     assert.equal(lines.length, 5);
+  });
+
+  it('strict-JSON issues are errors, but with --schema-only those that leave a value are warnings', async () => {
+    const full = JSON.parse((await cli(['bad.jsonl', '--format', 'json'])).stdout);
+    const dup = full.files[0].diagnostics.find((d: { code: string }) => d.code === 'json.duplicate-key');
+    assert.equal(dup.severity, 'error');
+    assert.equal(full.files[0].invalid, 4);
   });
 
   it('--format json prints the documented object', async () => {
@@ -69,7 +76,7 @@ describe('evalkit validate', () => {
     assert.equal(r.code, 1);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(Object.keys(out), ['summary', 'files']);
-    assert.deepEqual(out.summary, { files: 3, documents: 9, valid: 4, invalid: 5, errors: 5, warnings: 0 });
+    assert.deepEqual(out.summary, { files: 3, documents: 9, valid: 5, invalid: 4, errors: 4, warnings: 1 });
     assert.deepEqual(
       out.files.map((f: { path: string; documents: number; invalid: number }) => [
         f.path,
@@ -78,7 +85,7 @@ describe('evalkit validate', () => {
       ]),
       [
         [`${F}/good.jsonl`, 3, 0],
-        [`${F}/bad.jsonl`, 5, 4],
+        [`${F}/bad.jsonl`, 5, 3],
         [`${F}/pretty.json`, 1, 1],
       ],
     );
@@ -117,9 +124,9 @@ describe('evalkit validate', () => {
     assert.equal(r.code, 1);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines.length, 2);
-    assert.match(lines[1], /4 errors.*3 more not shown/);
+    assert.match(lines[1], /3 errors, 1 warning.*3 more not shown/);
     const q = await cli(['bad.jsonl', '--quiet', '--schema-only']);
-    assert.equal(q.stdout.trim().split('\n').length, 4);
+    assert.equal(q.stdout.trim().split('\n').length, 3);
     assert.doesNotMatch(q.stdout, /invalid/);
   });
 
@@ -189,7 +196,7 @@ describe('evalkit validate', () => {
       input: jsonl([instanceRow(1), '{"a": 1, "a": 2}']),
     });
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stdout, /^-:2:10 error json\.duplicate-key /m);
+    assert.match(r.stdout, /^-:2:10 warning json\.duplicate-key /m);
   });
 
   it('--jobs 2 prints the same as --jobs 1', async () => {
