@@ -126,6 +126,24 @@ test('every real JSONL file gets the upstream verdict line by line, under every 
   assert.ok(instanceRows >= 10, `expected real instance rows, found ${instanceRows}`);
 });
 
+test(
+  'the community aggregate.jsonl is an index of stored objects, each of which is a checked aggregate',
+  { skip },
+  () => {
+    const index = realJsonl().find((f) => f.file.endsWith('community_evals_converter/aggregate.jsonl'));
+    assert.ok(index, 'community index present');
+    const checked = new Set(realAggregates().map((r) => r.name));
+    for (const line of index.lines) {
+      const entry = line.doc as Record<string, unknown>;
+      // An index entry is neither EEE type, so it is rightly not validated as one …
+      assert.ok(!looksLikeEeeAggregate(entry) && !looksLikeEeeInstance(entry), line.name);
+      // … but the object it points at is a real aggregate, compared with upstream above.
+      const object = index.file.replace(/aggregate\.jsonl$/, `datastore/${String(entry.object_path)}`);
+      assert.ok(checked.has(object), `${line.name}: ${object} not among the checked records`);
+    }
+  },
+);
+
 function failingOf(
   lines: { name: string; doc: unknown }[],
   pair: Pair,
