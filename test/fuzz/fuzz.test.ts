@@ -23,7 +23,7 @@ import { walkFiles } from '../checks/walk.js';
 import { EXAMPLES, tempDir } from '../checks/tree-fixture.js';
 
 const MAX_CASES = Number(process.env.FUZZ_CASES ?? 3000);
-const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 20000);
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 12000);
 
 /** mulberry32: a small seeded generator, so a failing case can be replayed from its seed. */
 function rng(seed: number): () => number {

@@ -8,7 +8,7 @@ import {
   matchingSampleHashRecipe,
   sampleHash,
 } from '../../src/formats/eee/sample-hash.js';
-import { runCli } from '../helpers/cli.js';
+import { cli as runCli } from '../checks/cli-inproc.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 const GOLDEN = 'infereval/golden_vectors.json';
