@@ -103,6 +103,12 @@ export const metricsCommand: CommandModule = {
           const iterations = intOption(flags.ciIterations, '--ci-iterations', 1)!;
           const subsampleSize = intOption(flags.ciSubsampleSize, '--ci-subsample-size', 2);
           const seed = intOption(flags.ciSeed, '--ci-seed', Number.MIN_SAFE_INTEGER);
+          if (seed !== undefined && !Number.isSafeInteger(seed)) {
+            throw new UsageError(
+              'usage.bad-option',
+              `--ci-seed must be an integer of magnitude below 2^53, got "${flags.ciSeed}"`,
+            );
+          }
           const confidence = Number(flags.ciConfidence);
           if (!(confidence > 0 && confidence < 1)) {
             throw new UsageError(
