@@ -450,8 +450,11 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const source = tasks();
   const pending = new Set<Promise<void>>();
   let failure: unknown;
+  const maxPending = 4 * Math.max(1, options.concurrency);
   const worker = async (): Promise<void> => {
     for (;;) {
+      // Backpressure: when the disk falls behind, wait for it rather than pile up unsynced samples.
+      while (pending.size >= maxPending) await Promise.race(pending).catch(() => undefined);
       if (failure !== undefined || signal.aborted) return;
       let next: IteratorResult<{ state: ItemState; index: number } | { complete: ItemState }>;
       try {

@@ -141,6 +141,7 @@ test('provider failures become sample_failed with provider_error and never count
 test('an interrupted run resumes without sending a journaled sample again, and gives the same η', async () => {
   server.setScript(hashedVerdicts);
   const whole = await run('whole', { runId: 'same-run' });
+  server.setLatency(20); // slower than the journal, so the abort lands mid-run
   const controller = new AbortController();
   let seen = 0;
   await assert.rejects(
@@ -153,12 +154,13 @@ test('an interrupted run resumes without sending a journaled sample again, and g
     }),
     /stop/,
   );
+  server.setLatency(0);
   assert.ok(!existsSync(join(dir, 'parts.json')), 'no η at the target after an interruption');
   const journal = readFileSync(journalPathFor(join(dir, 'parts.json')), 'utf8')
     .trim()
     .split('\n');
   const journaled = new Set(journal.slice(1).map((l) => JSON.parse(l).sample.request_id));
-  assert.ok(journaled.size >= 11 && journaled.size < 30);
+  assert.ok(journaled.size >= 11 && journaled.size < 30, `journaled ${journaled.size}`);
   const before = server.requests.length;
   const resumed = await run('parts', { runId: 'ignored-on-resume' });
   const sentAfter = server.requests.slice(before).map((r) => r.sampleId);
@@ -324,4 +326,32 @@ test('the EEE pair validates against the 0.3.0 aggregate and instance types', as
     assert.equal(row.model_id, aggregate.model_info.id);
   }
   assert.equal(new Set(rows.map((r) => r.sample_id)).size, 30);
+});
+
+test('the Anthropic provider runs the same benchmark through the Messages API', async () => {
+  server.setScript((ctx) => (ctx.protocol === 'anthropic' ? { text: 'Verdict: GOOD' } : { status: 400 }));
+  const { provider } = await createProvider({
+    provider: 'anthropic',
+    baseUrl: server.anthropicBaseUrl,
+    env: { ANTHROPIC_API_KEY: 'sk-ant' },
+  });
+  const outputPath = join(dir, 'anthropic.json');
+  const summary = await runEvaluation({
+    benchmark: loaded.benchmark,
+    config: config({ providerName: 'anthropic', nSamples: 2 }),
+    provider,
+    outputPath,
+    journalPath: journalPathFor(outputPath),
+    concurrency: 3,
+    retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 2000 },
+  });
+  assert.equal(summary.failed, 0);
+  const eta = JSON.parse(readFileSync(outputPath, 'utf8'));
+  assert.equal(eta.model.provider, 'anthropic');
+  assert.ok(
+    eta.items.every(
+      (it: any) =>
+        it.model_verdict === 'good' && it.samples.every((s: any) => s.finish_reason === 'end_turn'),
+    ),
+  );
 });
