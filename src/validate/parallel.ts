@@ -69,7 +69,9 @@ function startWorker(): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url));
   // Running from source: Node 20 does not pass tsx's loader to workers, so the worker registers it first.
   const source = new URL('./worker.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(source)}); });`;
+  // Resolved here (next to the project's node_modules), not from the worker's working directory.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(source)}); });`;
   return new Worker(boot, { eval: true });
 }
 
