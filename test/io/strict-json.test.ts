@@ -185,3 +185,31 @@ describe('strict JSON agrees with JSON.parse on seeded random mutations', () => 
     }
   });
 });
+
+describe('the fast path never misses a duplicate key', () => {
+  it('seeded objects with a repeated key among escaped quotes and backslashes', () => {
+    const pieces = ['plain', 'q\\"uote', 'back\\\\', 'both\\\\\\"', '\\u0041', 'é', ':', '{x}'];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let k = 0; k < 2000; k++) {
+      const keys = Array.from({ length: 2 + next(4) }, (_, i) => `k${i}${pieces[next(pieces.length)]}`);
+      const value = (): string =>
+        [`"${pieces[next(pieces.length)]}"`, '1', 'null', `["${pieces[next(pieces.length)]}"]`, '{"in":"x"}'][
+          next(5)
+        ];
+      const members = keys.map((key) => `"${key}":${value()}`);
+      const dupOf = next(keys.length);
+      members.splice(next(members.length + 1), 0, `"${keys[dupOf]}":${value()}`);
+      const text = next(2) ? `{${members.join(',')}}` : `[1,{"wrap":{${members.join(', ')}}}]`;
+      const r = parseStrictJson(text);
+      assert.deepEqual(
+        r.issues.map((i) => i.code),
+        ['json.duplicate-key'],
+        text,
+      );
+    }
+  });
+});
