@@ -1,7 +1,9 @@
-// The metrics-family commands through the real CLI, on the project's fixtures and the reference's real η.
+// The metrics-family commands through the CLI (two through the real binary, the rest in-process), on the
+// project's fixtures, the quick-start examples and the reference's real η.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli.js';
+import { runInProcess } from './inproc.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 const F = 'test/fixtures/metrics';
@@ -40,7 +42,7 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
   );
 
   test('metrics text: undefined values say why; instrument failures and the CI are shown', async () => {
-    const r = await runCli([
+    const r = await runInProcess([
       'metrics',
       `${F}/eta-run1.json`,
       '-b',
@@ -61,14 +63,20 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
   });
 
   test('metrics --exclude-failed and markdown', async () => {
-    const r = await runCli(['metrics', `${F}/eta-run1.json`, '--exclude-failed', '--format', 'markdown']);
+    const r = await runInProcess([
+      'metrics',
+      `${F}/eta-run1.json`,
+      '--exclude-failed',
+      '--format',
+      'markdown',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /\| n \(items\) \| 41 \|/);
     assert.match(r.stdout, /\| instrument failures \| 2 item\(s\) .*\(excluded\) \|/);
   });
 
   test('metrics usage errors exit 2 with a clear message', async () => {
-    const bad = await runCli(['metrics', `${F}/eta-run1.json`, '--reference', 'analyst:zed']);
+    const bad = await runInProcess(['metrics', `${F}/eta-run1.json`, '--reference', 'analyst:zed']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /needs --benchmark to resolve the analyst id/);
     assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
@@ -90,17 +98,17 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
   });
 
   test('audit exits 1 on silent failures and shows the recomputed figures', async () => {
-    const r = await runCli(['audit', `${F}/eta-run1.json`]);
+    const r = await runInProcess(['audit', `${F}/eta-run1.json`]);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /silent failures +: 8 sample\(s\) in 3 item\(s\)/);
     assert.match(r.stdout, /coverage \(recorded → audited\) : 0\.9070 → 0\.9756 \(n 43 → 41\)/);
   });
 
   test('monotonicity exits 1 on a violated ladder; structure reports its checks', async () => {
-    const m = await runCli(['monotonicity', `${F}/eta-run1.json`, `${F}/benchmark.json`]);
+    const m = await runInProcess(['monotonicity', `${F}/eta-run1.json`, `${F}/benchmark.json`]);
     assert.equal(m.code, 1);
     assert.match(m.stdout, /ladder-broken-0 → ladder-broken-2/);
-    const s = await runCli([
+    const s = await runInProcess([
       'structure',
       `${F}/eta-run1.json`,
       '--benchmark',
@@ -120,7 +128,7 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
 
   test('the quick-start examples work as the README shows', async () => {
     const ex = 'examples/infereval';
-    const m = await runCli([
+    const m = await runInProcess([
       'metrics',
       `${ex}/evaluation.json`,
       '-b',
@@ -132,7 +140,7 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
     const out = JSON.parse(m.stdout) as { n: number; panels?: { panels: string[] } };
     assert.ok(out.n > 0);
     assert.ok(out.panels && out.panels.panels.length >= 2);
-    const mono = await runCli(['monotonicity', `${ex}/evaluation.json`, `${ex}/benchmark.json`]);
+    const mono = await runInProcess(['monotonicity', `${ex}/evaluation.json`, `${ex}/benchmark.json`]);
     assert.ok(mono.code === 0 || mono.code === 1, mono.stderr);
     assert.match(mono.stdout, /ladder\(s\):/);
   });
