@@ -31,8 +31,8 @@ interface AggregateFile {
   location?: DatastoreLocation;
 }
 
-/** What an aggregate's detailed_evaluation_results promises about its samples file, checked once it is read. */
-interface Promise_ {
+/** What an aggregate's detailed_evaluation_results claims about its samples file, checked once it is read. */
+interface CompanionClaim {
   aggregate: AggregateFile;
   totalRows?: number;
   checksum?: { algorithm: 'sha256' | 'md5'; value: string };
@@ -45,7 +45,7 @@ interface SamplesFile {
   reachedAsCompanion: boolean;
   /** Aggregates that point at this file (or lie beside it without pointing at it). */
   aggregates: AggregateFile[];
-  promises: Promise_[];
+  claims: CompanionClaim[];
 }
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -101,7 +101,7 @@ class Tree {
       location: datastoreLocation(path),
       reachedAsCompanion,
       aggregates: [],
-      promises: [],
+      claims: [],
     };
     this.samples.set(path, file);
     return file;
@@ -267,8 +267,8 @@ async function checkPairing(a: AggregateFile, tree: Tree, findings: Findings): P
   const s = await tree.registerSamples(target, true);
   if (!s) return;
   s.aggregates.push(a);
-  const promise: Promise_ = { aggregate: a };
-  if (typeof der.total_rows === 'number') promise.totalRows = der.total_rows;
+  const claim: CompanionClaim = { aggregate: a };
+  if (typeof der.total_rows === 'number') claim.totalRows = der.total_rows;
   if (typeof der.checksum === 'string') {
     const declared = der.hash_algorithm;
     const algorithm =
@@ -277,9 +277,9 @@ async function checkPairing(a: AggregateFile, tree: Tree, findings: Findings): P
         : declared === undefined
           ? algorithmOfHash(der.checksum)
           : undefined;
-    if (algorithm) promise.checksum = { algorithm, value: der.checksum.toLowerCase() };
+    if (algorithm) claim.checksum = { algorithm, value: der.checksum.toLowerCase() };
   }
-  s.promises.push(promise);
+  s.claims.push(claim);
 }
 
 /** A bound as a number (±Infinity from the strings), undefined when absent, null when malformed. */
@@ -454,7 +454,7 @@ async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
   if (aggregate)
     for (const r of aggregate.doc.evaluation_results as unknown[])
       if (isObject(r) && typeof r.evaluation_result_id === 'string') resultIds.add(r.evaluation_result_id);
-  const algorithms = new Set(s.promises.flatMap((p) => (p.checksum ? [p.checksum.algorithm] : [])));
+  const algorithms = new Set(s.claims.flatMap((p) => (p.checksum ? [p.checksum.algorithm] : [])));
   const hashes = new Map([...algorithms].map((a) => [a, createHash(a)]));
   let count = 0;
   const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
@@ -489,7 +489,7 @@ async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
     stream.destroy();
     return;
   }
-  for (const p of s.promises) {
+  for (const p of s.claims) {
     const at = (pointer: string) => ({ text: p.aggregate.text, pointer });
     if (p.totalRows !== undefined && p.totalRows !== count)
       findings.add(

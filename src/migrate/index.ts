@@ -38,6 +38,8 @@ export interface MigrateOptions {
   inPlace?: boolean;
   /** Only report what would be done. */
   dryRun?: boolean;
+  /** Called after each output file is written (or planned, in a dry run). */
+  onProgress?: (p: { done: number; total: number; file: string }) => void;
   /** Move files to the canonical layout: data/<collection>/<developer>/<model>/<uuid4>.json, outputs/<benchmark>/<run_id>.json. */
   layout?: boolean;
   cwd?: string;
@@ -436,13 +438,17 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
       if (!inside(w.dest, w.root))
         throw new IoError('io.write', `refusing to write ${w.dest}: it lies outside ${w.root}`);
     }
-  if (!options.dryRun)
-    for (const p of planned)
-      for (const w of p.writes) {
+  const total = planned.reduce((n, p) => n + p.writes.length, 0);
+  let done = 0;
+  for (const p of planned)
+    for (const w of p.writes) {
+      if (!options.dryRun) {
         await writeFileAtomic(w.dest, w.bytes);
         if (w.removeAfter && resolve(w.removeAfter) !== resolve(w.dest))
           await rm(w.removeAfter, { force: true });
       }
+      options.onProgress?.({ done: ++done, total, file: displayPath(w.dest, cwd) });
+    }
   const files = planned.map((p) => p.report);
   const summary: Record<FileStatus, number> = { migrated: 0, current: 0, failed: 0, skipped: 0 };
   for (const f of files) summary[f.status]++;

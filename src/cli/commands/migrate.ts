@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { migratePaths, type FileReport } from '../../migrate/index.js';
 import type { CommandModule } from '../context.js';
+import { createProgress } from '../output/progress.js';
 
 interface MigrateFlags {
   to?: string;
@@ -9,6 +10,7 @@ interface MigrateFlags {
   dryRun?: boolean;
   layout?: boolean;
   verbose?: boolean;
+  progress: boolean;
   format: 'text' | 'json';
 }
 
@@ -53,20 +55,23 @@ export const migrateCommand: CommandModule = {
         '--layout',
         'also move files to the canonical layout: data/<collection>/<developer>/<model>/<uuid4>.json (+ _samples.jsonl), outputs/<benchmark>/<run_id>.json',
       )
+      .option('--no-progress', 'never show the progress line (it only appears on a terminal)')
       .option('-v, --verbose', 'list every converted value, not only inferred, moved and unmapped ones')
       .addOption(
         new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
       )
       .action((paths: string[], flags: MigrateFlags) =>
         run(async () => {
+          const progress = createProgress(io, { enabled: flags.progress, unit: 'items' });
           const result = await migratePaths(paths, {
+            onProgress: (p) => progress.update(p.done, p.total, `files written  ${p.file}`),
             to: flags.to,
             outDir: flags.output,
             inPlace: flags.inPlace,
             dryRun: flags.dryRun,
             layout: flags.layout,
             cwd: io.cwd,
-          });
+          }).finally(() => progress.done());
           if (flags.format === 'json')
             io.stdout.write(`${JSON.stringify({ dry_run: flags.dryRun === true, ...result }, null, 2)}\n`);
           else {
