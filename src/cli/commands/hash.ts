@@ -79,12 +79,18 @@ export const hashCommand: CommandModule = {
       .command('hash')
       .summary('print canonical hashes: infereval benchmark_hash, EEE sample_hash')
       .description(
-        'Print the canonical hash of each FILE.\n' +
-          '  infereval benchmark: its benchmark_hash ("sha256:<hex>"), byte-compatible with the reference\n' +
-          `    implementation (field set ${BENCHMARK_FIELD_SET}: defaults filled in, nulls dropped).\n` +
-          '  EEE instance rows (.jsonl): the canonical sample_hash of every row; a stored sample_hash that differs is\n' +
-          '    flagged, naming the older recipe that produced it when one does.\n' +
-          'Exit codes: 0 every stored hash is canonical, 1 some stored hash differs, 2 unreadable or unknown input.',
+        [
+          'Print the canonical hash of each FILE:',
+          '  infereval benchmark: its benchmark_hash ("sha256:<hex>"), byte-compatible',
+          `    with the reference implementation (field set ${BENCHMARK_FIELD_SET}: defaults`,
+          '    filled in, nulls dropped);',
+          '  EEE instance rows (.jsonl): the canonical sample_hash of every row; a',
+          '    stored sample_hash that differs is flagged, naming the older recipe',
+          '    that produced it when one does.',
+          '',
+          'Exit codes: 0 every stored hash is canonical, 1 some stored hash differs,',
+          '2 unreadable or unknown input.',
+        ].join('\n'),
       )
       .argument('<file...>', 'benchmark JSON files or EEE instance JSONL files')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))

@@ -33,15 +33,22 @@ export const migrateCommand: CommandModule = {
       .command('migrate')
       .summary('bring EEE records to 0.3.0 and legacy benchmark outputs to v1')
       .description(
-        'Migrate each PATH (files or folders):\n' +
-          '  EEE aggregate records and instance rows 0.2.0 / 0.2.1 / 0.2.2 → 0.3.0 (an aggregate takes its samples file\n' +
-          '    along: the companion reference, checksum and total_rows are rewritten);\n' +
-          '  legacy benchmark outputs ({config, results}, {metrics, metadata}, {scores, details}) → benchmark output v1.\n' +
-          'Scores are never changed. Every inferred value is reported (and, in EEE records, listed in\n' +
-          'source_metadata.additional_details.evalkit_migration); a value with no place in v1 is reported as unmapped\n' +
-          'and kept under results.details.legacy. Files already current are left as they are, so a re-run gives the\n' +
-          'same bytes. Writes are atomic (temporary file + rename).\n' +
-          'Exit codes: 0 every input migrated or already current, 1 some input could not be migrated, 2 usage or I/O error.',
+        [
+          'Migrate each PATH (files or folders):',
+          '  EEE aggregate records and instance rows 0.2.0 / 0.2.1 / 0.2.2 -> 0.3.0;',
+          '    an aggregate takes its samples file along, and its companion',
+          '    reference, checksum and total_rows are rewritten;',
+          '  legacy benchmark outputs ({config, results}, {metrics, metadata},',
+          '    {scores, details}) -> benchmark output v1.',
+          'Scores are never changed. Every inferred value is reported (and, in EEE',
+          'records, listed in source_metadata.additional_details.evalkit_migration).',
+          'A value with no place in v1 is reported as unmapped and kept under',
+          'results.details.legacy. Files already current are left as they are, so a',
+          're-run gives the same bytes. Writes are atomic (temporary file + rename).',
+          '',
+          'Exit codes: 0 every input migrated or already current, 1 some input could',
+          'not be migrated, 2 usage or I/O error.',
+        ].join('\n'),
       )
       .argument('<path...>', 'files or folders to migrate')
       .option(

@@ -30,15 +30,21 @@ export const pathsCommand: CommandModule = {
       .command('paths')
       .summary('check where benchmark output files live (benchmark output v1 path policy)')
       .description(
-        'List every *.json under ROOT (default: the current folder) with its verdict under the benchmark output v1\n' +
-          'path policy:\n' +
-          '  allowed       outputs/**/*.json, benchmarks/**/results/**/*.json\n' +
-          '  deprecated    results/**/*.json, **/output.json and the generic names results.json, metrics.json,\n' +
-          '                eval.json (shown with the canonical outputs/<benchmark>/<run_id>.json to move them to)\n' +
-          '  unrecognised  anything else\n' +
-          '"**" matches zero or more folders. Skipped: .git, node_modules, virtualenvs, outputs/schemas.\n' +
-          'Exit codes: 0 no deprecated file, 1 some file is deprecated, 2 ROOT unreadable or (with --fail-on-empty)\n' +
-          'no benchmark output file (allowed or deprecated) found.',
+        [
+          'List every *.json under ROOT (default: the current folder) with its',
+          'verdict under the benchmark output v1 path policy:',
+          '  allowed       outputs/**/*.json, benchmarks/**/results/**/*.json',
+          '  deprecated    results/**/*.json, **/output.json and the generic names',
+          '                results.json, metrics.json, eval.json (shown with the',
+          '                canonical outputs/<benchmark>/<run_id>.json to move to)',
+          '  unrecognised  anything else',
+          '"**" matches zero or more folders. Skipped: .git, node_modules,',
+          'virtualenvs, outputs/schemas.',
+          '',
+          'Exit codes: 0 no deprecated file, 1 some file is deprecated, 2 ROOT',
+          'unreadable or (with --fail-on-empty) no file in an allowed or deprecated',
+          'location.',
+        ].join('\n'),
       )
       .argument('[root]', 'repository root', '.')
       .option('--fail-on-empty', 'exit 2 when no file lies in an allowed or deprecated location')
