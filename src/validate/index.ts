@@ -53,6 +53,8 @@ export interface ValidateOptions extends EngineOptions {
     bytesTotal: number;
     filesDone: number;
     filesTotal: number;
+    /** 'documents' while reading files, then 'tree-checks' while the checks across files run. */
+    phase?: 'documents' | 'tree-checks';
   }) => void;
 }
 
@@ -230,6 +232,7 @@ export async function validatePaths(
 
   if (!options.schemaOnly) {
     const absolute = onDisk.map((p) => resolve(cwd, p));
+    options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length, phase: 'tree-checks' });
     const tree = await runTreeChecks(absolute, { benchmark: options.benchmark });
     attachTreeDiagnostics(files, tree, cwd);
   }

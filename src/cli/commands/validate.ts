@@ -41,7 +41,12 @@ async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Pr
       cwd: io.cwd,
       stdin: io.stdin as AsyncIterable<Buffer>,
       streamFormat: flags.stdinFormat,
-      onProgress: (p) => progress.update(p.bytesDone, p.bytesTotal, `${p.filesDone}/${p.filesTotal} files`),
+      onProgress: (p) =>
+        progress.update(
+          p.bytesDone,
+          p.bytesTotal,
+          p.phase === 'tree-checks' ? 'checking across files…' : `${p.filesDone}/${p.filesTotal} files`,
+        ),
     });
     progress.done();
     io.stdout.write(

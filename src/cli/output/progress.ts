@@ -28,14 +28,17 @@ export function createProgress(
   const delay = options.delayMs ?? 500;
   let last = 0;
   let shown = false;
+  let lastLabel = '';
   const show = (n: number): string => (options.unit === 'items' ? String(n) : formatBytes(n));
   return {
     update(done, total, label = '') {
       const now = Date.now();
-      if (now - started < delay || now - last < 100) return;
+      // Redraw at most ten times a second, but always when the label changes (a new phase).
+      if (now - started < delay || (now - last < 100 && label === lastLabel)) return;
+      lastLabel = label;
       last = now;
       shown = true;
-      const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 50));
+      const width = Math.max(10, Math.min(30, (stream.columns || 80) - 50));
       const ratio = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(ratio * width);
       const bar =
@@ -45,7 +48,7 @@ export function createProgress(
       const rate = done / Math.max(0.001, (now - started) / 1000);
       const amount = total > 0 ? `${show(done)}/${show(total)}` : show(done);
       const speed = options.unit === 'items' ? '' : ` ${formatBytes(rate)}/s`;
-      stream.write(`\r\x1b[K${bar} ${amount}${speed} ${label}`.slice(0, (stream.columns ?? 80) + 6));
+      stream.write(`\r\x1b[K${`${bar} ${amount}${speed} ${label}`.slice(0, (stream.columns || 80) - 1)}`);
     },
     done() {
       if (shown) stream.write('\r\x1b[K');
