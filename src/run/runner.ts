@@ -438,23 +438,25 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       progress();
     });
     pending.add(durable);
-    durable.then(
-      () => pending.delete(durable),
-      (error) => {
-        pending.delete(durable);
-        failure ??= error;
-      },
-    );
+    const settle = (): void => {
+      pending.delete(durable);
+      waiting.shift()?.();
+    };
+    durable.then(settle, (error) => {
+      failure ??= error;
+      settle();
+    });
   };
 
   const source = tasks();
   const pending = new Set<Promise<void>>();
+  const waiting: (() => void)[] = []; // workers held back until a journal sync completes
   let failure: unknown;
   const maxPending = 4 * Math.max(1, options.concurrency);
   const worker = async (): Promise<void> => {
     for (;;) {
       // Backpressure: when the disk falls behind, wait for it rather than pile up unsynced samples.
-      while (pending.size >= maxPending) await Promise.race(pending).catch(() => undefined);
+      while (pending.size >= maxPending) await new Promise<void>((resolve) => waiting.push(resolve));
       if (failure !== undefined || signal.aborted) return;
       let next: IteratorResult<{ state: ItemState; index: number } | { complete: ItemState }>;
       try {
