@@ -18,12 +18,17 @@ import { after, test } from 'node:test';
 import { EvalkitError } from '../../src/errors.js';
 import { parseStrictJson } from '../../src/io/strict-json.js';
 import { migratePaths } from '../../src/migrate/index.js';
+import { recordFingerprint } from '../../src/checks/index.js';
+import { migrateEeeAggregate, migrateEeeInstanceRow } from '../../src/formats/eee/migrate.js';
+import { migrateLegacyBenchOutput } from '../../src/formats/bench-output/migrate.js';
+import { sampleHash } from '../../src/formats/eee/sample-hash.js';
+import { benchmarkHash } from '../../src/formats/infereval/hash.js';
 import { validatePaths } from '../../src/validate/index.js';
 import { walkFiles } from '../checks/walk.js';
 import { EXAMPLES, tempDir } from '../checks/tree-fixture.js';
 
 const MAX_CASES = Number(process.env.FUZZ_CASES ?? 3000);
-const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 12000);
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 10000);
 
 /** mulberry32: a small seeded generator, so a failing case can be replayed from its seed. */
 function rng(seed: number): () => number {
@@ -237,4 +242,45 @@ test('fuzz: validate and migrate survive mutated files and trees', async (ctx) =
   ctx.diagnostic(`${cases} cases (${invalidJsonCases} with non-strict JSON) in ${seconds.toFixed(1)} s`);
   assert.deepEqual(failures, []);
   assert.ok(cases >= 100, `only ${cases} cases ran in the time budget`);
+});
+
+test('fuzz: the pure transforms (migrations, hashes) on thousands of mutated documents', async (ctx) => {
+  const docs: unknown[] = [];
+  for (const tree of CORPUS)
+    for (const [name, text] of tree)
+      for (const line of name.endsWith('.jsonl') ? text.split('\n').filter(Boolean) : [text])
+        docs.push(JSON.parse(line));
+  const started = Date.now();
+  const failures: string[] = [];
+  let cases = 0;
+  for (; cases < 20000 && Date.now() - started < 4000; cases++) {
+    const r = rng(50000 + cases);
+    const doc = structuredClone(docs[Math.floor(r() * docs.length)]) as Record<string, any>;
+    const steps: string[] = [];
+    for (let m = 1 + Math.floor(r() * 4); m > 0; m--) steps.push(mutateValue(doc, r));
+    const frozen = JSON.stringify(doc);
+    const scores = Array.isArray(doc.evaluation_results)
+      ? doc.evaluation_results.map((x: any) => x?.score_details?.score)
+      : undefined;
+    try {
+      const a = migrateEeeAggregate(doc);
+      if (JSON.stringify(doc) !== frozen) failures.push(`seed ${50000 + cases}: the input was modified`);
+      if (a.changed && scores) {
+        const after = (a.value.evaluation_results as any[]).map((x: any) => x?.score_details?.score);
+        if (JSON.stringify(after) !== JSON.stringify(scores))
+          failures.push(`seed ${50000 + cases}: a score changed`);
+      }
+      migrateEeeInstanceRow(doc);
+      migrateLegacyBenchOutput(doc, { startedAtHint: '2026-01-01T00:00:00Z' });
+      if (doc.input && typeof doc.input === 'object') sampleHash(doc.input);
+      benchmarkHash(doc);
+      recordFingerprint(doc);
+    } catch (error) {
+      failures.push(`seed ${50000 + cases} [${steps.join('; ')}]: ${(error as Error).stack}`);
+      if (failures.length >= 5) break;
+    }
+  }
+  ctx.diagnostic(`${cases} documents in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  assert.deepEqual(failures, []);
+  assert.ok(cases >= 500, `only ${cases} documents in the time budget`);
 });

@@ -244,12 +244,19 @@ export function migrateLegacyBenchOutput(
     else problems.push('metadata.run.started_at is not recorded and no start time could be inferred');
   } else if (typeof meta.run.started_at === 'number') {
     const seconds = meta.run.started_at > 1e12 ? meta.run.started_at / 1000 : meta.run.started_at;
-    meta.run.started_at = new Date(seconds * 1000).toISOString();
-    notes.push({
-      pointer: '/metadata/run/started_at',
-      kind: 'converted',
-      detail: 'epoch number written as ISO-8601',
-    });
+    const date = new Date(seconds * 1000);
+    if (Number.isNaN(date.getTime())) {
+      problems.push(
+        `metadata.run.started_at ${meta.run.started_at} is not a time (epoch seconds or milliseconds)`,
+      );
+    } else {
+      meta.run.started_at = date.toISOString();
+      notes.push({
+        pointer: '/metadata/run/started_at',
+        kind: 'converted',
+        detail: 'epoch number written as ISO-8601',
+      });
+    }
   }
 
   const value = {
