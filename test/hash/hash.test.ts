@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { benchmarkCanonicalJson, benchmarkHash } from '../../src/formats/infereval/hash.js';
+import { canonicalJson } from '../../src/io/canonical.js';
 import {
+  fastCanonical,
   SAMPLE_HASH_RECIPES,
   matchingSampleHashRecipe,
   sampleHash,
@@ -136,3 +138,38 @@ test(
     assert.match(unknown.stderr, /neither an infereval benchmark nor an EEE instance row/);
   },
 );
+
+test('the fast canonical text equals canonicalJson on random strings (controls, quotes, non-ASCII, surrogates)', () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pool = [
+    'a',
+    'Z',
+    ' ',
+    '"',
+    '\\',
+    '\n',
+    '\t',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    'é',
+    '€',
+    '\ud83c\udf27',
+    '\ud800',
+    '\udfff',
+    '~',
+    '/',
+  ];
+  for (let i = 0; i < 2000; i++) {
+    const str = () =>
+      Array.from({ length: Math.floor(next() * 12) }, () => pool[Math.floor(next() * pool.length)]).join('');
+    const raw = str();
+    const reference = Array.from({ length: Math.floor(next() * 3) }, str);
+    assert.equal(
+      fastCanonical(raw, reference),
+      canonicalJson({ raw, reference }),
+      JSON.stringify({ raw, reference }),
+    );
+  }
+});

@@ -32,7 +32,8 @@ export const SAMPLE_HASH_RECIPES: readonly SampleHashRecipe[] = [
   {
     id: 'canonical',
     description: 'sha256 of {"raw","reference"} as sorted compact JSON with non-ASCII escaped (EEE 0.3.0)',
-    text: (raw, reference) => canonicalJson({ raw, reference }),
+    text: (raw, reference) =>
+      typeof raw === 'string' ? fastCanonical(raw, reference) : canonicalJson({ raw, reference }),
   },
   {
     id: 'concat-raw-reference',
@@ -45,6 +46,18 @@ export const SAMPLE_HASH_RECIPES: readonly SampleHashRecipe[] = [
     text: (raw, reference) => JSON.stringify(sortKeys({ raw, reference })),
   },
 ];
+
+const NON_ASCII = /[\u007f-\uffff]/g;
+const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * The canonical text when every value is a string: JSON.stringify escapes quotes, backslashes and control
+ * characters exactly as Python does (\n, \u001f, lone surrogates as \udXXX), so only the characters above
+ * U+007E remain to be escaped, one UTF-16 unit at a time. Same bytes as canonicalJson, several times faster.
+ */
+export function fastCanonical(raw: string, reference: string[]): string {
+  return JSON.stringify({ raw, reference }).replace(NON_ASCII, escapeUnit);
+}
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
