@@ -408,7 +408,9 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
       status: outcome.problems.length > 0 ? 'failed' : outcome.changed ? 'migrated' : 'current',
     });
     const outRel = options.layout ? canonicalLocation(input.rel, outcome.value) : input.rel;
-    const root = outDir ?? (options.layout ? (findRepoRoot(input.abs) ?? input.base) : input.base);
+    // In place, a folder argument is the repository root; a single file moves within its git repository.
+    const root =
+      outDir ?? (options.layout && input.explicit ? (findRepoRoot(input.abs) ?? input.base) : input.base);
     const dest: Target = { dest: join(root, outRel), root };
     const text = outcome.changed ? `${JSON.stringify(outcome.value, null, 2)}\n` : bytes;
     return {

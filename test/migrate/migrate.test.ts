@@ -245,3 +245,14 @@ test('--to limits the migration to one family; --layout in place moves the pair 
   );
   assert.deepEqual(await errorsIn(flat), []);
 });
+
+test('in place with --layout, a folder argument is the repository root of the moved outputs', async () => {
+  const repo = fresh();
+  cpSync(join(EXAMPLES, 'bench-repo'), repo, { recursive: true });
+  const result = await migratePaths([repo], { inPlace: true, layout: true });
+  assert.equal(result.summary.failed, 0);
+  assert.deepEqual(
+    walkFiles(repo).map((f) => f.slice(repo.length + 1)),
+    ['outputs/gsm8k/run-003.json', 'outputs/mmlu/run-001.json', 'outputs/mmlu/run-002.json', 'package.json'],
+  );
+});
