@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IoError, UsageError } from '../errors.js';
 import { canonicalLocation } from '../checks/path-policy.js';
@@ -446,8 +446,10 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     for (const w of p.writes) {
       if (!options.dryRun) {
         await writeFileAtomic(w.dest, w.bytes);
-        if (w.removeAfter && resolve(w.removeAfter) !== resolve(w.dest))
+        if (w.removeAfter && resolve(w.removeAfter) !== resolve(w.dest)) {
           await rm(w.removeAfter, { force: true });
+          await removeEmptyFolders(dirname(w.removeAfter), w.root);
+        }
       }
       options.onProgress?.({ done: ++done, total, file: displayPath(w.dest, cwd) });
     }
@@ -455,6 +457,22 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
   const summary: Record<FileStatus, number> = { migrated: 0, current: 0, failed: 0, skipped: 0 };
   for (const f of files) summary[f.status]++;
   return { files, summary };
+}
+
+/** Removes `dir` and its parents while they are empty, never `root` or anything above it. */
+async function removeEmptyFolders(dir: string, root: string): Promise<void> {
+  while (inside(dir, root) && resolve(dir) !== resolve(root)) {
+    const entries = await readdir(dir).catch(() => ['?']);
+    if (entries.length > 0) return;
+    if (
+      !(await rmdir(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    dir = dirname(dir);
+  }
 }
 
 /** The nearest folder above `path` holding .git, else undefined. */

@@ -255,4 +255,5 @@ test('in place with --layout, a folder argument is the repository root of the mo
     walkFiles(repo).map((f) => f.slice(repo.length + 1)),
     ['outputs/gsm8k/run-003.json', 'outputs/mmlu/run-001.json', 'outputs/mmlu/run-002.json', 'package.json'],
   );
+  assert.ok(!existsSync(join(repo, 'results')), 'the emptied legacy folders are removed');
 });
