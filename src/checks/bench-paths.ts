@@ -1,7 +1,6 @@
 /** `validate` on a repository: the path policy applied to the benchmark output files among the validated files. */
-import { readFile } from 'node:fs/promises';
 import type { Diagnostic } from '../diagnostics.js';
-import { parseStrictJson } from '../io/strict-json.js';
+import { JsonCache } from './json-cache.js';
 import { Findings } from './report.js';
 import { classifyInRepository } from './path-policy.js';
 
@@ -25,18 +24,16 @@ export function looksLegacyBenchOutput(d: Record<string, unknown>): boolean {
   return LEGACY_KEY_SETS.some((keys) => keys.every((k) => k in d));
 }
 
-export async function checkBenchOutputPaths(paths: string[]): Promise<Diagnostic[]> {
+export async function checkBenchOutputPaths(paths: string[], json = new JsonCache()): Promise<Diagnostic[]> {
   const findings = new Findings();
   for (const path of paths) {
     if (!path.endsWith('.json')) continue;
-    let doc: unknown;
-    try {
-      const parsed = parseStrictJson(await readFile(path));
-      if (!parsed.ok) continue;
-      doc = parsed.value;
-    } catch {
-      continue;
-    }
+    // Files in no policy tree, or in an allowed place, need not be read (the verdict depends on the path only).
+    const byPath = classifyInRepository(path);
+    if (byPath === undefined || byPath.status === 'allowed') continue;
+    const parsed = await json.get(path);
+    if (!parsed?.ok) continue;
+    const doc = parsed.value;
     if (!looksLikeBenchOutput(doc)) continue;
     const verdict = classifyInRepository(path, doc);
     if (verdict === undefined) continue;

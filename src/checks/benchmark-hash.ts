@@ -4,6 +4,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
 import { benchmarkHash } from '../formats/infereval/hash.js';
 import { parseStrictJson } from '../io/strict-json.js';
+import { JsonCache } from './json-cache.js';
 import { Findings } from './report.js';
 
 /** An infereval evaluation (η) document. */
@@ -35,18 +36,17 @@ export async function loadBenchmarkHash(benchmarkPath: string): Promise<{ id: un
   return { id: (doc as Record<string, unknown>).id, hash: benchmarkHash(doc as Record<string, unknown>) };
 }
 
-export async function checkBenchmarkHashes(paths: string[], benchmarkPath: string): Promise<Diagnostic[]> {
+export async function checkBenchmarkHashes(
+  paths: string[],
+  benchmarkPath: string,
+  json = new JsonCache(),
+): Promise<Diagnostic[]> {
   const benchmark = await loadBenchmarkHash(benchmarkPath);
   const findings = new Findings();
   for (const path of paths) {
     if (!path.endsWith('.json')) continue;
-    let parsed;
-    try {
-      parsed = parseStrictJson(await readFile(path));
-    } catch {
-      continue;
-    }
-    if (!parsed.ok || !isInferevalEvaluation(parsed.value)) continue;
+    const parsed = await json.get(path);
+    if (!parsed?.ok || !isInferevalEvaluation(parsed.value)) continue;
     const doc = parsed.value;
     const at = (pointer: string) => ({ text: parsed.text, pointer });
     if (doc.benchmark_id !== benchmark.id)

@@ -5,13 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../formats/eee/sample-hash.js';
 import { canonicalJson } from '../io/canonical.js';
 import { splitLines } from '../io/jsonl.js';
 import { parseStrictJson } from '../io/strict-json.js';
+import { JsonCache } from './json-cache.js';
 import { Findings } from './report.js';
 import {
   datastoreLocation,
@@ -65,19 +65,16 @@ export function looksLikeEeeRow(row: unknown): row is Json {
 class Tree {
   readonly aggregates = new Map<string, AggregateFile | null>();
   readonly samples = new Map<string, SamplesFile | null>();
-  constructor(readonly findings: Findings) {}
+  constructor(
+    readonly findings: Findings,
+    readonly json: JsonCache,
+  ) {}
 
   async loadAggregate(path: string): Promise<AggregateFile | undefined> {
     if (this.aggregates.has(path)) return this.aggregates.get(path) ?? undefined;
     this.aggregates.set(path, null);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch {
-      return undefined;
-    }
-    const parsed = parseStrictJson(bytes);
-    if (!parsed.ok || !looksLikeEeeAggregate(parsed.value)) return undefined;
+    const parsed = await this.json.get(path);
+    if (!parsed?.ok || !looksLikeEeeAggregate(parsed.value)) return undefined;
     const file: AggregateFile = {
       path,
       text: parsed.text,
@@ -125,9 +122,9 @@ async function firstRowLooksEee(path: string): Promise<boolean> {
 }
 
 /** Runs the datastore checks over the given absolute paths (other files are ignored). */
-export async function checkEeeTree(paths: string[]): Promise<Diagnostic[]> {
+export async function checkEeeTree(paths: string[], json = new JsonCache()): Promise<Diagnostic[]> {
   const findings = new Findings();
-  const tree = new Tree(findings);
+  const tree = new Tree(findings, json);
   const given = [...new Set(paths.map((p) => resolve(p)))].sort();
 
   for (const path of given) {

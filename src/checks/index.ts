@@ -2,6 +2,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { checkBenchOutputPaths } from './bench-paths.js';
 import { checkBenchmarkHashes } from './benchmark-hash.js';
 import { checkEeeTree } from './eee-tree.js';
+import { JsonCache } from './json-cache.js';
 
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
 export { checkEeeTree, recordFingerprint } from './eee-tree.js';
