@@ -6,8 +6,9 @@ import { runTreeChecks } from '../../src/checks/index.js';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
 import { runCli } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
-import { copyTree, tempDir, type TempTree } from './tree-fixture.js';
-import { readFileSync, rmSync } from 'node:fs';
+import { EXAMPLES, copyTree, tempDir, type TempTree } from './tree-fixture.js';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { walkFiles } from './walk.js';
 
 const cleanups: (() => void)[] = [];
 after(() => cleanups.forEach((c) => c()));
@@ -80,3 +81,22 @@ test(
     assert.ok(ds.some((d) => d.code === 'infereval.benchmark-hash'));
   },
 );
+
+test('validate applies the path policy to benchmark outputs in a repository', async () => {
+  const repo = tempDir();
+  cleanups.push(() => rmSync(repo, { recursive: true, force: true }));
+  cpSync(join(EXAMPLES, 'bench-repo'), repo, { recursive: true });
+  mkdirSync(join(repo, '.git'));
+  mkdirSync(join(repo, 'misc'));
+  cpSync(join(repo, 'outputs/mmlu/run-001.json'), join(repo, 'misc/run.json'));
+  const ds = await runTreeChecks(walkFiles(repo).filter((f) => !f.includes('/.git/')));
+  assert.deepEqual(ds.map((d) => [d.file.slice(repo.length + 1), d.code, d.severity]).sort(), [
+    ['misc/run.json', 'bench.path-unrecognised', 'warning'],
+    ['results/failed-run.json', 'bench.path-deprecated', 'error'],
+    ['results/mmlu/output.json', 'bench.path-deprecated', 'error'],
+  ]);
+  assert.match(
+    ds.find((d) => d.file.endsWith('output.json'))!.message,
+    /move it to outputs\/mmlu\/run-002\.json/,
+  );
+});
