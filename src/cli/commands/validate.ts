@@ -5,13 +5,16 @@ import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { OUTPUT_FORMATS, report, type OutputFormat } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 
+/** Diagnostics kept and shown by default; bounds memory on a huge, mostly invalid input. */
+export const DEFAULT_MAX_ERRORS = 10_000;
+
 interface ValidateFlags {
   type?: string;
   schemaVersion?: string;
   schemaOnly?: boolean;
   benchmark?: string;
   format: OutputFormat;
-  maxErrors?: string;
+  maxErrors: string;
   quiet?: boolean;
   jobs: string;
   stdinFormat: 'auto' | 'json' | 'jsonl';
@@ -27,7 +30,8 @@ function positiveInt(value: string | undefined, flag: string, min: number): numb
 }
 
 async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
-  const maxErrors = positiveInt(flags.maxErrors, '--max-errors', 1);
+  // 0 = no limit; the default keeps memory bounded on huge, mostly invalid inputs.
+  const maxErrors = positiveInt(flags.maxErrors, '--max-errors', 0) || undefined;
   const jobs = positiveInt(flags.jobs, '--jobs', 1) ?? 1;
   const progress = createProgress(io, { enabled: flags.progress });
   try {
@@ -80,7 +84,11 @@ export const validateCommand: CommandModule = {
           .choices(OUTPUT_FORMATS)
           .default('text'),
       )
-      .option('--max-errors <n>', 'show at most N diagnostics (the counts stay exact)')
+      .option(
+        '--max-errors <n>',
+        'show at most N diagnostics, 0 for all (the counts in the summary stay exact)',
+        String(DEFAULT_MAX_ERRORS),
+      )
       .option('-q, --quiet', 'print errors only: no warnings, no summary line')
       .option('-j, --jobs <n>', 'worker threads for parsing and validation', '1')
       .addOption(
