@@ -40,9 +40,12 @@ async function hashFile(path: string, cwd: string): Promise<FileHash> {
       benchmark_hash: benchmarkHash(whole.value),
       field_set: BENCHMARK_FIELD_SET,
     };
-  // Otherwise: one EEE instance row per line (a single row as a .json works too).
+  // Otherwise: EEE instance rows, one per line (or one row as a whole .json document).
   const rows: RowHash[] = [];
-  const lines = bytes.toString('utf8').split('\n');
+  const lines =
+    whole.ok && isObject(whole.value) && isObject(whole.value.input)
+      ? [JSON.stringify(whole.value)]
+      : bytes.toString('utf8').split('\n');
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i].replace(/\r$/, '');
     if (text.trim() === '') continue;
