@@ -237,7 +237,8 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
       problems: [],
     };
     if (entry.error) {
-      report.status = input.explicit ? 'failed' : 'skipped';
+      // Not strict JSON is invalid input wherever it was found: never "nothing to do".
+      report.status = 'failed';
       report.problems.push(entry.error);
       planned.push({ report, writes: [] });
       continue;
@@ -248,6 +249,12 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     }
     if (input.abs.endsWith('.jsonl')) {
       const rows = migrateRows(entry.bytes);
+      if (!rows.eee && rows.problems.length > 0) {
+        report.status = 'failed';
+        report.problems.push(...rows.problems);
+        planned.push({ report, writes: [] });
+        continue;
+      }
       if (rows.eee && !wantEee) {
         planned.push(leftAlone(report, 'eee.instances'));
         continue;

@@ -225,6 +225,8 @@ test('fuzz: validate and migrate survive mutated files and trees', async (ctx) =
       for (const f of result.files)
         if (f.status === 'migrated' && notStrict.some(([n]) => f.input.endsWith(n)))
           failures.push(`${label}: migrated a file that is not strict JSON: ${f.input}`);
+      if (notStrict.length > 0 && result.summary.failed === 0)
+        failures.push(`${label}: migrate reported success on non-strict JSON ${notStrict.map(([n]) => n)}`);
     } catch (error) {
       if (!(error instanceof EvalkitError))
         failures.push(`${label}: migrate threw ${(error as Error).stack}`);
