@@ -308,12 +308,20 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     const fp = der?.file_path;
     if (typeof fp === 'string' && !isAbsolute(fp) && !fp.split(/[\\/]/).includes('..')) {
       const candidate = loc ? join(loc.root, fp) : join(dirname(input.abs), basename(fp));
-      if (existsSync(candidate) && (await lstat(candidate)).isFile()) samplesAbs = candidate;
+      // Symbolic links are never followed: a samples file must be a regular file inside the tree.
+      if ((await lstat(candidate).catch(() => undefined))?.isFile()) samplesAbs = candidate;
     }
+    const linked = [typeof fp === 'string' ? fp : undefined, uuid ? `${uuid}_samples.jsonl` : undefined]
+      .filter((x): x is string => x !== undefined)
+      .map((x) => join(dirname(input.abs), basename(x)));
     if (!samplesAbs && uuid) {
       const sibling = join(dirname(input.abs), `${uuid}_samples.jsonl`);
-      if (existsSync(sibling)) samplesAbs = sibling;
+      if ((await lstat(sibling).catch(() => undefined))?.isFile()) samplesAbs = sibling;
     }
+    if (!samplesAbs)
+      for (const candidate of linked)
+        if ((await lstat(candidate).catch(() => undefined))?.isSymbolicLink())
+          report.problems.push(`${basename(candidate)} is a symbolic link: it is never followed`);
     const newUuid = uuid && uuid === uuid.toLowerCase() ? uuid : contentUuid4(bytes);
     const folder = options.layout ? datastoreFolder(input.abs, value) : undefined;
     const outRel = folder ? `${folder}/${newUuid}.json` : input.rel;

@@ -199,6 +199,7 @@ test('fuzz: validate and migrate survive mutated files and trees', async (ctx) =
       if (samples) {
         rmSync(join(input, samples));
         symlinkSync(sentinel, join(input, samples));
+        tree.set(samples, readFileSync(sentinel, 'utf8')); // what a reader following the link would see
         steps.push(`symlink ${samples} -> outside`);
       }
     }

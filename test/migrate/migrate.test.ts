@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
@@ -256,4 +265,24 @@ test('in place with --layout, a folder argument is the repository root of the mo
     ['outputs/gsm8k/run-003.json', 'outputs/mmlu/run-001.json', 'outputs/mmlu/run-002.json', 'package.json'],
   );
   assert.ok(!existsSync(join(repo, 'results')), 'the emptied legacy folders are removed');
+});
+
+test('migrate never follows a samples file that is a symbolic link', async () => {
+  const t = copyTree('legacy');
+  dirs.push(t.root);
+  const outside = fresh();
+  cpSync(t.samples, join(outside, 'secret.jsonl'));
+  rmSync(t.samples);
+  symlinkSync(join(outside, 'secret.jsonl'), t.samples);
+  const out = fresh();
+  const result = await migratePaths([t.root], { outDir: out });
+  assert.deepEqual(
+    walkFiles(out).map((f) => f.slice(out.length + 1)),
+    [],
+    'nothing is written; the linked file is not read',
+  );
+  assert.ok(result.files.every((f) => f.kind !== 'eee.instances'));
+  const aggregate = result.files.find((f) => f.kind === 'eee.aggregate')!;
+  assert.equal(aggregate.status, 'failed');
+  assert.match(aggregate.problems.join(), /symbolic link: it is never followed/);
 });
