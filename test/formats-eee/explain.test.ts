@@ -161,3 +161,15 @@ test('ordinary errors keep the default message', () => {
   );
   assert.deepEqual(messages, []);
 });
+
+test('a non-string input.raw is not told to become a list (only reference and output.raw are lists)', () => {
+  const row = structuredClone(rows[0]);
+  row.input.raw = ['wrapped by mistake'];
+  assert.deepEqual(
+    explained(eeeInstanceType, '0.3.0', row).filter((m) => m.includes('list of strings')),
+    [],
+  );
+  const listy = structuredClone(rows[0]);
+  listy.input.reference = 'A';
+  assert.ok(explained(eeeInstanceType, '0.3.0', listy).some((m) => m.includes('list of strings')));
+});

@@ -81,7 +81,7 @@ export function explainInstanceError(version: string) {
       return `a multi_turn or agentic row needs "${turns}" (an array) and a null "output"; if interaction_type is missing, set it`;
     if (keyword === 'additionalProperties' && instancePath === '' && extra(error) === 'interactions')
       return `"interactions" was renamed "messages" in schema 0.2.1`;
-    if (keyword === 'type' && /\/(reference|raw)$/.test(instancePath) && version !== '0.2.0')
+    if (keyword === 'type' && /^\/(input\/reference|output\/raw)$/.test(instancePath) && version !== '0.2.0')
       return `schema ${version} wants a list of strings here: wrap a single string as ["..."]`;
     return undefined;
   };

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm run quickstart`: the main job on the shipped examples, end to end, with the built CLI:
+// validate records → run a benchmark (replayed model answers, no network) → metrics → HTML report → EEE uncertainty.
+// Everything it writes goes to quickstart-output/.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+
+const out = 'quickstart-output';
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const steps = [
+  ['Validate the example records (schemas + datastore integrity)', ['validate', 'examples/eee/data', 'examples/infereval/benchmark.json', 'examples/infereval/evaluation.json', 'examples/retrieval/gold.jsonl', 'examples/retrieval/results.jsonl', 'examples/retrieval/events.jsonl', 'examples/bench-output/outputs']],
+  ['Run an infereval benchmark (replayed answers; journaled, resumable)', ['evaluate', 'examples/run/birds.benchmark.json', '--provider', 'replay', '--replay-from', 'examples/run/birds.fixture.jsonl', '--model', 'demo-model', '-o', `${out}/birds.eta.json`, '--log', `${out}/birds.run.jsonl`, '--eee-out', `${out}/eee`]],
+  ['Validate what the run wrote (η + EEE datastore pair)', ['validate', `${out}/birds.eta.json`, `${out}/eee`]],
+  ['Agreement metrics with a seeded subsampling CI', ['metrics', 'examples/infereval/evaluation.json', '--ci', '--ci-seed', '7']],
+  ['Construct-validity report (HTML + Markdown)', ['report', 'examples/report/evaluation.json', '--retest', 'examples/report/retest.json', '--sweep', 'examples/report/sweep.json', '--html', `${out}/report.html`, '--markdown', `${out}/report.md`]],
+  ['EEE uncertainty (mean, SE, Wilson, bootstrap CI)', ['stats', 'examples/eee/data/demo-bench/acme/tiny-model-1b/7c2f4e1a-93b5-4d6e-8a0f-2b1c3d4e5f60.json', '-o', `${out}/aggregate.with-uncertainty.json`]],
+];
+
+for (const [title, args] of steps) {
+  console.log(`\n\x1b[1m▶ ${title}\x1b[0m\n$ evalkit ${args.join(' ')}`);
+  const r = spawnSync(process.execPath, ['bin/evalkit.js', ...args], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error(`\nquickstart: step failed (exit ${r.status}): evalkit ${args.join(' ')}`);
+    process.exit(r.status ?? 1);
+  }
+}
+console.log(`\nquickstart: done. Open ${out}/report.html in a browser.`);
