@@ -121,11 +121,17 @@ async function firstRowLooksEee(path: string): Promise<boolean> {
   }
 }
 
-/** Runs the datastore checks over the given absolute paths (other files are ignored). */
+/**
+ * Runs the datastore checks over the given absolute paths. Only paths inside an EEE datastore tree (below a
+ * `data/` folder, see `datastoreLocation`) are checked, with the companions they name; other files are ignored,
+ * so validating a lone JSONL file never reads it a second time.
+ */
 export async function checkEeeTree(paths: string[], json = new JsonCache()): Promise<Diagnostic[]> {
   const findings = new Findings();
   const tree = new Tree(findings, json);
-  const given = [...new Set(paths.map((p) => resolve(p)))].sort();
+  const given = [...new Set(paths.map((p) => resolve(p)))]
+    .filter((p) => datastoreLocation(p) !== undefined)
+    .sort();
 
   for (const path of given) {
     if (path.endsWith('.jsonl')) await tree.registerSamples(path, false);

@@ -34,27 +34,18 @@ export function pythonFloatRepr(x: number): string {
   return negative ? `-${out}` : out;
 }
 
-const ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-};
+const ABOVE_TILDE = /[\u007f-\uffff]/g;
+const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** A JSON string literal as Python writes it with ensure_ascii=True. */
+/**
+ * A JSON string literal as Python writes it with ensure_ascii=True. JSON.stringify already escapes quotes,
+ * backslashes and control characters exactly as Python does (\n, \u001f, a lone surrogate as \udXXX), so only the
+ * UTF-16 units above U+007E remain to be escaped, one at a time.
+ */
 export function pythonJsonString(s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i];
-    const code = s.charCodeAt(i);
-    if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
-    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
+  const json = JSON.stringify(s);
+  ABOVE_TILDE.lastIndex = 0;
+  return ABOVE_TILDE.test(json) ? json.replace(ABOVE_TILDE, escapeUnit) : json;
 }
 
 function escapePointerToken(token: string): string {

@@ -6,7 +6,7 @@
  * strings, `[]` when there is none.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../io/canonical.js';
+import { canonicalJson, pythonJsonString } from '../../io/canonical.js';
 
 export type SampleHashAlgorithm = 'sha256' | 'md5';
 
@@ -47,16 +47,11 @@ export const SAMPLE_HASH_RECIPES: readonly SampleHashRecipe[] = [
   },
 ];
 
-const NON_ASCII = /[\u007f-\uffff]/g;
-const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-
-/**
- * The canonical text when every value is a string: JSON.stringify escapes quotes, backslashes and control
- * characters exactly as Python does (\n, \u001f, lone surrogates as \udXXX), so only the characters above
- * U+007E remain to be escaped, one UTF-16 unit at a time. Same bytes as canonicalJson, several times faster.
- */
+/** The canonical text when every value is a string (keys "raw" < "reference"): the same bytes as canonicalJson. */
 export function fastCanonical(raw: string, reference: string[]): string {
-  return JSON.stringify({ raw, reference }).replace(NON_ASCII, escapeUnit);
+  let out = `{"raw":${pythonJsonString(raw)},"reference":[`;
+  for (let i = 0; i < reference.length; i++) out += (i > 0 ? ',' : '') + pythonJsonString(reference[i]);
+  return `${out}]}`;
 }
 
 function sortKeys(value: unknown): unknown {
