@@ -236,4 +236,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   });
   process.stdout.write(`listening ${new URL(server.url).port}\n`);
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+  // Started with a piped stdin (as the bench does), it stops when its parent goes away.
+  if (!process.stdin.isTTY)
+    process.stdin.on('end', () => void server.close().then(() => process.exit(0))).resume();
 }
