@@ -210,50 +210,61 @@ async function runValidate(path: string, jobs: number, extra: string[] = []): Pr
   });
 }
 
+/** Best (fastest) and median of a few runs: the machine is shared, so the best is the figure least disturbed. */
+function pick<T extends { seconds: number }>(runs: T[]): { best: T; median: T } {
+  const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
+  return { best: sorted[0], median: sorted[Math.floor((sorted.length - 1) / 2)] };
+}
+
+const loadAverage = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
 export async function run(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1') || 1;
+  const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? '3') || 3);
   const path = ensureData(200e6 * scale);
   const size = statSync(path).size;
   const mb = size / 1e6;
-  const base = await baseline(path);
-  const baseRate = mb / base.seconds;
-  const load = loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
+  const loadBefore = loadAverage();
   console.log(
-    `file: ${mb.toFixed(0)} MB, ${base.lines} lines; ${cpus().length} CPUs, load average ${load} (figures are noisy when loaded)`,
+    `file: ${mb.toFixed(0)} MB; ${cpus().length} CPUs, load average ${loadBefore} (1/5/15 min; figures are noisy when loaded)`,
   );
+  console.log(`each figure: best of ${repeats} runs (median in brackets); BENCH_REPEATS changes the count`);
+  const bases: { seconds: number; lines: number }[] = [];
+  for (let i = 0; i < repeats; i++) bases.push(await baseline(path));
+  const base = pick(bases);
+  const baseRate = mb / base.best.seconds;
   console.log(
-    `baseline  JSON.parse per line (stream + split + parse): ${baseRate.toFixed(0)} MB/s (${base.seconds.toFixed(2)} s)`,
+    `baseline  JSON.parse per line (stream + split + parse): ${baseRate.toFixed(0)} MB/s ` +
+      `[${(mb / base.median.seconds).toFixed(0)}] (${base.best.seconds.toFixed(2)} s, ${base.best.lines} lines)`,
   );
 
-  const report = (label: string, r: ChildResult, target: number | undefined): void => {
+  let rss = 0;
+  const measure = async (label: string, jobs: number, extra: string[], target: number): Promise<void> => {
+    const runs: ChildResult[] = [];
+    for (let i = 0; i < repeats; i++) runs.push(await runValidate(path, jobs, extra));
+    const { best: r, median } = pick(runs);
+    rss = Math.max(rss, ...runs.map((x) => x.maxRssMb));
     const rate = mb / r.seconds;
     const ratio = rate / baseRate;
-    const verdict =
-      target === undefined
-        ? ''
-        : ratio >= target
-          ? ` ≥ ${target}× target: met`
-          : ` < ${target}× target: NOT met`;
+    const verdict = ratio >= target ? `≥ ${target}× target: met` : `< ${target}× target: NOT met`;
     console.log(
-      `${label}: ${rate.toFixed(0)} MB/s = ${ratio.toFixed(2)}× baseline${verdict}; ` +
-        `${r.seconds.toFixed(2)} s validating, ${r.wallSeconds.toFixed(2)} s with start-up; ` +
-        `peak RSS ${r.maxRssMb.toFixed(0)} MB; ${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`,
+      `${label}: ${rate.toFixed(0)} MB/s [${(mb / median.seconds).toFixed(0)}] = ${ratio.toFixed(2)}× baseline ` +
+        `[${(mb / median.seconds / baseRate).toFixed(2)}×] ${verdict}; ${r.seconds.toFixed(2)} s validating, ` +
+        `${r.wallSeconds.toFixed(2)} s with process start-up; peak RSS ${r.maxRssMb.toFixed(0)} MB; ` +
+        `${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`,
     );
   };
-  const one = await runValidate(path, 1);
-  report('validate --jobs 1', one, 0.75);
-  const two = await runValidate(path, 2);
-  report('validate --jobs 2', two, 1.4);
+  await measure('validate --jobs 1', 1, [], 0.75);
+  await measure('validate --jobs 2', 2, [], 1.4);
   // The same with --schema-only: the validate engine alone (strict JSON + detection + Ajv), without the formats'
   // cross-field rules and the checks across files.
-  const oneSchema = await runValidate(path, 1, ['--schema-only']);
-  report('validate --jobs 1 --schema-only', oneSchema, 0.75);
-  const twoSchema = await runValidate(path, 2, ['--schema-only']);
-  report('validate --jobs 2 --schema-only', twoSchema, 1.4);
-  const rss = Math.max(one.maxRssMb, two.maxRssMb, oneSchema.maxRssMb, twoSchema.maxRssMb);
+  await measure('validate --jobs 1 --schema-only', 1, ['--schema-only'], 0.75);
+  await measure('validate --jobs 2 --schema-only', 2, ['--schema-only'], 1.4);
   console.log(
     `peak RSS: ${rss.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 256 MB on a 1 GB file${scale >= 5 ? '' : '; BENCH_SCALE=5 for 1 GB'})`,
   );
+  console.log(`load average after: ${loadAverage()}`);
 }

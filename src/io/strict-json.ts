@@ -201,7 +201,8 @@ export function escapePointerSegment(s: string): string {
   return s.includes('~') || s.includes('/') ? s.replace(/~/g, '~0').replace(/\//g, '~1') : s;
 }
 
-class Fatal extends Error {}
+/** Thrown to stop the scanner; not an Error, so that no stack trace is captured for every invalid line. */
+class Fatal {}
 
 /**
  * A position-tracking JSON scanner. With `onValue` it reports the start of every value with its pointer;

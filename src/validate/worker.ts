@@ -9,6 +9,7 @@ import { FileAccumulator, validateFileAt, validateLines } from './file.js';
 import type { WorkerReply, WorkerTask } from './parallel.js';
 
 const engines = new Map<string, Engine>();
+const PROGRESS_STEP = 8 * 1024 * 1024;
 
 function engineFor(task: WorkerTask): Engine {
   const key = JSON.stringify(task.engine);
@@ -22,7 +23,16 @@ function engineFor(task: WorkerTask): Engine {
 
 async function handle(task: WorkerTask): Promise<WorkerReply> {
   const engine = engineFor(task);
-  const onBytes = (n: number): void => parentPort!.postMessage({ kind: 'progress', id: task.id, bytes: n });
+  // Progress in steps of a few MiB: one message per batch of lines costs more than it tells.
+  let pending = 0;
+  const flush = (): void => {
+    if (pending > 0) parentPort!.postMessage({ kind: 'progress', id: task.id, bytes: pending });
+    pending = 0;
+  };
+  const onBytes = (n: number): void => {
+    pending += n;
+    if (pending >= PROGRESS_STEP) flush();
+  };
   try {
     if (task.range) {
       const acc = new FileAccumulator(task.path, task.maxDiagnostics);
@@ -31,6 +41,7 @@ async function handle(task: WorkerTask): Promise<WorkerReply> {
         maxDepth: task.maxDepth,
         onBytes,
       });
+      flush();
       return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
     }
     const result = await validateFileAt(task.path, task.absPath, task.jsonl, engine, {
@@ -38,6 +49,7 @@ async function handle(task: WorkerTask): Promise<WorkerReply> {
       maxDepth: task.maxDepth,
       onBytes,
     });
+    flush();
     return { kind: 'done', id: task.id, result, lines: 0 };
   } catch (error) {
     const e = error as Error & { code?: string };
