@@ -216,7 +216,8 @@ class Scanner {
   constructor(
     readonly text: string,
     readonly maxDepth: number,
-    readonly onValue?: (pointer: string, offset: number, line: number, column: number) => boolean | void,
+    /** Called at the start of every value; `line` and `column(offset)` are then its position. */
+    readonly onValue?: (pointer: string, offset: number) => boolean | void,
   ) {}
 
   column(offset: number): number {
@@ -291,8 +292,7 @@ class Scanner {
   value(pointer: string, depth: number): void {
     const t = this.text;
     const c = t.charCodeAt(this.i);
-    if (this.onValue && this.onValue(pointer, this.i, this.line, this.column(this.i)) === true)
-      throw new Fatal();
+    if (this.onValue && this.onValue(pointer, this.i) === true) throw new Fatal();
     if (c === 0x7b || c === 0x5b) {
       if (depth >= this.maxDepth) {
         this.fatal('json.nesting', `nesting deeper than ${this.maxDepth} levels`, this.i, '');
@@ -533,8 +533,11 @@ export function locatePointers(text: string, pointers: Iterable<string>): Map<st
     text = text.slice(1);
     offset = 1;
   }
-  const s = new Scanner(text, Number.MAX_SAFE_INTEGER, (pointer, _o, line, column) => {
+  // The column (a count of code points from the line start) only for the values wanted.
+  const s: Scanner = new Scanner(text, Number.MAX_SAFE_INTEGER, (pointer, at) => {
     if (wanted.has(pointer) && !found.has(pointer)) {
+      const line = s.line;
+      const column = s.column(at);
       found.set(pointer, { line, column: line === 1 ? column + offset : column });
       remaining--;
       if (remaining === 0) return true;
