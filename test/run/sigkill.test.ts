@@ -93,7 +93,7 @@ test(
         spawn(process.execPath, args(out), {
           cwd: projectRoot,
           env: { ...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1' },
-          stdio: ['ignore', 'ignore', 'inherit'],
+          stdio: 'ignore',
         });
       const exit = (child: ReturnType<typeof spawnRun>) =>
         new Promise<{ code: number | null; signal: string | null }>((resolve) =>
