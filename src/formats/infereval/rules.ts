@@ -10,21 +10,31 @@ const ptr = (...tokens: (string | number)[]): string =>
 const q = (s: string): string => JSON.stringify(s);
 const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-function benchmarkRule(
+/** A cross-field rule over a document of type T; every issue it reports carries the rule's code and severity. */
+function defineRule<T>(
+  severity: 'error' | 'warning',
   code: string,
   description: string,
-  check: (b: BenchmarkDocument, issue: (pointer: string, message: string) => void) => void,
+  check: (doc: T, issue: (pointer: string, message: string) => void) => void,
 ): CrossFieldRule {
   return {
     code,
     description,
     check(doc: unknown): RuleIssue[] {
       const issues: RuleIssue[] = [];
-      check(doc as BenchmarkDocument, (pointer, message) => issues.push({ pointer, code, message }));
+      check(doc as T, (pointer, message) =>
+        issues.push(severity === 'error' ? { pointer, code, message } : { pointer, code, message, severity }),
+      );
       return issues;
     },
   };
 }
+
+const benchmarkRule = (
+  code: string,
+  description: string,
+  check: (b: BenchmarkDocument, issue: (pointer: string, message: string) => void) => void,
+): CrossFieldRule => defineRule('error', code, description, check);
 
 /** Report every later occurrence of an id already seen. */
 function uniqueIds(ids: string[], onDuplicate: (index: number, id: string, first: number) => void): void {
@@ -436,23 +446,11 @@ export const benchmarkRules: CrossFieldRule[] = [
 // ---- Evaluation: consistency checks the reference's writer guarantees. Warnings, since the reference's loader
 // does not enforce them and older files may not satisfy them.
 
-function evaluationRule(
+const evaluationRule = (
   code: string,
   description: string,
   check: (e: EvaluationDocument, issue: (pointer: string, message: string) => void) => void,
-): CrossFieldRule {
-  return {
-    code,
-    description,
-    check(doc: unknown): RuleIssue[] {
-      const issues: RuleIssue[] = [];
-      check(doc as EvaluationDocument, (pointer, message) =>
-        issues.push({ pointer, code, message, severity: 'warning' }),
-      );
-      return issues;
-    },
-  };
-}
+): CrossFieldRule => defineRule('warning', code, description, check);
 
 export const evaluationItemIdsUnique = evaluationRule(
   'infereval.evaluation-item-ids-unique',
