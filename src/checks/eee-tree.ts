@@ -127,6 +127,23 @@ async function firstRowLooksEee(path: string): Promise<boolean> {
  * so validating a lone JSONL file never reads it a second time.
  */
 export async function checkEeeTree(paths: string[], json = new JsonCache()): Promise<Diagnostic[]> {
+  return (await prepareEeeTree(paths, json)).finish();
+}
+
+/** The datastore checks split in two, so that a caller that reads the given samples files anyway feeds their rows. */
+export interface PreparedEeeTree {
+  /**
+   * The per-row checks of a given samples file, to be fed every non-blank line of one read of it (then `done()`);
+   * undefined when the path is not a samples file of the tree (or was already handed out). A file not fed
+   * completely is read again by `finish`.
+   */
+  rowChecks(path: string): SamplesRowChecks | undefined;
+  /** The remaining checks (reading the samples files nobody fed); every finding as a Diagnostic. */
+  finish(): Promise<Diagnostic[]>;
+}
+
+/** Reads the aggregates and pairs them with their samples files; the samples files themselves are read later. */
+export async function prepareEeeTree(paths: string[], json = new JsonCache()): Promise<PreparedEeeTree> {
   const findings = new Findings();
   const tree = new Tree(findings, json);
   const given = [...new Set(paths.map((p) => resolve(p)))]
@@ -151,16 +168,32 @@ export async function checkEeeTree(paths: string[], json = new JsonCache()): Pro
     checkDeploymentAxes(a, findings);
   }
   checkDuplicates(aggregates, findings);
-  for (const s of tree.samples.values()) {
-    if (!s) continue;
-    checkLayout(s.path, s.location, 'samples', findings);
-    if (s.aggregates.length === 0)
-      findings.add(s.path, 'eee.companion-orphan', 'no aggregate record points at this samples file', {
-        severity: s.location ? 'error' : 'warning',
-      });
-    await scanSamples(s, findings);
-  }
-  return findings.diagnostics();
+  const fed = new Map<SamplesFile, SamplesRowChecks>();
+  return {
+    rowChecks(path: string): SamplesRowChecks | undefined {
+      const s = tree.samples.get(resolve(path));
+      if (!s || s.reachedAsCompanion || fed.has(s)) return undefined;
+      const rows = new SamplesRowChecks(s);
+      fed.set(s, rows);
+      return rows;
+    },
+    async finish(): Promise<Diagnostic[]> {
+      for (const s of tree.samples.values()) {
+        if (!s) continue;
+        checkLayout(s.path, s.location, 'samples', findings);
+        if (s.aggregates.length === 0)
+          findings.add(s.path, 'eee.companion-orphan', 'no aggregate record points at this samples file', {
+            severity: s.location ? 'error' : 'warning',
+          });
+        const rows = fed.get(s);
+        if (rows?.complete) {
+          findings.append(rows.findings);
+          await checkClaims(s, rows.lines, await digests(s), findings);
+        } else await scanSamples(s, findings);
+      }
+      return findings.diagnostics();
+    },
+  };
 }
 
 function checkLayout(
@@ -442,56 +475,43 @@ function checkDuplicates(aggregates: AggregateFile[], findings: Findings): void 
   }
 }
 
-/**
- * Reads a samples file once, as a stream: its digests and non-blank line count (for the aggregates' checksum and
- * total_rows), check 1 for companions, and checks 4, 8 and 9 on every row. Memory stays at one chunk plus one row.
- */
-async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
-  const ids = new Map<string, number>();
-  // The aggregate beside the file (same uuid) speaks for it; else the first that points at it.
+/** The aggregate that speaks for a samples file: the one beside it (same uuid), else the first that points at it. */
+function aggregateOf(s: SamplesFile): AggregateFile | undefined {
   const uuid = uuidOfName(basename(s.path));
-  const aggregate =
+  return (
     s.aggregates.find((a) => dirname(a.path) === dirname(s.path) && uuidOfName(basename(a.path)) === uuid) ??
-    s.aggregates[0];
-  const resultIds = new Set<string>();
-  if (aggregate)
-    for (const r of aggregate.doc.evaluation_results as unknown[])
-      if (isObject(r) && typeof r.evaluation_result_id === 'string') resultIds.add(r.evaluation_result_id);
-  const algorithms = new Set(s.claims.flatMap((p) => (p.checksum ? [p.checksum.algorithm] : [])));
+    s.aggregates[0]
+  );
+}
+
+/** The hash algorithms the aggregates' checksums of a samples file ask for. */
+function claimedAlgorithms(s: SamplesFile): Set<'sha256' | 'md5'> {
+  return new Set(s.claims.flatMap((p) => (p.checksum ? [p.checksum.algorithm] : [])));
+}
+
+/** The file's digests for its claimed checksums (a read of the bytes, no parsing); undefined when unreadable. */
+async function digests(s: SamplesFile): Promise<Map<string, string> | undefined> {
+  const algorithms = claimedAlgorithms(s);
+  if (algorithms.size === 0) return new Map();
   const hashes = new Map([...algorithms].map((a) => [a, createHash(a)]));
-  let count = 0;
   const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
-  async function* hashed(): AsyncGenerator<Buffer> {
-    for await (const chunk of stream) {
-      for (const h of hashes.values()) h.update(chunk as Buffer);
-      yield chunk as Buffer;
-    }
-  }
   try {
-    for await (const batch of splitLines(hashed())) {
-      for (const line of batch) {
-        count++;
-        const parsed = line.tooLong ? undefined : parseStrictJson(line.bytes);
-        if (!parsed || !parsed.ok || !isObject(parsed.value) || parsed.issues.length > 0) {
-          if (s.reachedAsCompanion) {
-            const issue = parsed?.issues[0];
-            findings.add(
-              s.path,
-              'eee.strict-json',
-              `line ${line.line}: ${line.tooLong ? 'the line is too long to read' : (issue?.message ?? 'not a JSON object')}`,
-              { position: { line: line.line, column: issue?.column ?? 1 }, pointer: issue?.pointer ?? '' },
-            );
-          }
-          continue;
-        }
-        checkRow({ line: line.line, text: parsed.text, value: parsed.value });
-      }
-    }
+    for await (const chunk of stream) for (const h of hashes.values()) h.update(chunk as Buffer);
   } catch {
-    // Unreadable mid-way: what was read has been checked; the digests are then not compared.
     stream.destroy();
-    return;
+    return undefined;
   }
+  return new Map([...hashes].map(([a, h]) => [a, h.digest('hex')]));
+}
+
+/** Checks 5 and 6: the aggregates' total_rows and checksum against the file (skipped when it could not be read). */
+async function checkClaims(
+  s: SamplesFile,
+  count: number,
+  actual: Map<string, string> | undefined,
+  findings: Findings,
+): Promise<void> {
+  if (!actual) return;
   for (const p of s.claims) {
     const at = (pointer: string) => ({ text: p.aggregate.text, pointer });
     if (p.totalRows !== undefined && p.totalRows !== count)
@@ -502,23 +522,64 @@ async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
         at('/detailed_evaluation_results/total_rows'),
       );
     if (p.checksum) {
-      const actual = hashes.get(p.checksum.algorithm)?.copy().digest('hex');
-      if (actual !== p.checksum.value)
+      const digest = actual.get(p.checksum.algorithm);
+      if (digest !== p.checksum.value)
         findings.add(
           p.aggregate.path,
           'eee.checksum',
-          `checksum ${p.checksum.value} is not the ${p.checksum.algorithm} of ${basename(s.path)} (${actual})`,
+          `checksum ${p.checksum.value} is not the ${p.checksum.algorithm} of ${basename(s.path)} (${digest})`,
           at('/detailed_evaluation_results/checksum'),
         );
     }
   }
+}
 
-  function checkRow(row: { line: number; text: string; value: Json }): void {
-    const v = row.value;
-    const at = (pointer: string) => ({ text: row.text, firstLine: row.line, pointer });
-    if (typeof v.sample_id === 'string' || typeof v.sample_id === 'number') {
-      const key = String(v.sample_id);
-      const first = ids.get(key);
+/**
+ * Checks 4, 8 and 9 on every row of one samples file: sample_id unique, sample_hash canonical, foreign keys as in
+ * its aggregate. Fed each non-blank line of one read, by `scanSamples` or by a validator reading the file anyway.
+ */
+export class SamplesRowChecks {
+  readonly findings = new Findings();
+  /** Non-blank lines fed. */
+  lines = 0;
+  /** Set by `done()`, once every line was fed. */
+  complete = false;
+  private readonly ids = new Map<string, number>();
+  private readonly aggregate: AggregateFile | undefined;
+  private readonly resultIds = new Set<string>();
+  private readonly modelId: unknown;
+
+  constructor(private readonly s: SamplesFile) {
+    this.aggregate = aggregateOf(s);
+    if (this.aggregate)
+      for (const r of this.aggregate.doc.evaluation_results as unknown[])
+        if (isObject(r) && typeof r.evaluation_result_id === 'string')
+          this.resultIds.add(r.evaluation_result_id);
+    const info = this.aggregate?.doc.model_info;
+    this.modelId = isObject(info) ? info.id : undefined;
+  }
+
+  /**
+   * One non-blank line (`line` is its number in the file). Pass the parsed row only when the line is strict JSON
+   * without any issue; other lines are counted and not checked.
+   */
+  line(line: number, row?: { text: string; value: unknown }): void {
+    this.lines++;
+    if (row && isObject(row.value)) this.check(line, row.text, row.value);
+  }
+
+  /** Every line was fed. */
+  done(): void {
+    this.complete = true;
+  }
+
+  private check(line: number, text: string, v: Json): void {
+    const { findings, s, aggregate } = this;
+    const at = (pointer: string) => ({ text, firstLine: line, pointer });
+    const sampleId = v.sample_id;
+    if (typeof sampleId === 'string' || typeof sampleId === 'number') {
+      const key = String(sampleId);
+      const first = this.ids.get(key);
       if (first !== undefined)
         findings.add(
           s.path,
@@ -526,7 +587,7 @@ async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
           `sample_id ${JSON.stringify(key)} already used on line ${first}`,
           at('/sample_id'),
         );
-      else ids.set(key, row.line);
+      else this.ids.set(key, line);
     }
     if (typeof v.sample_hash === 'string' && isObject(v.input)) {
       const expected = sampleHash(v.input, algorithmOfHash(v.sample_hash));
@@ -556,20 +617,63 @@ async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
         `evaluation_id ${JSON.stringify(v.evaluation_id)} differs from the aggregate's ${JSON.stringify(aggregate.doc.evaluation_id)}`,
         at('/evaluation_id'),
       );
-    const modelId = isObject(aggregate.doc.model_info) ? aggregate.doc.model_info.id : undefined;
-    if ('model_id' in v && v.model_id !== modelId)
+    if ('model_id' in v && v.model_id !== this.modelId)
       findings.add(
         s.path,
         'eee.foreign-key',
-        `model_id ${JSON.stringify(v.model_id)} differs from the aggregate's model_info.id ${JSON.stringify(modelId)}`,
+        `model_id ${JSON.stringify(v.model_id)} differs from the aggregate's model_info.id ${JSON.stringify(this.modelId)}`,
         at('/model_id'),
       );
-    if (typeof v.evaluation_result_id === 'string' && !resultIds.has(v.evaluation_result_id))
+    if (typeof v.evaluation_result_id === 'string' && !this.resultIds.has(v.evaluation_result_id))
       findings.add(
         s.path,
         'eee.evaluation-result-id',
-        `evaluation_result_id ${JSON.stringify(v.evaluation_result_id)} is not among the aggregate's (${[...resultIds].join(', ') || 'none'})`,
+        `evaluation_result_id ${JSON.stringify(v.evaluation_result_id)} is not among the aggregate's (${[...this.resultIds].join(', ') || 'none'})`,
         at('/evaluation_result_id'),
       );
   }
+}
+
+/**
+ * Reads a samples file nobody fed, once, as a stream: its digests and non-blank line count (for the aggregates'
+ * checksum and total_rows), check 1 for companions, and the row checks. Memory stays at one chunk plus one row.
+ */
+async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
+  const rows = new SamplesRowChecks(s);
+  const hashes = new Map([...claimedAlgorithms(s)].map((a) => [a, createHash(a)]));
+  const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
+  async function* hashed(): AsyncGenerator<Buffer> {
+    for await (const chunk of stream) {
+      for (const h of hashes.values()) h.update(chunk as Buffer);
+      yield chunk as Buffer;
+    }
+  }
+  try {
+    for await (const batch of splitLines(hashed())) {
+      for (const line of batch) {
+        const parsed = line.tooLong ? undefined : parseStrictJson(line.bytes);
+        if (!parsed || !parsed.ok || !isObject(parsed.value) || parsed.issues.length > 0) {
+          rows.line(line.line);
+          if (s.reachedAsCompanion) {
+            const issue = parsed?.issues[0];
+            rows.findings.add(
+              s.path,
+              'eee.strict-json',
+              `line ${line.line}: ${line.tooLong ? 'the line is too long to read' : (issue?.message ?? 'not a JSON object')}`,
+              { position: { line: line.line, column: issue?.column ?? 1 }, pointer: issue?.pointer ?? '' },
+            );
+          }
+          continue;
+        }
+        rows.line(line.line, parsed);
+      }
+    }
+  } catch {
+    // Unreadable mid-way: what was read has been checked; the digests are then not compared.
+    stream.destroy();
+    findings.append(rows.findings);
+    return;
+  }
+  findings.append(rows.findings);
+  await checkClaims(s, rows.lines, new Map([...hashes].map(([a, h]) => [a, h.digest('hex')])), findings);
 }

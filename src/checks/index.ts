@@ -1,11 +1,17 @@
 import type { Diagnostic } from '../diagnostics.js';
 import { checkBenchOutputPaths } from './bench-paths.js';
 import { checkBenchmarkHashes } from './benchmark-hash.js';
-import { checkEeeTree } from './eee-tree.js';
+import { prepareEeeTree, type SamplesRowChecks } from './eee-tree.js';
 import { JsonCache } from './json-cache.js';
 
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
-export { checkEeeTree, recordFingerprint } from './eee-tree.js';
+export {
+  checkEeeTree,
+  prepareEeeTree,
+  recordFingerprint,
+  SamplesRowChecks,
+  type PreparedEeeTree,
+} from './eee-tree.js';
 export { checkBenchOutputPaths, looksLegacyBenchOutput } from './bench-paths.js';
 export { checkBenchmarkHashes, loadBenchmarkHash, isInferevalEvaluation } from './benchmark-hash.js';
 export * from './path-policy.js';
@@ -23,8 +29,33 @@ export interface TreeCheckOptions {
  * unless --schema-only.
  */
 export async function runTreeChecks(files: string[], options: TreeCheckOptions = {}): Promise<Diagnostic[]> {
-  const diagnostics = [...(await checkEeeTree(files)), ...(await checkBenchOutputPaths(files))];
-  if (options.benchmark !== undefined)
-    diagnostics.push(...(await checkBenchmarkHashes(files, options.benchmark)));
-  return diagnostics;
+  return (await prepareTreeChecks(files, options)).finish();
+}
+
+/** The checks across files, prepared before the files are read (see `PreparedTreeChecks`). */
+export interface PreparedTreeChecks {
+  /**
+   * Row checks to feed while reading a given EEE samples file (every non-blank line of one read, then `done()`),
+   * so that `finish` need not read and parse it again; undefined for any other file.
+   */
+  rowChecks(path: string): SamplesRowChecks | undefined;
+  finish(): Promise<Diagnostic[]>;
+}
+
+/** Reads what the checks need before the files themselves (the EEE aggregates); `finish` runs the rest. */
+export async function prepareTreeChecks(
+  files: string[],
+  options: TreeCheckOptions = {},
+): Promise<PreparedTreeChecks> {
+  const json = new JsonCache();
+  const eee = await prepareEeeTree(files, json);
+  return {
+    rowChecks: (path) => eee.rowChecks(path),
+    async finish() {
+      const diagnostics = [...(await eee.finish()), ...(await checkBenchOutputPaths(files, json))];
+      if (options.benchmark !== undefined)
+        diagnostics.push(...(await checkBenchmarkHashes(files, options.benchmark)));
+      return diagnostics;
+    },
+  };
 }

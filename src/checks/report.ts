@@ -44,6 +44,11 @@ export class Findings {
     });
   }
 
+  /** Adds every finding of `other` (in its order) after the ones here. */
+  append(other: Findings): void {
+    this.pending.push(...other.pending);
+  }
+
   get size(): number {
     return this.pending.length;
   }

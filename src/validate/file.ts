@@ -27,12 +27,21 @@ export function emptyFileResult(path: string): FileResult {
   return { path, documents: 0, invalid: 0, errors: 0, warnings: 0, diagnostics: [], omitted: 0 };
 }
 
+/**
+ * Receives every non-blank line of a JSONL file as it is read (`row` only when the line is strict JSON without any
+ * issue), so that checks across the file need not read and parse it again (e.g. the EEE samples row checks).
+ */
+export interface RowSink {
+  line(line: number, row?: { text: string; value: unknown }): void;
+}
+
 /** Accumulates one file's counts and diagnostics, keeping at most `limit` diagnostics. */
 export class FileAccumulator {
   readonly result: FileResult;
   constructor(
     path: string,
     readonly limit: number = Number.POSITIVE_INFINITY,
+    readonly rows?: RowSink,
   ) {
     this.result = emptyFileResult(path);
   }
@@ -52,6 +61,7 @@ export class FileAccumulator {
     const file = this.result.path;
     this.result.documents++;
     const parsed = parseStrictJson(input, { maxDepth });
+    this.rows?.line(firstLine, parsed.ok && parsed.issues.length === 0 ? parsed : undefined);
     let invalid = false;
     const shift = firstLine - 1;
     let verdict: ReturnType<Engine['check']> | undefined;
@@ -101,6 +111,7 @@ export class FileAccumulator {
 
   line(engine: Engine, l: JsonlLine, maxDepth?: number): void {
     if (l.tooLong) {
+      this.rows?.line(l.line);
       this.result.documents++;
       this.result.invalid++;
       this.add({
@@ -124,6 +135,8 @@ export interface ReadOptions {
   maxDepth?: number;
   /** Called with the number of bytes consumed since the last call. */
   onBytes?: (n: number) => void;
+  /** Fed every non-blank line of a JSONL file (see `RowSink`). */
+  rows?: RowSink;
 }
 
 /** Validates lines from an async source of batches. */
@@ -157,7 +170,7 @@ export async function validateFileAt(
   engine: Engine,
   options: ReadOptions = {},
 ): Promise<FileResult> {
-  const acc = new FileAccumulator(path, options.maxDiagnostics);
+  const acc = new FileAccumulator(path, options.maxDiagnostics, jsonl ? options.rows : undefined);
   if (jsonl) {
     try {
       await validateLines(acc, engine, readJsonlFile(absPath), options);

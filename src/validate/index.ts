@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { runTreeChecks } from '../checks/index.js';
+import { prepareTreeChecks } from '../checks/index.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
 import { expandPaths, isJsonlPath } from '../io/files.js';
@@ -212,7 +212,22 @@ export async function validatePaths(
     for (const r of done) results.set(r.path, r);
     filesDone = done.length;
   }
+  // The checks across files read what they need first (the EEE aggregates), so that the samples files read in this
+  // thread feed their row checks during this one read instead of being read and parsed again (files read by
+  // workers are read again by the checks).
+  const absolute = onDisk.map((p) => resolve(cwd, p));
+  const tree = options.schemaOnly
+    ? undefined
+    : await prepareTreeChecks(absolute, { benchmark: options.benchmark });
   const engine = new Engine(options);
+  /** One file in this thread; an EEE samples file feeds the tree's row checks as it is read. */
+  const validateRowsFed = async (p: string): Promise<FileResult> => {
+    const abs = resolve(cwd, p);
+    const rows = isJsonlPath(p) ? tree?.rowChecks(abs) : undefined;
+    const r = await validateFileAt(p, abs, isJsonlPath(p), engine, { ...perFile, rows });
+    rows?.done();
+    return r;
+  };
   const files: FileResult[] = [];
   for (const p of list) {
     let r = results.get(p);
@@ -223,18 +238,16 @@ export async function validatePaths(
               ...perFile,
               mode: options.streamFormat,
             })
-          : await validateFileAt(p, resolve(cwd, p), isJsonlPath(p), engine, perFile);
+          : await validateRowsFed(p);
       filesDone++;
       options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length });
     }
     files.push(r);
   }
 
-  if (!options.schemaOnly) {
-    const absolute = onDisk.map((p) => resolve(cwd, p));
+  if (tree) {
     options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length, phase: 'tree-checks' });
-    const tree = await runTreeChecks(absolute, { benchmark: options.benchmark });
-    attachTreeDiagnostics(files, tree, cwd);
+    attachTreeDiagnostics(files, await tree.finish(), cwd);
   }
   trimToLimit(files, options.maxDiagnostics);
   return { summary: summarize(files), files };

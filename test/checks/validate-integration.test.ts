@@ -100,3 +100,34 @@ test('validate applies the path policy to benchmark outputs in a repository', as
     /move it to outputs\/mmlu\/run-002\.json/,
   );
 });
+
+test('validate feeds the samples rows to the datastore checks in its one read: same findings as the checks reading the file', async () => {
+  const t: TempTree = copyTree();
+  cleanups.push(t.cleanup);
+  const rows = t.readRows();
+  rows[0].evaluation_id = 'someone-else';
+  rows[1].sample_hash = 'f'.repeat(64);
+  rows.push({ ...rows[1], model_id: 'acme/other-model' });
+  // a line that is not strict JSON is counted but not row-checked (its own diagnostic comes from validate)
+  writeFileSync(
+    t.samples,
+    `${rows.map((r) => JSON.stringify(r)).join('\n')}\n{"sample_id": "x", "sample_id": "y", "model_id": "z"}\n`,
+  );
+  const { validatePaths } = await import('../../src/validate/index.js');
+  const tree = (r: Awaited<ReturnType<typeof validatePaths>>) =>
+    r.files
+      .flatMap((f) => f.diagnostics)
+      .filter((d) => d.code.startsWith('eee.'))
+      .map((d) => `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`)
+      .sort();
+  const fed = await validatePaths([t.root], { cwd: t.root }); // one read in this thread: rows fed
+  const reread = await validatePaths([t.root], { cwd: t.root, jobs: 2 }); // workers: the checks read it again
+  const own = (await runTreeChecks(walkFiles(t.root)))
+    .map((d) => `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`)
+    .sort();
+  const codes = tree(fed).map((l) => l.split(' ')[1]);
+  for (const c of ['eee.foreign-key', 'eee.sample-hash', 'eee.total-rows', 'eee.checksum'])
+    assert.ok(codes.includes(c), `${c} in ${codes}`);
+  assert.deepEqual(tree(fed), tree(reread));
+  assert.deepEqual(tree(fed), own);
+});
