@@ -59,11 +59,12 @@ export function parseStrictJson(
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const issues: JsonIssue[] = [];
   let text: string;
-  let bytes: Buffer | undefined;
   if (typeof input === 'string') {
     text = input;
   } else {
-    bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    const bytes = Buffer.isBuffer(input)
+      ? input
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
     text = bytes.toString('utf8');
     if (!isUtf8(bytes)) {
       const bad = firstInvalidUtf8(input);
@@ -90,7 +91,6 @@ export function parseStrictJson(
       pointer: '',
     });
     text = text.slice(1);
-    bytes = undefined;
   }
   let value: unknown;
   let parsed = false;
@@ -100,7 +100,7 @@ export function parseStrictJson(
   } catch {
     parsed = false;
   }
-  if (parsed && fastCheck(text, bytes, value, maxDepth)) {
+  if (parsed && fastCheck(text, value, maxDepth)) {
     return { value, ok: true, issues, text };
   }
   const scan = scanJson(text, maxDepth);
@@ -154,38 +154,32 @@ function walk(v: unknown, depth: number): void {
 }
 let walkLimit = DEFAULT_MAX_DEPTH;
 
-/**
- * Unescaped double quotes in the text. Counted over a Latin-1 view of the UTF-8 bytes when there are bytes: the
- * same quotes and backslashes (UTF-8 never uses bytes below 0x80 inside a multi-byte character), but a one-byte
- * string, which `indexOf` searches much faster than the decoded (often two-byte) text.
- */
-function countQuotes(text: string, bytes: Buffer | undefined): number {
-  const t = bytes ? bytes.toString('latin1') : text;
+function countQuotes(text: string): number {
   let n = 0;
-  let i = t.indexOf('"');
+  let i = text.indexOf('"');
   while (i !== -1) {
     n++;
-    i = t.indexOf('"', i + 1);
+    i = text.indexOf('"', i + 1);
   }
   // Subtract escaped quotes: a quote preceded by an odd run of backslashes.
-  let j = t.indexOf('\\"');
+  let j = text.indexOf('\\"');
   while (j !== -1) {
     let run = 1;
-    while (j - run >= 0 && t.charCodeAt(j - run) === 0x5c) run++;
+    while (j - run >= 0 && text.charCodeAt(j - run) === 0x5c) run++;
     if (run % 2 === 1) n--;
-    j = t.indexOf('\\"', j + 2);
+    j = text.indexOf('\\"', j + 2);
   }
   return n;
 }
 
-function fastCheck(text: string, bytes: Buffer | undefined, value: unknown, maxDepth: number): boolean {
+function fastCheck(text: string, value: unknown, maxDepth: number): boolean {
   stringTokens = 0;
   tooDeep = false;
   nonFinite = false;
   walkLimit = maxDepth;
   walk(value, 0);
   if (tooDeep || nonFinite) return false;
-  return countQuotes(text, bytes) === stringTokens * 2;
+  return countQuotes(text) === stringTokens * 2;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
