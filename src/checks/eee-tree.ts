@@ -138,6 +138,12 @@ export interface PreparedEeeTree {
    * completely is read again by `finish`.
    */
   rowChecks(path: string): SamplesRowChecks | undefined;
+  /**
+   * The same for a worker thread: what its row checks need (then `acceptRows` with what they found); undefined
+   * when the path is not a samples file of the tree (or was already handed out).
+   */
+  rowContext(path: string): RowCheckContext | undefined;
+  acceptRows(path: string, result: RowCheckResult): void;
   /** The remaining checks (reading the samples files nobody fed); every finding as a Diagnostic. */
   finish(): Promise<Diagnostic[]>;
 }
@@ -168,14 +174,28 @@ export async function prepareEeeTree(paths: string[], json = new JsonCache()): P
     checkDeploymentAxes(a, findings);
   }
   checkDuplicates(aggregates, findings);
-  const fed = new Map<SamplesFile, SamplesRowChecks>();
+  const fed = new Map<SamplesFile, SamplesRowChecks | RowCheckResult | null>();
+  const handOut = (path: string): SamplesFile | undefined => {
+    const s = tree.samples.get(resolve(path));
+    if (!s || s.reachedAsCompanion || fed.has(s)) return undefined;
+    fed.set(s, null);
+    return s;
+  };
   return {
     rowChecks(path: string): SamplesRowChecks | undefined {
-      const s = tree.samples.get(resolve(path));
-      if (!s || s.reachedAsCompanion || fed.has(s)) return undefined;
-      const rows = new SamplesRowChecks(s);
+      const s = handOut(path);
+      if (!s) return undefined;
+      const rows = new SamplesRowChecks(rowCheckContext(s));
       fed.set(s, rows);
       return rows;
+    },
+    rowContext(path: string): RowCheckContext | undefined {
+      const s = handOut(path);
+      return s ? rowCheckContext(s) : undefined;
+    },
+    acceptRows(path: string, result: RowCheckResult): void {
+      const s = tree.samples.get(resolve(path));
+      if (s && fed.get(s) === null) fed.set(s, result);
     },
     async finish(): Promise<Diagnostic[]> {
       for (const s of tree.samples.values()) {
@@ -186,8 +206,11 @@ export async function prepareEeeTree(paths: string[], json = new JsonCache()): P
             severity: s.location ? 'error' : 'warning',
           });
         const rows = fed.get(s);
-        if (rows?.complete) {
+        if (rows instanceof SamplesRowChecks && rows.complete) {
           findings.append(rows.findings);
+          await checkClaims(s, rows.lines, await digests(s), findings);
+        } else if (rows && !(rows instanceof SamplesRowChecks)) {
+          for (const d of rows.diagnostics) findings.addDiagnostic(d);
           await checkClaims(s, rows.lines, await digests(s), findings);
         } else await scanSamples(s, findings);
       }
@@ -535,8 +558,42 @@ async function checkClaims(
 }
 
 /**
+ * What the row checks of one samples file need to know: its path and the aggregate that speaks for it (plain
+ * data, so that a worker thread can run the checks).
+ */
+export interface RowCheckContext {
+  path: string;
+  aggregate?: { evaluationId: unknown; modelId: unknown; resultIds: string[] };
+}
+
+function rowCheckContext(s: SamplesFile): RowCheckContext {
+  const aggregate = aggregateOf(s);
+  if (!aggregate) return { path: s.path };
+  const resultIds: string[] = [];
+  for (const r of aggregate.doc.evaluation_results as unknown[])
+    if (isObject(r) && typeof r.evaluation_result_id === 'string') resultIds.push(r.evaluation_result_id);
+  const info = aggregate.doc.model_info;
+  return {
+    path: s.path,
+    aggregate: {
+      evaluationId: aggregate.doc.evaluation_id,
+      modelId: isObject(info) ? info.id : undefined,
+      resultIds,
+    },
+  };
+}
+
+/** What the row checks of a samples file found, as sent back by a worker thread. */
+export interface RowCheckResult {
+  /** Non-blank lines read. */
+  lines: number;
+  diagnostics: Diagnostic[];
+}
+
+/**
  * Checks 4, 8 and 9 on every row of one samples file: sample_id unique, sample_hash canonical, foreign keys as in
- * its aggregate. Fed each non-blank line of one read, by `scanSamples` or by a validator reading the file anyway.
+ * its aggregate. Fed each non-blank line of one read, by `scanSamples` or by a validator reading the file anyway
+ * (in this thread or in a worker).
  */
 export class SamplesRowChecks {
   readonly findings = new Findings();
@@ -545,18 +602,10 @@ export class SamplesRowChecks {
   /** Set by `done()`, once every line was fed. */
   complete = false;
   private readonly ids = new Map<string, number>();
-  private readonly aggregate: AggregateFile | undefined;
-  private readonly resultIds = new Set<string>();
-  private readonly modelId: unknown;
+  private readonly resultIds: Set<string>;
 
-  constructor(private readonly s: SamplesFile) {
-    this.aggregate = aggregateOf(s);
-    if (this.aggregate)
-      for (const r of this.aggregate.doc.evaluation_results as unknown[])
-        if (isObject(r) && typeof r.evaluation_result_id === 'string')
-          this.resultIds.add(r.evaluation_result_id);
-    const info = this.aggregate?.doc.model_info;
-    this.modelId = isObject(info) ? info.id : undefined;
+  constructor(private readonly context: RowCheckContext) {
+    this.resultIds = new Set(context.aggregate?.resultIds ?? []);
   }
 
   /**
@@ -573,8 +622,14 @@ export class SamplesRowChecks {
     this.complete = true;
   }
 
+  /** The findings as Diagnostics (positions looked up), with the line count: what a worker sends back. */
+  result(): RowCheckResult {
+    return { lines: this.lines, diagnostics: this.findings.diagnostics() };
+  }
+
   private check(line: number, text: string, v: Json): void {
-    const { findings, s, aggregate } = this;
+    const { findings, context: s } = this;
+    const aggregate = s.aggregate;
     const at = (pointer: string) => ({ text, firstLine: line, pointer });
     const sampleId = v.sample_id;
     if (typeof sampleId === 'string' || typeof sampleId === 'number') {
@@ -610,18 +665,18 @@ export class SamplesRowChecks {
       }
     }
     if (!aggregate) return;
-    if ('evaluation_id' in v && v.evaluation_id !== aggregate.doc.evaluation_id)
+    if ('evaluation_id' in v && v.evaluation_id !== aggregate.evaluationId)
       findings.add(
         s.path,
         'eee.foreign-key',
-        `evaluation_id ${JSON.stringify(v.evaluation_id)} differs from the aggregate's ${JSON.stringify(aggregate.doc.evaluation_id)}`,
+        `evaluation_id ${JSON.stringify(v.evaluation_id)} differs from the aggregate's ${JSON.stringify(aggregate.evaluationId)}`,
         at('/evaluation_id'),
       );
-    if ('model_id' in v && v.model_id !== this.modelId)
+    if ('model_id' in v && v.model_id !== aggregate.modelId)
       findings.add(
         s.path,
         'eee.foreign-key',
-        `model_id ${JSON.stringify(v.model_id)} differs from the aggregate's model_info.id ${JSON.stringify(this.modelId)}`,
+        `model_id ${JSON.stringify(v.model_id)} differs from the aggregate's model_info.id ${JSON.stringify(aggregate.modelId)}`,
         at('/model_id'),
       );
     if (typeof v.evaluation_result_id === 'string' && !this.resultIds.has(v.evaluation_result_id))
@@ -639,7 +694,7 @@ export class SamplesRowChecks {
  * checksum and total_rows), check 1 for companions, and the row checks. Memory stays at one chunk plus one row.
  */
 async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
-  const rows = new SamplesRowChecks(s);
+  const rows = new SamplesRowChecks(rowCheckContext(s));
   const hashes = new Map([...claimedAlgorithms(s)].map((a) => [a, createHash(a)]));
   const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
   async function* hashed(): AsyncGenerator<Buffer> {

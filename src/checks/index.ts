@@ -1,7 +1,12 @@
 import type { Diagnostic } from '../diagnostics.js';
 import { checkBenchOutputPaths } from './bench-paths.js';
 import { checkBenchmarkHashes } from './benchmark-hash.js';
-import { prepareEeeTree, type SamplesRowChecks } from './eee-tree.js';
+import {
+  prepareEeeTree,
+  type RowCheckContext,
+  type RowCheckResult,
+  type SamplesRowChecks,
+} from './eee-tree.js';
 import { JsonCache } from './json-cache.js';
 
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
@@ -11,6 +16,8 @@ export {
   recordFingerprint,
   SamplesRowChecks,
   type PreparedEeeTree,
+  type RowCheckContext,
+  type RowCheckResult,
 } from './eee-tree.js';
 export { checkBenchOutputPaths, looksLegacyBenchOutput } from './bench-paths.js';
 export { checkBenchmarkHashes, loadBenchmarkHash, isInferevalEvaluation } from './benchmark-hash.js';
@@ -39,6 +46,9 @@ export interface PreparedTreeChecks {
    * so that `finish` need not read and parse it again; undefined for any other file.
    */
   rowChecks(path: string): SamplesRowChecks | undefined;
+  /** The same for a worker thread: the plain data its `SamplesRowChecks` need, then `acceptRows` with the result. */
+  rowContext(path: string): RowCheckContext | undefined;
+  acceptRows(path: string, result: RowCheckResult): void;
   finish(): Promise<Diagnostic[]>;
 }
 
@@ -51,6 +61,8 @@ export async function prepareTreeChecks(
   const eee = await prepareEeeTree(files, json);
   return {
     rowChecks: (path) => eee.rowChecks(path),
+    rowContext: (path) => eee.rowContext(path),
+    acceptRows: (path, result) => eee.acceptRows(path, result),
     async finish() {
       const diagnostics = [...(await eee.finish()), ...(await checkBenchOutputPaths(files, json))];
       if (options.benchmark !== undefined)

@@ -44,6 +44,19 @@ export class Findings {
     });
   }
 
+  /** Adds a finding that is already a Diagnostic (position and message final). */
+  addDiagnostic(d: Diagnostic): void {
+    this.pending.push({
+      file: d.file,
+      firstLine: 1,
+      position: { line: d.line, column: d.column },
+      pointer: d.pointer,
+      code: d.code as CheckCodeId,
+      severity: d.severity,
+      message: d.message,
+    });
+  }
+
   /** Adds every finding of `other` (in its order) after the ones here. */
   append(other: Findings): void {
     this.pending.push(...other.pending);

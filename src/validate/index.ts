@@ -187,6 +187,12 @@ export async function validatePaths(
 
   const results = new Map<string, FileResult>();
   const onDisk = list.filter((p) => p !== '-');
+  // The checks across files read what they need first (the EEE aggregates), so that the samples files feed their
+  // row checks during their one read here or in a worker, instead of being read and parsed again by the checks.
+  const absolute = onDisk.map((p) => resolve(cwd, p));
+  const tree = options.schemaOnly
+    ? undefined
+    : await prepareTreeChecks(absolute, { benchmark: options.benchmark });
   if (jobs > 1 && onDisk.length > 0) {
     const engine = {
       type: options.type,
@@ -199,6 +205,7 @@ export async function validatePaths(
         absPath: resolve(cwd, p),
         jsonl: isJsonlPath(p),
         size: sizes.get(p) ?? 0,
+        rows: isJsonlPath(p) ? tree?.rowContext(resolve(cwd, p)) : undefined,
       })),
       jobs,
       {
@@ -207,18 +214,12 @@ export async function validatePaths(
         maxDepth: options.maxDepth,
         rangeBytes: options.rangeBytes,
         onBytes: progress,
+        onRows: (file, result) => tree?.acceptRows(file.absPath, result),
       },
     );
     for (const r of done) results.set(r.path, r);
     filesDone = done.length;
   }
-  // The checks across files read what they need first (the EEE aggregates), so that the samples files read in this
-  // thread feed their row checks during this one read instead of being read and parsed again (files read by
-  // workers are read again by the checks).
-  const absolute = onDisk.map((p) => resolve(cwd, p));
-  const tree = options.schemaOnly
-    ? undefined
-    : await prepareTreeChecks(absolute, { benchmark: options.benchmark });
   const engine = new Engine(options);
   /** One file in this thread; an EEE samples file feeds the tree's row checks as it is read. */
   const validateRowsFed = async (p: string): Promise<FileResult> => {

@@ -5,6 +5,7 @@
  */
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import type { RowCheckContext, RowCheckResult } from '../checks/eee-tree.js';
 import { IoError } from '../errors.js';
 import type { EngineOptions } from './engine.js';
 import { emptyFileResult, type FileResult } from './file.js';
@@ -19,10 +20,12 @@ export interface WorkerTask {
   engine: Omit<EngineOptions, 'types'>;
   maxDiagnostics?: number;
   maxDepth?: number;
+  /** An EEE samples file (read whole): run its datastore row checks during the read and send back what they found. */
+  rows?: RowCheckContext;
 }
 
 export type WorkerReply =
-  | { kind: 'done'; id: number; result: FileResult; lines: number }
+  | { kind: 'done'; id: number; result: FileResult; lines: number; rows?: RowCheckResult }
   | { kind: 'failed'; id: number; name: string; code: string; message: string }
   | { kind: 'progress'; id: number; bytes: number };
 
@@ -31,6 +34,8 @@ export interface ParallelFile {
   absPath: string;
   jsonl: boolean;
   size: number;
+  /** Row checks to run while reading (the file is then read whole by one worker, not split into ranges). */
+  rows?: RowCheckContext;
 }
 
 /** JSONL files above this size are split into ranges. */
@@ -88,6 +93,8 @@ export async function validateInWorkers(
     maxDepth?: number;
     rangeBytes?: number;
     onBytes?: (n: number) => void;
+    /** What the row checks of a file with `rows` found. */
+    onRows?: (file: ParallelFile, result: RowCheckResult) => void;
   },
 ): Promise<FileResult[]> {
   const tasks: WorkerTask[] = [];
@@ -103,7 +110,10 @@ export async function validateInWorkers(
       maxDepth: options.maxDepth,
     };
     const rangeBytes = options.rangeBytes ?? DEFAULT_RANGE_BYTES;
-    if (file.jsonl && file.size > rangeBytes) {
+    if (file.rows) {
+      tasks.push({ ...base, id: tasks.length, rows: file.rows });
+      taskFile.push(f);
+    } else if (file.jsonl && file.size > rangeBytes) {
       const pieces = Math.max(jobs * 2, Math.ceil(file.size / rangeBytes));
       const cuts = await lineBoundaries(file.absPath, file.size, pieces);
       for (let k = 0; k + 1 < cuts.length; k++) {
@@ -173,6 +183,7 @@ export async function validateInWorkers(
       into.diagnostics.push({ ...d, line: d.line + shift });
     }
     lineBase[f] += reply.lines;
+    if (reply.rows) options.onRows?.(files[f], reply.rows);
   }
   return results;
 }

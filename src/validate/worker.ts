@@ -3,6 +3,7 @@
  * diagnostics only — never documents, so the main thread does no parsing.
  */
 import { parentPort } from 'node:worker_threads';
+import { SamplesRowChecks } from '../checks/eee-tree.js';
 import { readJsonlFile } from '../io/jsonl.js';
 import { Engine } from './engine.js';
 import { FileAccumulator, validateFileAt, validateLines } from './file.js';
@@ -44,13 +45,15 @@ async function handle(task: WorkerTask): Promise<WorkerReply> {
       flush();
       return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
     }
+    const rows = task.rows ? new SamplesRowChecks(task.rows) : undefined;
     const result = await validateFileAt(task.path, task.absPath, task.jsonl, engine, {
       maxDiagnostics: task.maxDiagnostics,
       maxDepth: task.maxDepth,
       onBytes,
+      rows,
     });
     flush();
-    return { kind: 'done', id: task.id, result, lines: 0 };
+    return { kind: 'done', id: task.id, result, lines: 0, rows: rows?.result() };
   } catch (error) {
     const e = error as Error & { code?: string };
     return { kind: 'failed', id: task.id, name: e.name, code: e.code ?? 'internal', message: e.message };
