@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (npm run build).
-import { main } from '../dist/cli/main.js';
-
-main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+// Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`).
+let cli;
+try {
+  cli = await import('../dist/cli/main.js');
+} catch (error) {
+  if (error && error.code === 'ERR_MODULE_NOT_FOUND') {
+    process.stderr.write('evalkit: the CLI is not built yet: run `npm run build` (or `npm run evalkit -- …` from source)\n');
+    process.exit(2);
+  }
+  throw error;
+}
+process.exitCode = await cli.main(process.argv);
