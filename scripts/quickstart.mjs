@@ -10,12 +10,70 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const steps = [
-  ['Validate the example records (schemas + datastore integrity)', ['validate', 'examples/eee/data', 'examples/infereval/benchmark.json', 'examples/infereval/evaluation.json', 'examples/retrieval/gold.jsonl', 'examples/retrieval/results.jsonl', 'examples/retrieval/events.jsonl', 'examples/bench-output/outputs']],
-  ['Run an infereval benchmark (replayed answers; journaled, resumable)', ['evaluate', 'examples/run/birds.benchmark.json', '--provider', 'replay', '--replay-from', 'examples/run/birds.fixture.jsonl', '--model', 'demo-model', '-o', `${out}/birds.eta.json`, '--log', `${out}/birds.run.jsonl`, '--eee-out', `${out}/eee`]],
-  ['Validate what the run wrote (η + EEE datastore pair)', ['validate', `${out}/birds.eta.json`, `${out}/eee`]],
-  ['Agreement metrics with a seeded subsampling CI', ['metrics', 'examples/infereval/evaluation.json', '--ci', '--ci-seed', '7']],
-  ['Construct-validity report (HTML + Markdown)', ['report', 'examples/report/evaluation.json', '--retest', 'examples/report/retest.json', '--sweep', 'examples/report/sweep.json', '--html', `${out}/report.html`, '--markdown', `${out}/report.md`]],
-  ['EEE uncertainty (mean, SE, Wilson, bootstrap CI)', ['stats', 'examples/eee/data/demo-bench/acme/tiny-model-1b/7c2f4e1a-93b5-4d6e-8a0f-2b1c3d4e5f60.json', '-o', `${out}/aggregate.with-uncertainty.json`]],
+  [
+    'Validate the example records (schemas + datastore integrity)',
+    [
+      'validate',
+      'examples/eee/data',
+      'examples/infereval/benchmark.json',
+      'examples/infereval/evaluation.json',
+      'examples/retrieval/gold.jsonl',
+      'examples/retrieval/results.jsonl',
+      'examples/retrieval/events.jsonl',
+      'examples/bench-output/outputs',
+    ],
+  ],
+  [
+    'Run an infereval benchmark (replayed answers; journaled, resumable)',
+    [
+      'evaluate',
+      'examples/run/birds.benchmark.json',
+      '--provider',
+      'replay',
+      '--replay-from',
+      'examples/run/birds.fixture.jsonl',
+      '--model',
+      'demo-model',
+      '-o',
+      `${out}/birds.eta.json`,
+      '--log',
+      `${out}/birds.run.jsonl`,
+      '--eee-out',
+      `${out}/eee`,
+    ],
+  ],
+  [
+    'Validate what the run wrote (η + EEE datastore pair)',
+    ['validate', `${out}/birds.eta.json`, `${out}/eee`],
+  ],
+  [
+    'Agreement metrics with a seeded subsampling CI',
+    ['metrics', 'examples/infereval/evaluation.json', '--ci', '--ci-seed', '7'],
+  ],
+  [
+    'Construct-validity report (HTML + Markdown)',
+    [
+      'report',
+      'examples/report/evaluation.json',
+      '--retest',
+      'examples/report/retest.json',
+      '--sweep',
+      'examples/report/sweep.json',
+      '--html',
+      `${out}/report.html`,
+      '--markdown',
+      `${out}/report.md`,
+    ],
+  ],
+  [
+    'EEE uncertainty (mean, SE, Wilson, bootstrap CI)',
+    [
+      'stats',
+      'examples/eee/data/demo-bench/acme/tiny-model-1b/7c2f4e1a-93b5-4d6e-8a0f-2b1c3d4e5f60.json',
+      '-o',
+      `${out}/aggregate.with-uncertainty.json`,
+    ],
+  ],
 ];
 
 for (const [title, args] of steps) {
