@@ -1,27 +1,16 @@
 /** `validate` on a repository: the path policy applied to the benchmark output files among the validated files. */
 import type { Diagnostic } from '../diagnostics.js';
+import { hasLegacyKeys } from '../formats/bench-output/migrate.js';
 import { JsonCache } from './json-cache.js';
 import { Findings } from './report.js';
 import { classifyInRepository } from './path-policy.js';
-
-const LEGACY_KEY_SETS = [
-  ['config', 'results'],
-  ['metrics', 'metadata'],
-  ['scores', 'details'],
-];
 
 /** A benchmark output v1 document, or one of the legacy shapes it replaced. */
 export function looksLikeBenchOutput(doc: unknown): boolean {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
   const d = doc as Record<string, unknown>;
   if (d.schema_version === 'v1' && 'metadata' in d && 'results' in d) return true;
-  return looksLegacyBenchOutput(d);
-}
-
-/** The seed's "looks legacy" shapes: {config, results}, {metrics, metadata}, {scores, details}. */
-export function looksLegacyBenchOutput(d: Record<string, unknown>): boolean {
-  if ('$schema' in d) return false;
-  return LEGACY_KEY_SETS.some((keys) => keys.every((k) => k in d));
+  return hasLegacyKeys(d);
 }
 
 export async function checkBenchOutputPaths(paths: string[], json = new JsonCache()): Promise<Diagnostic[]> {

@@ -19,7 +19,7 @@ export {
   type RowCheckContext,
   type RowCheckResult,
 } from './eee-tree.js';
-export { checkBenchOutputPaths, looksLegacyBenchOutput } from './bench-paths.js';
+export { checkBenchOutputPaths } from './bench-paths.js';
 export { checkBenchmarkHashes, loadBenchmarkHash, isInferevalEvaluation } from './benchmark-hash.js';
 export * from './path-policy.js';
 export * from './names.js';

@@ -50,4 +50,9 @@ export interface DocumentType {
   /** True when the document's keys say it is this type (independent of schema_version). */
   looksLike(doc: Record<string, unknown>): boolean;
   versions: FormatVersion[];
+  /**
+   * For a document no type recognises: when it is an older shape this type replaced, says so and how to convert it
+   * (e.g. "evalkit migrate"). Returns undefined otherwise.
+   */
+  legacyHint?(doc: Record<string, unknown>): string | undefined;
 }

@@ -101,6 +101,7 @@ export class Detector {
         type = candidates.find((t) => wanted !== undefined && findVersion(t, wanted)) ?? candidates[0];
       } else {
         const byVersion = declared !== undefined ? this.bySchemaVersion.get(declared) : undefined;
+        const legacy = this.types.map((t) => t.legacyHint?.(record)).find((h) => h !== undefined);
         const hint =
           byVersion && byVersion.length > 0
             ? ` (its schema_version ${JSON.stringify(declared)} belongs to ${byVersion.map((b) => b.type.id).join(' or ')}, but its keys do not; use --type to force it)`
@@ -108,7 +109,9 @@ export class Detector {
         return {
           ok: false,
           code: 'detect.unknown-type',
-          message: `cannot tell what this document is: expected one of ${this.typeList()}${hint}`,
+          message: legacy
+            ? `not a current document type: ${legacy}`
+            : `cannot tell what this document is: expected one of ${this.typeList()}${hint}`,
         };
       }
     }

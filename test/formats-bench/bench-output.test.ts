@@ -164,3 +164,15 @@ describe('examples/bench-output', () => {
     for (const f of ['legacy/results.json', 'legacy/metrics.json']) assert.ok(!validate(read(f)), f);
   });
 });
+
+test('a legacy benchmark output is not detected as a type, and the error says how to migrate it', async () => {
+  const { validateValue } = await import('../../src/validate/index.js');
+  const legacy = validateValue(read('legacy/results.json'));
+  assert.equal(legacy.valid, false);
+  assert.equal(legacy.diagnostics[0].code, 'detect.unknown-type');
+  assert.match(legacy.diagnostics[0].message, /legacy benchmark output.*evalkit migrate/);
+  // A document that is merely unknown gets the list of types instead.
+  const unknown = validateValue({ hello: 'world' });
+  assert.doesNotMatch(unknown.diagnostics[0].message, /migrate/);
+  assert.match(unknown.diagnostics[0].message, /expected one of/);
+});

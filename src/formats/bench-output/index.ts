@@ -1,4 +1,5 @@
 import type { DocumentType } from '../types.js';
+import { hasLegacyKeys } from './migrate.js';
 import { benchOutputRules } from './rules.js';
 import { BenchOutputSchema } from './schema.js';
 
@@ -16,6 +17,10 @@ export const benchOutputType: DocumentType = {
   family: 'bench',
   title: 'benchmark output v1',
   looksLike: looksLikeBenchOutput,
+  legacyHint: (doc) =>
+    hasLegacyKeys(doc)
+      ? `it has the keys of a legacy benchmark output (${Object.keys(doc).sort().join(', ')}); \`evalkit migrate FILE\` turns it into bench.output v1`
+      : undefined,
   versions: [
     {
       version: 'v1',

@@ -65,16 +65,19 @@ const SECTION_NAME_KEY = { benchmark: 'name', model: 'name', run: 'id' } as cons
 const FAILURE_KEYS = ['error', 'errors', 'exception', 'failure'];
 const V1_TOP = new Set(['$schema', 'schema_version', 'metadata', 'results']);
 
-/** "Looks legacy": {config, results}, {metrics, metadata}, {scores, details}, or schema_version without $schema. */
-export function looksLegacy(doc: unknown): boolean {
-  if (!isObject(doc)) return false;
-  if ('schema_version' in doc && !('$schema' in doc)) return true;
-  if ('$schema' in doc) return false;
+/** The seed's legacy shapes: {config, results}, {metrics, metadata} or {scores, details}, without `$schema`. */
+export function hasLegacyKeys(doc: unknown): boolean {
+  if (!isObject(doc) || '$schema' in doc) return false;
   return [
     ['config', 'results'],
     ['metrics', 'metadata'],
     ['scores', 'details'],
   ].some((keys) => keys.every((k) => k in doc));
+}
+
+/** "Looks legacy": one of the legacy shapes, or schema_version without $schema. */
+export function looksLegacy(doc: unknown): boolean {
+  return hasLegacyKeys(doc) || (isObject(doc) && 'schema_version' in doc && !('$schema' in doc));
 }
 
 function failureMessage(v: unknown): string {
