@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { runMain } from '../metrics-retrieval/run-main.js';
-import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
+import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { findType, findVersion } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';
 

@@ -286,3 +286,25 @@ test('migrate never follows a samples file that is a symbolic link', async () =>
   assert.equal(aggregate.status, 'failed');
   assert.match(aggregate.problems.join(), /symbolic link: it is never followed/);
 });
+
+test('instance rows: a non-string value in a nested string map is JSON-encoded and reported at its full pointer', async () => {
+  const { migrateEeeInstanceRow } = await import('../../src/formats/eee/migrate.js');
+  const row = {
+    schema_version: 'instance_level_eval_0.2.0',
+    evaluation_id: 'e1',
+    model_id: 'acme/m',
+    evaluation_name: 'x',
+    sample_id: 's1',
+    interaction_type: 'single_turn',
+    input: { raw: 'q', reference: 'a' },
+    output: { raw: 'a' },
+    evaluation: { score: 1, is_correct: true },
+    performance: { additional_details: { gpu: 'a100', batch: 8 } },
+  };
+  const out = migrateEeeInstanceRow(row);
+  assert.equal((out.value as any).performance.additional_details.batch, '8');
+  assert.ok(
+    out.notes.some((n) => n.pointer === '/performance/additional_details/batch'),
+    JSON.stringify(out.notes.map((n) => n.pointer)),
+  );
+});

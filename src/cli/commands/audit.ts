@@ -2,7 +2,8 @@ import { loadInfereval } from '../../formats/infereval/load.js';
 import { audit } from '../../metrics/infereval/audit.js';
 import { renderAudit } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
-import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
+import { json, resolvePath } from '../options.js';
+import { formatOption, type ReportFormat } from './metrics.js';
 
 export const auditCommand: CommandModule = {
   register(program, io, run) {

@@ -22,31 +22,10 @@ import {
 } from '../../run/setup.js';
 import type { QuestionForm, TieBreak } from '../../run/types.js';
 import { writeEeeRun } from '../../run/eee-out.js';
+import { intArg, numberArg } from '../options.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 
 // ---- option parsing shared with `sweep` ----
-
-function intOption(name: string, min: number): (v: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min)
-      throw new UsageError('usage.bad-option', `${name} must be an integer ≥ ${min}, got "${value}"`);
-    return n;
-  };
-}
-
-function numberOption(name: string, min: number, max = Infinity): (v: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-      throw new UsageError(
-        'usage.bad-option',
-        `${name} must be a number in [${min}, ${max}], got "${value}"`,
-      );
-    }
-    return n;
-  };
-}
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -68,16 +47,16 @@ export function addRunOptions(cmd: Command): Command {
       '--api-key-env <name>',
       'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
     )
-    .option('--n-samples <n>', 'completions drawn per item (majority-voted)', intOption('--n-samples', 1), 5)
-    .option('--temperature <t>', 'sampling temperature', numberOption('--temperature', 0, 2), 1.0)
+    .option('--n-samples <n>', 'completions drawn per item (majority-voted)', intArg('--n-samples', 1), 5)
+    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, 2), 1.0)
     .option(
       '--max-tokens <n>',
       'completion token budget (max_completion_tokens for OpenAI reasoning models)',
-      intOption('--max-tokens', 1),
+      intArg('--max-tokens', 1),
       1024,
     )
-    .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p', 0, 1))
-    .option('--seed <n>', 'sampling seed (OpenAI-compatible servers)', intOption('--seed', 0))
+    .option('--top-p <p>', 'nucleus sampling', numberArg('--top-p', 0, 1))
+    .option('--seed <n>', 'sampling seed (OpenAI-compatible servers)', intArg('--seed', 0))
     .option('--stop <text>', 'stop sequence (repeatable)', collect)
     .addOption(
       new Option('--tie-break <rule>', 'how a good/bad tie is resolved')
@@ -96,29 +75,29 @@ export function addRunOptions(cmd: Command): Command {
     .option(
       '--paraphrase-variant <k>',
       'bearer wording: 0 = expression, k ≥ 1 = paraphrases[k-1]',
-      intOption('--paraphrase-variant', 0),
+      intArg('--paraphrase-variant', 0),
       0,
     )
     .option('--paraphrase-cycle', 'run every paraphrase variant in turn, one η per variant (ETA.v<k>.json)')
     .option('--strip-tex', 'replace $…$ spans by their content', true)
     .option('--no-strip-tex', 'keep $…$ TeX delimiters in the prompts')
-    .option('--concurrency <n>', 'requests in flight at once', intOption('--concurrency', 1), 8)
+    .option('--concurrency <n>', 'requests in flight at once', intArg('--concurrency', 1), 8)
     .option(
       '--rate-limit <rps>',
       'at most this many requests started per second',
-      numberOption('--rate-limit', 0.001),
+      numberArg('--rate-limit', 0.001),
     )
     .option(
       '--max-attempts <n>',
       'attempts per sample for transient failures (429, 5xx, 529, timeouts, dropped connections)',
-      intOption('--max-attempts', 1),
+      intArg('--max-attempts', 1),
       DEFAULT_RETRY.maxAttempts,
     )
-    .option('--timeout-ms <ms>', 'per-attempt timeout', intOption('--timeout-ms', 1), DEFAULT_RETRY.timeoutMs)
+    .option('--timeout-ms <ms>', 'per-attempt timeout', intArg('--timeout-ms', 1), DEFAULT_RETRY.timeoutMs)
     .option(
       '--retry-base-ms <ms>',
       'first backoff delay; doubles per retry, with jitter (Retry-After wins when sent)',
-      intOption('--retry-base-ms', 0),
+      intArg('--retry-base-ms', 0),
       DEFAULT_RETRY.baseDelayMs,
     )
     .option('--retry-failed', 'when resuming, send again the samples that failed in the earlier run')

@@ -8,6 +8,7 @@ import {
   type RsrTargetSpec,
 } from '../../metrics/infereval/evaluation-metrics.js';
 import { renderMetrics } from '../../metrics/infereval/render.js';
+import { json, optionalInteger, parseNumber, resolvePath } from '../options.js';
 import type { CommandModule } from '../context.js';
 
 export const REPORT_FORMATS = ['text', 'markdown', 'json'] as const;
@@ -18,21 +19,6 @@ export function formatOption(): Option {
     .choices(REPORT_FORMATS)
     .default('text');
 }
-
-/** An integer option value ≥ min, or undefined when absent. */
-export function intOption(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value.trim()) || Number(value) < min) {
-    throw new UsageError('usage.bad-option', `${flag} expects an integer ≥ ${min}, got "${value}"`);
-  }
-  return Number(value);
-}
-
-export function resolvePath(cwd: string, p: string): string {
-  return p.startsWith('/') ? p : `${cwd}/${p}`;
-}
-
-export const json = (value: unknown): string => JSON.stringify(value, null, 2) + '\n';
 
 interface MetricsFlags {
   benchmark?: string;
@@ -100,29 +86,11 @@ export const metricsCommand: CommandModule = {
       .addOption(formatOption())
       .action((evaluation: string, flags: MetricsFlags) =>
         run(async () => {
-          const iterations = intOption(flags.ciIterations, '--ci-iterations', 1)!;
-          const subsampleSize = intOption(flags.ciSubsampleSize, '--ci-subsample-size', 2);
-          const seed = intOption(flags.ciSeed, '--ci-seed', Number.MIN_SAFE_INTEGER);
-          if (seed !== undefined && !Number.isSafeInteger(seed)) {
-            throw new UsageError(
-              'usage.bad-option',
-              `--ci-seed must be an integer of magnitude below 2^53, got "${flags.ciSeed}"`,
-            );
-          }
-          const confidence = Number(flags.ciConfidence);
-          if (!(confidence > 0 && confidence < 1)) {
-            throw new UsageError(
-              'usage.bad-option',
-              `--ci-confidence expects a number in (0, 1), got "${flags.ciConfidence}"`,
-            );
-          }
-          const thin = Number(flags.thinMargin);
-          if (!(thin >= 0 && thin <= 1)) {
-            throw new UsageError(
-              'usage.bad-option',
-              `--thin-margin expects a number in [0, 1], got "${flags.thinMargin}"`,
-            );
-          }
+          const iterations = optionalInteger(flags.ciIterations, '--ci-iterations', 1)!;
+          const subsampleSize = optionalInteger(flags.ciSubsampleSize, '--ci-subsample-size', 2);
+          const seed = optionalInteger(flags.ciSeed, '--ci-seed', Number.MIN_SAFE_INTEGER);
+          const confidence = parseNumber(flags.ciConfidence, '--ci-confidence', 0, 1, true);
+          const thin = parseNumber(flags.thinMargin, '--thin-margin', 0, 1);
           const targets: RsrTargetSpec[] = (flags.byRsrTarget ?? []).map(parseRsrTarget);
           if (targets.length > 0 && !flags.benchmark) {
             throw new UsageError(

@@ -2,7 +2,8 @@ import { loadInfereval } from '../../formats/infereval/load.js';
 import { monotonicity } from '../../metrics/infereval/monotonicity.js';
 import { renderMonotonicity } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
-import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
+import { json, resolvePath } from '../options.js';
+import { formatOption, type ReportFormat } from './metrics.js';
 
 export const monotonicityCommand: CommandModule = {
   register(program, io, run) {

@@ -1,5 +1,4 @@
 import { Option } from 'commander';
-import { UsageError } from '../../errors.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { writeFileAtomic } from '../../io/atomic.js';
@@ -10,7 +9,7 @@ import { renderMarkdown } from '../../report/markdown.js';
 import { buildReportModel, type RetestEvidence, type SweepEvidence } from '../../report/model.js';
 import { readJsonDocument } from '../../report/read-input.js';
 import type { CommandModule } from '../context.js';
-import { intOption, json, resolvePath } from './metrics.js';
+import { json, optionalInteger, resolvePath } from '../options.js';
 
 interface ReportFlags {
   benchmark?: string;
@@ -66,8 +65,8 @@ export const reportCommand: CommandModule = {
       )
       .action((evaluation: string, flags: ReportFlags) =>
         run(async () => {
-          const iterations = intOption(flags.ciIterations, '--ci-iterations', 1)!;
-          const seed = intOption(flags.ciSeed, '--ci-seed', 0)!;
+          const iterations = optionalInteger(flags.ciIterations, '--ci-iterations', 1)!;
+          const seed = optionalInteger(flags.ciSeed, '--ci-seed', 0)!;
           const evaluationPath = resolvePath(io.cwd, evaluation);
           const eta = await loadInfereval(evaluationPath, 'evaluation');
           let benchmark: Benchmark | undefined;

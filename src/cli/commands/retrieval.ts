@@ -12,7 +12,7 @@ import { parseThresholds, type ThresholdConfig } from '../../metrics/retrieval/t
 import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import { createAjv } from '../../validate/ajv.js';
 import type { CliIO, CommandModule } from '../context.js';
-import { intOption, json, resolvePath } from './metrics.js';
+import { json, optionalInteger, resolvePath } from '../options.js';
 
 /** Rows that pass the type's 0.1 schema; the others become diagnostics (file:line, pointer, schema keyword). */
 function schemaCheck(
@@ -161,8 +161,8 @@ export const retrievalCommand: CommandModule = {
       .action((flags: ScoreFlags) =>
         run(async () => {
           const ks = parseKs(flags.k);
-          const iterations = intOption(flags.iterations, '--iterations', 1)!;
-          const seed = intOption(flags.seed, '--seed', 0)!;
+          const iterations = optionalInteger(flags.iterations, '--iterations', 1)!;
+          const seed = optionalInteger(flags.seed, '--seed', 0)!;
           const diagnostics: Diagnostic[] = [];
           const thresholds = await readThresholds(io, flags.thresholds);
           const gold = schemaCheck(

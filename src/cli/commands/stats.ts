@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
 import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import type { CommandModule } from '../context.js';
-import { intOption, json, resolvePath } from './metrics.js';
+import { json, optionalInteger, parseNumber, resolvePath } from '../options.js';
 import { Option } from 'commander';
 
 interface StatsFlags {
@@ -80,15 +80,9 @@ export const statsCommand: CommandModule = {
         run(async () => {
           if (flags.output && flags.inPlace)
             throw new UsageError('usage.conflict', 'use either -o or --in-place, not both');
-          const iterations = intOption(flags.iterations, '--iterations', 1)!;
-          const seed = intOption(flags.seed, '--seed', 0)!;
-          const confidence = Number(flags.confidence);
-          if (!(confidence > 0 && confidence < 1)) {
-            throw new UsageError(
-              'usage.bad-option',
-              `--confidence expects a number in (0, 1), got "${flags.confidence}"`,
-            );
-          }
+          const iterations = optionalInteger(flags.iterations, '--iterations', 1)!;
+          const seed = optionalInteger(flags.seed, '--seed', 0)!;
+          const confidence = parseNumber(flags.confidence, '--confidence', 0, 1, true);
           const aggregatePath = resolvePath(io.cwd, aggregate);
           const record = await readJsonDocument(aggregatePath);
           const samplesPath = flags.samples

@@ -3,7 +3,8 @@ import { loadInfereval } from '../../formats/infereval/load.js';
 import { structure } from '../../metrics/infereval/structure.js';
 import { renderStructure } from '../../metrics/infereval/render.js';
 import type { CommandModule } from '../context.js';
-import { formatOption, json, resolvePath, type ReportFormat } from './metrics.js';
+import { json, parseNumber, resolvePath } from '../options.js';
+import { formatOption, type ReportFormat } from './metrics.js';
 
 interface StructureFlags {
   benchmark?: string;
@@ -39,14 +40,8 @@ export const structureCommand: CommandModule = {
         run(async () => {
           if (!flags.benchmark)
             throw new UsageError('usage.needs-benchmark', 'structure needs --benchmark <file>');
-          const thin = Number(flags.thinMargin);
-          const maxThin = Number(flags.maxThinFraction);
-          if (!(thin >= 0 && thin <= 1) || !(maxThin >= 0 && maxThin <= 1)) {
-            throw new UsageError(
-              'usage.bad-option',
-              '--thin-margin and --max-thin-fraction expect numbers in [0, 1]',
-            );
-          }
+          const thin = parseNumber(flags.thinMargin, '--thin-margin', 0, 1);
+          const maxThin = parseNumber(flags.maxThinFraction, '--max-thin-fraction', 0, 1);
           const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
           const bench = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
           const report = structure(eta, bench, { thinMarginThreshold: thin, maxThinFraction: maxThin });

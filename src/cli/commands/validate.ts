@@ -1,6 +1,6 @@
 import { Option } from 'commander';
-import { UsageError } from '../../errors.js';
 import { validatePaths } from '../../validate/index.js';
+import { optionalInteger } from '../options.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { OUTPUT_FORMATS, report, type OutputFormat } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
@@ -21,18 +21,10 @@ interface ValidateFlags {
   progress: boolean;
 }
 
-function positiveInt(value: string | undefined, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) {
-    throw new UsageError('usage.bad-option', `${flag} expects an integer ≥ ${min}, got "${value}"`);
-  }
-  return Number(value);
-}
-
 async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
   // 0 = no limit; the default keeps memory bounded on huge, mostly invalid inputs.
-  const maxErrors = positiveInt(flags.maxErrors, '--max-errors', 0) || undefined;
-  const jobs = positiveInt(flags.jobs, '--jobs', 1) ?? 1;
+  const maxErrors = optionalInteger(flags.maxErrors, '--max-errors', 0) || undefined;
+  const jobs = optionalInteger(flags.jobs, '--jobs', 1) ?? 1;
   const progress = createProgress(io, { enabled: flags.progress });
   try {
     const result = await validatePaths(paths, {

@@ -142,8 +142,8 @@ function stringifyMaps(doc: Json, paths: string[], notes: MigrationNote[], prefi
         });
       }
     };
-    if (head === '') visit(doc, '');
-    else each(doc, head, visit);
+    if (head === '') visit(doc, prefix);
+    else each(doc, head, (owner, pointer) => visit(owner, prefix + pointer));
   }
 }
 

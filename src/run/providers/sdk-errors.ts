@@ -3,8 +3,6 @@ import * as AnthropicSdk from '@anthropic-ai/sdk';
 import * as OpenAISdk from 'openai';
 import { ProviderError, httpError } from './provider.js';
 
-const isTimeout = (e: unknown): boolean =>
-  e instanceof OpenAISdk.APIConnectionTimeoutError || e instanceof AnthropicSdk.APIConnectionTimeoutError;
 const isConnection = (e: unknown): boolean =>
   e instanceof OpenAISdk.APIConnectionError || e instanceof AnthropicSdk.APIConnectionError;
 

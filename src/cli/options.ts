@@ -1,0 +1,54 @@
+// Flag values shared by every command: numbers checked once, paths resolved against the CLI's cwd, JSON printed
+// the same way. A bad value is a UsageError (exit 2) that names the flag.
+import { resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+
+/** An integer flag value ≥ min (a safe integer, so a seed is never silently rounded). */
+export function parseInteger(value: string, flag: string, min: number): number {
+  const text = value.trim();
+  const n = Number(text);
+  if (!/^[-+]?\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
+    const range = min <= Number.MIN_SAFE_INTEGER ? 'of magnitude below 2^53' : `≥ ${min}`;
+    throw new UsageError('usage.bad-option', `${flag} expects an integer ${range}, got "${value}"`);
+  }
+  return n;
+}
+
+/** Like parseInteger, for a flag that may be absent. */
+export function optionalInteger(value: string | undefined, flag: string, min: number): number | undefined {
+  return value === undefined ? undefined : parseInteger(value, flag, min);
+}
+
+/** A finite number flag value in [min, max] (or (min, max) with `exclusive`). */
+export function parseNumber(
+  value: string,
+  flag: string,
+  min: number,
+  max = Infinity,
+  exclusive = false,
+): number {
+  const n = Number(value);
+  const inside = exclusive ? n > min && n < max : n >= min && n <= max;
+  if (value.trim() === '' || !Number.isFinite(n) || !inside) {
+    const range = exclusive ? `(${min}, ${max})` : `[${min}, ${max}]`;
+    throw new UsageError('usage.bad-option', `${flag} expects a number in ${range}, got "${value}"`);
+  }
+  return n;
+}
+
+/** commander argument parsers for the two kinds above. */
+export const intArg =
+  (flag: string, min: number) =>
+  (value: string): number =>
+    parseInteger(value, flag, min);
+export const numberArg =
+  (flag: string, min: number, max = Infinity) =>
+  (value: string): number =>
+    parseNumber(value, flag, min, max);
+
+export function resolvePath(cwd: string, path: string): string {
+  return resolve(cwd, path);
+}
+
+/** JSON as the CLI prints it: two-space indent and a final newline. */
+export const json = (value: unknown): string => JSON.stringify(value, null, 2) + '\n';
