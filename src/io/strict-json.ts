@@ -155,19 +155,17 @@ function walk(v: unknown, depth: number): void {
 let walkLimit = DEFAULT_MAX_DEPTH;
 
 function countQuotes(text: string): number {
+  // One pass: every quote, unless an odd run of backslashes stands right before it (an escaped quote).
   let n = 0;
   let i = text.indexOf('"');
   while (i !== -1) {
-    n++;
+    if (text.charCodeAt(i - 1) !== 0x5c) n++;
+    else {
+      let run = 1;
+      while (i - run - 1 >= 0 && text.charCodeAt(i - run - 1) === 0x5c) run++;
+      if (run % 2 === 0) n++;
+    }
     i = text.indexOf('"', i + 1);
-  }
-  // Subtract escaped quotes: a quote preceded by an odd run of backslashes.
-  let j = text.indexOf('\\"');
-  while (j !== -1) {
-    let run = 1;
-    while (j - run >= 0 && text.charCodeAt(j - run) === 0x5c) run++;
-    if (run % 2 === 1) n--;
-    j = text.indexOf('\\"', j + 2);
   }
   return n;
 }
