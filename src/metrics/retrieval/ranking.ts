@@ -32,30 +32,45 @@ export function idealDcg(k: number, relevant: number): number {
 /** IDEAL_DCG[n] = Σ_{r=1}^{n} 1 / log2(r + 1), grown on demand (the sums are the same numbers every time). */
 const IDEAL_DCG: number[] = [0];
 
+/** 1 / log2(r + 1) for rank r, grown on demand (the same number every time, so sums stay bit-identical). */
+const GAIN_AT_RANK: number[] = [0];
+function discount(r: number): number {
+  while (GAIN_AT_RANK.length <= r) GAIN_AT_RANK.push(1 / Math.log2(GAIN_AT_RANK.length + 1));
+  return GAIN_AT_RANK[r];
+}
+
 /**
- * Every ranking metric at every K in one pass over the top max(K) retrieved ids.
- * `ks` must be positive integers (any order); the result follows the order of `ks`.
+ * The expected ids of a gold row as the ranking pass reads them: a Set, or (cheaper to build for the short lists
+ * gold rows usually have) an array of distinct ids.
  */
-export function rankingMetrics(
+export type ExpectedIds = ReadonlySet<string> | readonly string[];
+
+/**
+ * The one pass behind `rankingMetrics`, without allocating: writes hits and DCG at each cut-off `ks[j]` into
+ * `hitsAtK[j]` / `dcgAtK[j]` and returns the rank of the first relevant id (0 when none). `expected` as an array
+ * must hold distinct ids.
+ */
+export function rankingPass(
   retrieved: readonly string[],
-  expected: ReadonlySet<string>,
+  expected: ExpectedIds,
   ks: readonly number[],
-): RankingAtK[] {
+  hitsAtK: number[] | Float64Array,
+  dcgAtK: number[] | Float64Array,
+): number {
   let maxK = 0;
-  for (const k of ks) if (k > maxK) maxK = k;
+  for (let j = 0; j < ks.length; j++) if (ks[j] > maxK) maxK = ks[j];
   const depth = Math.min(maxK, retrieved.length);
-  // Hits and DCG at each cut-off, recorded as the pass reaches rank k (or at the end for k beyond the list).
-  const hitsAtK: number[] = new Array(ks.length).fill(0);
-  const dcgAtK: number[] = new Array(ks.length).fill(0);
+  const list = Array.isArray(expected) ? (expected as readonly string[]) : undefined;
+  const set = list ? undefined : (expected as ReadonlySet<string>);
   let hits = 0;
   let dcg = 0;
   let firstRelevant = 0;
   for (let r = 1; r <= depth; r++) {
     const id = retrieved[r - 1];
     // A relevant id counts only at its first rank (indexOf finds an earlier duplicate).
-    if (expected.has(id) && retrieved.indexOf(id) === r - 1) {
+    if ((list ? list.includes(id) : set!.has(id)) && retrieved.indexOf(id) === r - 1) {
       hits++;
-      dcg += 1 / Math.log2(r + 1);
+      dcg += discount(r);
       if (firstRelevant === 0) firstRelevant = r;
     }
     for (let j = 0; j < ks.length; j++) {
@@ -65,12 +80,34 @@ export function rankingMetrics(
       }
     }
   }
+  // Cut-offs beyond the list (or not reached) see the totals.
+  for (let j = 0; j < ks.length; j++) {
+    if (ks[j] > depth) {
+      hitsAtK[j] = hits;
+      dcgAtK[j] = dcg;
+    }
+  }
+  return firstRelevant;
+}
+
+/**
+ * Every ranking metric at every K in one pass over the top max(K) retrieved ids.
+ * `ks` must be positive integers (any order); the result follows the order of `ks`.
+ */
+export function rankingMetrics(
+  retrieved: readonly string[],
+  expected: ReadonlySet<string>,
+  ks: readonly number[],
+): RankingAtK[] {
+  const hitsAtK: number[] = new Array(ks.length).fill(0);
+  const dcgAtK: number[] = new Array(ks.length).fill(0);
+  const firstRelevant = rankingPass(retrieved, expected, ks, hitsAtK, dcgAtK);
   const relevant = expected.size;
   const out: RankingAtK[] = [];
   for (let j = 0; j < ks.length; j++) {
     const k = ks[j];
-    const h = k > depth ? hits : hitsAtK[j];
-    const d = k > depth ? dcg : dcgAtK[j];
+    const h = hitsAtK[j];
+    const d = dcgAtK[j];
     out.push({
       k,
       precision: h / k,
@@ -105,7 +142,7 @@ export function entityCoverage(
   const wanted = folding ? entities.map(foldCase) : entities;
   // Short lists (the usual case) are searched directly; Sets pay off only for long ones.
   const small = pool.length * wanted.length <= 256;
-  const present: { has(s: string): boolean } = small ? { has: (e) => pool.includes(e) } : new Set(pool);
+  const present = small ? undefined : new Set(pool);
   let distinct = 0;
   let found = 0;
   const counted = small ? undefined : new Set<string>();
@@ -114,7 +151,7 @@ export function entityCoverage(
     if (counted ? counted.has(e) : wanted.indexOf(e) !== i) continue; // count each distinct entity once
     counted?.add(e);
     distinct++;
-    if (present.has(e)) found++;
+    if (present ? present.has(e) : pool.includes(e)) found++;
   }
   return found / distinct;
 }
