@@ -118,6 +118,32 @@ function withFigures(
   return row;
 }
 
+/** An object with the metric keys a scored row gets, in output order (values are placeholders). */
+function metricsShape(
+  names: ReturnType<typeof rankingMetricNames>[],
+  withRecall: boolean,
+  withCoverage: boolean,
+): Record<string, number> {
+  const shape: Record<string, number> = {};
+  for (const n of names) {
+    shape[n.precision] = 0;
+    if (withRecall) {
+      shape[n.recall] = 0;
+      shape[n.ndcg] = 0;
+    }
+    shape[n.mrr] = 0;
+  }
+  if (withCoverage) shape.cov_entities = 0;
+  return shape;
+}
+
+/** True when `x` is an object with at least one enumerable key. */
+function hasKeys(x: object | undefined): x is object {
+  if (x === undefined) return false;
+  for (const _ in x) return true;
+  return false;
+}
+
 function isStringArray(x: unknown): x is string[] {
   if (!Array.isArray(x)) return false;
   for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'string') return false;
@@ -211,6 +237,12 @@ export function scoreResults(
   let anyCoverage = false;
   let anyOperational = false;
   const names = ks.map(rankingMetricNames);
+  // A row that brings no metrics of its own gets a copy of one of these (the ranking keys in output order, values
+  // filled in below): copying a ready-made shape is cheaper than growing every row's object key by key.
+  // shapes[recall and nDCG defined ? 1 : 0][cov_entities defined ? 1 : 0].
+  const shapes = [0, 1].map((withRecall) =>
+    [0, 1].map((withCoverage) => metricsShape(names, withRecall === 1, withCoverage === 1)),
+  );
   const hitsAtK = new Float64Array(ks.length);
   const dcgAtK = new Float64Array(ks.length);
 
@@ -287,9 +319,12 @@ export function scoreResults(
       }
     }
 
-    const metrics: Record<string, unknown> = { ...(input.metrics ?? {}) };
     // The same figures as rankingMetrics (ranking.ts), written straight into the row without intermediate objects.
     const relevant = g.relevant;
+    const coverage = entityCoverage(retrieved, g.row.entities ?? [], options.entityMatch);
+    const metrics: Record<string, unknown> = hasKeys(input.metrics)
+      ? { ...input.metrics }
+      : { ...shapes[relevant === 0 ? 0 : 1][coverage === null ? 0 : 1] };
     const firstRelevant = rankingPass(retrieved, g.expected, ks, hitsAtK, dcgAtK);
     for (let i = 0; i < ks.length; i++) {
       const k = ks[i];
@@ -314,7 +349,6 @@ export function scoreResults(
         ),
       );
     }
-    const coverage = entityCoverage(retrieved, g.row.entities ?? [], options.entityMatch);
     if (coverage !== null) {
       metrics.cov_entities = coverage;
       anyCoverage = true;
