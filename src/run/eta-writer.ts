@@ -35,23 +35,35 @@ export async function openEtaWriter(path: string, head: Record<string, unknown>)
   let next = 0;
   const waiting = new Map<number, string>();
   const write = (text: string): Promise<unknown> => (chain = chain.then(() => handle.write(text)));
+  // Items in order are gathered into writes of about 64 KiB: the file is renamed into place only at the end, so
+  // nothing is gained by a write (a thread-pool round trip) per item.
+  let buffered: string[] = [];
+  let bufferedLength = 0;
+  const flush = (): Promise<unknown> => {
+    const text = buffered.join('');
+    buffered = [];
+    bufferedLength = 0;
+    return write(text);
+  };
 
   return {
     add(index, item) {
       waiting.set(index, indent(JSON.stringify(item, null, 2), 4));
-      const parts: string[] = [];
       while (waiting.has(next)) {
-        parts.push(`${next === 0 ? '' : ','}\n    ${waiting.get(next)}`);
+        const part = `${next === 0 ? '' : ','}\n    ${waiting.get(next)}`;
+        buffered.push(part);
+        bufferedLength += part.length;
         waiting.delete(next);
         next++;
       }
-      return parts.length > 0 ? write(parts.join('')).then(() => undefined) : Promise.resolve();
+      return bufferedLength >= 65_536 ? flush().then(() => undefined) : Promise.resolve();
     },
     async finish(tail) {
       const tailJson = JSON.stringify(tail, null, 2);
       const rest = tailJson === '{}' ? '\n}\n' : `,\n${tailJson.slice(2)}\n`;
       try {
-        await write(`${next === 0 ? '' : '\n  '}]${rest}`);
+        buffered.push(`${next === 0 ? '' : '\n  '}]${rest}`);
+        await flush();
         await handle.sync();
         await handle.close();
         await rename(tmp, path);

@@ -9,7 +9,7 @@ import { canonicalJson } from '../io/canonical.js';
 import { openEtaWriter } from './eta-writer.js';
 import { openJournal } from './journal.js';
 import { parseCoherence, parseVerdict } from './parse.js';
-import { planPrompts, type PromptOptions, type PromptPlan } from './prompts.js';
+import { planPrompts, type Prompt, type PromptOptions, type PromptPlan } from './prompts.js';
 import type { Completion, CompletionRequest, Provider } from './providers/provider.js';
 import { createRateLimiter } from './rate-limit.js';
 import { withRetry, type RetryHooks, type RetryPolicy } from './retry.js';
@@ -136,8 +136,8 @@ export function buildRequest(
   item: BenchmarkItemLike,
   runId: string,
   index: number,
+  prompt: Prompt = plan.build(item),
 ): CompletionRequest {
-  const prompt = plan.build(item);
   return {
     model: config.model,
     system: prompt.system,
@@ -246,6 +246,8 @@ interface ItemState {
   item: BenchmarkItemLike;
   samples: (SampleRecord | undefined)[];
   remaining: number;
+  /** Built once for the item's samples. */
+  prompt?: Prompt;
 }
 
 export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
@@ -343,6 +345,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     const vote = majorityVote(samples, config.tieBreak);
     summary.verdicts[vote.verdict]++;
     itemsDone++;
+    state.prompt = undefined;
     log.event('item', {
       item: state.item.id,
       verdict: vote.verdict,
@@ -380,7 +383,8 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   }
 
   const runSample = async (state: ItemState, index: number): Promise<void> => {
-    const request = buildRequest(plan, config, state.item, runId, index);
+    state.prompt ??= plan.build(state.item);
+    const request = buildRequest(plan, config, state.item, runId, index, state.prompt);
     await limiter.acquire(signal);
     const result = await withRetry((s) => provider.complete(request, s), options.retry, signal, {
       ...options.retryHooks,
