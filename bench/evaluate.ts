@@ -2,7 +2,7 @@
 // against the runner): samples/second at concurrency 1 (the reference's sequential design) and 32 with 50 ms
 // response latency, the per-sample overhead at zero latency, and heap use as the benchmark grows to 10,000 items.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,16 @@ async function startServer(latencyMs: number): Promise<{ url: string; child: Chi
   return { url: `http://127.0.0.1:${port}/v1`, child };
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux); undefined elsewhere. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
 function benchmark(items: number): BenchmarkLike {
   const bearers: BenchmarkLike['bearers'] = { c: { expression: 'the conclusion holds' } };
   for (let i = 0; i < items; i++) bearers[`p${i}`] = { expression: `premise ${i} holds for $x$` };
@@ -73,6 +83,7 @@ async function measure(
   dir: string,
   name: string,
   trackMemory = false,
+  serverPid?: number,
 ) {
   const provider = createOpenAIProvider({ apiKey: 'bench', baseURL: url });
   const outputPath = join(dir, `${name}.json`);
@@ -84,6 +95,7 @@ async function measure(
   }, 250);
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const serverCpu = processCpuMs(serverPid);
   const summary = await runEvaluation({
     benchmark: benchmark(items),
     config: config(n),
@@ -95,12 +107,17 @@ async function measure(
   });
   clearInterval(sampler);
   const used = process.cpuUsage(cpu);
+  const serverCpuAfter = processCpuMs(serverPid);
   const cpuMsPerSample = (used.user + used.system) / 1000 / Math.max(1, summary.samples);
   const seconds = (performance.now() - started) / 1000;
   if (summary.failed > 0)
     throw new Error(`${name}: ${summary.failed} samples failed: ${JSON.stringify(summary.failuresByKind)}`);
   return {
     cpuMsPerSample,
+    serverCpuMsPerSample:
+      serverCpu === undefined || serverCpuAfter === undefined
+        ? undefined
+        : (serverCpuAfter - serverCpu) / Math.max(1, summary.samples),
     rate: summary.samples / seconds,
     seconds,
     samples: summary.samples,
@@ -126,9 +143,23 @@ export async function run(): Promise<void> {
       `concurrency 32, 50 ms latency: ${par.rate.toFixed(1)} samples/s (${par.samples} samples) = ${((100 * par.rate) / ideal).toFixed(0)}% of ideal ${ideal}/s ` +
         `(target ≥ 80%), ${(par.rate / seq.rate).toFixed(1)}× sequential (target ≥ 25×)`,
     );
-    const zero = await measure(fast.url, Math.round(2000 * scale), 5, 32, dir, 'zero');
+    // Zero latency measures the runner's own cost per sample. The test server runs in its own process, so on a
+    // 2-core machine the runner has a core to itself and the server's CPU (shown separately) is not charged to it.
+    // The machine is shared, so the run is repeated: best and median of 3.
+    const zeros: Awaited<ReturnType<typeof measure>>[] = [];
+    for (let i = 0; i < 3; i++)
+      zeros.push(
+        await measure(fast.url, Math.round(2000 * scale), 5, 32, dir, `zero${i}`, false, fast.child.pid),
+      );
+    zeros.sort((a, b) => b.rate - a.rate);
+    const [best, median] = [zeros[0], zeros[1]];
+    const serverCpu = (z: Awaited<ReturnType<typeof measure>>): string =>
+      z.serverCpuMsPerSample === undefined
+        ? ''
+        : `, server ${z.serverCpuMsPerSample.toFixed(3)} ms CPU in its own process`;
     console.log(
-      `zero latency, concurrency 32:  ${zero.rate.toFixed(0)} samples/s (${zero.samples} samples) = ${(1000 / zero.rate).toFixed(3)} ms wall per sample, ${zero.cpuMsPerSample.toFixed(3)} ms runner CPU per sample ` +
+      `zero latency, concurrency 32:  best ${best.rate.toFixed(0)} / median ${median.rate.toFixed(0)} samples/s of 3 runs (${best.samples} samples each) = ` +
+        `${(1000 / median.rate).toFixed(3)} ms wall per sample (median), runner CPU per sample ${best.cpuMsPerSample.toFixed(3)} / ${median.cpuMsPerSample.toFixed(3)} ms${serverCpu(median)} ` +
         `(target ≥ 2000/s; includes HTTP through the openai SDK, parse, journal fsync, η write)`,
     );
     const small = await measure(fast.url, 1000, 2, 32, dir, 'mem1k', true);
