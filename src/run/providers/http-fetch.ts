@@ -6,6 +6,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
 const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
@@ -117,12 +118,33 @@ function abortError(signal: AbortSignal): Error {
   return error;
 }
 
+interface Target {
+  href: string;
+  secure: boolean;
+  options: ReturnType<typeof urlToHttpOptions>;
+}
+
+// An evaluation posts to one or two URLs many thousand times: parse each once.
+const targets = new Map<string, Target>();
+function targetOf(href: string): Target {
+  let target = targets.get(href);
+  if (target === undefined) {
+    const url = new URL(href);
+    if (targets.size >= 64) targets.clear();
+    target = { href: url.href, secure: url.protocol === 'https:', options: urlToHttpOptions(url) };
+    targets.set(href, target);
+  }
+  return target;
+}
+
 export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
   new Promise<Response>((resolve, reject) => {
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const target = targetOf(
+      typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+    );
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(abortError(signal));
-    const secure = url.protocol === 'https:';
+    const secure = target.secure;
     const body = init.body;
     if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
       // Streams, forms and blobs are not needed by a chat request; the platform fetch handles them.
@@ -132,8 +154,7 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
     const headers = headersOf(init.headers);
     if (body != null) headers['content-length'] = String(Buffer.byteLength(body as string | Uint8Array));
     const req = (secure ? httpsRequest : httpRequest)(
-      url,
-      { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
+      { ...target.options, method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -146,7 +167,7 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
             status,
             res.statusMessage ?? '',
             new ResponseHeaders(res.rawHeaders),
-            url.href,
+            target.href,
             bytes,
           );
           resolve(response as unknown as Response);
