@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { medianRates } from './_rates.js';
 import { EeeAggregateSchema030, EeeInstanceSchema030 } from '../src/formats/eee/index.js';
 import { createAjv } from '../src/validate/ajv.js';
 
@@ -25,25 +26,6 @@ function grownAggregate(results: number): string {
     evaluation_result_id: `result-${i}`,
   }));
   return JSON.stringify(doc);
-}
-
-/** Calls per second of each task: `rounds` interleaved rounds of `calls` calls, median per task. */
-function medianRates(
-  tasks: Record<string, () => void>,
-  calls: number,
-  rounds: number,
-): Record<string, number> {
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(tasks).map((k) => [k, []]));
-  for (let r = 0; r <= rounds; r++) {
-    for (const [name, fn] of Object.entries(tasks)) {
-      const start = performance.now();
-      for (let i = 0; i < calls; i++) fn();
-      if (r > 0) samples[name].push((calls / (performance.now() - start)) * 1000); // round 0 warms up
-    }
-  }
-  return Object.fromEntries(
-    Object.entries(samples).map(([k, xs]) => [k, [...xs].sort((a, b) => a - b)[xs.length >> 1]]),
-  );
 }
 
 function report(label: string, text: string, oursSchema: object, upstreamFile: string, calls: number): void {

@@ -17,21 +17,10 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sampleHash } from '../src/formats/eee/sample-hash.js';
+import { createRng } from '../src/metrics/stats/rng.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-
-/** A small seeded PRNG (mulberry32), so the file is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the of and to in is that for it as was with be by on not he this are or his from at which but have an they you ' +
@@ -98,7 +87,7 @@ function ensureData(targetBytes: number): string {
   if (existsSync(path) && statSync(path).size >= targetBytes) return path;
   const started = Date.now();
   const fd = openSync(`${path}.tmp`, 'w');
-  const next = rng(20261121);
+  const next = createRng(20261121);
   let written = 0;
   let buf: string[] = [];
   let bufLen = 0;

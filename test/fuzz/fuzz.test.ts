@@ -26,21 +26,10 @@ import { benchmarkHash } from '../../src/formats/infereval/hash.js';
 import { validatePaths } from '../../src/validate/index.js';
 import { walkFiles } from '../checks/walk.js';
 import { EXAMPLES, tempDir } from '../checks/tree-fixture.js';
+import { createRng } from '../../src/metrics/stats/rng.js';
 
 const MAX_CASES = Number(process.env.FUZZ_CASES ?? 3000);
 const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 10000);
-
-/** mulberry32: a small seeded generator, so a failing case can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Tree = Map<string, string>;
 function load(dir: string): Tree {
@@ -154,7 +143,7 @@ test('fuzz: validate and migrate survive mutated files and trees', async (ctx) =
   let invalidJsonCases = 0;
   for (; cases < MAX_CASES && Date.now() - started < BUDGET_MS; cases++) {
     const seed = 1000 + cases;
-    const r = rng(seed);
+    const r = createRng(seed);
     const tree = new Map(CORPUS[Math.floor(r() * CORPUS.length)]);
     const names = [...tree.keys()];
     const steps: string[] = [];
@@ -258,7 +247,7 @@ test('fuzz: the pure transforms (migrations, hashes) on thousands of mutated doc
   const failures: string[] = [];
   let cases = 0;
   for (; cases < 20000 && Date.now() - started < 4000; cases++) {
-    const r = rng(50000 + cases);
+    const r = createRng(50000 + cases);
     const doc = structuredClone(docs[Math.floor(r() * docs.length)]) as Record<string, any>;
     const steps: string[] = [];
     for (let m = 1 + Math.floor(r() * 4); m > 0; m--) steps.push(mutateValue(doc, r));
