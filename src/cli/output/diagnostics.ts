@@ -58,18 +58,20 @@ export function summaryLine(s: PrintableSummary, color = false): string {
   );
 }
 
+/** One line per diagnostic shown (with --quiet only errors), in file order. */
+function shownLines(files: PrintableFile[], options: PrintOptions, line: (d: Diagnostic) => string): string {
+  let out = '';
+  for (const f of files)
+    for (const d of f.diagnostics) if (!options.quiet || d.severity === 'error') out += `${line(d)}\n`;
+  return out;
+}
+
 export function textReport(
   files: PrintableFile[],
   summary: PrintableSummary,
   options: PrintOptions = {},
 ): string {
-  let out = '';
-  for (const f of files) {
-    for (const d of f.diagnostics) {
-      if (options.quiet && d.severity !== 'error') continue;
-      out += `${diagnosticLine(d, options.color)}\n`;
-    }
-  }
+  let out = shownLines(files, options, (d) => diagnosticLine(d, options.color));
   if (!options.quiet) out += `${summaryLine(summary, options.color)}\n`;
   return out;
 }
@@ -133,13 +135,7 @@ export function githubReport(
   summary: PrintableSummary,
   options: PrintOptions = {},
 ): string {
-  let out = '';
-  for (const f of files) {
-    for (const d of f.diagnostics) {
-      if (options.quiet && d.severity !== 'error') continue;
-      out += `${githubLine(d)}\n`;
-    }
-  }
+  let out = shownLines(files, options, githubLine);
   if (!options.quiet) out += `${summaryLine(summary, false)}\n`;
   return out;
 }

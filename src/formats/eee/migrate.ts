@@ -156,24 +156,31 @@ function stringifyList(list: unknown, pointer: string, notes: MigrationNote[]): 
   });
 }
 
+/** The outcome for a document that is already current, or of a version evalkit cannot migrate; else undefined. */
+function unchangedOutcome(input: Json, from: string): MigrationOutcome | undefined {
+  if (from === EEE_CURRENT_VERSION)
+    return { value: input, from, to: from, changed: false, notes: [], problems: [] };
+  if ((EEE_MIGRATABLE_VERSIONS as readonly string[]).includes(from)) return undefined;
+  const declared = JSON.stringify(input.schema_version ?? null);
+  return {
+    value: input,
+    from,
+    to: EEE_CURRENT_VERSION,
+    changed: false,
+    notes: [],
+    problems: [
+      `schema_version ${declared} is not one evalkit migrates (${EEE_MIGRATABLE_VERSIONS.join(', ')})`,
+    ],
+  };
+}
+
 /** Migrates an aggregate record to 0.3.0. The input is not modified. */
 export function migrateEeeAggregate(input: Json): MigrationOutcome {
   const from = declaredEeeVersion(input) ?? 'unknown';
-  if (from === EEE_CURRENT_VERSION)
-    return { value: input, from, to: from, changed: false, notes: [], problems: [] };
+  const early = unchangedOutcome(input, from);
+  if (early) return early;
   const notes: MigrationNote[] = [];
   const problems: string[] = [];
-  if (!(EEE_MIGRATABLE_VERSIONS as readonly string[]).includes(from))
-    return {
-      value: input,
-      from,
-      to: EEE_CURRENT_VERSION,
-      changed: false,
-      notes,
-      problems: [
-        `schema_version ${JSON.stringify(input.schema_version ?? null)} is not one evalkit migrates (0.2.0, 0.2.1, 0.2.2)`,
-      ],
-    };
   let doc: Json = structuredClone(input);
   const inferred: string[] = [];
   doc.schema_version = EEE_CURRENT_VERSION;
@@ -288,20 +295,9 @@ const INSTANCE_KEYS = new Set([
 /** Migrates one instance-level row to 0.3.0. The input is not modified. */
 export function migrateEeeInstanceRow(input: Json): MigrationOutcome {
   const from = declaredEeeVersion(input) ?? 'unknown';
-  if (from === EEE_CURRENT_VERSION)
-    return { value: input, from, to: from, changed: false, notes: [], problems: [] };
+  const early = unchangedOutcome(input, from);
+  if (early) return early;
   const notes: MigrationNote[] = [];
-  if (!(EEE_MIGRATABLE_VERSIONS as readonly string[]).includes(from))
-    return {
-      value: input,
-      from,
-      to: EEE_CURRENT_VERSION,
-      changed: false,
-      notes,
-      problems: [
-        `schema_version ${JSON.stringify(input.schema_version ?? null)} is not one evalkit migrates`,
-      ],
-    };
   let row: Json = structuredClone(input);
   row.schema_version = EEE_CURRENT_VERSION;
   notes.push({
