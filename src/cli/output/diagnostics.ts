@@ -4,26 +4,14 @@
  */
 import pc from 'picocolors';
 import type { Diagnostic } from '../../diagnostics.js';
+import type { FileResult, ValidationSummary } from '../../validate/index.js';
 
 export type OutputFormat = 'text' | 'json' | 'github';
 export const OUTPUT_FORMATS: OutputFormat[] = ['text', 'json', 'github'];
 
-export interface PrintableFile {
-  path: string;
-  documents: number;
-  invalid: number;
-  diagnostics: Diagnostic[];
-}
-
-export interface PrintableSummary {
-  files: number;
-  documents: number;
-  valid: number;
-  invalid: number;
-  errors: number;
-  warnings: number;
-  omitted?: number;
-}
+/** What the printers need of the library's validation result (other producers may omit the rest). */
+export type PrintableFile = Pick<FileResult, 'path' | 'documents' | 'invalid' | 'diagnostics'>;
+export type PrintableSummary = Omit<ValidationSummary, 'omitted'> & { omitted?: number };
 
 export interface PrintOptions {
   color?: boolean;
