@@ -8,6 +8,7 @@
  */
 
 import { isUtf8 } from 'node:buffer';
+import { countUnescapedQuotes } from './quote-count.js';
 
 export type JsonIssueCode =
   | 'json.syntax'
@@ -100,7 +101,7 @@ export function parseStrictJson(
   } catch {
     parsed = false;
   }
-  if (parsed && fastCheck(text, value, maxDepth)) {
+  if (parsed && fastCheck(text, typeof input === 'string' ? undefined : input, value, maxDepth)) {
     return { value, ok: true, issues, text };
   }
   const scan = scanJson(text, maxDepth);
@@ -154,30 +155,14 @@ function walk(v: unknown, depth: number): void {
 }
 let walkLimit = DEFAULT_MAX_DEPTH;
 
-function countQuotes(text: string): number {
-  // One pass: every quote, unless an odd run of backslashes stands right before it (an escaped quote).
-  let n = 0;
-  let i = text.indexOf('"');
-  while (i !== -1) {
-    if (text.charCodeAt(i - 1) !== 0x5c) n++;
-    else {
-      let run = 1;
-      while (i - run - 1 >= 0 && text.charCodeAt(i - run - 1) === 0x5c) run++;
-      if (run % 2 === 0) n++;
-    }
-    i = text.indexOf('"', i + 1);
-  }
-  return n;
-}
-
-function fastCheck(text: string, value: unknown, maxDepth: number): boolean {
+function fastCheck(text: string, bytes: Uint8Array | undefined, value: unknown, maxDepth: number): boolean {
   stringTokens = 0;
   tooDeep = false;
   nonFinite = false;
   walkLimit = maxDepth;
   walk(value, 0);
   if (tooDeep || nonFinite) return false;
-  return countQuotes(text) === stringTokens * 2;
+  return countUnescapedQuotes(text, bytes) === stringTokens * 2;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
