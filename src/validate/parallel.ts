@@ -1,7 +1,7 @@
 /**
- * `--jobs N`: spreads files, and byte ranges of large JSONL files, over worker threads. Ranges end just after a
- * newline; each worker numbers lines from 1 within its range and reports how many lines it read, so the main thread
- * renumbers the diagnostics. Workers send back diagnostics and counts, not documents.
+ * `--jobs N`: spreads files, and byte ranges of large JSONL files, over N threads (this one and N - 1 workers). Ranges
+ * end just after a newline; each task numbers lines from 1 within its range and reports how many lines it read, so
+ * the results are renumbered here. Workers send back diagnostics and counts, not documents.
  */
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
@@ -9,6 +9,7 @@ import type { RowCheckContext, RowCheckResult } from '../checks/eee-tree.js';
 import { IoError } from '../errors.js';
 import type { EngineOptions } from './engine.js';
 import { emptyFileResult, type FileResult } from './file.js';
+import { runTask } from './task.js';
 
 export interface WorkerTask {
   id: number;
@@ -129,34 +130,40 @@ export async function validateInWorkers(
   const replies: (WorkerReply & { kind: 'done' })[] = new Array(tasks.length);
   let next = 0;
   let failure: WorkerReply | undefined;
+  const accept = (reply: WorkerReply): void => {
+    if (reply.kind === 'progress') options.onBytes?.(reply.bytes);
+    else if (reply.kind === 'failed') failure ??= reply;
+    else replies[reply.id] = reply;
+  };
+  const more = (): boolean => !failure && next < tasks.length;
+  // `jobs` threads in all: this one takes tasks from the same queue as the jobs - 1 workers, so that no core waits
+  // while the workers start.
   const workers: Worker[] = [];
-  const count = Math.min(jobs, tasks.length);
-  await Promise.all(
-    Array.from({ length: count }, () => {
+  const helpers = Math.min(jobs - 1, tasks.length - 1);
+  const inWorker = (worker: Worker): Promise<void> =>
+    new Promise<void>((resolveWorker, rejectWorker) => {
+      const feed = (): void => {
+        if (more()) worker.postMessage(tasks[next++]);
+        else resolveWorker();
+      };
+      worker.on('message', (reply: WorkerReply) => {
+        accept(reply);
+        if (reply.kind !== 'progress') feed();
+      });
+      worker.on('error', rejectWorker);
+      feed();
+    });
+  const inThisThread = async (): Promise<void> => {
+    while (more()) accept(await runTask(tasks[next++], accept));
+  };
+  await Promise.all([
+    ...Array.from({ length: helpers }, () => {
       const worker = startWorker();
       workers.push(worker);
-      return new Promise<void>((resolveWorker, rejectWorker) => {
-        const feed = (): void => {
-          if (failure || next >= tasks.length) {
-            resolveWorker();
-            return;
-          }
-          worker.postMessage(tasks[next++]);
-        };
-        worker.on('message', (reply: WorkerReply) => {
-          if (reply.kind === 'progress') {
-            options.onBytes?.(reply.bytes);
-            return;
-          }
-          if (reply.kind === 'failed') failure ??= reply;
-          else replies[reply.id] = reply;
-          feed();
-        });
-        worker.on('error', rejectWorker);
-        feed();
-      });
+      return inWorker(worker);
     }),
-  ).finally(() => Promise.all(workers.map((w) => w.terminate())));
+    inThisThread(),
+  ]).finally(() => Promise.all(workers.map((w) => w.terminate())));
   if (failure && failure.kind === 'failed') {
     if (failure.name === 'IoError') throw new IoError(failure.code, failure.message);
     throw new Error(failure.message);

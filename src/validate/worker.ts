@@ -1,65 +1,10 @@
-/**
- * Worker thread for `--jobs N`: validates byte ranges of JSONL files (or whole files) and sends back counts and
- * diagnostics only — never documents, so the main thread does no parsing.
- */
+/** Worker thread for `--jobs N`: runs the tasks it is sent (task.ts) and posts back their replies. */
 import { parentPort } from 'node:worker_threads';
-import { SamplesRowChecks } from '../checks/eee-tree.js';
-import { readJsonlFile } from '../io/jsonl.js';
-import { Engine } from './engine.js';
-import { FileAccumulator, validateFileAt, validateLines } from './file.js';
 import type { WorkerReply, WorkerTask } from './parallel.js';
+import { runTask } from './task.js';
 
-const engines = new Map<string, Engine>();
-const PROGRESS_STEP = 8 * 1024 * 1024;
-
-function engineFor(task: WorkerTask): Engine {
-  const key = JSON.stringify(task.engine);
-  let e = engines.get(key);
-  if (!e) {
-    e = new Engine(task.engine);
-    engines.set(key, e);
-  }
-  return e;
-}
-
-async function handle(task: WorkerTask): Promise<WorkerReply> {
-  const engine = engineFor(task);
-  // Progress in steps of a few MiB: one message per batch of lines costs more than it tells.
-  let pending = 0;
-  const flush = (): void => {
-    if (pending > 0) parentPort!.postMessage({ kind: 'progress', id: task.id, bytes: pending });
-    pending = 0;
-  };
-  const onBytes = (n: number): void => {
-    pending += n;
-    if (pending >= PROGRESS_STEP) flush();
-  };
-  try {
-    if (task.range) {
-      const acc = new FileAccumulator(task.path, task.maxDiagnostics);
-      const stats = { lines: 0 };
-      await validateLines(acc, engine, readJsonlFile(task.absPath, task.range, { stats }), {
-        maxDepth: task.maxDepth,
-        onBytes,
-      });
-      flush();
-      return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
-    }
-    const rows = task.rows ? new SamplesRowChecks(task.rows) : undefined;
-    const result = await validateFileAt(task.path, task.absPath, task.jsonl, engine, {
-      maxDiagnostics: task.maxDiagnostics,
-      maxDepth: task.maxDepth,
-      onBytes,
-      rows,
-    });
-    flush();
-    return { kind: 'done', id: task.id, result, lines: 0, rows: rows?.result() };
-  } catch (error) {
-    const e = error as Error & { code?: string };
-    return { kind: 'failed', id: task.id, name: e.name, code: e.code ?? 'internal', message: e.message };
-  }
-}
+const post = (reply: WorkerReply): void => parentPort!.postMessage(reply);
 
 parentPort!.on('message', (task: WorkerTask) => {
-  void handle(task).then((reply) => parentPort!.postMessage(reply));
+  void runTask(task, post).then(post);
 });

@@ -22,12 +22,14 @@ before(async () => {
 after(() => rm(root, { recursive: true, force: true }));
 
 describe('validatePaths with jobs', () => {
-  it('jobs 2 over small ranges equals jobs 1', async () => {
+  it('jobs 2 and 3 (this thread and 1 or 2 workers) over small ranges equal jobs 1', async () => {
     const opts = { cwd: root, schemaOnly: true };
     const one = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 1 });
     const two = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 2, rangeBytes: 8 * 1024 });
     assert.ok(one.summary.invalid >= 10, JSON.stringify(one.summary));
     assert.deepEqual(two, one);
+    const three = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 3, rangeBytes: 4 * 1024 });
+    assert.deepEqual(three, one);
     const lines = one.files[0].diagnostics.map((d) => d.line);
     assert.ok(lines.includes(6) && lines.includes(8), `lines ${lines.join(',')}`);
   });

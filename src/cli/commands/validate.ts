@@ -82,7 +82,11 @@ export const validateCommand: CommandModule = {
         String(DEFAULT_MAX_ERRORS),
       )
       .option('-q, --quiet', 'print errors only: no warnings, no summary line')
-      .option('-j, --jobs <n>', 'worker threads for parsing and validation', '1')
+      .option(
+        '-j, --jobs <n>',
+        'threads that parse and validate (this one and N - 1 workers); large JSONL files are split into byte ranges',
+        '1',
+      )
       .addOption(
         new Option(
           '--stdin-format <format>',

@@ -1,0 +1,61 @@
+/**
+ * One task of `--jobs N` (a byte range of a JSONL file, or a whole file), run the same way in a worker thread and in
+ * the main thread: diagnostics and counts come back, never documents.
+ */
+import { SamplesRowChecks } from '../checks/eee-tree.js';
+import { readJsonlFile } from '../io/jsonl.js';
+import { Engine } from './engine.js';
+import { FileAccumulator, validateFileAt, validateLines } from './file.js';
+import type { WorkerReply, WorkerTask } from './parallel.js';
+
+const engines = new Map<string, Engine>();
+/** Progress is sent in steps of a few MiB: one message per batch of lines costs more than it tells. */
+const PROGRESS_STEP = 8 * 1024 * 1024;
+
+function engineFor(task: WorkerTask): Engine {
+  const key = JSON.stringify(task.engine);
+  let e = engines.get(key);
+  if (!e) {
+    e = new Engine(task.engine);
+    engines.set(key, e);
+  }
+  return e;
+}
+
+/** Runs a task; `send` receives the progress replies (the final reply is returned, not sent). */
+export async function runTask(task: WorkerTask, send: (reply: WorkerReply) => void): Promise<WorkerReply> {
+  const engine = engineFor(task);
+  let pending = 0;
+  const flush = (): void => {
+    if (pending > 0) send({ kind: 'progress', id: task.id, bytes: pending });
+    pending = 0;
+  };
+  const onBytes = (n: number): void => {
+    pending += n;
+    if (pending >= PROGRESS_STEP) flush();
+  };
+  try {
+    if (task.range) {
+      const acc = new FileAccumulator(task.path, task.maxDiagnostics);
+      const stats = { lines: 0 };
+      await validateLines(acc, engine, readJsonlFile(task.absPath, task.range, { stats }), {
+        maxDepth: task.maxDepth,
+        onBytes,
+      });
+      flush();
+      return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
+    }
+    const rows = task.rows ? new SamplesRowChecks(task.rows) : undefined;
+    const result = await validateFileAt(task.path, task.absPath, task.jsonl, engine, {
+      maxDiagnostics: task.maxDiagnostics,
+      maxDepth: task.maxDepth,
+      onBytes,
+      rows,
+    });
+    flush();
+    return { kind: 'done', id: task.id, result, lines: 0, rows: rows?.result() };
+  } catch (error) {
+    const e = error as Error & { code?: string };
+    return { kind: 'failed', id: task.id, name: e.name, code: e.code ?? 'internal', message: e.message };
+  }
+}
