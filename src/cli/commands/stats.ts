@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { formatDiagnosticText } from '../../diagnostics.js';
 import { IoError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
+import { locateRowDiagnostics } from '../../metrics/eee/row-positions.js';
 import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, parseNumber, resolvePath } from '../options.js';
@@ -85,6 +87,8 @@ export const statsCommand: CommandModule = {
           const confidence = parseNumber(flags.confidence, '--confidence', 0, 1, true);
           const aggregatePath = resolvePath(io.cwd, aggregate);
           const record = await readJsonDocument(aggregatePath);
+          // The text again (an aggregate is small), so that diagnostics about it carry line:column.
+          const aggregateText = await readFile(aggregatePath, 'utf8');
           const samplesPath = flags.samples
             ? resolvePath(io.cwd, flags.samples)
             : findSamples(aggregatePath, record, io.cwd);
@@ -94,8 +98,10 @@ export const statsCommand: CommandModule = {
             seed,
             confidence,
             aggregateFile: aggregate,
+            aggregateText,
             samplesFile: flags.samples ?? samplesPath,
           });
+          await locateRowDiagnostics(samplesPath, flags.samples ?? samplesPath, outcome.diagnostics);
           const target = flags.inPlace
             ? aggregatePath
             : flags.output

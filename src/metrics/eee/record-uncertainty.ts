@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../../diagnostics.js';
 import { pythonFloatRepr } from '../../io/canonical.js';
+import { locatePointers } from '../../io/strict-json.js';
 import { scoreUncertainty, type ScoreUncertainty, type UncertaintyOptions } from './uncertainty.js';
 
 /**
@@ -31,6 +32,8 @@ export interface RecordUncertaintyOutcome {
 interface Row {
   value: unknown;
   line: number;
+  /** The row's JSON text (its line), to give row diagnostics the column of their value; else column 1. */
+  text?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -42,22 +45,41 @@ function isObj(x: unknown): x is Obj {
 export function addUncertainty(
   aggregate: unknown,
   rows: readonly Row[],
-  options: UncertaintyOptions & { aggregateFile?: string; samplesFile?: string } = {},
+  options: UncertaintyOptions & {
+    aggregateFile?: string;
+    samplesFile?: string;
+    /** The aggregate's JSON text, so that its diagnostics carry line:column (0:0, "no position", without it). */
+    aggregateText?: string;
+  } = {},
 ): RecordUncertaintyOutcome {
   const aggFile = options.aggregateFile ?? 'aggregate';
   const samplesFile = options.samplesFile ?? 'samples';
   const diagnostics: Diagnostic[] = [];
+  /** The diagnostics about the aggregate, positioned in its text (one pass) before returning. */
+  const aboutAggregate: Diagnostic[] = [];
+  const done = (record: Obj, results: ResultUncertainty[]): RecordUncertaintyOutcome => {
+    if (options.aggregateText !== undefined && aboutAggregate.length > 0) {
+      const at = locatePointers(
+        options.aggregateText,
+        aboutAggregate.map((d) => d.pointer),
+      );
+      for (const d of aboutAggregate) Object.assign(d, at.get(d.pointer));
+    }
+    return { record, results, diagnostics };
+  };
+  const aggregateProblem = (d: Omit<Diagnostic, 'file' | 'line' | 'column'>): void => {
+    const full = { file: aggFile, line: 0, column: 0, ...d };
+    aboutAggregate.push(full);
+    diagnostics.push(full);
+  };
   if (!isObj(aggregate) || !Array.isArray(aggregate.evaluation_results)) {
-    diagnostics.push({
-      file: aggFile,
-      line: 0,
-      column: 0,
+    aggregateProblem({
       pointer: '/evaluation_results',
       severity: 'error',
       code: 'eee.stats.not-aggregate',
       message: 'not an EEE aggregate record: "evaluation_results" must be an array',
     });
-    return { record: isObj(aggregate) ? aggregate : {}, results: [], diagnostics };
+    return done(isObj(aggregate) ? aggregate : {}, []);
   }
   const record = structuredClone(aggregate) as Obj;
   const evaluationResults = record.evaluation_results as unknown[];
@@ -71,9 +93,11 @@ export function addUncertainty(
   });
 
   const scores: number[][] = evaluationResults.map(() => []);
-  for (const { value, line } of rows) {
-    const problem = (pointer: string, code: string, message: string) =>
-      diagnostics.push({ file: samplesFile, line, column: 1, pointer, severity: 'error', code, message });
+  for (const { value, line, text } of rows) {
+    const problem = (pointer: string, code: string, message: string) => {
+      const column = text === undefined ? 1 : (locatePointers(text, [pointer]).get(pointer)?.column ?? 1);
+      diagnostics.push({ file: samplesFile, line, column, pointer, severity: 'error', code, message });
+    };
     if (!isObj(value)) {
       problem('', 'eee.stats.bad-row', 'an instance row must be an object');
       continue;
@@ -134,10 +158,7 @@ export function addUncertainty(
     const values = scores[index];
     if (values.length === 0 || !details) {
       entry.skipped = !details ? 'no score_details' : 'no instance rows';
-      diagnostics.push({
-        file: aggFile,
-        line: 0,
-        column: 0,
+      aggregateProblem({
         pointer: `/evaluation_results/${index}`,
         severity: 'warning',
         code: 'eee.stats.no-instances',
@@ -149,10 +170,7 @@ export function addUncertainty(
     const u = scoreUncertainty(values, options);
     entry.uncertainty = u;
     if (entry.score !== undefined && Math.abs(entry.score - u.mean) > 1e-9 * Math.max(1, Math.abs(u.mean))) {
-      diagnostics.push({
-        file: aggFile,
-        line: 0,
-        column: 0,
+      aggregateProblem({
         pointer: `/evaluation_results/${index}/score_details/score`,
         severity: 'warning',
         code: 'eee.stats.score-mismatch',
@@ -182,5 +200,5 @@ export function addUncertainty(
     details.details = extra;
     results.push(entry);
   });
-  return { record, results, diagnostics };
+  return done(record, results);
 }
