@@ -249,68 +249,99 @@ async function runValidate(path: string, jobs: number, extra: string[] = []): Pr
   });
 }
 
-/** Best (fastest) and median of a few runs: the machine is shared, so the best is the figure least disturbed. */
-function pick<T extends { seconds: number }>(runs: T[]): { best: T; median: T } {
-  const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
-  return { best: sorted[0], median: sorted[Math.floor((sorted.length - 1) / 2)] };
-}
-
 const loadAverage = (): string =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
 
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+const range = (xs: number[], digits: number): string =>
+  `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+
+interface Contender {
+  label: string;
+  /** Seconds for the whole file. */
+  time: () => Promise<number>;
+  /** The issue's target, as a ratio to the baseline. */
+  target?: number;
+  ratios: number[];
+  rates: number[];
+}
+
+/**
+ * Interleaved rounds: each round times the baseline and then every contender once, and each contender's ratio is
+ * taken to the baseline of its own round, so a slow moment of this shared machine weighs on both sides alike.
+ * Prints the median ratio over the rounds and their range.
+ */
 export async function run(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? '1') || 1;
-  const repeats = Math.max(1, Number(process.env.BENCH_REPEATS ?? '3') || 3);
+  const rounds = Math.max(1, Number(process.env.BENCH_REPEATS ?? '5') || 5);
   const path = ensureData(200e6 * scale);
   const size = statSync(path).size;
   const mb = size / 1e6;
-  const loadBefore = loadAverage();
   console.log(
-    `file: ${mb.toFixed(0)} MB; ${cpus().length} CPUs, load average ${loadBefore} (1/5/15 min; figures are noisy when loaded)`,
+    `file: ${mb.toFixed(0)} MB; ${cpus().length} CPUs, load average ${loadAverage()} (1/5/15 min; figures are noisy when loaded)`,
   );
-  console.log(`each figure: best of ${repeats} runs (median in brackets); BENCH_REPEATS changes the count`);
-  const bases: { seconds: number; lines: number }[] = [];
-  for (let i = 0; i < repeats; i++) bases.push(await baseline(path));
-  const base = pick(bases);
-  const baseRate = mb / base.best.seconds;
   console.log(
-    `baseline  JSON.parse per line (stream + split + parse): ${baseRate.toFixed(0)} MB/s ` +
-      `[${(mb / base.median.seconds).toFixed(0)}] (${base.best.seconds.toFixed(2)} s, ${base.best.lines} lines)`,
+    `${rounds} interleaved rounds (BENCH_REPEATS changes the count); each ratio is to the baseline of its own round: median [range]`,
   );
-
-  const pars: { seconds: number }[] = [];
-  for (let i = 0; i < repeats; i++) pars.push(await parallelBaseline(path, size));
-  const par = pick(pars);
-  console.log(
-    `reference JSON.parse on 2 threads (the file halved): ${(mb / par.best.seconds).toFixed(0)} MB/s ` +
-      `[${(mb / par.median.seconds).toFixed(0)}] = ${(mb / par.best.seconds / baseRate).toFixed(2)}× baseline ` +
-      `(the ceiling for --jobs 2 here; the 2-job target is 1.4×)`,
-  );
-
   let rss = 0;
-  const measure = async (label: string, jobs: number, extra: string[], target: number): Promise<void> => {
-    const runs: ChildResult[] = [];
-    for (let i = 0; i < repeats; i++) runs.push(await runValidate(path, jobs, extra));
-    const { best: r, median } = pick(runs);
-    rss = Math.max(rss, ...runs.map((x) => x.maxRssMb));
-    const rate = mb / r.seconds;
-    const ratio = rate / baseRate;
-    const verdict = ratio >= target ? `≥ ${target}× target: met` : `< ${target}× target: NOT met`;
+  let lines = 0;
+  const summaries: string[] = [];
+  const startup: number[] = [];
+  const validator =
+    (jobs: number, extra: string[] = []) =>
+    async (): Promise<number> => {
+      const r = await runValidate(path, jobs, extra);
+      rss = Math.max(rss, r.maxRssMb);
+      startup.push(r.wallSeconds - r.seconds);
+      const line = `${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`;
+      if (!summaries.includes(line)) summaries.push(line);
+      return r.seconds;
+    };
+  const contenders: Contender[] = [
+    {
+      label: 'reference JSON.parse on 2 threads (the file halved; the ceiling for --jobs 2 here)',
+      time: async () => (await parallelBaseline(path, size)).seconds,
+    },
+    { label: 'validate --jobs 1', time: validator(1), target: 0.75 },
+    { label: 'validate --jobs 2', time: validator(2), target: 1.4 },
+    // --schema-only: the validate engine alone (strict JSON + detection + Ajv), without the formats' cross-field
+    // rules and the checks across files.
+    { label: 'validate --jobs 1 --schema-only', time: validator(1, ['--schema-only']), target: 0.75 },
+    { label: 'validate --jobs 2 --schema-only', time: validator(2, ['--schema-only']), target: 1.4 },
+  ].map((c) => ({ ...c, ratios: [], rates: [] }));
+  const baseRates: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const base = await baseline(path);
+    lines = base.lines;
+    baseRates.push(mb / base.seconds);
+    for (const c of contenders) {
+      const seconds = await c.time();
+      c.rates.push(mb / seconds);
+      c.ratios.push(mb / seconds / (mb / base.seconds));
+    }
+  }
+  console.log(
+    `baseline  JSON.parse per line (stream + split + parse): ${median(baseRates).toFixed(0)} MB/s ` +
+      `[${range(baseRates, 0)}] (${lines} lines)`,
+  );
+  for (const c of contenders) {
+    const m = median(c.ratios);
+    const verdict =
+      c.target === undefined
+        ? ''
+        : m >= c.target
+          ? ` ≥ ${c.target}× target: met`
+          : ` < ${c.target}× target: NOT met`;
     console.log(
-      `${label}: ${rate.toFixed(0)} MB/s [${(mb / median.seconds).toFixed(0)}] = ${ratio.toFixed(2)}× baseline ` +
-        `[${(mb / median.seconds / baseRate).toFixed(2)}×] ${verdict}; ${r.seconds.toFixed(2)} s validating, ` +
-        `${r.wallSeconds.toFixed(2)} s with process start-up; peak RSS ${r.maxRssMb.toFixed(0)} MB; ` +
-        `${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`,
+      `${c.label}: ${median(c.rates).toFixed(0)} MB/s = ${m.toFixed(2)}× baseline [${range(c.ratios, 2)}]${verdict}`,
     );
-  };
-  await measure('validate --jobs 1', 1, [], 0.75);
-  await measure('validate --jobs 2', 2, [], 1.4);
-  // The same with --schema-only: the validate engine alone (strict JSON + detection + Ajv), without the formats'
-  // cross-field rules and the checks across files.
-  await measure('validate --jobs 1 --schema-only', 1, ['--schema-only'], 0.75);
-  await measure('validate --jobs 2 --schema-only', 2, ['--schema-only'], 1.4);
+  }
+  console.log(`validate verdicts: ${summaries.join('; ')}`);
+  console.log(
+    `not in the figures above: process start-up and module loading, ${median(startup).toFixed(2)} s per run (median)`,
+  );
   console.log(
     `peak RSS: ${rss.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 256 MB on a 1 GB file${scale >= 5 ? '' : '; BENCH_SCALE=5 for 1 GB'})`,
   );
