@@ -2,7 +2,7 @@
 import type { Diagnostic } from '../diagnostics.js';
 import { hasLegacyKeys } from '../formats/bench-output/migrate.js';
 import { JsonCache } from './json-cache.js';
-import { Findings } from './report.js';
+import { Findings, WHOLE_FILE } from './report.js';
 import { classifyInRepository } from './path-policy.js';
 
 /** A benchmark output v1 document, or one of the legacy shapes it replaced. */
@@ -31,9 +31,11 @@ export async function checkBenchOutputPaths(paths: string[], json = new JsonCach
         path,
         'bench.path-deprecated',
         `${verdict.path} matches the deprecated ${verdict.rule}; move it to ${verdict.canonical}`,
+        WHOLE_FILE,
       );
     else if (verdict.status === 'unrecognised')
       findings.add(path, 'bench.path-unrecognised', `${verdict.path} is in no recognised location`, {
+        ...WHOLE_FILE,
         severity: 'warning',
       });
   }

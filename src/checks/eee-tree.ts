@@ -12,7 +12,7 @@ import { canonicalJson } from '../io/canonical.js';
 import { splitLines } from '../io/jsonl.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { JsonCache } from './json-cache.js';
-import { Findings } from './report.js';
+import { Findings, WHOLE_FILE } from './report.js';
 import {
   datastoreLocation,
   layoutProblems,
@@ -203,6 +203,7 @@ export async function prepareEeeTree(paths: string[], json = new JsonCache()): P
         checkLayout(s.path, s.location, 'samples', findings);
         if (s.aggregates.length === 0)
           findings.add(s.path, 'eee.companion-orphan', 'no aggregate record points at this samples file', {
+            ...WHOLE_FILE,
             severity: s.location ? 'error' : 'warning',
           });
         const rows = fed.get(s);
@@ -229,16 +230,18 @@ function checkLayout(
     const reason = nonPortableReason(basename(path));
     if (reason)
       findings.add(path, 'eee.portable-name', `file name ${JSON.stringify(basename(path))} ${reason}`, {
+        ...WHOLE_FILE,
         severity: 'warning',
       });
     return;
   }
   for (const part of location.parts) {
     const reason = nonPortableReason(part);
-    if (reason) findings.add(path, 'eee.portable-name', `path part ${JSON.stringify(part)} ${reason}`);
+    if (reason)
+      findings.add(path, 'eee.portable-name', `path part ${JSON.stringify(part)} ${reason}`, WHOLE_FILE);
   }
   for (const problem of layoutProblems(location.parts, kind))
-    findings.add(path, 'eee.layout', `the ${kind} file ${problem}`);
+    findings.add(path, 'eee.layout', `the ${kind} file ${problem}`, WHOLE_FILE);
 }
 
 /** Whether `target` (which exists) stays inside `root` once symbolic links are resolved. */

@@ -3,14 +3,27 @@ import type { Diagnostic, Severity } from '../diagnostics.js';
 import { locatePointers } from '../io/strict-json.js';
 import { checkMessage, type CheckCodeId } from './codes.js';
 
+type Position = { line: number; column: number };
+
+/**
+ * Where a finding lies: a pointer into the JSON text of the file (the whole file, or one JSONL line whose line
+ * number is `firstLine`), or a position already known. Every finding has one, so no diagnostic is left at 0:0.
+ */
+export type FindingPlace = { pointer?: string; severity?: Severity } & (
+  { text: string; firstLine?: number } | { position: Position }
+);
+
+/** The place of a finding about a whole file (its name, its place in the tree, its being there at all): 1:1. */
+export const WHOLE_FILE = { position: { line: 1, column: 1 } } as const;
+
 interface Pending {
   file: string;
   /** The JSON text the pointer is into (a whole file, or one JSONL line). */
   text?: string;
   /** Line of `text`'s first line in the file (1 for a whole file). */
   firstLine: number;
-  /** A known position (used when there is no text to look the pointer up in). */
-  position?: { line: number; column: number };
+  /** The position when there is no text to look the pointer up in. */
+  position: Position;
   pointer: string;
   code: CheckCodeId;
   severity: Severity;
@@ -20,23 +33,13 @@ interface Pending {
 export class Findings {
   private readonly pending: Pending[] = [];
 
-  add(
-    file: string,
-    code: CheckCodeId,
-    finding: string,
-    where: {
-      text?: string;
-      firstLine?: number;
-      pointer?: string;
-      severity?: Severity;
-      position?: { line: number; column: number };
-    } = {},
-  ): void {
+  add(file: string, code: CheckCodeId, finding: string, where: FindingPlace): void {
+    const inText = 'text' in where;
     this.pending.push({
       file,
-      text: where.text,
-      firstLine: where.firstLine ?? 1,
-      position: where.position,
+      text: inText ? where.text : undefined,
+      firstLine: (inText ? where.firstLine : undefined) ?? 1,
+      position: inText ? { line: where.firstLine ?? 1, column: 1 } : where.position,
       pointer: where.pointer ?? '',
       code,
       severity: where.severity ?? 'error',
@@ -87,12 +90,13 @@ export class Findings {
         located = new Map();
       }
       for (const p of list) {
+        // locatePointers falls back to the nearest ancestor present, and at worst to 1:1.
         const at = located.get(p.pointer) ?? { line: 1, column: 1 };
         positions.set(p, { line: at.line + p.firstLine - 1, column: at.column });
       }
     }
     return this.pending.map((p) => {
-      const at = positions.get(p) ?? p.position ?? { line: 0, column: 0 };
+      const at = positions.get(p) ?? p.position;
       return {
         file: p.file,
         line: at.line,
