@@ -5,6 +5,7 @@ import { formatDiagnosticText } from '../../diagnostics.js';
 import { IoError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
+import { spliceUncertainty } from '../../metrics/eee/splice-uncertainty.js';
 import { locateRowDiagnostics } from '../../metrics/eee/row-positions.js';
 import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import type { CommandModule } from '../context.js';
@@ -60,7 +61,8 @@ export const statsCommand: CommandModule = {
           'percentile bootstrap CI of the mean (method and resample count recorded), and for binary scores the\n' +
           'Wilson interval (written to score_details.details as wilson_ci_lower/upper). Rows are matched to results\n' +
           'by evaluation_result_id, else by evaluation_name. Writes a new file (-o) or the aggregate itself\n' +
-          '(--in-place, atomically); with neither, only the summary is printed.\n\n' +
+          '(--in-place, atomically: only the uncertainty and the details keys written change, every other byte\n' +
+          'of the file stays as it was); with neither, only the summary is printed.\n\n' +
           'Exit codes: 0 ok, 1 rows that match no result or have no score, 2 usage or I/O error.',
       )
       .argument('<aggregate>', 'the aggregate record (JSON)')
@@ -69,7 +71,10 @@ export const statsCommand: CommandModule = {
         'instance-level rows (JSONL); default: from detailed_evaluation_results.file_path',
       )
       .option('-o, --output <file>', 'write the updated record to this file')
-      .option('--in-place', 'rewrite the aggregate itself (atomically)')
+      .option(
+        '--in-place',
+        'update the aggregate itself, atomically, changing only score_details.uncertainty and the details written',
+      )
       .option('--iterations <n>', 'bootstrap resamples', '10000')
       .option('--seed <n>', 'bootstrap seed (recorded in details.bootstrap_seed)', '0')
       .option('--confidence <c>', 'two-sided confidence level', '0.95')
@@ -108,12 +113,26 @@ export const statsCommand: CommandModule = {
               ? resolvePath(io.cwd, flags.output)
               : undefined;
           const errors = outcome.diagnostics.filter((d) => d.severity === 'error').length;
+          let changed = false;
           if (target && !outcome.diagnostics.some((d) => d.code === 'eee.stats.not-aggregate')) {
-            await writeFileAtomic(target, json(outcome.record));
+            if (flags.inPlace) {
+              // Spliced into the file's own text: every byte outside the uncertainty stays as it was.
+              const splice = spliceUncertainty(aggregateText, record, outcome.record, aggregate);
+              changed = splice.changed;
+              if (changed) await writeFileAtomic(target, splice.text);
+            } else {
+              changed = true;
+              await writeFileAtomic(target, json(outcome.record));
+            }
           }
           if (flags.format === 'json') {
             io.stdout.write(
-              json({ results: outcome.results, diagnostics: outcome.diagnostics, written: target ?? null }),
+              json({
+                results: outcome.results,
+                diagnostics: outcome.diagnostics,
+                written: target ?? null,
+                changed,
+              }),
             );
           } else {
             for (const d of outcome.diagnostics.slice(0, 50)) io.stderr.write(`${formatDiagnosticText(d)}\n`);
@@ -131,7 +150,13 @@ export const statsCommand: CommandModule = {
                   '\n',
               );
             }
-            io.stdout.write(target ? `wrote ${target}\n` : 'nothing written (use -o FILE or --in-place)\n');
+            io.stdout.write(
+              !target
+                ? 'nothing written (use -o FILE or --in-place)\n'
+                : changed
+                  ? `wrote ${target}\n`
+                  : `${target} already holds these values; left unchanged\n`,
+            );
           }
           return errors > 0 ? 1 : 0;
         }),

@@ -2,3 +2,5 @@ export * from './binomial.js';
 export * from './uncertainty.js';
 export * from './judges.js';
 export * from './record-uncertainty.js';
+export * from './json-splice.js';
+export * from './splice-uncertainty.js';
