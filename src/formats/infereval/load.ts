@@ -72,19 +72,15 @@ function validated(raw: unknown, kind: InferevalKind, source: string, text?: str
   }
   const errors = checkInfereval(doc, kind).filter(isError);
   if (errors.length > 0) {
+    // One pass over the text for every pointer; without a text (a bare value) there is no position: 0:0.
     const positions =
-      text === undefined
-        ? undefined
-        : locatePointers(
-            text,
-            errors.slice(0, 5).map((e) => e.pointer),
-          );
+      text === undefined ? undefined : locatePointers(text, new Set(errors.map((e) => e.pointer)));
     const problems = errors.map((e): Diagnostic => {
-      const at = positions?.get(e.pointer);
+      const at = positions?.get(e.pointer) ?? { line: 0, column: 0 };
       return {
         file: source,
-        line: at?.line ?? 0,
-        column: at?.column ?? 0,
+        line: at.line,
+        column: at.column,
         pointer: e.pointer,
         severity: 'error',
         code: e.code,
@@ -96,16 +92,25 @@ function validated(raw: unknown, kind: InferevalKind, source: string, text?: str
   return kind === 'benchmark' ? normaliseBenchmark(doc) : normaliseEvaluation(doc);
 }
 
-/** Validate an already parsed document and normalise it; throws DataError naming the first problems. */
-export function parseInfereval(raw: unknown, kind: 'benchmark', source?: string): Benchmark;
-export function parseInfereval(raw: unknown, kind: 'evaluation', source?: string): Evaluation;
-export function parseInfereval(raw: unknown, kind: InferevalKind, source?: string): Benchmark | Evaluation;
+/**
+ * Validate an already parsed document and normalise it; throws DataError naming the first problems. Pass the
+ * JSON `text` it was parsed from to have the problems' line:column (else 0:0, "no position").
+ */
+export function parseInfereval(raw: unknown, kind: 'benchmark', source?: string, text?: string): Benchmark;
+export function parseInfereval(raw: unknown, kind: 'evaluation', source?: string, text?: string): Evaluation;
+export function parseInfereval(
+  raw: unknown,
+  kind: InferevalKind,
+  source?: string,
+  text?: string,
+): Benchmark | Evaluation;
 export function parseInfereval(
   raw: unknown,
   kind: InferevalKind,
   source = '<input>',
+  text?: string,
 ): Benchmark | Evaluation {
-  return validated(raw, kind, source);
+  return validated(raw, kind, source, text);
 }
 
 /** Read, validate (schema and cross-field rules) and normalise an infereval file. */
@@ -134,8 +139,8 @@ export async function loadInfereval(path: string, kind: InferevalKind): Promise<
     if (problems.length === 0) {
       problems.push({
         file: path,
-        line: 0,
-        column: 0,
+        line: 1,
+        column: 1,
         pointer: '',
         severity: 'error',
         code: 'json.syntax',
