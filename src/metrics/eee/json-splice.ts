@@ -45,22 +45,29 @@ interface Member {
   value: Span;
 }
 
-const SPACE = new Set([' ', '\t', '\r', '\n']);
-const VALUE_END = new Set([',', ']', '}', ' ', '\t', '\r', '\n']);
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** Whether a character ends a number or literal: space, ',', ']' or '}'. */
+const endsScalar = (c: number) => isSpace(c) || c === 0x2c || c === 0x5d || c === 0x7d;
 
 function skipSpace(text: string, at: number): number {
-  while (at < text.length && SPACE.has(text[at])) at++;
+  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
   return at;
 }
 
 /** Offset just after the string token whose opening quote is at `at`. */
 function stringEnd(text: string, at: number): number {
   for (let k = at + 1; k < text.length; k++) {
-    const c = text[k];
-    if (c === '\\') k++;
-    else if (c === '"') return k + 1;
+    const c = text.charCodeAt(k);
+    if (c === 0x5c) k++;
+    else if (c === 0x22) return k + 1;
   }
   return text.length;
+}
+
+/** The decoded key of the string token in [start, end). */
+function keyOf(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end - 1);
+  return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
 }
 
 function spanAt(text: string, at: number): Span {
@@ -74,7 +81,7 @@ function spanAt(text: string, at: number): Span {
       const keyEnd = stringEnd(text, k);
       k = skipSpace(text, skipSpace(text, keyEnd) + 1); // past ':'
       const value = spanAt(text, k);
-      members.push({ key: JSON.parse(text.slice(keyStart, keyEnd)) as string, keyStart, keyEnd, value });
+      members.push({ key: keyOf(text, keyStart, keyEnd), keyStart, keyEnd, value });
       k = skipSpace(text, value.end);
       if (text[k] !== ',') return { start: at, end: k + 1, members };
       k = skipSpace(text, k + 1);
@@ -94,7 +101,7 @@ function spanAt(text: string, at: number): Span {
   }
   if (c === '"') return { start: at, end: stringEnd(text, at) };
   let k = at;
-  while (k < text.length && !VALUE_END.has(text[k])) k++;
+  while (k < text.length && !endsScalar(text.charCodeAt(k))) k++;
   return { start: at, end: k };
 }
 
