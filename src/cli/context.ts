@@ -9,11 +9,20 @@ export interface CliIO {
   cwd: string;
 }
 
-/** True when colours may be used on this stream (a TTY, NO_COLOR unset, FORCE_COLOR honoured). */
+/**
+ * True when colours may be used on this stream. NO_COLOR (any non-empty value) wins; then FORCE_COLOR forces them
+ * on (FORCE_COLOR=0 or false forces them off, as in Node); otherwise only on a terminal that is not TERM=dumb.
+ */
 export function useColor(io: CliIO, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
-  return Boolean(io[stream].isTTY);
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
+  return isInteractive(io, stream);
+}
+
+/** True when this stream is a terminal that understands carriage returns and erase-line (progress redraws). */
+export function isInteractive(io: CliIO, stream: 'stdout' | 'stderr' = 'stderr'): boolean {
+  return Boolean(io[stream].isTTY) && io.env.TERM !== 'dumb';
 }
 
 /**

@@ -23,7 +23,8 @@ import {
 import type { QuestionForm, TieBreak } from '../../run/types.js';
 import { writeEeeRun } from '../../run/eee-out.js';
 import { intArg, numberArg } from '../options.js';
-import { useColor, type CliIO, type CommandModule } from '../context.js';
+import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
+import { formatDuration, terminalColumns } from '../output/progress.js';
 
 // ---- option parsing shared with `sweep` ----
 
@@ -179,7 +180,7 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
 // ---- progress ----
 
 export function progressReporter(io: CliIO, label: string): { update(p: RunProgress): void; done(): void } {
-  const tty = Boolean(io.stderr.isTTY);
+  const tty = isInteractive(io);
   let last = 0;
   let lastQuietStep = -1;
   let shown = false;
@@ -196,8 +197,11 @@ export function progressReporter(io: CliIO, label: string): { update(p: RunProgr
         const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
         const line =
           `${label} ${bar} items ${p.itemsDone}/${p.itemsTotal}  samples ${p.samplesDone}/${p.samplesTotal}` +
-          `  failed ${p.samplesFailed}  tokens ${p.tokens}  ${rate.toFixed(1)}/s`;
-        io.stderr.write(`\r${line.slice(0, Math.max(20, (io.stderr.columns ?? 120) - 1))}\x1b[K`);
+          `  failed ${p.samplesFailed}  tokens ${p.tokens}  ${rate.toFixed(1)}/s` +
+          (p.samplesDone > 0 && p.samplesDone < p.samplesTotal
+            ? `  ETA ${formatDuration(((p.samplesTotal - p.samplesDone) / rate) * 1000)}`
+            : '');
+        io.stderr.write(`\r${line.slice(0, Math.max(20, terminalColumns(io.stderr) - 1))}\x1b[K`);
         shown = true;
       } else {
         // Quiet: one line per 10 % of the samples.
@@ -211,15 +215,15 @@ export function progressReporter(io: CliIO, label: string): { update(p: RunProgr
       }
     },
     done() {
+      // The finished bar stays on screen as a record of the run; idempotent like the validate bar.
       if (tty && shown) io.stderr.write('\n');
+      shown = false;
     },
   };
 }
 
 export function summaryText(s: RunSummary, color: boolean): string {
-  const c = color
-    ? pc
-    : { red: (x: string) => x, green: (x: string) => x, bold: (x: string) => x, yellow: (x: string) => x };
+  const c = pc.createColors(color);
   const lines = [
     `${c.bold('wrote')} ${s.outputPath} (run ${s.runId}${s.resumed ? ', resumed' : ''})`,
     `  items ${s.items}, samples ${s.samples} (${s.called} called, ${s.reused} from the journal, ${s.retries} retries)`,

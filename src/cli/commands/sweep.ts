@@ -104,6 +104,7 @@ export const sweepCommand: CommandModule = {
               onRunDone: () => progress.done(),
             });
           } finally {
+            progress.done(); // an error mid-run must not be printed after a half-drawn bar
             interrupt.dispose();
             await close();
             await log.close();
