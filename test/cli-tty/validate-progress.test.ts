@@ -58,15 +58,19 @@ describe('validate on a terminal', { skip: skipWithoutScript(), timeout: 90_000 
   let onTty: PtyResult;
   let errRedirected: PtyResult;
   let errFile = '';
+  let outRedirected: PtyResult;
+  let outFile = '';
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'evalkit-tty-'));
     const big = join(dir, 'big.instances.jsonl');
     writeFileSync(big, instanceRows(ROWS));
     errFile = join(dir, 'stderr.txt');
+    outFile = join(dir, 'report.txt');
     // The same run twice at once: stdout and stderr on the pty, then stderr sent to a file.
-    [onTty, errRedirected] = await Promise.all([
+    [onTty, errRedirected, outRedirected] = await Promise.all([
       runCliInPty(['validate', big], { columns: 60 }),
       runCliInPty(['validate', big], { columns: 60, stderrTo: errFile }),
+      runCliInPty(['validate', big], { columns: 60, stdoutTo: outFile }),
     ]);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,6 +105,15 @@ describe('validate on a terminal', { skip: skipWithoutScript(), timeout: 90_000 
     // stdout is still the pty (colours on): the very screen of the run that had the bar.
     assert.equal(r.output, `\x1b[32m✔\x1b[39m${summary.slice(1)}\n`);
     assert.deepEqual(screenLines(onTty.output), screenLines(r.output));
+  });
+
+  it('with stdout redirected to a file (evalkit validate … > report.txt): the bar stays on the terminal', () => {
+    const r = outRedirected;
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, BAR_FRAME);
+    assert.deepEqual(screenLines(r.output), [], 'the bar was not erased');
+    // The report file is plain: its stream is not a terminal, even though stderr is.
+    assert.equal(readFileSync(outFile, 'utf8'), `${summary}\n`);
   });
 
   it('a slow stream on standard input (no known size) shows bytes read, whatever the machine speed', async () => {
