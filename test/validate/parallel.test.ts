@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { validatePaths } from '../../src/validate/index.js';
+import { availableParallelism } from 'node:os';
+import { AUTO_JOBS_MIN_BYTES, autoJobs, validatePaths } from '../../src/validate/index.js';
 import { instanceRow, jsonl, makeTree } from './fixtures.js';
 
 let root = '';
@@ -32,5 +33,14 @@ describe('validatePaths with jobs', () => {
     assert.deepEqual(three, one);
     const lines = one.files[0].diagnostics.map((d) => d.line);
     assert.ok(lines.includes(6) && lines.includes(8), `lines ${lines.join(',')}`);
+  });
+
+  it('jobs "auto": one thread below 64 MB or with custom types, one per CPU (at most 8) above', async () => {
+    assert.equal(autoJobs(AUTO_JOBS_MIN_BYTES - 1, false), 1);
+    assert.equal(autoJobs(AUTO_JOBS_MIN_BYTES, false), Math.min(8, availableParallelism()));
+    assert.equal(autoJobs(10 * AUTO_JOBS_MIN_BYTES, true), 1);
+    const opts = { cwd: root, schemaOnly: true };
+    const auto = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 'auto' });
+    assert.deepEqual(auto, await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 1 }));
   });
 });

@@ -24,7 +24,7 @@ interface ValidateFlags {
 async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
   // 0 = no limit; the default keeps memory bounded on huge, mostly invalid inputs.
   const maxErrors = optionalInteger(flags.maxErrors, '--max-errors', 0) || undefined;
-  const jobs = optionalInteger(flags.jobs, '--jobs', 1) ?? 1;
+  const jobs = flags.jobs === 'auto' ? 'auto' : (optionalInteger(flags.jobs, '--jobs', 1) ?? 1);
   const progress = createProgress(io, { enabled: flags.progress });
   try {
     const result = await validatePaths(paths, {
@@ -84,8 +84,9 @@ export const validateCommand: CommandModule = {
       .option('-q, --quiet', 'print errors only: no warnings, no summary line')
       .option(
         '-j, --jobs <n>',
-        'threads that parse and validate (this one and N - 1 workers); large JSONL files are split into byte ranges',
-        '1',
+        'threads that parse and validate (this one and N - 1 workers), or auto: one per CPU (at most 8) when the ' +
+          'files hold 64 MB or more, else 1. Large JSONL files are split into byte ranges; the output is the same',
+        'auto',
       )
       .addOption(
         new Option(
