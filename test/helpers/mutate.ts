@@ -2,6 +2,7 @@
 // two validators' verdicts. Each variant is a structured clone of the input with one (or a few) small changes:
 // a dropped key, a value of the wrong type, an extra key, an out-of-enum (or other-enum) string, a null, an empty
 // array/object, a dropped array item. Same doc + same seed → same variants, in the same order.
+import { createRng } from '../../src/metrics/stats/rng.js';
 
 export type MutationKind =
   'drop-key' | 'wrong-type' | 'extra-key' | 'out-of-enum' | 'other-enum' | 'null' | 'empty' | 'drop-item';
@@ -47,18 +48,6 @@ const ALL_KINDS: readonly MutationKind[] = [
   'empty',
   'drop-item',
 ];
-
-/** mulberry32: small, fast, and good enough to pick mutation sites reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function isObject(v: unknown): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -279,7 +268,7 @@ function applyOne(
  * Kinds are drawn in round-robin order so every kind is represented; sites and values are drawn from the seed.
  */
 export function* mutations(doc: unknown, options: MutationOptions): Generator<Mutation> {
-  const rand = seededRandom(options.seed);
+  const rand = createRng(options.seed);
   const kinds = options.kinds ?? ALL_KINDS;
   const enums = options.schema === undefined ? [] : enumsOf(options.schema);
   const maxStack = Math.max(1, options.maxStack ?? 1);

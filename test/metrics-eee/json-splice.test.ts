@@ -5,18 +5,7 @@ import { spliceJson } from '../../src/metrics/eee/json-splice.js';
 import { spliceUncertainty } from '../../src/metrics/eee/splice-uncertainty.js';
 import { locatePointers } from '../../src/io/strict-json.js';
 import { DataError, IoError } from '../../src/errors.js';
-
-// A small seeded generator (mulberry32) for random documents and edits.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng } from '../../src/metrics/stats/rng.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const NUMBERS = [0, 1, 2.5, -3, 1e-5, 2.5e-7, 1e20, 0.1, 42];
@@ -96,7 +85,7 @@ function offsetOf(text: string, line: number, column: number): number {
 }
 
 test('spliceJson: one inserted key is one contiguous insertion; one replaced leaf changes only its token', () => {
-  const r = rng(7);
+  const r = createRng(7);
   let inserts = 0;
   let replaces = 0;
   for (let round = 0; round < 300; round++) {
@@ -143,7 +132,7 @@ test('spliceJson: one inserted key is one contiguous insertion; one replaced lea
 });
 
 test('spliceJson: deleted keys, longer arrays and several edits at once still parse to the wanted value', () => {
-  const r = rng(11);
+  const r = createRng(11);
   for (let round = 0; round < 200; round++) {
     const doc: Json = { a: randomValue(r, 0), b: randomValue(r, 0), c: [1, { d: 2 }] };
     const text = STYLES[round % STYLES.length][1](doc);
