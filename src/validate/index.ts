@@ -20,6 +20,7 @@ export { Engine } from './engine.js';
 export { Detector, type DetectOptions, type Detection } from './detect.js';
 export { explainSchemaErrors, type SchemaIssue } from './schema-errors.js';
 export { publishedSchema, renderSchema, schemaFileName, compiledValidator, DIALECT_URI } from './schemas.js';
+export type { SchemaValidator } from './compiled/index.js';
 export { createAjv, ajvOptions } from './ajv.js';
 export {
   parseStrictJson,

@@ -2,9 +2,11 @@
  * The JSON Schema of each type and version as published: the TypeBox definition as plain JSON with the dialect's
  * `$schema` first. The same object is compiled by Ajv and written to schemas/<type>/<version>.schema.json.
  */
-import type { Ajv, ValidateFunction } from 'ajv';
+import type { Ajv } from 'ajv';
 import type { Dialect, DocumentType, FormatVersion } from '../formats/types.js';
+import { documentTypes } from '../formats/registry.js';
 import { createAjv } from './ajv.js';
+import { precompiledValidators, type SchemaValidator } from './compiled/index.js';
 
 export const DIALECT_URI: Record<Dialect, string> = {
   'draft-07': 'http://json-schema.org/draft-07/schema#',
@@ -28,15 +30,26 @@ export function schemaFileName(type: DocumentType, version: FormatVersion): stri
   return `${type.id}/${version.version}.schema.json`;
 }
 
-const compiled = new WeakMap<FormatVersion, ValidateFunction>();
+/** Ajv options of the validators on top of the shared configuration (errors carry their schema and data). */
+export const VALIDATOR_OPTIONS = { verbose: true } as const;
 
-/** The Ajv validator of a version, compiled once per process (one Ajv instance each, so `$id`s never clash). */
-export function compiledValidator(version: FormatVersion): ValidateFunction {
+const compiled = new WeakMap<FormatVersion, SchemaValidator>();
+for (const type of documentTypes) {
+  for (const version of type.versions) {
+    const fn = precompiledValidators[`${type.id}@${version.version}`];
+    if (fn) compiled.set(version, fn);
+  }
+}
+
+/**
+ * The Ajv validator of a version: precompiled (compiled/, written by `npm run schemas`) for the registered types,
+ * else compiled once per process (one Ajv instance each, so `$id`s never clash).
+ */
+export function compiledValidator(version: FormatVersion): SchemaValidator {
   let fn = compiled.get(version);
   if (!fn) {
-    const ajv: Ajv = createAjv(version.dialect, { verbose: true });
-    const schema = publishedSchema(version);
-    fn = ajv.compile(schema);
+    const ajv: Ajv = createAjv(version.dialect, VALIDATOR_OPTIONS);
+    fn = ajv.compile(publishedSchema(version));
     compiled.set(version, fn);
   }
   return fn;

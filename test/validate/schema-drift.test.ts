@@ -1,11 +1,14 @@
-// The committed schemas/ must equal what the TypeScript definitions emit (`npm run schemas` regenerates them).
+// The committed schemas/ and precompiled validators must equal what the TypeScript definitions emit (`npm run
+// schemas` regenerates them).
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { documentTypes } from '../../src/formats/registry.js';
-import { DIALECT_URI, expectedSchemaFiles } from '../../src/validate/schemas.js';
+import { compiledValidator, DIALECT_URI, expectedSchemaFiles } from '../../src/validate/schemas.js';
+import { precompiledValidators } from '../../src/validate/compiled/index.js';
 import { projectRoot } from '../helpers/shared.js';
+import { expectedValidatorFiles, VALIDATORS_DIR } from '../../scripts/validators.js';
 
 const schemasDir = join(projectRoot, 'schemas');
 
@@ -41,5 +44,37 @@ describe('schemas/ drift', () => {
         assert.equal(JSON.parse(text).$schema, want, `${type.id}@${v.version}`);
       }
     }
+  });
+});
+
+describe('precompiled validators drift', () => {
+  it('src/validate/compiled/ holds exactly the Ajv standalone code of each registered type and version', async () => {
+    const dir = join(projectRoot, VALIDATORS_DIR);
+    const expected = expectedValidatorFiles(documentTypes);
+    const onDisk = (await readdir(dir)).filter((f) => f.endsWith('.ts')).sort();
+    assert.deepEqual(onDisk, [...expected.keys()].sort(), 'run `npm run schemas`');
+    for (const [name, content] of expected) {
+      const text = await readFile(join(dir, name), 'utf8');
+      assert.ok(
+        text === content,
+        `${VALIDATORS_DIR}/${name} differs from the source: run \`npm run schemas\``,
+      );
+    }
+  });
+
+  it('the registered versions use them; a version outside the registry is compiled at run time', () => {
+    for (const type of documentTypes) {
+      for (const v of type.versions) {
+        assert.equal(
+          compiledValidator(v),
+          precompiledValidators[`${type.id}@${v.version}`],
+          `${type.id}@${v.version}`,
+        );
+      }
+    }
+    const custom = { ...documentTypes[0].versions[0] };
+    const validate = compiledValidator(custom);
+    assert.ok(!Object.values(precompiledValidators).includes(validate));
+    assert.equal(validate({}), compiledValidator(documentTypes[0].versions[0])({}));
   });
 });
