@@ -31,6 +31,7 @@ export {
 } from '../io/strict-json.js';
 export { splitLines, readJsonlFile, type JsonlLine } from '../io/jsonl.js';
 export { expandPaths } from '../io/files.js';
+export { spliceJson, type SpliceResult, type TextEdit } from '../io/json-splice.js';
 
 export interface ValidateOptions extends EngineOptions {
   /** An infereval benchmark that evaluations' benchmark_hash is compared against (tree checks). */

@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { DataError, IoError } from '../../errors.js';
-import { spliceJson, type TextEdit } from './json-splice.js';
+import { spliceJson, type TextEdit } from '../../io/json-splice.js';
 
 /** What the statistics may write: a result's score_details (when missing), its uncertainty and details. */
 const WRITABLE = /^\/evaluation_results\/\d+\/score_details(?:\/(?:uncertainty|details)(?:\/.*)?)?$/;

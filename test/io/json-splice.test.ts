@@ -1,7 +1,7 @@
 // spliceJson edits JSON text without re-serialising it; spliceUncertainty is its use by `stats --in-place`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spliceJson } from '../../src/metrics/eee/json-splice.js';
+import { spliceJson } from '../../src/io/json-splice.js';
 import { spliceUncertainty } from '../../src/metrics/eee/splice-uncertainty.js';
 import { locatePointers } from '../../src/io/strict-json.js';
 import { DataError, IoError } from '../../src/errors.js';

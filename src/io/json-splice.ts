@@ -10,7 +10,7 @@
  * The text must be valid JSON (read it strictly first): the span scanner below does not validate.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { escapePointerSegment } from '../../io/strict-json.js';
+import { escapePointerSegment } from './strict-json.js';
 
 /** One change: the text in [start, end) of the original is replaced by `replacement`. */
 export interface TextEdit {
