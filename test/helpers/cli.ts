@@ -10,12 +10,15 @@ export interface CliResult {
   stderr: string;
 }
 
+/** tsx's loader by absolute URL, so that the CLI also starts in a working directory outside the project. */
+const TSX = import.meta.resolve('tsx');
+
 export function runCli(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/bin.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), ...args], {
       cwd: options.cwd ?? projectRoot,
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
