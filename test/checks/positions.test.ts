@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import type { Diagnostic } from '../../src/diagnostics.js';
 import { runCli } from '../helpers/cli.js';
 import { cli } from './cli-inproc.js';
-import { EXAMPLES, MODEL_DIR, copyTree, tempDir } from './tree-fixture.js';
+import { EXAMPLES, MODEL_DIR, benchRepoWithStrayOutput, copyTree } from './tree-fixture.js';
 import { valuePosition } from './text-position.js';
 
 const cleanups: (() => void)[] = [];
@@ -121,12 +121,8 @@ test('validate DIR: datastore findings sit at their value, whole-file ones at 1:
 });
 
 test('validate on a repository: benchmark outputs in a deprecated or unknown place are reported at 1:1', async () => {
-  const repo = tempDir();
+  const repo = benchRepoWithStrayOutput();
   cleanups.push(() => rmSync(repo, { recursive: true, force: true }));
-  cpSync(join(EXAMPLES, 'bench-repo'), repo, { recursive: true });
-  mkdirSync(join(repo, '.git'));
-  mkdirSync(join(repo, 'misc'));
-  cpSync(join(repo, 'outputs/mmlu/run-001.json'), join(repo, 'misc/run.json'));
   const r = await cli(['validate', '--format', 'json', '--max-errors', '0', '.'], repo);
   assert.equal(r.code, 1, r.stderr);
   assertPositions(diagnosticsOf(r.stdout), [

@@ -1,5 +1,5 @@
 // Temporary copies of the example datastore trees, for tests that break one thing at a time.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -56,4 +56,17 @@ export function copyTree(which: 'current' | 'legacy' = 'current'): TempTree {
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
   return tree;
+}
+
+/**
+ * A copy of examples/datastore/bench-repo as a git repository (a `.git` folder) with one benchmark output copied to
+ * a place the path policy does not know (`misc/run.json`). The caller removes `root`.
+ */
+export function benchRepoWithStrayOutput(): string {
+  const repo = tempDir();
+  cpSync(join(EXAMPLES, 'bench-repo'), repo, { recursive: true });
+  mkdirSync(join(repo, '.git'));
+  mkdirSync(join(repo, 'misc'));
+  cpSync(join(repo, 'outputs/mmlu/run-001.json'), join(repo, 'misc/run.json'));
+  return repo;
 }

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runTreeChecks } from '../../src/checks/index.js';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
 import { runCli } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
-import { EXAMPLES, copyTree, tempDir, type TempTree } from './tree-fixture.js';
-import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { benchRepoWithStrayOutput, copyTree, tempDir, type TempTree } from './tree-fixture.js';
 import { walkFiles } from './walk.js';
 
 const cleanups: (() => void)[] = [];
@@ -83,12 +82,8 @@ test(
 );
 
 test('validate applies the path policy to benchmark outputs in a repository', async () => {
-  const repo = tempDir();
+  const repo = benchRepoWithStrayOutput();
   cleanups.push(() => rmSync(repo, { recursive: true, force: true }));
-  cpSync(join(EXAMPLES, 'bench-repo'), repo, { recursive: true });
-  mkdirSync(join(repo, '.git'));
-  mkdirSync(join(repo, 'misc'));
-  cpSync(join(repo, 'outputs/mmlu/run-001.json'), join(repo, 'misc/run.json'));
   const ds = await runTreeChecks(walkFiles(repo).filter((f) => !f.includes('/.git/')));
   assert.deepEqual(ds.map((d) => [d.file.slice(repo.length + 1), d.code, d.severity]).sort(), [
     ['misc/run.json', 'bench.path-unrecognised', 'warning'],
