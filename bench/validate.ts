@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sampleHash } from '../src/formats/eee/sample-hash.js';
 import { createRng } from '../src/metrics/stats/rng.js';
 
@@ -195,46 +195,29 @@ interface ChildResult {
   summary: { documents: number; invalid: number; errors: number };
 }
 
-/**
- * Bundles the CLI child and the validation worker to plain JavaScript (as the built package runs), so that the
- * figures measure evalkit and not tsx compiling TypeScript in every worker thread at start-up.
- */
-async function bundle(): Promise<string> {
-  const { build } = await import('esbuild');
-  const outdir = join(here, '.data', 'bundle');
-  const common = {
-    bundle: true,
-    platform: 'node' as const,
-    format: 'esm' as const,
-    target: 'node20',
-    logLevel: 'error' as const,
+/** The CLI bundle as `npm run build` ships it (scripts/bundle.mjs), built into bench/.data/bundle. */
+async function cliBundle(): Promise<string> {
+  const { bundleCli } = (await import(pathToFileURL(join(root, 'scripts', 'bundle.mjs')).href)) as {
+    bundleCli(outdir: string): Promise<string>;
   };
-  const banner = {
-    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  };
-  await build({
-    ...common,
-    banner,
-    entryPoints: { 'validate-child': join(here, '_validate-child.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-  });
-  // parallel.ts starts `./worker.js` next to itself when not running from TypeScript.
-  await build({ ...common, banner, entryPoints: { worker: join(root, 'src/validate/worker.ts') }, outdir });
-  return join(outdir, 'validate-child.mjs');
+  return bundleCli(join(here, '.data', 'bundle'));
 }
 
-let childScript: string | undefined;
+let bundled: string | undefined;
 
 async function runValidate(path: string, jobs: number, extra: string[] = []): Promise<ChildResult> {
-  childScript ??= await bundle();
-  const script = childScript;
+  bundled ??= await cliBundle();
+  const cli = bundled;
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [script, path, String(jobs), ...extra], {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(here, '_validate-child.mjs'), cli, path, String(jobs), ...extra],
+      {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     child.on('error', reject);

@@ -72,7 +72,11 @@ async function lineBoundaries(absPath: string, size: number, pieces: number): Pr
 }
 
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url));
+  if (!import.meta.url.endsWith('.ts')) {
+    // Workers inherit this process's Node options; --input-type (from `node -e`) is refused for a worker file.
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+    return new Worker(new URL('./worker.js', import.meta.url), { execArgv });
+  }
   // Running from source: Node 20 does not pass tsx's loader to workers, so the worker registers it first.
   const source = new URL('./worker.ts', import.meta.url).href;
   // Resolved here (next to the project's node_modules), not from the worker's working directory.

@@ -1,12 +1,14 @@
-// Child process of bench/validate.ts: runs the real CLI (`evalkit validate FILE --jobs N --format json`) in this
-// process, then prints timing and peak RSS as one JSON line on stderr.
+// Child process of bench/validate.ts: loads the CLI bundle given as the first argument (as bin/evalkit.js does), runs
+// `evalkit validate FILE --jobs N --format json` in this process, then prints the time spent validating (module
+// loading excluded) and the peak RSS as one JSON line on standard error.
 import { Writable } from 'node:stream';
-import { main } from '../src/cli/main.js';
+import { pathToFileURL } from 'node:url';
 
-const [file, jobs, ...extra] = process.argv.slice(2);
+const [bundle, file, jobs, ...extra] = process.argv.slice(2);
+const { main } = await import(pathToFileURL(bundle).href);
 let out = '';
 const stdout = new Writable({
-  write(chunk, _e, done) {
+  write(chunk, _encoding, done) {
     out += String(chunk);
     done();
   },

@@ -1,0 +1,57 @@
+// The CLI as `npm run build` ships it: one bundle (scripts/bundle.mjs) and its worker file. It must print exactly
+// what the CLI from source prints, including with --jobs 2 (the worker is started from the bundle's folder).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { runCli } from './helpers/cli.js';
+import { projectRoot } from './helpers/shared.js';
+
+let outdir = '';
+let cli = '';
+before(async () => {
+  outdir = mkdtempSync(join(tmpdir(), 'evalkit-bundle-'));
+  const { bundleCli } = (await import(pathToFileURL(join(projectRoot, 'scripts', 'bundle.mjs')).href)) as {
+    bundleCli(outdir: string): Promise<string>;
+  };
+  cli = await bundleCli(outdir);
+});
+after(() => rmSync(outdir, { recursive: true, force: true }));
+
+function runBundle(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'evalkit', ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the bundled CLI validates with a worker and prints what the CLI from source prints', async () => {
+  const args = ['validate', 'examples/eee', 'examples/infereval', '--format', 'json', '--max-errors', '0'];
+  const [bundled, source] = await Promise.all([
+    runBundle([...args, '--jobs', '2']),
+    runCli([...args, '--jobs', '1']),
+  ]);
+  assert.equal(bundled.stderr, '');
+  assert.equal(bundled.code, source.code);
+  assert.ok(JSON.parse(source.stdout).summary.invalid > 0, 'the examples include invalid documents');
+  assert.equal(bundled.stdout, source.stdout);
+});
+
+test('the bundled CLI reports a usage error with exit code 2 and no stack trace', async () => {
+  const r = await runBundle(['validate', '--jobs', 'many', 'examples/eee']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--jobs/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
