@@ -35,7 +35,7 @@ describe('validatePaths with jobs', () => {
     assert.ok(lines.includes(6) && lines.includes(8), `lines ${lines.join(',')}`);
   });
 
-  it('jobs "auto": one thread below 200 MiB or with custom types, one per CPU (at most 8) above', async () => {
+  it('jobs "auto": one thread below 128 MiB or with custom types, one per CPU (at most 8) above', async () => {
     assert.equal(autoJobs(AUTO_JOBS_MIN_BYTES - 1, false), 1);
     assert.equal(autoJobs(AUTO_JOBS_MIN_BYTES, false), Math.min(8, availableParallelism()));
     assert.equal(autoJobs(10 * AUTO_JOBS_MIN_BYTES, true), 1);

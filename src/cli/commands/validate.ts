@@ -85,7 +85,7 @@ export const validateCommand: CommandModule = {
       .option(
         '-j, --jobs <n>',
         'threads that parse and validate (this one and N - 1 workers), or auto: one per CPU (at most 8) when the ' +
-          'files hold 200 MiB or more, else 1. Large JSONL files are split into byte ranges; the output is the same',
+          'files hold 128 MiB or more, else 1. Large JSONL files are split into byte ranges; the output is the same',
         'auto',
       )
       .addOption(
