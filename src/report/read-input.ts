@@ -27,12 +27,17 @@ async function ensureFile(path: string): Promise<void> {
 
 /** Reads and strictly parses one JSON document (duplicate keys, NaN and the like are errors). */
 export async function readJsonDocument(path: string): Promise<unknown> {
+  return (await readJsonText(path)).value;
+}
+
+/** The same, with the text the value was parsed from (for positions, or edits that keep the file's bytes). */
+export async function readJsonText(path: string): Promise<{ value: unknown; text: string }> {
   await ensureFile(path);
   const bytes = await readFile(path);
   const parsed = parseStrictJson(bytes);
   const issue = parsed.issues[0];
   if (issue) throw new DataError(issue.code, `${path}:${issue.line}:${issue.column} ${issue.message}`);
-  return parsed.value;
+  return { value: parsed.value, text: parsed.text };
 }
 
 /** Reads every non-blank line of a JSONL file. The first malformed line is a DataError with its position. */

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { formatDiagnosticText } from '../../diagnostics.js';
 import { IoError, UsageError } from '../../errors.js';
@@ -7,7 +6,7 @@ import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
 import { spliceUncertainty } from '../../metrics/eee/splice-uncertainty.js';
 import { locateRowDiagnostics } from '../../metrics/eee/row-positions.js';
-import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
+import { readJsonText, readJsonlRows } from '../../report/read-input.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, parseNumber, resolvePath } from '../options.js';
 import { Option } from 'commander';
@@ -91,9 +90,8 @@ export const statsCommand: CommandModule = {
           const seed = optionalInteger(flags.seed, '--seed', 0)!;
           const confidence = parseNumber(flags.confidence, '--confidence', 0, 1, true);
           const aggregatePath = resolvePath(io.cwd, aggregate);
-          const record = await readJsonDocument(aggregatePath);
-          // The text again (an aggregate is small), so that diagnostics about it carry line:column.
-          const aggregateText = await readFile(aggregatePath, 'utf8');
+          // The text too: diagnostics about the aggregate carry line:column, and --in-place keeps its bytes.
+          const { value: record, text: aggregateText } = await readJsonText(aggregatePath);
           const samplesPath = flags.samples
             ? resolvePath(io.cwd, flags.samples)
             : findSamples(aggregatePath, record, io.cwd);
