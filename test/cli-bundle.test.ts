@@ -1,13 +1,12 @@
 // The CLI as `npm run build` ships it: one bundle (scripts/bundle.mjs) and its worker file. It must print exactly
 // what the CLI from source prints, including with --jobs 2 (the worker is started from the bundle's folder).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runCli } from './helpers/cli.js';
+import { runCli, runNode } from './helpers/cli.js';
 import { projectRoot } from './helpers/shared.js';
 
 let outdir = '';
@@ -21,20 +20,10 @@ before(async () => {
 });
 after(() => rmSync(outdir, { recursive: true, force: true }));
 
-function runBundle(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs the bundle the way bin/evalkit.js does. */
+function runBundle(args: string[]) {
   const script = `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'evalkit', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(['--input-type=module', '-e', script, 'evalkit', ...args]);
 }
 
 test('the bundled CLI validates with a worker and prints what the CLI from source prints', async () => {

@@ -13,12 +13,22 @@ export interface CliResult {
 /** tsx's loader by absolute URL, so that the CLI also starts in a working directory outside the project. */
 const TSX = import.meta.resolve('tsx');
 
-export function runCli(
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+  timeoutMs?: number;
+}
+
+/** Runs the real CLI from source. */
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runNode(['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), ...args], options);
+}
+
+/** Runs `node ...argv` (colours off, killed after the timeout) and captures what it prints. */
+export function runNode(argv: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), ...args], {
+    const child = spawn(process.execPath, argv, {
       cwd: options.cwd ?? projectRoot,
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

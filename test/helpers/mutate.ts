@@ -38,7 +38,7 @@ interface Site {
   parent: 'root' | 'object' | 'array';
 }
 
-const ALL_KINDS: readonly MutationKind[] = [
+export const MUTATION_KINDS: readonly MutationKind[] = [
   'drop-key',
   'wrong-type',
   'extra-key',
@@ -269,7 +269,7 @@ function applyOne(
  */
 export function* mutations(doc: unknown, options: MutationOptions): Generator<Mutation> {
   const rand = createRng(options.seed);
-  const kinds = options.kinds ?? ALL_KINDS;
+  const kinds = options.kinds ?? MUTATION_KINDS;
   const enums = options.schema === undefined ? [] : enumsOf(options.schema);
   const maxStack = Math.max(1, options.maxStack ?? 1);
   let produced = 0;

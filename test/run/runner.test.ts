@@ -12,6 +12,7 @@ import { runEvaluation, type RunConfig, type RunOptions } from '../../src/run/ru
 import { createAjv } from '../../src/validate/ajv.js';
 import { startProviderServer, hashedVerdicts, type ProviderServer } from '../helpers/provider-server.js';
 import { projectRoot, reference } from '../helpers/shared.js';
+import { stableEta } from './eta.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -56,15 +57,6 @@ async function run(name: string, over: Partial<RunOptions> = {}, cfg: Partial<Ru
     ...over,
   });
   return { summary, outputPath, eta: JSON.parse(readFileSync(outputPath, 'utf8')) };
-}
-
-/** η without what legitimately differs between two runs of the same samples. */
-function stable(eta: any): any {
-  const copy = structuredClone(eta);
-  delete copy.started_at;
-  delete copy.finished_at;
-  for (const it of copy.items) for (const s of it.samples) delete s.wall_time_ms;
-  return copy;
 }
 
 test('a run writes an η with every item, n samples each, valid against our schema and the upstream one', async () => {
@@ -168,13 +160,13 @@ test('an interrupted run resumes without sending a journaled sample again, and g
   assert.equal(sentAfter.length + journaled.size, 30);
   assert.equal(resumed.summary.resumed, true);
   assert.equal(resumed.summary.reused, journaled.size);
-  assert.deepEqual(stable(resumed.eta), stable(whole.eta));
+  assert.deepEqual(stableEta(resumed.eta), stableEta(whole.eta));
 
   // A finished run re-run with the same output sends nothing.
   const again = server.requests.length;
   const rerun = await run('parts');
   assert.equal(server.requests.length, again);
-  assert.deepEqual(stable(rerun.eta), stable(whole.eta));
+  assert.deepEqual(stableEta(rerun.eta), stableEta(whole.eta));
 });
 
 test('a changed sampling config is not mixed into an existing journal; n_samples and tie_break may change', async () => {
@@ -268,8 +260,8 @@ test('record then replay reproduces the η without the network', async () => {
     journalPath: journalPathFor(replayPath),
   });
   assert.equal(server.requests.length, before);
-  const a = stable(JSON.parse(readFileSync(outputPath, 'utf8')));
-  const b = stable(JSON.parse(readFileSync(replayPath, 'utf8')));
+  const a = stableEta(JSON.parse(readFileSync(outputPath, 'utf8')));
+  const b = stableEta(JSON.parse(readFileSync(replayPath, 'utf8')));
   assert.deepEqual(b.items, a.items);
 });
 
@@ -285,7 +277,7 @@ test('a torn last journal line (killed mid-write) is cut off; a corrupt complete
   const before = server.requests.length;
   const again = await run('torn');
   assert.equal(server.requests.length - before, 2);
-  assert.deepEqual(stable(again.eta), stable(first.eta));
+  assert.deepEqual(stableEta(again.eta), stableEta(first.eta));
   assert.equal(
     readFileSync(journal, 'utf8')
       .split('\n')

@@ -12,6 +12,7 @@ import { runEvaluation } from '../../src/run/runner.js';
 import { createProvider, loadBenchmarkForRun } from '../../src/run/setup.js';
 import { hashedVerdicts, startProviderServer } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
+import { stableEta } from './eta.js';
 
 const ITEMS = 40;
 const N = 5;
@@ -49,14 +50,6 @@ function journalSamples(path: string): { keys: string[]; ids: Set<string> } {
     ids.add(parsed.sample.request_id);
   }
   return { keys, ids };
-}
-
-function stable(eta: any): any {
-  const copy = structuredClone(eta);
-  delete copy.started_at;
-  delete copy.finished_at;
-  for (const it of copy.items) for (const s of it.samples) delete s.wall_time_ms;
-  return copy;
 }
 
 test(
@@ -185,7 +178,7 @@ test(
       const final = journalSamples(journal);
       assert.equal(final.keys.length, ITEMS * N);
       assert.equal(new Set(final.keys).size, ITEMS * N);
-      assert.deepEqual(stable(eta), stable(JSON.parse(readFileSync(join(dir, 'whole.json'), 'utf8'))));
+      assert.deepEqual(stableEta(eta), stableEta(JSON.parse(readFileSync(join(dir, 'whole.json'), 'utf8'))));
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
