@@ -7,7 +7,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { IoError } from '../errors.js';
 import { readJsonlFile, splitLines, type JsonlLine } from '../io/jsonl.js';
 import { locatePointers, parseStrictJson } from '../io/strict-json.js';
-import type { Engine } from './engine.js';
+import type { DocumentIssue, DocumentVerdict, Engine } from './engine.js';
 
 /** What one file (or stream) gave. */
 export interface FileResult {
@@ -33,6 +33,26 @@ export function emptyFileResult(path: string): FileResult {
  */
 export interface RowSink {
   line(line: number, row?: { text: string; value: unknown }): void;
+}
+
+/** A document's issue as a diagnostic at a position, with the type and version the document was checked as. */
+export function diagnosticAt(
+  file: string,
+  at: { line: number; column: number },
+  issue: DocumentIssue,
+  verdict?: DocumentVerdict,
+): Diagnostic {
+  return {
+    file,
+    line: at.line,
+    column: at.column,
+    pointer: issue.pointer,
+    severity: issue.severity,
+    code: issue.code,
+    message: issue.message,
+    type: verdict?.type,
+    schema_version: verdict?.schemaVersion,
+  };
 }
 
 /** Accumulates one file's counts and diagnostics, keeping at most `limit` diagnostics. */
@@ -64,7 +84,7 @@ export class FileAccumulator {
     this.rows?.line(firstLine, parsed.ok && parsed.issues.length === 0 ? parsed : undefined);
     let invalid = false;
     const shift = firstLine - 1;
-    let verdict: ReturnType<Engine['check']> | undefined;
+    let verdict: DocumentVerdict | undefined;
     if (parsed.ok) verdict = engine.check(parsed.value);
     // Every strict-JSON issue is an error, except that with --schema-only the ones that still leave a value
     // (duplicate key, overflow, BOM) are warnings: the verdict is then the schema's alone, as any other
@@ -72,17 +92,8 @@ export class FileAccumulator {
     const lenient = engine.options.schemaOnly === true && parsed.ok;
     for (const i of parsed.issues) {
       if (!lenient) invalid = true;
-      this.add({
-        file,
-        line: i.line + shift,
-        column: i.column,
-        pointer: i.pointer,
-        severity: lenient ? 'warning' : 'error',
-        code: i.code,
-        message: i.message,
-        type: verdict?.type,
-        schema_version: verdict?.schemaVersion,
-      });
+      const severity = lenient ? 'warning' : 'error';
+      this.add(diagnosticAt(file, { line: i.line + shift, column: i.column }, { ...i, severity }, verdict));
     }
     if (verdict && verdict.issues.length > 0) {
       const positions = locatePointers(
@@ -92,17 +103,7 @@ export class FileAccumulator {
       for (const i of verdict.issues) {
         const pos = positions.get(i.pointer) ?? { line: 1, column: 1 };
         if (i.severity === 'error') invalid = true;
-        this.add({
-          file,
-          line: pos.line + shift,
-          column: pos.column,
-          pointer: i.pointer,
-          severity: i.severity,
-          code: i.code,
-          message: i.message,
-          type: verdict.type,
-          schema_version: verdict.schemaVersion,
-        });
+        this.add(diagnosticAt(file, { line: pos.line + shift, column: pos.column }, i, verdict));
       }
     }
     if (invalid) this.result.invalid++;

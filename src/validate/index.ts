@@ -11,7 +11,7 @@ import { IoError, UsageError } from '../errors.js';
 import { expandPaths, isJsonlPath } from '../io/files.js';
 import { checkDetectOptions } from './detect.js';
 import { Engine, type EngineOptions } from './engine.js';
-import { emptyFileResult, validateFileAt, validateStreamAs, type FileResult } from './file.js';
+import { diagnosticAt, emptyFileResult, validateFileAt, validateStreamAs, type FileResult } from './file.js';
 import { validateInWorkers } from './parallel.js';
 
 export type { FileResult } from './file.js';
@@ -92,17 +92,10 @@ export interface ValueResult {
 export function validateValue(value: unknown, options: EngineOptions & { file?: string } = {}): ValueResult {
   checkDetectOptions(options, options.types);
   const verdict = new Engine(options).check(value);
-  const diagnostics: Diagnostic[] = verdict.issues.map((i) => ({
-    file: options.file ?? '',
-    line: 0,
-    column: 0,
-    pointer: i.pointer,
-    severity: i.severity,
-    code: i.code,
-    message: i.message,
-    type: verdict.type,
-    schema_version: verdict.schemaVersion,
-  }));
+  // A bare value has no text: line 0, column 0 mean "no position".
+  const diagnostics = verdict.issues.map((i) =>
+    diagnosticAt(options.file ?? '', { line: 0, column: 0 }, i, verdict),
+  );
   return {
     valid: !diagnostics.some((d) => d.severity === 'error'),
     type: verdict.type,
