@@ -1,18 +1,12 @@
 // Retrieval evaluation events, Mnemoverse evaluation schemas 0.1 (Draft 2020-12): exactly one of an observation,
 // a metric result, or a feedback action, told apart by `type`. Unknown keys are allowed, as in the published schema.
 import { Type, type Static } from 'typebox';
-
-const DateTime = () => Type.String({ format: 'date-time' });
+import { DateTime, requestFields } from './request.js';
 
 export const EvaluationObservationSchema = Type.Object(
   {
     type: Type.Literal('evaluation_observation'),
-    request_id: Type.String(),
-    agent_id: Type.Optional(Type.String()),
-    user_id: Type.Optional(Type.String()),
-    layer: Type.Optional(Type.String()),
-    model_id: Type.Optional(Type.String()),
-    tool_id: Type.Optional(Type.String()),
+    ...requestFields,
     ts: DateTime(),
     latency_ms: Type.Optional(Type.Number()),
     tokens: Type.Optional(Type.Integer()),

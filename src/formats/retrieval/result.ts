@@ -1,6 +1,7 @@
 // A retrieval result row (results.jsonl), Mnemoverse evaluation schemas 0.1 (Draft 2020-12): the metrics of one
 // request, with optional threshold verdicts. Unknown keys and metrics are allowed, as in the published schema.
 import { Type, type Static } from 'typebox';
+import { DateTime, requestFields } from './request.js';
 
 export const RetrievalVerdictSchema = Type.Object(
   { metric: Type.String(), value: Type.Number(), threshold: Type.Number(), pass: Type.Boolean() },
@@ -26,13 +27,8 @@ export const RetrievalResultSchema = Type.Object(
   {
     schema_version: Type.Literal('0.1'),
     id: Type.String(),
-    request_id: Type.String(),
-    agent_id: Type.Optional(Type.String()),
-    user_id: Type.Optional(Type.String()),
-    layer: Type.Optional(Type.String()),
-    model_id: Type.Optional(Type.String()),
-    tool_id: Type.Optional(Type.String()),
-    ts: Type.Optional(Type.String({ format: 'date-time' })),
+    ...requestFields,
+    ts: Type.Optional(DateTime()),
     retrieved_ids: Type.Optional(Type.Array(Type.String())),
     metrics: RetrievalMetricsSchema,
     verdicts: Type.Optional(Type.Array(RetrievalVerdictSchema)),
