@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 
-export const QUOTE_COUNT_WAT_FILE = 'src/io/wasm/quote-count.wat';
+const QUOTE_COUNT_WAT_FILE = 'src/io/wasm/quote-count.wat';
 export const QUOTE_COUNT_BYTES_FILE = 'src/io/wasm/quote-count-bytes.ts';
 
 export async function assembleQuoteCount(root: string): Promise<Uint8Array> {

@@ -7,7 +7,7 @@
 import { QUOTE_COUNT_WASM } from './wasm/quote-count-bytes.js';
 
 /** Inputs above this size are counted on the string, so the WebAssembly memory stays small. */
-export const WASM_MAX_BYTES = 16 * 1024 * 1024;
+const WASM_MAX_BYTES = 16 * 1024 * 1024;
 const PAGE = 64 * 1024;
 
 interface QuoteCounter {
@@ -49,8 +49,8 @@ export function countQuotesInText(text: string): number {
 
 /** Unescaped quotes of a JSON text, counted on its UTF-8 bytes when given (the faster way), else on the string. */
 export function countUnescapedQuotes(text: string, bytes?: Uint8Array): number {
-  const wasm = bytes && bytes.length <= WASM_MAX_BYTES ? wasmCounter() : null;
-  if (!wasm || !bytes) return countQuotesInText(text);
+  const wasm = bytes !== undefined && bytes.length <= WASM_MAX_BYTES ? wasmCounter() : null;
+  if (wasm === null || bytes === undefined) return countQuotesInText(text);
   if (bytes.length > view.length) {
     wasm.memory.grow(Math.ceil((bytes.length - view.length) / PAGE));
     view = new Uint8Array(wasm.memory.buffer);
