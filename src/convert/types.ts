@@ -1,0 +1,80 @@
+/**
+ * The contract every converter source implements (one file per source under `src/convert/sources/`, listed as data
+ * in `src/convert/registry.ts`). A source turns a harness's native output into Every Eval Ever 0.3.0 records whose
+ * instance rows are streamed, never held in memory. The same records feed `evalkit convert` (files out, through
+ * `writeConverted`) and `evalkit ingest` (store in): one importer per tool.
+ */
+
+/** The sources `--from` accepts (besides `auto`). */
+export type SourceId = 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval';
+
+/** What the user can say that the source cannot (CLI `--source-organization-name`, ...). All optional. */
+export interface ConvertOverrides {
+  sourceOrganizationName?: string;
+  sourceOrganizationUrl?: string;
+  evaluatorRelationship?: 'first_party' | 'third_party' | 'collaborative' | 'other';
+  collection?: string;
+  developer?: string;
+  modelId?: string;
+  deploymentType?: 'self_deployed' | 'externally_managed' | 'unknown';
+  modelAvailability?: 'open_weights' | 'closed_weights' | 'unknown';
+  /** Unix epoch seconds as a string, as EEE `retrieved_timestamp` is written. */
+  retrievedTimestamp?: string;
+}
+
+export interface ConvertOptions {
+  overrides: ConvertOverrides;
+}
+
+/** What happened to one source field: mapped to a record field, inferred, kept in additional_details, or not mapped. */
+export interface FieldFate {
+  /** The source field, as a dotted path or JSON pointer into the source (e.g. `results.mmlu.acc,none`). */
+  field: string;
+  fate: 'mapped' | 'inferred' | 'additional_details' | 'not-mapped';
+  /** Where it went in the record (JSON pointer), when it went somewhere. */
+  to?: string;
+  /** Why it was inferred or not mapped. */
+  reason?: string;
+}
+
+/** One EEE 0.3.0 record produced from a source. */
+export interface ConvertedRecord {
+  source: SourceId;
+  /** The file or folder the record came from (as given, not resolved). */
+  sourcePath: string;
+  /**
+   * The aggregate record, EEE 0.3.0, complete except `detailed_evaluation_results.checksum` / `total_rows`, which
+   * the writer fills in after streaming the rows. `detailed_evaluation_results` is absent when there are no rows.
+   */
+  aggregate: Record<string, unknown>;
+  /** `data/<collection>/<developer>/<model>/<uuid4>.json`, relative to the datastore root. */
+  aggregatePath: string;
+  /** `data/<collection>/<developer>/<model>/<uuid4>_samples.jsonl`, when the record has instance rows. */
+  samplesPath?: string;
+  /** The instance rows (EEE 0.3.0 instance objects), streamed from the source; iterate it once. */
+  rows?: () => AsyncIterable<Record<string, unknown>>;
+  /** Every source field's fate (the per-source report). */
+  fields: FieldFate[];
+  /** Things a reader must know (e.g. "the run did not finish: status cancelled"). */
+  notes: string[];
+}
+
+/** The first bytes of a file, or the names in a folder, for cheap recognition. */
+export interface Probe {
+  path: string;
+  isDirectory: boolean;
+  /** Entry names when a directory (not recursive). */
+  entries?: string[];
+  /** Up to the first 64 KiB of a file, as text (binary files: latin1). */
+  head?: string;
+}
+
+export interface SourceConverter {
+  id: SourceId;
+  /** One line for `--help` and for the "expected one of" error. */
+  description: string;
+  /** True when this source claims the file or folder. Must be cheap and must not throw. */
+  detect(probe: Probe): boolean;
+  /** The records under a claimed path (a folder may hold several runs). Errors are `DataError`s naming file and line/member. */
+  convert(path: string, options: ConvertOptions): AsyncIterable<ConvertedRecord>;
+}

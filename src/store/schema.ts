@@ -1,0 +1,115 @@
+/**
+ * The store's tables: one design for ingest, the statistics (leaderboard, compare) and the viewer. Every column is
+ * documented here and in the README; `evalkit export parquet` writes the same column names.
+ *
+ * Keys: a record is identified by `record_key`, the hex sha256 of its canonical content with `evaluation_id` and
+ * `retrieved_timestamp` dropped at any depth and lists sorted (EEE integrity check 10), so ingesting the same content
+ * again changes nothing and a duplicate under another `evaluation_id` is recognised.
+ *
+ * A record and all of its rows are written in one transaction (never half).
+ */
+export const STORE_SCHEMA_VERSION = 1;
+
+export const STORE_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS store_meta (
+     key VARCHAR PRIMARY KEY,               -- 'schema_version', 'created_by'
+     value VARCHAR NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS ingests (
+     ingest_id VARCHAR PRIMARY KEY,         -- derived uuid of the run
+     started_at TIMESTAMP NOT NULL,
+     finished_at TIMESTAMP,                 -- NULL while running or after a crash
+     paths JSON NOT NULL,                   -- the paths given, as a JSON array
+     records_added INTEGER NOT NULL DEFAULT 0,
+     rows_added BIGINT NOT NULL DEFAULT 0,
+     skipped INTEGER NOT NULL DEFAULT 0,    -- already stored (same record_key) or duplicates
+     rejected INTEGER NOT NULL DEFAULT 0    -- invalid documents, not stored
+   )`,
+  `CREATE TABLE IF NOT EXISTS records (
+     record_key VARCHAR PRIMARY KEY,        -- content hash (see above)
+     evaluation_id VARCHAR NOT NULL,
+     schema_version VARCHAR NOT NULL,       -- of the stored raw record (always 0.3.0: older ones are migrated first)
+     collection VARCHAR,                    -- datastore collection (data/<collection>/...), or the converter's
+     source_name VARCHAR,
+     source_type VARCHAR,
+     source_organization_name VARCHAR,
+     source_organization_url VARCHAR,
+     evaluator_relationship VARCHAR,
+     model_id VARCHAR NOT NULL,             -- model_info.id
+     model_name VARCHAR,
+     developer VARCHAR,
+     inference_platform VARCHAR,
+     deployment_type VARCHAR,               -- model_info.additional_details.deployment_type
+     model_availability VARCHAR,            -- model_info.additional_details.model_availability
+     eval_library_name VARCHAR,
+     eval_library_version VARCHAR,
+     retrieved_timestamp VARCHAR,
+     evaluation_timestamp VARCHAR,
+     origin_kind VARCHAR NOT NULL,          -- 'eee' | 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval' | 'parquet'
+     origin_path VARCHAR NOT NULL,          -- file or folder it was ingested from
+     ingest_id VARCHAR NOT NULL,
+     ingested_at TIMESTAMP NOT NULL,
+     sample_count BIGINT NOT NULL,          -- rows stored in samples for this record
+     diagnostics JSON,                      -- warnings found when it was validated (errors are never stored)
+     raw JSON NOT NULL                      -- the aggregate record exactly as validated (0.3.0)
+   )`,
+  `CREATE TABLE IF NOT EXISTS results (
+     record_key VARCHAR NOT NULL,
+     result_index INTEGER NOT NULL,         -- position in evaluation_results
+     evaluation_result_id VARCHAR,          -- join key for samples (NULL in records that have none)
+     evaluation_name VARCHAR NOT NULL,      -- the benchmark / task
+     dataset_name VARCHAR,                  -- source_data.dataset_name
+     metric_id VARCHAR,
+     metric_name VARCHAR,                   -- metric_name, else metric_id, else evaluation_description
+     metric_kind VARCHAR,
+     metric_unit VARCHAR,
+     score_type VARCHAR,                    -- 'binary' | 'continuous' | 'levels'
+     lower_is_better BOOLEAN NOT NULL,
+     min_score DOUBLE,                      -- ±Infinity allowed; NULL when not given
+     max_score DOUBLE,
+     score DOUBLE NOT NULL,
+     standard_error DOUBLE,                 -- score_details.uncertainty.standard_error.value
+     ci_lower DOUBLE,                       -- score_details.uncertainty.confidence_interval
+     ci_upper DOUBLE,
+     num_samples BIGINT,                    -- score_details.uncertainty.num_samples
+     raw JSON NOT NULL,                     -- the evaluation_results[i] object
+     PRIMARY KEY (record_key, result_index)
+   )`,
+  `CREATE TABLE IF NOT EXISTS samples (
+     record_key VARCHAR NOT NULL,
+     row_index BIGINT NOT NULL,             -- 0-based line among the record's rows
+     evaluation_result_id VARCHAR,
+     evaluation_name VARCHAR NOT NULL,
+     sample_id VARCHAR NOT NULL,
+     sample_hash VARCHAR,
+     epoch INTEGER,                         -- metadata.epoch when the source has epochs, else NULL
+     interaction_type VARCHAR,              -- 'single_turn' | 'multi_turn' | 'agentic'
+     input_text VARCHAR,                    -- input.raw
+     reference_text VARCHAR,                -- input.reference joined by newlines
+     output_text VARCHAR,                   -- output.raw joined by newlines (last assistant message for multi-turn)
+     score DOUBLE,                          -- evaluation.score
+     is_correct BOOLEAN,                    -- evaluation.is_correct
+     raw JSON NOT NULL,                     -- the whole instance row
+     PRIMARY KEY (record_key, row_index)
+   )`,
+  /** Documents kept beside their EEE mapping for views EEE cannot hold (an infereval η for agreement views). */
+  `CREATE TABLE IF NOT EXISTS documents (
+     record_key VARCHAR NOT NULL,           -- the EEE record it belongs to
+     kind VARCHAR NOT NULL,                 -- 'infereval.evaluation' | 'infereval.benchmark' | 'retrieval.result' | ...
+     raw JSON NOT NULL,
+     PRIMARY KEY (record_key, kind)
+   )`,
+  `CREATE OR REPLACE VIEW models AS
+     SELECT model_id, any_value(model_name) AS model_name, any_value(developer) AS developer,
+            any_value(deployment_type) AS deployment_type, any_value(model_availability) AS model_availability,
+            count(*) AS records
+     FROM records GROUP BY model_id`,
+  `CREATE OR REPLACE VIEW benchmarks AS
+     SELECT evaluation_name, metric_name, any_value(lower_is_better) AS lower_is_better,
+            count(DISTINCT r.model_id) AS models, count(*) AS results
+     FROM results JOIN records r USING (record_key) GROUP BY evaluation_name, metric_name`,
+  `CREATE OR REPLACE VIEW result_rows AS
+     SELECT r.*, rec.model_id, rec.developer, rec.deployment_type, rec.model_availability,
+            rec.source_organization_name, rec.collection, rec.evaluation_id, rec.retrieved_timestamp, rec.origin_kind
+     FROM results r JOIN records rec USING (record_key)`,
+];
