@@ -23,6 +23,7 @@ import { looksLegacy, migrateLegacyBenchOutput } from '../formats/bench-output/m
 import { documentTypes } from '../formats/registry.js';
 import { validateValue } from '../validate/index.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { assertOutputsNotInputs } from '../io/output-is-input.js';
 import { assertRegularFile, readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 
@@ -483,6 +484,13 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     return [{ ...target, bytes, removeAfter: !outDir && moved ? source : undefined }];
   }
 
+  // With -o, no output may land on an input (e.g. -o pointing at the folder being migrated).
+  if (outDir)
+    assertOutputsNotInputs(
+      inputs.map((i) => displayPath(i.abs, cwd)),
+      planned.flatMap((p) => p.writes.map((w) => displayPath(w.dest, cwd))),
+      cwd,
+    );
   // Safety: nothing outside the output folder (or, in place, outside each input's tree).
   for (const p of planned)
     for (const w of p.writes) {
