@@ -95,6 +95,7 @@ export const sweepCommand: CommandModule = {
               rateLimit: settings.rateLimit,
               retry: settings.retry,
               retryFailed: settings.retryFailed,
+              maxConsecutiveFailures: settings.maxConsecutiveFailures,
               log,
               signal: interrupt.signal,
               onRunStart: (value) => {
