@@ -340,7 +340,9 @@ export const evaluateCommand: CommandModule = {
         '--eee-out <dir>',
         'also write the run as an Every Eval Ever 0.3.0 aggregate + samples pair under DIR (datastore layout)',
       )
-      .addOption(new Option('--format <format>', 'summary format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
+      )
       .action((benchmarkPath: string, opts: Record<string, any>) =>
         run(async () => {
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));

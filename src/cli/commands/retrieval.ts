@@ -66,7 +66,7 @@ async function readObservations(
 ): Promise<{ observations: Observation[]; other: number }> {
   const rows = schemaCheck(
     'retrieval.event',
-    await readJsonlRows(resolvePath(io.cwd, path)),
+    await readJsonlRows(resolvePath(io.cwd, path), { expect: ['retrieval.event'] }),
     path,
     diagnostics,
   );
@@ -167,13 +167,13 @@ export const retrievalCommand: CommandModule = {
           const thresholds = await readThresholds(io, flags.thresholds);
           const gold = schemaCheck(
             'retrieval.gold',
-            await readJsonlRows(resolvePath(io.cwd, flags.gold)),
+            await readJsonlRows(resolvePath(io.cwd, flags.gold), { expect: ['retrieval.gold'] }),
             flags.gold,
             diagnostics,
           );
           const results = schemaCheck(
             'retrieval.result',
-            await readJsonlRows(resolvePath(io.cwd, flags.results)),
+            await readJsonlRows(resolvePath(io.cwd, flags.results), { expect: ['retrieval.result'] }),
             flags.results,
             diagnostics,
           );
