@@ -6,6 +6,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { DataError, IoError, UsageError } from '../errors.js';
 import { benchOutputSource } from './sources/bench-output.js';
+import { helmSource } from './sources/helm.js';
 import { inferevalSource } from './sources/infereval.js';
 import { inspectSource } from './sources/inspect.js';
 import { lmEvalSource } from './sources/lm-eval.js';
@@ -16,6 +17,7 @@ import type { Probe, SourceConverter, SourceId } from './types.js';
 export const SOURCES: SourceConverter[] = [
   lmEvalSource,
   inspectSource,
+  helmSource,
   openaiEvalsSource,
   benchOutputSource,
   inferevalSource,
