@@ -11,6 +11,7 @@ import { inferevalSource } from './sources/infereval.js';
 import { inspectSource } from './sources/inspect.js';
 import { lmEvalSource } from './sources/lm-eval.js';
 import { openaiEvalsSource } from './sources/openai-evals.js';
+import { promptfooSource } from './sources/promptfoo.js';
 import type { Probe, SourceConverter, SourceId } from './types.js';
 
 /** Every source, most specific first (the first whose `detect` claims a path wins). */
@@ -18,6 +19,7 @@ export const SOURCES: SourceConverter[] = [
   lmEvalSource,
   inspectSource,
   helmSource,
+  promptfooSource,
   openaiEvalsSource,
   benchOutputSource,
   inferevalSource,
