@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataError } from '../../src/errors.js';
 import { ZipReader } from '../../src/io/zip.js';
@@ -472,5 +472,25 @@ test('a truncated archive, a corrupted member and broken JSON fail with file and
       [],
       'no partial record',
     );
+  });
+});
+
+test('the same run as .eval and as .json in one folder is one record', async () => {
+  await withRoot(async (root) => {
+    const members = generatedEval();
+    const json = (name: string) =>
+      JSON.parse(String(members.find((m) => m.name === name)!.data).replace('NaN', 'null'));
+    const log = {
+      ...json('header.json'),
+      samples: members.filter((m) => m.name.startsWith('samples/')).map((m) => JSON.parse(String(m.data))),
+      reductions: json('reductions.json'),
+    };
+    const logs = join(root, 'logs');
+    await mkdir(logs);
+    await writeFile(join(logs, 'run.eval'), buildZip(members));
+    await writeFile(join(logs, 'run.json'), JSON.stringify(log));
+    const written = await convertInto(join(root, 'out'), [logs]);
+    assert.equal(written.length, 1);
+    assert.equal(written[0].rows.length, 14);
   });
 });
