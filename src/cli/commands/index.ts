@@ -14,6 +14,8 @@ import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
 import { ingestCommand } from './ingest.js';
+import { queryCommand } from './query.js';
+import { exportCommand } from './export.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -34,4 +36,6 @@ export const commandModules: CommandModule[] = [
   retrievalCommand,
   statsCommand,
   ingestCommand,
+  queryCommand,
+  exportCommand,
 ];
