@@ -13,6 +13,7 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { convertCommand } from './convert.js';
 import { ingestCommand } from './ingest.js';
 import { queryCommand } from './query.js';
 import { exportCommand } from './export.js';
@@ -35,6 +36,7 @@ export const commandModules: CommandModule[] = [
   reportCommand,
   retrievalCommand,
   statsCommand,
+  convertCommand,
   ingestCommand,
   queryCommand,
   exportCommand,
