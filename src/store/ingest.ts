@@ -15,6 +15,9 @@ import { datastoreLocation, uuidOfName } from '../checks/names.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError } from '../errors.js';
 import { declaredEeeVersion, migrateEeeAggregate, migrateEeeInstanceRow } from '../formats/eee/migrate.js';
+import { convertPaths, isConvertFailure, type ConvertedRecord, type SourceId } from '../convert/index.js';
+import { claimingSource, expectedSources, probePath, sourcesFor } from '../convert/registry.js';
+import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
 import { validateFileAt, type FileResult } from '../validate/file.js';
@@ -30,6 +33,8 @@ export interface IngestOptions {
   cwd?: string;
   /** Store a duplicate of a stored record under another evaluation_id instead of skipping it. */
   allowDuplicates?: boolean;
+  /** Which converter reads inputs that are not EEE (default: recognise each). */
+  from?: SourceId | 'auto';
   onProgress?: (progress: IngestProgress) => void;
 }
 
@@ -78,7 +83,7 @@ export interface IngestResult {
 
 /** One record to store, however it was found. */
 interface Unit {
-  kind: 'eee' | 'parquet';
+  kind: 'eee' | 'parquet' | 'convert';
   /** Absolute path. */
   path: string;
   /** The path as the user would write it. */
@@ -96,7 +101,7 @@ export async function ingestPaths(
   const ingestId = runId(paths);
   const items: IngestItem[] = [];
   const diagnostics: Diagnostic[] = [];
-  const discovered = await discover(paths, cwd);
+  const discovered = await discover(paths, cwd, options.from ?? 'auto');
   diagnostics.push(...discovered.diagnostics);
   items.push(...discovered.rejected);
 
@@ -115,14 +120,22 @@ export async function ingestPaths(
     progress.bytesDone += n;
     options.onProgress?.(progress);
   };
-  const context: UnitContext = { writer, allowDuplicates: options.allowDuplicates === true, onBytes, cwd };
+  const context: UnitContext = {
+    writer,
+    allowDuplicates: options.allowDuplicates === true,
+    onBytes,
+    cwd,
+    converted: new Set(),
+  };
   const engine = new Engine();
   for (const unit of discovered.units) {
     const before = progress.bytesDone;
     const outcome =
       unit.kind === 'parquet'
         ? await readParquetExport(unit.path, unit.display, context)
-        : await ingestEeeFile(unit, engine, context);
+        : unit.kind === 'convert'
+          ? await ingestConverted(unit, options.from ?? 'auto', engine, context)
+          : await ingestEeeFile(unit, engine, context);
     for (const item of outcome.items) {
       items.push(item);
       if (item.status === 'added') {
@@ -175,6 +188,8 @@ export interface UnitContext {
   allowDuplicates: boolean;
   onBytes: (n: number) => void;
   cwd: string;
+  /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */
+  converted: Set<string>;
 }
 
 export interface UnitOutcome {
@@ -191,7 +206,16 @@ interface Discovery {
   diagnostics: Diagnostic[];
 }
 
-async function discover(paths: string[], cwd: string): Promise<Discovery> {
+async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): Promise<Discovery> {
+  const sources = sourcesFor(from);
+  /** Whether a converter claims the file or folder (EEE inputs are read as they are, never converted). */
+  const claimed = async (abs: string): Promise<boolean> => {
+    try {
+      return claimingSource(await probePath(abs), sources) !== undefined;
+    } catch {
+      return false;
+    }
+  };
   const found: Discovery = { units: [], rejected: [], diagnostics: [] };
   const seen = new Set<string>();
   const samples = new Map<string, string>();
@@ -215,19 +239,27 @@ async function discover(paths: string[], cwd: string): Promise<Discovery> {
       });
       return;
     }
+    if ((await claimed(abs)) || (explicit && from !== 'auto')) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size });
+      return;
+    }
     if (explicit)
       found.rejected.push({
         source: shown,
         origin_kind: 'unknown',
         status: 'rejected',
         rows: 0,
-        reason: 'not an input evalkit ingests (an EEE record, a datastore, or an evalkit Parquet export)',
+        reason: `not an input evalkit ingests: expected an EEE record or datastore, an evalkit Parquet export, or one of: ${expectedSources(sources)}`,
       });
   };
 
   const visitDir = async (abs: string, shown: string): Promise<void> => {
     if (await isParquetExport(abs)) {
       found.units.push({ kind: 'parquet', path: abs, display: shown, bytes: 0 });
+      return;
+    }
+    if (await claimed(abs)) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: 0 });
       return;
     }
     const entries = (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -247,9 +279,9 @@ async function discover(paths: string[], cwd: string): Promise<Discovery> {
     else await visitFile(abs, display(abs, arg, abs), true);
   }
   // A samples file whose aggregate was not among the inputs is read with that aggregate, when it is beside it.
-  const claimed = new Set(found.units.flatMap((u) => (u.kind === 'eee' ? [companionGuess(u.path)] : [])));
+  const paired = new Set(found.units.flatMap((u) => (u.kind === 'eee' ? [companionGuess(u.path)] : [])));
   for (const [abs, shown] of samples) {
-    if (claimed.has(abs)) continue;
+    if (paired.has(abs)) continue;
     const uuid = uuidOfName(basename(abs));
     const aggregate = uuid ? join(dirname(abs), `${uuid}.json`) : undefined;
     if (aggregate && !seen.has(aggregate) && (await isEeeAggregateFile(aggregate).catch(() => false))) {
@@ -364,11 +396,14 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   };
   if (!rows && !(await treeVerdict())) return outcome;
   const written = await context.writer.write({
-    aggregate,
-    origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
-    decision: decision as Decision & { status: 'new' | 'duplicate' },
     rows,
-    diagnostics,
+    recordKey: decision.recordKey,
+    finish: async () => ({
+      aggregate,
+      origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+      decision: decision as Decision & { status: 'new' | 'duplicate' },
+      diagnostics,
+    }),
   });
   if (written === undefined) return outcome;
   item.status = 'added';
@@ -423,4 +458,140 @@ export function collectionOf(path: string | undefined, aggregate: Json): string 
   const filePath = isObject(der) && typeof der.file_path === 'string' ? der.file_path : '';
   const parts = filePath.split('/');
   return parts[0] === 'data' && parts.length >= 3 ? parts[1] : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Other tools' outputs: through the converters (the same importers as `evalkit convert`), then validated and stored
+
+/** The records a converter makes of one input; the checksum of their rows is computed as `writeConverted` writes them. */
+async function ingestConverted(
+  unit: Unit,
+  from: SourceId | 'auto',
+  engine: Engine,
+  context: UnitContext,
+): Promise<UnitOutcome> {
+  const outcome: UnitOutcome = { items: [], diagnostics: [] };
+  for await (const converted of convertPaths([unit.path], { from })) {
+    if (isConvertFailure(converted)) {
+      const e = converted.error;
+      if (!(e instanceof DataError) && !(e instanceof IoError)) throw e;
+      outcome.items.push({
+        source: unit.display,
+        origin_kind: converted.source ?? 'unknown',
+        status: 'rejected',
+        rows: 0,
+        reason: e.message,
+      });
+      continue;
+    }
+    if (context.converted.has(converted.aggregatePath)) continue;
+    context.converted.add(converted.aggregatePath);
+    outcome.items.push(await storeConverted(converted, unit, engine, context, outcome.diagnostics));
+  }
+  return outcome;
+}
+
+async function storeConverted(
+  record: ConvertedRecord,
+  unit: Unit,
+  engine: Engine,
+  context: UnitContext,
+  diagnostics: Diagnostic[],
+): Promise<IngestItem> {
+  const shown =
+    record.sourcePath === unit.path
+      ? unit.display
+      : join(unit.display, relative(unit.path, record.sourcePath));
+  const item: IngestItem = { source: shown, origin_kind: record.source, status: 'rejected', rows: 0 };
+  // Diagnostics name the files `evalkit convert` would write, rows by their line in the samples file.
+  const rowsFile = record.samplesPath ?? `${record.aggregatePath} (rows)`;
+  const hash = createHash('sha256');
+  let invalidRows = 0;
+  const rows: RowFeeder | undefined = record.rows
+    ? async (append) => {
+        let line = 0;
+        for await (const row of record.rows!()) {
+          line++;
+          const text = JSON.stringify(row);
+          hash.update(`${text}\n`);
+          const verdict = engine.check(row);
+          for (const i of verdict.issues)
+            diagnostics.push({
+              file: rowsFile,
+              line,
+              column: 1,
+              pointer: i.pointer,
+              severity: i.severity,
+              code: i.code,
+              message: i.message,
+              type: verdict.type,
+              schema_version: verdict.schemaVersion,
+            });
+          if (verdict.issues.some((i) => i.severity === 'error')) invalidRows++;
+          else append(row);
+        }
+        return invalidRows === 0;
+      }
+    : undefined;
+  const placeholder = `pending-${createHash('sha256').update(`${record.sourcePath}\n${record.aggregatePath}`).digest('hex')}`;
+  const written = await context.writer.write({
+    rows,
+    recordKey: placeholder,
+    finish: async (count) => {
+      const aggregate = structuredClone(record.aggregate) as Json;
+      if (record.rows && record.samplesPath) {
+        const der = isObject(aggregate.detailed_evaluation_results)
+          ? aggregate.detailed_evaluation_results
+          : {};
+        aggregate.detailed_evaluation_results = {
+          ...der,
+          format: 'jsonl',
+          file_path: record.samplesPath,
+          hash_algorithm: 'sha256',
+          checksum: hash.digest('hex'),
+          total_rows: count,
+        };
+      }
+      item.evaluation_id = String(aggregate.evaluation_id);
+      const verdict = engine.check(aggregate);
+      const found = verdict.issues.map((i) => ({
+        file: record.aggregatePath,
+        line: 0,
+        column: 0,
+        pointer: i.pointer,
+        severity: i.severity,
+        code: i.code,
+        message: i.message,
+        type: verdict.type,
+        schema_version: verdict.schemaVersion,
+      }));
+      diagnostics.push(...found);
+      if (found.some((d) => d.severity === 'error')) return undefined;
+      const decision = await context.writer.decide(aggregate);
+      item.record_key = decision.recordKey;
+      if (!(await admit(decision, item, diagnostics, context.allowDuplicates, shown))) return undefined;
+      return {
+        aggregate,
+        origin: { kind: record.source, path: shown, collection: collectionOf(undefined, aggregate) },
+        decision: decision as Decision & { status: 'new' | 'duplicate' },
+        diagnostics: found,
+        documents: await keptDocuments(record),
+      };
+    },
+  });
+  if (written !== undefined) {
+    item.status = 'added';
+    item.rows = written;
+  }
+  return item;
+}
+
+/** The source document kept beside its EEE mapping when EEE cannot hold all of it (an infereval η). */
+async function keptDocuments(record: ConvertedRecord): Promise<{ kind: string; raw: unknown }[]> {
+  if (record.source !== 'infereval') return [];
+  try {
+    return [{ kind: 'infereval.evaluation', raw: JSON.parse(await readFile(record.sourcePath, 'utf8')) }];
+  } catch {
+    return [];
+  }
 }

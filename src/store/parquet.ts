@@ -219,16 +219,17 @@ export async function readParquetExport(
           )
         ).map((d) => ({ kind: d.kind, raw: JSON.parse(d.raw) as unknown }))
       : [];
-    const rows = await context.writer.write(
-      {
+    const rows = await context.writer.write({
+      columns: copyRows,
+      recordKey: decision.recordKey,
+      finish: async () => ({
         aggregate,
         origin: { kind: 'parquet', path: shown, collection },
         decision: decision as Decision & { status: 'new' | 'duplicate' },
         diagnostics: verdict.diagnostics,
         documents,
-      },
-      copyRows,
-    );
+      }),
+    });
     item.status = 'added';
     item.rows = rows ?? 0;
   }

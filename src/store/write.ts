@@ -40,15 +40,30 @@ export type RowFeeder = (append: (row: Json) => void) => Promise<boolean>;
 /** Rows already split into the samples columns (a Parquet export read back). */
 export type ColumnsFeeder = (recordKey: string) => Promise<number>;
 
-export interface WriteInput {
+/** What is known of a record once its rows are stored (for a converted record, only then). */
+export interface FinishedRecord {
   aggregate: Json;
   origin: RecordOrigin;
   decision: Decision & { status: 'new' | 'duplicate' };
-  rows?: RowFeeder;
   /** Warnings found when validating (stored with the record). */
   diagnostics: Diagnostic[];
   /** Documents kept beside the record (e.g. the infereval η it was mapped from). */
   documents?: { kind: string; raw: unknown }[];
+}
+
+export interface WriteInput {
+  /** The record's rows, appended under `recordKey` (known before the rows, or a placeholder: see `finish`). */
+  rows?: RowFeeder;
+  /** Or rows copied by SQL (a Parquet export read back); resolves to their count. */
+  columns?: ColumnsFeeder;
+  /** The key the rows are written under. */
+  recordKey: string;
+  /**
+   * Called inside the transaction once the rows are in: the record to store, or undefined to store nothing (its
+   * rows were invalid, or it turned out to be stored already). A different `decision.recordKey` than `recordKey`
+   * re-keys the rows.
+   */
+  finish: (rows: number) => Promise<FinishedRecord | undefined>;
 }
 
 const duplicateKey = (contentHash: string, evaluationId: string): string =>
@@ -82,28 +97,34 @@ export class RecordWriter {
     };
   }
 
-  /** Writes the record and everything that belongs to it in one transaction; undefined when its rows were invalid. */
-  async write(input: WriteInput, columns?: ColumnsFeeder): Promise<number | undefined> {
+  /**
+   * Writes the rows, then the record and everything that belongs to it, in one transaction; resolves to the row
+   * count, or undefined when nothing was stored (see `WriteInput.finish`).
+   */
+  async write(input: WriteInput): Promise<number | undefined> {
     const c = this.store.connection;
-    const key = input.decision.recordKey;
     await c.run('BEGIN TRANSACTION');
     try {
       let rows = 0;
-      if (columns) rows = await columns(key);
+      let ok = true;
+      if (input.columns) rows = await input.columns(input.recordKey);
       else if (input.rows) {
         const appender = await c.createAppender('samples');
-        let ok: boolean;
         try {
-          ok = await input.rows((row) => appendSample(appender, key, rows++, row));
+          ok = await input.rows((row) => appendSample(appender, input.recordKey, rows++, row));
         } finally {
           appender.closeSync();
         }
-        if (!ok) {
-          await c.run('ROLLBACK');
-          return undefined;
-        }
       }
-      await this.insertRecord(input, key, rows);
+      const record = ok ? await input.finish(rows) : undefined;
+      if (!record) {
+        await c.run('ROLLBACK');
+        return undefined;
+      }
+      const key = record.decision.recordKey;
+      if (key !== input.recordKey && rows > 0)
+        await c.run('UPDATE samples SET record_key = $1 WHERE record_key = $2', [key, input.recordKey]);
+      await this.insertRecord(record, key, rows);
       await c.run('COMMIT');
       return rows;
     } catch (error) {
@@ -112,7 +133,7 @@ export class RecordWriter {
     }
   }
 
-  private async insertRecord(input: WriteInput, key: string, rows: number): Promise<void> {
+  private async insertRecord(input: FinishedRecord, key: string, rows: number): Promise<void> {
     const a = input.aggregate;
     const sm = isObject(a.source_metadata) ? a.source_metadata : {};
     const mi = isObject(a.model_info) ? a.model_info : {};
