@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import type { SourceId } from '../../convert/types.js';
 import type { IngestResult } from '../../store/ingest.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, json } from '../options.js';
@@ -8,6 +9,7 @@ import { createProgress } from '../output/progress.js';
 interface IngestFlags {
   db?: string;
   allowDuplicates?: boolean;
+  from: string;
   format: 'text' | 'json';
   progress: boolean;
 }
@@ -19,6 +21,8 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   // DuckDB is loaded only by the commands that use the store.
   const { openStore } = await import('../../store/db.js');
   const { ingestPaths } = await import('../../store/ingest.js');
+  const { sourcesFor } = await import('../../convert/registry.js');
+  const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
   const dbPath = dbPathOf(flags.db, io);
   const store = await openStore(dbPath, { readOnly: false });
   const progress = createProgress(io, { enabled: flags.progress });
@@ -27,6 +31,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     result = await ingestPaths(store, paths, {
       cwd: io.cwd,
       allowDuplicates: flags.allowDuplicates,
+      from,
       onProgress: (p) =>
         progress.update(
           p.bytesDone,
@@ -81,6 +86,11 @@ export const ingestCommand: CommandModule = {
       .option(
         '--allow-duplicates',
         'store a record even when the same content is stored under another evaluation_id',
+      )
+      .option(
+        '--from <source>',
+        'the converter for inputs that are not EEE (lm-eval, inspect, helm, promptfoo, openai-evals, bench, infereval), or auto to recognise each',
+        'auto',
       )
       .addOption(
         new Option('-f, --format <format>', 'summary as text or one JSON object')
