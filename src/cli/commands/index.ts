@@ -14,6 +14,9 @@ import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
 import { convertCommand } from './convert.js';
+import { ingestCommand } from './ingest.js';
+import { queryCommand } from './query.js';
+import { exportCommand } from './export.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -34,4 +37,7 @@ export const commandModules: CommandModule[] = [
   retrievalCommand,
   statsCommand,
   convertCommand,
+  ingestCommand,
+  queryCommand,
+  exportCommand,
 ];
