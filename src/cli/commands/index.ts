@@ -13,6 +13,7 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { modelCommand } from './model.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -29,6 +30,7 @@ export const commandModules: CommandModule[] = [
   auditCommand,
   monotonicityCommand,
   structureCommand,
+  modelCommand,
   reportCommand,
   retrievalCommand,
   statsCommand,

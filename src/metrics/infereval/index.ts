@@ -7,3 +7,5 @@ export * from './audit.js';
 export * from './monotonicity.js';
 export * from './structure.js';
 export * from './render.js';
+export * from './factor-model.js';
+export { renderFactorModel } from './render-model.js';

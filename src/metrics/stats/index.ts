@@ -5,3 +5,5 @@ export * from './mersenne.js';
 export * from './normal.js';
 export * from './kappa.js';
 export * from './intervals.js';
+export * from './special.js';
+export * from './logistic.js';
