@@ -14,6 +14,7 @@ import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
 import { modelCommand } from './model.js';
+import { describeCommand } from './describe.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -25,6 +26,7 @@ export const commandModules: CommandModule[] = [
   hashCommand,
   evaluateCommand,
   sweepCommand,
+  describeCommand,
   metricsCommand,
   retestCommand,
   auditCommand,

@@ -9,3 +9,5 @@ export * from './structure.js';
 export * from './render.js';
 export * from './factor-model.js';
 export { renderFactorModel } from './render-model.js';
+export * from './describe.js';
+export { renderDescription } from './render-describe.js';
