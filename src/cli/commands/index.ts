@@ -15,6 +15,7 @@ import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
 import { modelCommand } from './model.js';
 import { describeCommand } from './describe.js';
+import { compareRunsCommand } from './compare-runs.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -29,6 +30,7 @@ export const commandModules: CommandModule[] = [
   describeCommand,
   metricsCommand,
   retestCommand,
+  compareRunsCommand,
   auditCommand,
   monotonicityCommand,
   structureCommand,

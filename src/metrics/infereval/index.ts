@@ -11,3 +11,4 @@ export * from './factor-model.js';
 export { renderFactorModel } from './render-model.js';
 export * from './describe.js';
 export { renderDescription } from './render-describe.js';
+export * from './compare-runs.js';
