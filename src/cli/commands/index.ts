@@ -17,6 +17,9 @@ import { convertCommand } from './convert.js';
 import { ingestCommand } from './ingest.js';
 import { queryCommand } from './query.js';
 import { exportCommand } from './export.js';
+import { modelCommand } from './model.js';
+import { describeCommand } from './describe.js';
+import { compareRunsCommand } from './compare-runs.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -28,11 +31,14 @@ export const commandModules: CommandModule[] = [
   hashCommand,
   evaluateCommand,
   sweepCommand,
+  describeCommand,
   metricsCommand,
   retestCommand,
+  compareRunsCommand,
   auditCommand,
   monotonicityCommand,
   structureCommand,
+  modelCommand,
   reportCommand,
   retrievalCommand,
   statsCommand,
