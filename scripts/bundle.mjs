@@ -16,6 +16,8 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle')) {
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
+    // Native: loaded from node_modules at run time (the store commands import it lazily).
+    external: ['@duckdb/node-api'],
     // CommonJS dependencies (ajv) call require() for Node built-ins.
     banner: {
       js: "import { createRequire as __evalkitRequire } from 'node:module'; const require = __evalkitRequire(import.meta.url);",
