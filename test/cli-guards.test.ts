@@ -166,3 +166,31 @@ describe('special files as inputs are refused at once, saying what they are', ()
     },
   );
 });
+
+describe('what used to be an internal error is a data error, or works', () => {
+  it('report on an η whose items carry different numbers of analyst verdicts', async () => {
+    const eta = JSON.parse(readFileSync(example('report/evaluation.json'), 'utf8'));
+    eta.items[1].analyst_verdicts.pop();
+    const path = join(dir, 'uneven.json');
+    writeFileSync(path, JSON.stringify(eta));
+    const r = await cli(['report', path]);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /error metrics\.uneven-panel: item "item-01" has 2 analyst verdict\(s\) but item "item-00" has 3/,
+    );
+    assert.doesNotMatch(r.stderr, /internal error/);
+  });
+
+  it('report --sweep with 300,000 points (no stack overflow)', async () => {
+    const points = Array.from({ length: 300_000 }, (_, i) => ({ value: i / 1000, kappa: (i % 100) / 100 }));
+    const path = join(dir, 'sweep-big.json');
+    writeFileSync(path, JSON.stringify({ parameter: 'temperature', points }));
+    const r = await cli(['report', example('report/evaluation.json'), '--sweep', path, '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      JSON.parse(r.stdout).evidence?.sweep?.kappa_range ?? JSON.parse(r.stdout).sweep?.kappa_range,
+      0.99,
+    );
+  });
+});
