@@ -119,8 +119,7 @@ export function readSweepEvidence(doc: unknown, file = 'sweep'): SweepEvidence {
   const out: SweepEvidence = {
     parameter,
     points,
-    kappa_range:
-      given !== undefined ? given : defined.length > 0 ? spread(defined) : null,
+    kappa_range: given !== undefined ? given : defined.length > 0 ? spread(defined) : null,
   };
   const interpretation = str(o, ['interpretation', 'verdict']);
   if (interpretation) out.interpretation = interpretation;
