@@ -270,7 +270,16 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     }
     if (input.abs.endsWith('.jsonl')) {
       const rows = migrateRows(entry.bytes, options.inPlace === true);
-      if (!rows.eee && rows.problems.length > 0) {
+      const other = rows.eee ? undefined : firstRowType(entry.bytes);
+      if (other) {
+        // Rows of another known type (retrieval gold, results, events...): never migrated, never "failed".
+        report.kind = other as FileKind;
+        report.problems.push(`left alone: ${other} is not a type evalkit migrate converts`);
+        planned.push({ report, writes: [] });
+        continue;
+      }
+      // Rows that are not strict JSON are invalid input wherever found; rows of no known kind are "unknown" below.
+      if (!rows.eee && rows.problems.some((p) => p.includes('not strict JSON'))) {
         report.status = 'failed';
         report.problems.push(...rows.problems);
         planned.push({ report, writes: [] });
@@ -551,6 +560,18 @@ interface RowsOutcome {
   from: string;
   notes: MigrationNote[];
   problems: string[];
+}
+
+/** The known type (other than EEE) claiming the first non-blank row of a JSONL file, if any. */
+function firstRowType(bytes: Buffer): string | undefined {
+  const line = bytes
+    .toString('utf8')
+    .split('\n')
+    .find((l) => l.trim() !== '');
+  if (line === undefined) return undefined;
+  const parsed = parseStrictJson(line.replace(/\r$/, ''));
+  if (!parsed.ok || !isObject(parsed.value)) return undefined;
+  return claimingTypes(parsed.value).find((t) => !t.startsWith('eee.'));
 }
 
 /**

@@ -41,6 +41,7 @@ test('migrate DIR --in-place leaves infereval benchmarks and evaluations byte-id
   // one EEE instance row saved as .json: also a known type, also not a legacy benchmark output
   const row = readFileSync(example('eee/instances-0.2.0.jsonl'), 'utf8').split('\n')[0];
   writeFileSync(join(d, 'one-row.json'), row);
+  cpSync(example('retrieval/gold.jsonl'), join(d, 'gold.jsonl'));
   const before = snapshot(d);
   const r = await cli(['migrate', d, '--in-place', '--format', 'json']);
   assert.equal(r.code, 0, r.stderr);
@@ -53,6 +54,7 @@ test('migrate DIR --in-place leaves infereval benchmarks and evaluations byte-id
     'evaluation.json': 'skipped infereval.evaluation',
     'nested/eta.json': 'skipped infereval.evaluation',
     'one-row.json': 'skipped eee.instance',
+    'gold.jsonl': 'skipped retrieval.gold',
   });
 });
 
