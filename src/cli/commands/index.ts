@@ -13,6 +13,7 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { viewCommand } from './view.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -32,4 +33,5 @@ export const commandModules: CommandModule[] = [
   reportCommand,
   retrievalCommand,
   statsCommand,
+  viewCommand,
 ];
