@@ -21,6 +21,7 @@ export function indexHtml(mode: 'server' | 'static'): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>evalkit view</title>
 <link rel="stylesheet" href="./app.css">
 <script type="module" src="./app.js"></script>

@@ -124,7 +124,8 @@ export async function modelResults(store: Store, modelId: string): Promise<Model
 
 export async function recordDetail(store: Store, recordKey: string): Promise<RecordDetail> {
   const [row] = await store.all<Row>(
-    `SELECT * EXCLUDE (raw, diagnostics), ingested_at::VARCHAR AS ingested_at, sample_count::DOUBLE AS sample_count,
+    `SELECT * EXCLUDE (raw, diagnostics, ingested_at, sample_count), ingested_at::VARCHAR AS ingested_at,
+            sample_count::DOUBLE AS sample_count,
             raw, diagnostics
      FROM records WHERE record_key = $1`,
     [recordKey],

@@ -20,7 +20,14 @@ export function RecordPage(props: { route: Route }) {
       {(d) => {
         const r = d.record;
         const warnings = d.diagnostics.filter((x) => x.severity !== 'info');
-        const known = new Set(['evaluation_results', ...SECTIONS.map(([k]) => k)]);
+        const known = new Set([
+          'evaluation_results',
+          'schema_version',
+          'evaluation_id',
+          'retrieved_timestamp',
+          'evaluation_timestamp',
+          ...SECTIONS.map(([k]) => k),
+        ]);
         const scalars = Object.entries(d.raw).filter(
           ([k, v]) => !known.has(k) && (v === null || typeof v !== 'object'),
         );
