@@ -17,7 +17,7 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle')) {
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
-    // Native bindings stay in node_modules.
+    // Native: loaded from node_modules at run time (the store commands import it lazily).
     external: ['@duckdb/node-api'],
     // CommonJS dependencies (ajv) call require() for Node built-ins.
     banner: {

@@ -48,7 +48,28 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
 }
 
+/**
+ * A reader that goes away (`evalkit validate … | head -1`) closes our stdout: further writes fail with EPIPE, which
+ * Node reports as an unhandled 'error' event with a stack. Instead the stream quietly becomes a sink: the command
+ * finishes its work (nothing half-written, journals complete) and exits with its usual code. Installed once, here,
+ * for every command.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if ((stream as { evalkitPipeGuard?: true }).evalkitPipeGuard) return;
+  (stream as { evalkitPipeGuard?: true }).evalkitPipeGuard = true;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    stream.write = ((...args: unknown[]) => {
+      const callback = args.find((a) => typeof a === 'function') as (() => void) | undefined;
+      if (callback) process.nextTick(callback);
+      return true;
+    }) as typeof stream.write;
+  });
+}
+
 export function processIO(): CliIO {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   return {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,7 +1,10 @@
 // Flag values shared by every command: numbers checked once, paths resolved against the CLI's cwd, JSON printed
 // the same way. A bad value is a UsageError (exit 2) that names the flag.
+import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { DEFAULT_STORE_FILE, storePath } from '../store/path.js';
+import type { CliIO } from './context.js';
 
 /** An integer flag value ≥ min (a safe integer, so a seed is never silently rounded). */
 export function parseInteger(value: string, flag: string, min: number): number {
@@ -52,3 +55,20 @@ export function resolvePath(cwd: string, path: string): string {
 
 /** JSON as the CLI prints it: two-space indent and a final newline. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) + '\n';
+
+/**
+ * The `--db FILE` option of every store command (ingest, query, leaderboard, compare, export, view), declared the
+ * same way everywhere: `addDbOption(command)` when registering, `dbPathOf(flags.db, io)` in the action.
+ */
+export function addDbOption<C extends Command>(command: C): C {
+  command.option(
+    '--db <file>',
+    `the store, a DuckDB file (default: $EVALKIT_DB, else ${DEFAULT_STORE_FILE} in the current folder)`,
+  );
+  return command;
+}
+
+/** The store file a command works on, resolved against the CLI's working directory. */
+export function dbPathOf(flag: string | undefined, io: Pick<CliIO, 'cwd' | 'env'>): string {
+  return resolvePath(io.cwd, storePath(flag, io.env));
+}

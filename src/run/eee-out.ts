@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IoError } from '../errors.js';
 import { sampleHash } from '../formats/eee/sample-hash.js';
+import { datastoreSegment as segment, derivedUuid4 } from '../formats/eee/datastore.js';
 import type { Benchmark } from '../formats/infereval/types.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { consensusVerdict, sampleFailed } from '../metrics/infereval/model.js';
@@ -16,21 +17,7 @@ import { planPrompts, type PromptOptions } from './prompts.js';
 import type { BenchmarkLike, SampleRecord } from './types.js';
 
 export const EEE_COLLECTION = 'infereval';
-
-/** A UUID4-shaped id derived from a seed string (version and variant bits set). */
-export function derivedUuid4(seed: string): string {
-  const b = createHash('sha256').update(seed).digest().subarray(0, 16);
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/** A path segment safe in every datastore (no separators, reserved characters, dots at the end). */
-function segment(text: string): string {
-  const s = text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|[.\s-]+$/g, '');
-  return s === '' ? 'unknown' : s;
-}
+export { derivedUuid4 };
 
 const epochSeconds = (iso: unknown): string | undefined =>
   typeof iso === 'string' && !Number.isNaN(Date.parse(iso)) ? String(Date.parse(iso) / 1000) : undefined;

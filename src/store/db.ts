@@ -16,9 +16,42 @@ export interface Store {
   close(): void;
 }
 
-/** The store path: the flag, else $EVALKIT_DB, else `evalkit.duckdb` in the working directory. */
-export function storePath(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  return flag ?? env.EVALKIT_DB ?? 'evalkit.duckdb';
+export { storePath, DEFAULT_STORE_FILE } from './path.js';
+
+/**
+ * DuckDB's open errors in the user's terms. The file lock is the one that matters: a store has one writer at a
+ * time (and a reader cannot open it while another process writes), so a second `ingest` is told who holds it.
+ */
+function openError(path: string, error: Error, readOnly: boolean): IoError {
+  const lock =
+    /Could not set lock on file .*?Conflicting lock is held in (.*?)(?: \(PID (\d+)\))?[.:]? *(?:See also|$)/s.exec(
+      error.message,
+    );
+  if (lock) {
+    const holder = lock[2] ? `process ${lock[2]} (${lock[1]})` : `another process (${lock[1]})`;
+    return new IoError(
+      'store.locked',
+      `the store ${path} is in use by ${holder}: a store has one writer at a time and cannot be ${readOnly ? 'read' : 'written'} while another process writes it; try again when it has finished`,
+    );
+  }
+  if (/not a valid DuckDB database file|Not a DuckDB file|file is not a valid/i.test(error.message))
+    return new IoError('store.not-duckdb', `${path} is not a DuckDB store: ${error.message}`);
+  return new IoError('store.open', `cannot open the store ${path}: ${error.message}`);
+}
+
+/** A store made with another table layout is refused (with what to do) rather than half understood. */
+async function checkSchemaVersion(connection: DuckDBConnection, path: string): Promise<void> {
+  const meta = await connection.runAndReadAll(
+    `SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'store_meta'`,
+  );
+  if ((meta.getRowObjectsJson()[0] as { n: number }).n === 0) return;
+  const found = await connection.runAndReadAll(`SELECT value FROM store_meta WHERE key = 'schema_version'`);
+  const version = (found.getRowObjectsJson()[0] as { value?: string } | undefined)?.value;
+  if (version !== undefined && version !== String(STORE_SCHEMA_VERSION))
+    throw new IoError(
+      'store.schema-version',
+      `the store ${path} has table layout ${version}, this evalkit reads layout ${STORE_SCHEMA_VERSION}: export it with the evalkit that made it (evalkit export parquet) and ingest the export into a new store`,
+    );
 }
 
 export async function openStore(path: string, options: { readOnly: boolean }): Promise<Store> {
@@ -29,9 +62,14 @@ export async function openStore(path: string, options: { readOnly: boolean }): P
   try {
     instance = await DuckDBInstance.create(path, options.readOnly ? { access_mode: 'READ_ONLY' } : {});
   } catch (error) {
-    throw new IoError('store.open', `cannot open the store ${path}: ${(error as Error).message}`);
+    throw openError(path, error as Error, options.readOnly);
   }
   const connection = await instance.connect();
+  await checkSchemaVersion(connection, path).catch((error) => {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
+  });
   if (!options.readOnly) {
     for (const ddl of STORE_DDL) await connection.run(ddl);
     await connection.run(

@@ -7,8 +7,14 @@
  * again changes nothing and a duplicate under another `evaluation_id` is recognised.
  *
  * A record and all of its rows are written in one transaction (never half).
+ *
+ * Samples are kept compactly: the fields a query needs are columns, and `samples.raw` holds only the rest of the
+ * row (what no column holds). `sampleRow()` (src/store/sample-row.ts) and the view `sample_rows` (whose `raw` is
+ * the whole row) rebuild the instance row exactly, as a JSON value (same keys, same values; key order is not kept).
  */
-export const STORE_SCHEMA_VERSION = 1;
+import { SAMPLE_ROW_SQL } from './sample-row.js';
+
+export const STORE_SCHEMA_VERSION = 2;
 
 export const STORE_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS store_meta (
@@ -26,7 +32,8 @@ export const STORE_DDL: readonly string[] = [
      rejected INTEGER NOT NULL DEFAULT 0    -- invalid documents, not stored
    )`,
   `CREATE TABLE IF NOT EXISTS records (
-     record_key VARCHAR PRIMARY KEY,        -- content hash (see above)
+     record_key VARCHAR PRIMARY KEY,        -- content_hash; for a duplicate kept with --allow-duplicates, the sha256 of content_hash, a newline and evaluation_id
+     content_hash VARCHAR NOT NULL,         -- EEE check 10's fingerprint (see above); equal for duplicates
      evaluation_id VARCHAR NOT NULL,
      schema_version VARCHAR NOT NULL,       -- of the stored raw record (always 0.3.0: older ones are migrated first)
      collection VARCHAR,                    -- datastore collection (data/<collection>/...), or the converter's
@@ -49,7 +56,7 @@ export const STORE_DDL: readonly string[] = [
      origin_path VARCHAR NOT NULL,          -- file or folder it was ingested from
      ingest_id VARCHAR NOT NULL,
      ingested_at TIMESTAMP NOT NULL,
-     sample_count BIGINT NOT NULL,          -- rows stored in samples for this record
+     sample_count BIGINT NOT NULL,          -- rows stored in samples for this record (written in the same transaction)
      diagnostics JSON,                      -- warnings found when it was validated (errors are never stored)
      raw JSON NOT NULL                      -- the aggregate record exactly as validated (0.3.0)
    )`,
@@ -75,13 +82,16 @@ export const STORE_DDL: readonly string[] = [
      raw JSON NOT NULL,                     -- the evaluation_results[i] object
      PRIMARY KEY (record_key, result_index)
    )`,
+  // No primary key on samples: (record_key, row_index) is unique by construction (a record's rows are written
+  // only with the record, in one transaction), and an index over millions of rows would cost more to write and
+  // keep than the rows' own columns.
   `CREATE TABLE IF NOT EXISTS samples (
-     record_key VARCHAR NOT NULL,
-     row_index BIGINT NOT NULL,             -- 0-based line among the record's rows
-     evaluation_result_id VARCHAR,
-     evaluation_name VARCHAR NOT NULL,
+     record_key VARCHAR NOT NULL,           -- the record the row belongs to
+     row_index BIGINT NOT NULL,             -- 0-based position among the record's rows (the line order of its JSONL)
+     evaluation_result_id VARCHAR,          -- the row's evaluation_result_id (NULL when it has none)
+     evaluation_name VARCHAR NOT NULL,      -- the row's evaluation_name (the benchmark / task)
      sample_id VARCHAR NOT NULL,
-     sample_hash VARCHAR,
+     sample_hash VARCHAR,                   -- NULL when the row has none
      epoch INTEGER,                         -- metadata.epoch when the source has epochs, else NULL
      interaction_type VARCHAR,              -- 'single_turn' | 'multi_turn' | 'agentic'
      input_text VARCHAR,                    -- input.raw
@@ -89,8 +99,10 @@ export const STORE_DDL: readonly string[] = [
      output_text VARCHAR,                   -- output.raw joined by newlines (last assistant message for multi-turn)
      score DOUBLE,                          -- evaluation.score
      is_correct BOOLEAN,                    -- evaluation.is_correct
-     raw JSON NOT NULL,                     -- the whole instance row
-     PRIMARY KEY (record_key, row_index)
+     raw JSON NOT NULL,                     -- the rest of the row: every field no column above holds (see sample_rows)
+     schema_version VARCHAR,                -- the row's schema_version (always 0.3.0: older rows are migrated first)
+     evaluation_id VARCHAR,                 -- the row's evaluation_id
+     model_id VARCHAR                       -- the row's model_id
    )`,
   /** Documents kept beside their EEE mapping for views EEE cannot hold (an infereval η for agreement views). */
   `CREATE TABLE IF NOT EXISTS documents (
@@ -99,6 +111,11 @@ export const STORE_DDL: readonly string[] = [
      raw JSON NOT NULL,
      PRIMARY KEY (record_key, kind)
    )`,
+  `CREATE INDEX IF NOT EXISTS records_model ON records (model_id)`,
+  `CREATE INDEX IF NOT EXISTS results_name ON results (evaluation_name)`,
+  /** samples with \`raw\` rebuilt as the whole instance row (the same as sampleRow() in TypeScript). */
+  `CREATE OR REPLACE VIEW sample_rows AS
+     SELECT * REPLACE (${SAMPLE_ROW_SQL} AS raw) FROM samples`,
   `CREATE OR REPLACE VIEW models AS
      SELECT model_id, any_value(model_name) AS model_name, any_value(developer) AS developer,
             any_value(deployment_type) AS deployment_type, any_value(model_availability) AS model_availability,

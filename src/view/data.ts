@@ -270,7 +270,7 @@ export async function sampleDetail(store: Store, params: Params): Promise<Sample
     `SELECT s.record_key, s.row_index::DOUBLE AS row_index, s.sample_id, s.sample_hash, s.evaluation_name,
             s.interaction_type, s.input_text, s.reference_text, s.output_text, s.score, s.is_correct,
             rec.model_id, s.raw
-     FROM samples s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
+     FROM sample_rows s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
     [params.record ?? '', rowIndex],
   );
   if (!row) throw new UsageError('view.unknown-sample', `no sample row ${rowIndex} in that record`);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/db.js';
+import { splitSampleRow } from '../../src/store/sample-row.js';
 import { projectRoot } from '../helpers/shared.js';
 
 export const XSS = {
@@ -93,48 +94,53 @@ async function insertRecord(store: Store, spec: RecordSpec): Promise<void> {
     })),
   };
   const rows = spec.results.reduce((n, r) => n + r.rows.length, 0);
-  await store.connection.run(
-    `INSERT INTO records VALUES ($1, $2, '0.3.0', $3, $4, 'evaluation_run', $5, $6, 'third_party', $7, $8, $9,
-       'local', $10, $11, 'evalkit', '0.1.0', '1777636800', '2026-05-01T12:00:00Z', 'eee', $12, 'ingest-1',
-       TIMESTAMP '2026-11-20 10:00:00', $13, $14, $15)`,
-    [
-      spec.key,
-      spec.evaluationId,
-      spec.collection,
-      `${spec.sourceOrg} run`,
-      spec.sourceOrg,
-      spec.sourceUrl ?? null,
-      spec.model,
-      spec.modelName ?? spec.model,
-      spec.developer,
-      spec.deployment,
-      spec.availability,
-      `examples/${spec.key}.json`,
-      rows,
-      spec.diagnostics ? JSON.stringify(spec.diagnostics) : null,
-      JSON.stringify(raw),
-    ],
-  );
+  await insertRow(store, 'records', {
+    record_key: spec.key,
+    content_hash: spec.key,
+    evaluation_id: spec.evaluationId,
+    schema_version: '0.3.0',
+    collection: spec.collection,
+    source_name: `${spec.sourceOrg} run`,
+    source_type: 'evaluation_run',
+    source_organization_name: spec.sourceOrg,
+    source_organization_url: spec.sourceUrl ?? null,
+    evaluator_relationship: 'third_party',
+    model_id: spec.model,
+    model_name: spec.modelName ?? spec.model,
+    developer: spec.developer,
+    inference_platform: 'local',
+    deployment_type: spec.deployment,
+    model_availability: spec.availability,
+    eval_library_name: 'evalkit',
+    eval_library_version: '0.1.0',
+    retrieved_timestamp: '1777636800',
+    evaluation_timestamp: '2026-05-01T12:00:00Z',
+    origin_kind: 'eee',
+    origin_path: `examples/${spec.evaluationId.slice(0, 20)}.json`,
+    ingest_id: 'ingest-1',
+    ingested_at: '2026-11-20 10:00:00',
+    sample_count: rows,
+    diagnostics: spec.diagnostics ? JSON.stringify(spec.diagnostics) : null,
+    raw: JSON.stringify(raw),
+  });
   let rowIndex = 0;
   for (const [i, r] of spec.results.entries()) {
-    await store.connection.run(
-      `INSERT INTO results VALUES ($1, $2, $3, $4, NULL, NULL, $5, NULL, NULL, $6, $7, 0, 1, $8, NULL, NULL, NULL, $9, $10)`,
-      [
-        spec.key,
-        i,
-        r.resultId,
-        r.name,
-        r.metric,
-        r.scoreType,
-        r.lowerIsBetter ?? false,
-        r.score,
-        r.rows.length,
-        JSON.stringify(raw.evaluation_results[i]),
-      ],
-    );
-    const appender = await store.connection.createAppender('samples');
+    await insertRow(store, 'results', {
+      record_key: spec.key,
+      result_index: i,
+      evaluation_result_id: r.resultId,
+      evaluation_name: r.name,
+      metric_name: r.metric,
+      score_type: r.scoreType,
+      lower_is_better: r.lowerIsBetter ?? false,
+      min_score: 0,
+      max_score: 1,
+      score: r.score,
+      num_samples: r.rows.length,
+      raw: JSON.stringify(raw.evaluation_results[i]),
+    });
     for (const row of r.rows) {
-      const rawRow = row.raw ?? {
+      const whole = {
         schema_version: '0.3.0',
         evaluation_id: spec.evaluationId,
         model_id: spec.model,
@@ -146,26 +152,25 @@ async function insertRecord(store: Store, spec: RecordSpec): Promise<void> {
         input: { raw: row.input, reference: [row.reference] },
         output: { raw: row.output === null ? null : [row.output] },
         evaluation: { score: row.score, is_correct: row.correct },
+        ...row.raw,
       };
-      appender.appendVarchar(spec.key);
-      appender.appendBigInt(BigInt(rowIndex++));
-      appender.appendVarchar(r.resultId);
-      appender.appendVarchar(r.name);
-      appender.appendVarchar(row.sampleId);
-      appender.appendVarchar(row.hash);
-      appender.appendNull();
-      appender.appendVarchar(String(rawRow.interaction_type ?? 'single_turn'));
-      appender.appendVarchar(row.input);
-      appender.appendVarchar(row.reference);
-      if (row.output === null) appender.appendNull();
-      else appender.appendVarchar(row.output);
-      appender.appendDouble(row.score);
-      appender.appendBoolean(row.correct);
-      appender.appendVarchar(JSON.stringify(rawRow));
-      appender.endRow();
+      // Split as ingest stores it: the columns, and the rest of the row in raw.
+      await insertRow(store, 'samples', {
+        record_key: spec.key,
+        row_index: rowIndex++,
+        ...splitSampleRow(whole),
+      });
     }
-    appender.closeSync();
   }
+}
+
+/** INSERT one row by column name (columns left out are NULL). */
+async function insertRow(store: Store, table: string, values: Record<string, unknown>): Promise<void> {
+  const names = Object.keys(values);
+  await store.connection.run(
+    `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+    names.map((n) => values[n] as string | number | boolean | null),
+  );
 }
 
 function quizRows(model: 'a' | 'b') {
@@ -227,7 +232,6 @@ export async function buildFixtureStore(path: string): Promise<void> {
               score: 1,
               correct: true,
               raw: {
-                sample_id: 'tools-0001',
                 interaction_type: 'agentic',
                 input: { raw: 'Find the file size of notes.txt', reference: ['1024'] },
                 output: { raw: ['notes.txt is 1024 bytes.'], reasoning_trace: 'I should call stat first.' },

@@ -4,13 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { openStore, storePath, type Store } from '../../store/db.js';
-import { exportStaticSite } from '../../view/export.js';
-import { isLoopback, startViewServer } from '../../view/server.js';
+import type { Store } from '../../store/db.js';
 import type { CliIO, CommandModule } from '../context.js';
-import { intArg, json, resolvePath } from '../options.js';
+import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
 import { createProgress } from '../output/progress.js';
-import { ingestIntoTemporaryStore } from '../../view/temporary-store.js';
 
 interface ViewFlags {
   db?: string;
@@ -60,11 +57,14 @@ async function openViewStore(
   paths: string[],
   io: CliIO,
 ): Promise<{ store: Store; cleanup: () => Promise<void> }> {
+  // Loaded here, not when the CLI starts: DuckDB and the viewer are only needed by this command.
+  const { openStore } = await import('../../store/db.js');
   if (paths.length > 0) {
     if (flags.db) throw new UsageError('usage.conflict', 'give either --db or paths to ingest, not both');
     const dir = await mkdtemp(join(tmpdir(), 'evalkit-view-'));
     try {
       const file = join(dir, 'view.duckdb');
+      const { ingestIntoTemporaryStore } = await import('../../view/temporary-store.js');
       await ingestIntoTemporaryStore(
         file,
         paths.map((p) => resolvePath(io.cwd, p)),
@@ -83,13 +83,13 @@ async function openViewStore(
       throw error;
     }
   }
-  const store = await openStore(resolvePath(io.cwd, storePath(flags.db, io.env)), { readOnly: true });
+  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
   return { store, cleanup: async () => store.close() };
 }
 
 export const viewCommand: CommandModule = {
   register(program, io, run) {
-    program
+    const command = program
       .command('view')
       .summary('a local web app over the store: leaderboards, records, samples, side-by-side comparison')
       .description(
@@ -106,8 +106,8 @@ export const viewCommand: CommandModule = {
           'JSON files) that any static file server can host.\n\n' +
           'Exit codes: 0 stopped or exported, 2 usage or I/O error.',
       )
-      .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db')
-      .option('--db <file>', 'the store (default: $EVALKIT_DB, else evalkit.duckdb)')
+      .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db');
+    addDbOption(command)
       .option('-p, --port <n>', 'port (0: any free port)', intArg('--port', 0), 4170)
       .option('--host <host>', 'interface to listen on; any but loopback requires a token', '127.0.0.1')
       .option('--no-open', 'do not open a browser')
@@ -130,6 +130,7 @@ export const viewCommand: CommandModule = {
           const { store, cleanup } = await openViewStore(flags, paths, io);
           try {
             if (flags.export) {
+              const { exportStaticSite } = await import('../../view/export.js');
               const dir = resolvePath(io.cwd, flags.export);
               const progress = createProgress(io, { unit: 'items' });
               const summary = await exportStaticSite(store, dir, {
@@ -153,6 +154,7 @@ export const viewCommand: CommandModule = {
               }
               return 0;
             }
+            const { isLoopback, startViewServer } = await import('../../view/server.js');
             const server = await startViewServer({
               store,
               host: flags.host,

@@ -1,0 +1,132 @@
+/**
+ * Converting other tools' outputs into Every Eval Ever 0.3.0 records. `convertPaths` is the one entry point for
+ * both `evalkit convert` (records written with `writeConverted`) and `evalkit ingest` (records fed to the store):
+ * it walks the given files and folders, recognises each source, and yields records (rows streamed, not loaded) or
+ * failures, never the same record twice.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DataError, IoError } from '../errors.js';
+import { SKIPPED_DIRS } from '../io/files.js';
+import { claimingSource, expectedSources, probePath, sourcesFor } from './registry.js';
+import type { ConvertedRecord, ConvertOverrides, SourceConverter, SourceId } from './types.js';
+
+export * from './types.js';
+export { SOURCES, detectSource, sourceById, probePath } from './registry.js';
+export { writeConverted, aggregateText, type WriteOptions, type WriteOutcome } from './write.js';
+export { METRIC_FACTS, metricFacts, type MetricFacts } from './metric-facts.js';
+
+/** A path that could not be converted (the others still are). */
+export interface ConvertFailure {
+  sourcePath: string;
+  source?: SourceId;
+  error: Error;
+}
+
+export type ConvertItem = ConvertedRecord | ConvertFailure;
+
+export const isConvertFailure = (item: ConvertItem): item is ConvertFailure => 'error' in item;
+
+export interface ConvertPathsOptions {
+  from?: SourceId | 'auto';
+  overrides?: ConvertOverrides;
+  /** Told about each path left out: a file no source claims inside a folder, or a record already yielded. */
+  onSkip?: (path: string, reason: string) => void;
+}
+
+/**
+ * The records under the given paths. A file or folder given explicitly that no source claims is a failure (saying
+ * what was expected); inside a folder such files are skipped (reported through `onSkip`). Records whose derived
+ * id was already yielded (the same run twice) are skipped too.
+ */
+export async function* convertPaths(
+  paths: string[],
+  options: ConvertPathsOptions = {},
+): AsyncGenerator<ConvertItem> {
+  const from = options.from ?? 'auto';
+  const sources = sourcesFor(from);
+  const overrides = options.overrides ?? {};
+  const seen = new Map<string, string>();
+  const skip = options.onSkip ?? (() => {});
+
+  async function* run(source: SourceConverter, path: string): AsyncGenerator<ConvertItem> {
+    try {
+      for await (const record of source.convert(path, { overrides })) {
+        const first = seen.get(record.aggregatePath);
+        if (first !== undefined) {
+          skip(record.sourcePath, `the same record as from ${first} (${record.aggregatePath})`);
+          continue;
+        }
+        seen.set(record.aggregatePath, record.sourcePath);
+        yield record;
+      }
+    } catch (error) {
+      yield { sourcePath: path, source: source.id, error: error as Error };
+    }
+  }
+
+  async function* walk(dir: string): AsyncGenerator<ConvertItem> {
+    let entries;
+    try {
+      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    } catch (error) {
+      yield {
+        sourcePath: dir,
+        error: new IoError('io.read', `cannot read ${dir}: ${(error as Error).message}`),
+      };
+      return;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const path = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (SKIPPED_DIRS.has(e.name)) continue;
+        yield* visit(path, false);
+      } else if (e.isFile()) {
+        yield* visit(path, false);
+      }
+    }
+  }
+
+  async function* visit(path: string, explicit: boolean): AsyncGenerator<ConvertItem> {
+    let probe;
+    try {
+      probe = await probePath(path);
+    } catch (error) {
+      yield { sourcePath: path, error: error as Error };
+      return;
+    }
+    const claimed = claimingSource(probe, sources);
+    if (claimed) {
+      yield* run(claimed, path);
+      return;
+    }
+    if (probe.isDirectory) {
+      yield* walk(path);
+      return;
+    }
+    if (explicit && from !== 'auto') {
+      // The user named the source: let it try, and say what is wrong.
+      yield* run(sources[0], path);
+      return;
+    }
+    if (explicit)
+      yield {
+        sourcePath: path,
+        error: new DataError(
+          'convert.unrecognised',
+          `${path}: not a recognised output file; expected one of: ${expectedSources(sources)}`,
+        ),
+      };
+    else skip(path, 'no source recognises it');
+  }
+
+  for (const path of paths) {
+    const info = await stat(path).catch(() => undefined);
+    if (!info) {
+      yield { sourcePath: path, error: new IoError('io.not-found', `no such file or directory: ${path}`) };
+      continue;
+    }
+    yield* visit(path, true);
+  }
+}

@@ -1,0 +1,532 @@
+/**
+ * Shared builders every converter source uses, so that all records are made the same way: deterministic ids and
+ * datastore paths, the model's deployment axes (from the overrides, else inferred, and reported as such),
+ * string-valued `additional_details`, evaluation results with three separate names and honest metric facts,
+ * uncertainty with its method named, and instance rows with the canonical `sample_hash`.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../io/canonical.js';
+import { datastorePaths, derivedUuid4 } from '../formats/eee/datastore.js';
+import { sampleHash } from '../formats/eee/sample-hash.js';
+import { metricFacts, metricKey } from './metric-facts.js';
+import type { ConvertedRecord, ConvertOverrides, FieldFate, SourceId } from './types.js';
+
+export const EEE_SCHEMA_VERSION = '0.3.0';
+
+type Obj = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The field report
+
+/** Collects every source field's fate, in the order the source met them. */
+export class FieldReport {
+  readonly fates: FieldFate[] = [];
+  mapped(field: string, to: string): void {
+    this.fates.push({ field, fate: 'mapped', to });
+  }
+  inferred(field: string, to: string, reason: string): void {
+    this.fates.push({ field, fate: 'inferred', to, reason });
+  }
+  details(field: string, to: string): void {
+    this.fates.push({ field, fate: 'additional_details', to });
+  }
+  notMapped(field: string, reason: string): void {
+    this.fates.push({ field, fate: 'not-mapped', reason });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// additional_details: EEE 0.3.0 wants maps of strings
+
+/** A value as an `additional_details` string: strings unchanged, everything else as compact JSON. */
+export function detailString(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
+}
+
+/**
+ * A string map from source values (undefined values left out). With a report, each key is recorded as kept in
+ * `additional_details` at `to` (a JSON pointer to the map), its source field being `fieldPrefix` + key.
+ */
+export function stringMap(
+  values: Obj,
+  report?: { report: FieldReport; fieldPrefix: string; to: string },
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (v === undefined) continue;
+    out[k] = detailString(v);
+    report?.report.details(`${report.fieldPrefix}${k}`, `${report.to}/${escapePointer(k)}`);
+  }
+  return out;
+}
+
+export const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timestamps
+
+/** Unix epoch seconds (as EEE writes them) from an ISO date, a number of seconds, or undefined when unreadable. */
+export function epochSeconds(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return String(value);
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return value.trim();
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : String(ms / 1000);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The model
+
+export type DeploymentType = NonNullable<ConvertOverrides['deploymentType']>;
+export type ModelAvailability = NonNullable<ConvertOverrides['modelAvailability']>;
+
+export interface ModelFacts {
+  /** The model as the source names it ("meta-llama/Meta-Llama-3-8B", "gpt-4", "openai/gpt-4o"). */
+  name: string;
+  /** The source field it came from. */
+  field: string;
+  /** The developer when the source names it apart from the model. */
+  developer?: string;
+  inferencePlatform?: string;
+  inferenceEngine?: { name: string; version?: string };
+  /** Deployment axes the source implies (e.g. lm-eval `hf` → self-deployed open weights), with the reason. */
+  deployment?: { deploymentType: DeploymentType; modelAvailability: ModelAvailability; reason: string };
+  /** Further model facts, kept in `model_info.additional_details` (stringified). */
+  details?: Obj;
+  /** Source field prefix for `details` keys in the report (e.g. `config.`). */
+  detailsField?: string;
+}
+
+export interface BuiltModel {
+  modelInfo: Obj;
+  /** `model_info.id`, which every instance row repeats as `model_id`. */
+  id: string;
+  developer: string;
+  name: string;
+}
+
+/** Developers recognisable from an API model name alone. */
+const KNOWN_DEVELOPERS: [RegExp, string][] = [
+  [/^(gpt-|o[134](-|$)|text-davinci|davinci|babbage|chatgpt)/i, 'openai'],
+  [/^claude/i, 'anthropic'],
+  [/^(gemini|gemma|palm)/i, 'google'],
+  [/^(mistral|mixtral|codestral)/i, 'mistralai'],
+  [/^command/i, 'cohere'],
+];
+
+/** model_info from what the source says, the overrides winning; every inference reported. */
+export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, report: FieldReport): BuiltModel {
+  const full = overrides.modelId ?? facts.name;
+  if (overrides.modelId !== undefined) report.mapped('--model-id', '/model_info/id');
+  else report.mapped(facts.field, '/model_info/id');
+  const slash = full.lastIndexOf('/');
+  const name = slash === -1 ? full : full.slice(slash + 1);
+  let developer: string;
+  if (overrides.developer !== undefined) {
+    developer = overrides.developer;
+    report.mapped('--developer', '/model_info/developer');
+  } else if (slash !== -1) {
+    developer = full.slice(0, slash);
+    report.inferred(facts.field, '/model_info/developer', 'the part of the model name before the last "/"');
+  } else if (facts.developer) {
+    developer = facts.developer;
+  } else {
+    const known = KNOWN_DEVELOPERS.find(([re]) => re.test(name));
+    developer = known ? known[1] : 'unknown';
+    report.inferred(
+      facts.field,
+      '/model_info/developer',
+      known
+        ? `"${name}" is a ${known[1]} model name`
+        : 'the source does not name the developer (use --developer)',
+    );
+  }
+  const id = developer === 'unknown' && slash === -1 ? name : `${developer}/${name}`;
+
+  const deploymentType = overrides.deploymentType ?? facts.deployment?.deploymentType ?? 'unknown';
+  const modelAvailability = overrides.modelAvailability ?? facts.deployment?.modelAvailability ?? 'unknown';
+  const axis = (flag: string, given: unknown, to: string): void => {
+    if (given !== undefined) report.mapped(flag, to);
+    else if (facts.deployment) report.inferred(facts.field, to, facts.deployment.reason);
+    else report.inferred(facts.field, to, `the source does not say; "unknown" (use ${flag})`);
+  };
+  axis('--deployment-type', overrides.deploymentType, '/model_info/additional_details/deployment_type');
+  axis(
+    '--model-availability',
+    overrides.modelAvailability,
+    '/model_info/additional_details/model_availability',
+  );
+
+  const modelInfo: Obj = { name, id, developer };
+  if (facts.inferencePlatform !== undefined) modelInfo.inference_platform = facts.inferencePlatform;
+  if (facts.inferenceEngine !== undefined) modelInfo.inference_engine = facts.inferenceEngine;
+  modelInfo.additional_details = {
+    deployment_type: deploymentType,
+    model_availability: modelAvailability,
+    ...stringMap(facts.details ?? {}, {
+      report,
+      fieldPrefix: facts.detailsField ?? '',
+      to: '/model_info/additional_details',
+    }),
+  };
+  return { modelInfo, id, developer, name };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ids and paths
+
+export interface RecordIds {
+  uuid: string;
+  evaluationId: string;
+  collection: string;
+  aggregatePath: string;
+  samplesPath: string;
+}
+
+/** The sha256 (hex) of some bytes or text: a source's content digest, which seeds the record's id. */
+export function contentDigest(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * The record's derived id and datastore paths. The seed is the source id, the digest of the source content, what
+ * tells this record apart from the others of the same source (a task, a provider), and the overrides given: the
+ * same input with the same options always gives the same id, bytes and place.
+ */
+export function recordIds(input: {
+  source: SourceId;
+  digest: string;
+  discriminator?: string;
+  overrides: ConvertOverrides;
+  defaultCollection: string;
+  model: BuiltModel;
+  report: FieldReport;
+}): RecordIds {
+  const collection = input.overrides.collection ?? input.defaultCollection;
+  if (input.overrides.collection !== undefined) input.report.mapped('--collection', 'datastore path');
+  const uuid = derivedUuid4(
+    `evalkit-convert:${input.source}:${input.digest}:${input.discriminator ?? ''}:${canonicalJson(input.overrides)}`,
+  );
+  const paths = datastorePaths(collection, input.model.developer, input.model.name, uuid);
+  return {
+    uuid,
+    evaluationId: `${paths.dir.slice('data/'.length)}/${uuid}`,
+    collection,
+    aggregatePath: paths.aggregate,
+    samplesPath: paths.samples,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Evaluation results
+
+export interface ResultInput {
+  /** The benchmark / task (`evaluation_name`). */
+  evaluationName: string;
+  /** The metric as the source names it (`acc,none`, `accuracy`); looked up in the metric facts table. */
+  metric: string;
+  /** `metric_config.metric_id` (default: the metric's table key, e.g. `acc`). */
+  metricId?: string;
+  /** `metric_config.metric_name` (default: the source's metric name). */
+  metricName?: string;
+  /** The stable join key (`evaluation_result_id`) the instance rows name. */
+  resultId: string;
+  /** The source field the score came from (for the report). */
+  field: string;
+  score: number;
+  description?: string;
+  /** What the harness says about direction, with the field that says it. */
+  lowerIsBetter?: { value: boolean; field: string };
+  sourceData: Obj;
+  standardError?: { value: number; method: string };
+  confidenceInterval?: { lower: number; upper: number; confidenceLevel?: number; method: string };
+  standardDeviation?: number;
+  numSamples?: number;
+  numBootstrapSamples?: number;
+  /** Extra facts about the result (stringified into `score_details.details`). */
+  details?: Obj;
+  metricParameters?: Obj;
+  generationConfig?: Obj;
+  evaluationTimestamp?: string;
+  llmScoring?: Obj;
+}
+
+/** Builds the `evaluation_results` list, reporting each score, bound and direction with its pointer. */
+export class ResultsBuilder {
+  readonly results: Obj[] = [];
+  constructor(private readonly report: FieldReport) {}
+
+  get ids(): Set<string> {
+    return new Set(this.results.map((r) => r.evaluation_result_id as string));
+  }
+
+  add(input: ResultInput): Obj {
+    const i = this.results.length;
+    const at = `/evaluation_results/${i}`;
+    const facts = metricFacts(input.metric);
+    const metricConfig: Obj = {};
+    if (input.description !== undefined) metricConfig.evaluation_description = input.description;
+    metricConfig.metric_id = input.metricId ?? metricKey(input.metric);
+    metricConfig.metric_name = input.metricName ?? input.metric;
+    if (facts) {
+      metricConfig.metric_kind = facts.kind;
+      metricConfig.metric_unit = facts.unit;
+    }
+    if (input.metricParameters !== undefined && Object.keys(input.metricParameters).length > 0)
+      metricConfig.metric_parameters = input.metricParameters;
+    if (input.lowerIsBetter !== undefined) {
+      metricConfig.lower_is_better = input.lowerIsBetter.value;
+      this.report.mapped(input.lowerIsBetter.field, `${at}/metric_config/lower_is_better`);
+    } else if (facts) {
+      metricConfig.lower_is_better = facts.lowerIsBetter;
+      this.report.inferred(
+        input.field,
+        `${at}/metric_config/lower_is_better`,
+        `the source does not say; "${metricKey(input.metric)}" is ${facts.lowerIsBetter ? 'lower' : 'higher'}-is-better in the metric facts table`,
+      );
+    } else {
+      metricConfig.lower_is_better = false;
+      this.report.inferred(
+        input.field,
+        `${at}/metric_config/lower_is_better`,
+        `neither the source nor the metric facts table says; higher-is-better assumed`,
+      );
+    }
+    if (facts) {
+      metricConfig.score_type = facts.scoreType;
+      metricConfig.min_score = facts.min;
+      metricConfig.max_score = facts.max;
+      this.report.inferred(
+        input.field,
+        `${at}/metric_config/min_score`,
+        `bounds [${facts.min}, ${facts.max}] from the metric facts table ("${metricKey(input.metric)}")`,
+      );
+    } else {
+      this.report.notMapped(
+        `${input.field} (bounds)`,
+        `"${metricKey(input.metric)}" is not in the metric facts table: no bounds, score_type or unit invented`,
+      );
+    }
+    if (input.llmScoring !== undefined) metricConfig.llm_scoring = input.llmScoring;
+
+    const scoreDetails: Obj = { score: input.score };
+    this.report.mapped(input.field, `${at}/score_details/score`);
+    if (input.details !== undefined && Object.keys(input.details).length > 0)
+      scoreDetails.details = stringMap(input.details);
+    const uncertainty: Obj = {};
+    if (input.standardError !== undefined) uncertainty.standard_error = { ...input.standardError };
+    if (input.confidenceInterval !== undefined) {
+      const ci = input.confidenceInterval;
+      uncertainty.confidence_interval = {
+        lower: ci.lower,
+        upper: ci.upper,
+        ...(ci.confidenceLevel !== undefined ? { confidence_level: ci.confidenceLevel } : {}),
+        method: ci.method,
+      };
+    }
+    if (input.standardDeviation !== undefined) uncertainty.standard_deviation = input.standardDeviation;
+    if (input.numSamples !== undefined) uncertainty.num_samples = input.numSamples;
+    if (input.numBootstrapSamples !== undefined)
+      uncertainty.num_bootstrap_samples = input.numBootstrapSamples;
+    if (Object.keys(uncertainty).length > 0) scoreDetails.uncertainty = uncertainty;
+
+    const result: Obj = {
+      evaluation_result_id: input.resultId,
+      evaluation_name: input.evaluationName,
+      source_data: input.sourceData,
+    };
+    if (input.evaluationTimestamp !== undefined) result.evaluation_timestamp = input.evaluationTimestamp;
+    result.metric_config = metricConfig;
+    result.score_details = scoreDetails;
+    if (input.generationConfig !== undefined) result.generation_config = input.generationConfig;
+    this.results.push(result);
+    return result;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Instance rows
+
+export interface RowInput {
+  evaluationName: string;
+  evaluationResultId: string;
+  sampleId: string;
+  interactionType?: 'single_turn' | 'multi_turn' | 'agentic';
+  input: { raw: string; formatted?: string | null; reference: string[]; choices?: string[] | null };
+  output?: { raw: string[]; reasoning_trace?: string[] | null };
+  messages?: Obj[];
+  answerAttribution?: Obj[];
+  evaluation: {
+    score: number;
+    is_correct: boolean;
+    num_turns?: number | null;
+    tool_calls_count?: number | null;
+  };
+  tokenUsage?: Obj;
+  performance?: Obj;
+  error?: string | null;
+  /** Per-row facts (stringified into `metadata`). */
+  metadata?: Obj;
+}
+
+/** A row maker bound to the record's evaluation_id and model id (the foreign keys every row repeats). */
+export function rowMaker(evaluationId: string, modelId: string): (row: RowInput) => Obj {
+  return (r) => {
+    const input: Obj = { raw: r.input.raw };
+    if (r.input.formatted !== undefined) input.formatted = r.input.formatted;
+    input.reference = r.input.reference;
+    if (r.input.choices !== undefined) input.choices = r.input.choices;
+    const out: Obj = {
+      schema_version: EEE_SCHEMA_VERSION,
+      evaluation_id: evaluationId,
+      model_id: modelId,
+      evaluation_name: r.evaluationName,
+      evaluation_result_id: r.evaluationResultId,
+      sample_id: r.sampleId,
+      sample_hash: sampleHash({ raw: r.input.raw, reference: r.input.reference }),
+      interaction_type: r.interactionType ?? 'single_turn',
+      input,
+    };
+    if (r.output !== undefined) out.output = r.output;
+    if (r.messages !== undefined) out.messages = r.messages;
+    out.answer_attribution = r.answerAttribution ?? [];
+    out.evaluation = r.evaluation;
+    if (r.tokenUsage !== undefined) out.token_usage = r.tokenUsage;
+    if (r.performance !== undefined) out.performance = r.performance;
+    if (r.error !== undefined && r.error !== null) out.error = r.error;
+    if (r.metadata !== undefined && Object.keys(r.metadata).length > 0) out.metadata = stringMap(r.metadata);
+    return out;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The aggregate
+
+export interface AggregateInput {
+  ids: RecordIds;
+  model: BuiltModel;
+  overrides: ConvertOverrides;
+  report: FieldReport;
+  /** `source_metadata.source_name` (what the source is, e.g. "lm-evaluation-harness results"). */
+  sourceName: string;
+  /** Who ran it, when the source says (overridden by the options). */
+  organization?: { name: string; url?: string; field: string };
+  evaluatorRelationship?: { value: 'first_party' | 'third_party' | 'collaborative' | 'other'; field: string };
+  sourceDetails?: Obj;
+  evalLibrary: { name: string; version: string; details?: Obj };
+  /** When the results were produced or retrieved, as the source says (epoch seconds), with its field. */
+  retrievedTimestamp?: { value: string; field: string };
+  evaluationTimestamp?: { value: string; field: string };
+  results: Obj[];
+  hasRows: boolean;
+}
+
+/** The EEE 0.3.0 aggregate (without the checksum and row count, which the writer fills in). */
+export function buildAggregate(a: AggregateInput): Obj {
+  const { overrides, report } = a;
+  let retrieved: string;
+  if (overrides.retrievedTimestamp !== undefined) {
+    retrieved = overrides.retrievedTimestamp;
+    report.mapped('--retrieved-timestamp', '/retrieved_timestamp');
+  } else if (a.retrievedTimestamp) {
+    retrieved = a.retrievedTimestamp.value;
+    report.mapped(a.retrievedTimestamp.field, '/retrieved_timestamp');
+  } else {
+    retrieved = '0';
+    report.inferred(
+      'retrieved_timestamp',
+      '/retrieved_timestamp',
+      'the source holds no date; "0" keeps the output deterministic (use --retrieved-timestamp)',
+    );
+  }
+
+  const sourceMetadata: Obj = { source_name: a.sourceName, source_type: 'evaluation_run' };
+  if (overrides.sourceOrganizationName !== undefined) {
+    sourceMetadata.source_organization_name = overrides.sourceOrganizationName;
+    report.mapped('--source-organization-name', '/source_metadata/source_organization_name');
+  } else if (a.organization) {
+    sourceMetadata.source_organization_name = a.organization.name;
+    report.mapped(a.organization.field, '/source_metadata/source_organization_name');
+  } else {
+    sourceMetadata.source_organization_name = 'unknown';
+    report.inferred(
+      'source organization',
+      '/source_metadata/source_organization_name',
+      'the source does not say who ran it; "unknown" (use --source-organization-name)',
+    );
+  }
+  const url = overrides.sourceOrganizationUrl ?? a.organization?.url;
+  if (url !== undefined) sourceMetadata.source_organization_url = url;
+  if (overrides.sourceOrganizationUrl !== undefined)
+    report.mapped('--source-organization-url', '/source_metadata/source_organization_url');
+  if (overrides.evaluatorRelationship !== undefined) {
+    sourceMetadata.evaluator_relationship = overrides.evaluatorRelationship;
+    report.mapped('--evaluator-relationship', '/source_metadata/evaluator_relationship');
+  } else if (a.evaluatorRelationship) {
+    sourceMetadata.evaluator_relationship = a.evaluatorRelationship.value;
+    report.inferred(
+      a.evaluatorRelationship.field,
+      '/source_metadata/evaluator_relationship',
+      'from the source',
+    );
+  } else {
+    sourceMetadata.evaluator_relationship = 'other';
+    report.inferred(
+      'evaluator relationship',
+      '/source_metadata/evaluator_relationship',
+      'the source does not say; "other" (use --evaluator-relationship)',
+    );
+  }
+  if (a.sourceDetails !== undefined && Object.keys(a.sourceDetails).length > 0)
+    sourceMetadata.additional_details = stringMap(a.sourceDetails);
+
+  const evalLibrary: Obj = { name: a.evalLibrary.name, version: a.evalLibrary.version };
+  if (a.evalLibrary.details !== undefined && Object.keys(a.evalLibrary.details).length > 0)
+    evalLibrary.additional_details = stringMap(a.evalLibrary.details);
+
+  const aggregate: Obj = {
+    schema_version: EEE_SCHEMA_VERSION,
+    evaluation_id: a.ids.evaluationId,
+  };
+  if (a.evaluationTimestamp) {
+    aggregate.evaluation_timestamp = a.evaluationTimestamp.value;
+    report.mapped(a.evaluationTimestamp.field, '/evaluation_timestamp');
+  }
+  aggregate.retrieved_timestamp = retrieved;
+  aggregate.source_metadata = sourceMetadata;
+  aggregate.eval_library = evalLibrary;
+  aggregate.model_info = a.model.modelInfo;
+  aggregate.evaluation_results = a.results;
+  if (a.hasRows)
+    aggregate.detailed_evaluation_results = {
+      format: 'jsonl',
+      file_path: a.ids.samplesPath,
+      hash_algorithm: 'sha256',
+    };
+  return aggregate;
+}
+
+/** The ConvertedRecord from its parts. */
+export function convertedRecord(parts: {
+  source: SourceId;
+  sourcePath: string;
+  ids: RecordIds;
+  aggregate: Obj;
+  rows?: () => AsyncIterable<Obj>;
+  report: FieldReport;
+  notes?: string[];
+}): ConvertedRecord {
+  const record: ConvertedRecord = {
+    source: parts.source,
+    sourcePath: parts.sourcePath,
+    aggregate: parts.aggregate,
+    aggregatePath: parts.ids.aggregatePath,
+    fields: parts.report.fates,
+    notes: parts.notes ?? [],
+  };
+  if (parts.rows) {
+    record.samplesPath = parts.ids.samplesPath;
+    record.rows = parts.rows;
+  }
+  return record;
+}

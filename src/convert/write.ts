@@ -1,0 +1,178 @@
+/**
+ * Writes a converted record into a datastore: the instance rows are streamed to a temporary samples file (row count
+ * and sha256 computed on the way), then the aggregate with `detailed_evaluation_results` filled in; both are
+ * renamed into place only when everything succeeded, so a failure mid-stream leaves no partial pair. Existing files
+ * are never overwritten without `force`; identical bytes already there are "unchanged", not an error.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { DataError, IoError } from '../errors.js';
+import type { ConvertedRecord } from './types.js';
+
+export interface WriteOptions {
+  /** Replace existing files that differ. */
+  force?: boolean;
+  /** Write nothing: read the rows (so a broken source still fails) and say where the record would go. */
+  dryRun?: boolean;
+}
+
+export interface WriteOutcome {
+  /** written: new files; overwritten: replaced different files (force); unchanged: the same bytes were there;
+   *  planned: dry run. */
+  status: 'written' | 'overwritten' | 'unchanged' | 'planned';
+  aggregatePath: string;
+  samplesPath?: string;
+  totalRows: number;
+  /** sha256 of the samples file (absent in a dry run or without rows). */
+  checksum?: string;
+  /** Dry run: whether a file already exists at the target. */
+  exists?: boolean;
+}
+
+/** Rows are gathered into blocks of about this many bytes before each write. */
+const BLOCK_BYTES = 1 << 20;
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+const tempBeside = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** The aggregate's text as written (two-space indent, final newline). */
+export function aggregateText(aggregate: Record<string, unknown>): string {
+  return `${JSON.stringify(aggregate, null, 2)}\n`;
+}
+
+/** Streams rows into an open file; returns the row count and sha256. */
+async function streamRows(
+  rows: AsyncIterable<Record<string, unknown>>,
+  handle: FileHandle | undefined,
+): Promise<{ totalRows: number; checksum: string }> {
+  const hash = createHash('sha256');
+  let totalRows = 0;
+  let block: string[] = [];
+  let blockBytes = 0;
+  const flush = async (): Promise<void> => {
+    if (block.length === 0) return;
+    const buf = Buffer.from(block.join(''), 'utf8');
+    block = [];
+    blockBytes = 0;
+    hash.update(buf);
+    if (handle) await handle.write(buf);
+  };
+  for await (const row of rows) {
+    const line = `${JSON.stringify(row)}\n`;
+    block.push(line);
+    blockBytes += line.length;
+    totalRows++;
+    if (blockBytes >= BLOCK_BYTES) await flush();
+  }
+  await flush();
+  return { totalRows, checksum: hash.digest('hex') };
+}
+
+async function writeTemp(path: string, data: string): Promise<string> {
+  const tmp = tempBeside(path);
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return tmp;
+}
+
+/** Writes one record under `root` (the datastore root: the folder that holds `data/`). */
+export async function writeConverted(
+  record: ConvertedRecord,
+  root: string,
+  options: WriteOptions = {},
+): Promise<WriteOutcome> {
+  const aggregatePath = join(root, record.aggregatePath);
+  const samplesPath = record.rows && record.samplesPath ? join(root, record.samplesPath) : undefined;
+
+  if (options.dryRun) {
+    const totalRows = record.rows ? (await streamRows(record.rows(), undefined)).totalRows : 0;
+    const there = (await exists(aggregatePath)) || (samplesPath !== undefined && (await exists(samplesPath)));
+    return { status: 'planned', aggregatePath, samplesPath, totalRows, exists: there };
+  }
+
+  try {
+    await mkdir(dirname(aggregatePath), { recursive: true });
+  } catch (error) {
+    throw new IoError('io.write', `cannot create ${dirname(aggregatePath)}: ${(error as Error).message}`);
+  }
+  const temps: string[] = [];
+  try {
+    let totalRows = 0;
+    let checksum: string | undefined;
+    const aggregate = structuredClone(record.aggregate);
+    let samplesTemp: string | undefined;
+    if (samplesPath && record.rows) {
+      samplesTemp = tempBeside(samplesPath);
+      temps.push(samplesTemp);
+      const handle = await open(samplesTemp, 'w');
+      try {
+        ({ totalRows, checksum } = await streamRows(record.rows(), handle));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const der = (aggregate.detailed_evaluation_results ?? {}) as Record<string, unknown>;
+      aggregate.detailed_evaluation_results = {
+        format: 'jsonl',
+        file_path: record.samplesPath,
+        hash_algorithm: 'sha256',
+        checksum,
+        total_rows: totalRows,
+        ...Object.fromEntries(
+          Object.entries(der).filter(([k]) => !['format', 'file_path', 'hash_algorithm'].includes(k)),
+        ),
+      };
+    }
+    const text = aggregateText(aggregate);
+
+    const aggregateThere = await exists(aggregatePath);
+    const samplesThere = samplesPath !== undefined && (await exists(samplesPath));
+    let status: WriteOutcome['status'] = 'written';
+    if (aggregateThere || samplesThere) {
+      const sameAggregate = aggregateThere && (await readFile(aggregatePath, 'utf8')) === text;
+      const sameSamples =
+        samplesPath === undefined || (samplesThere && (await sha256OfFile(samplesPath)) === checksum);
+      if (sameAggregate && sameSamples) {
+        return { status: 'unchanged', aggregatePath, samplesPath, totalRows, checksum };
+      }
+      if (!options.force)
+        throw new DataError(
+          'convert.exists',
+          `${aggregateThere ? aggregatePath : samplesPath} already exists with different content (use --force to replace it)`,
+        );
+      status = 'overwritten';
+    }
+    const aggregateTemp = await writeTemp(aggregatePath, text);
+    temps.push(aggregateTemp);
+    // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
+    if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
+    await rename(aggregateTemp, aggregatePath);
+    return { status, aggregatePath, samplesPath, totalRows, checksum };
+  } catch (error) {
+    await Promise.all(temps.map((t) => rm(t, { force: true })));
+    if (error instanceof DataError || error instanceof IoError) throw error;
+    const e = error as NodeJS.ErrnoException;
+    if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code))
+      throw new IoError('io.write', `cannot write ${aggregatePath}: ${e.message}`);
+    throw error;
+  }
+}

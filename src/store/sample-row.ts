@@ -1,0 +1,180 @@
+/**
+ * How an EEE instance row is kept in `samples`: the fields queries need are columns, and `raw` keeps only the rest
+ * of the row. A field is *moved* to its column (and left out of `raw`) when it is there with the column's type
+ * (`input.reference` and `output.raw` only when they hold exactly one string); anything else stays in `raw`, so no
+ * value is ever lost or guessed. Rebuilding puts a moved field back where `raw` lacks it: a non-NULL column whose
+ * key is missing from `raw` (and whose parent object is there) was moved. `sampleRow()` here and the SQL view
+ * `sample_rows` do the same; the row they give equals the original as a JSON value (key order is not kept).
+ *
+ * Derived columns (`reference_text`, `output_text` when joined from several strings or taken from `messages`,
+ * `epoch`) are filled even when the field itself stays in `raw`.
+ */
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The values of one row's samples columns (besides record_key and row_index). */
+export interface SampleColumns {
+  schema_version: string | null;
+  evaluation_id: string | null;
+  model_id: string | null;
+  evaluation_name: string;
+  evaluation_result_id: string | null;
+  sample_id: string;
+  sample_hash: string | null;
+  interaction_type: string | null;
+  input_text: string | null;
+  reference_text: string | null;
+  output_text: string | null;
+  score: number | null;
+  is_correct: boolean | null;
+  epoch: number | null;
+  /** The rest of the row, as JSON text. */
+  raw: string;
+}
+
+type Kind = 'string' | 'number' | 'boolean' | 'one-string';
+
+/** A field that moves to a column: its column, its parent object (undefined: the row itself) and key. */
+interface MovedField {
+  column: keyof SampleColumns;
+  parent?: string;
+  key: string;
+  kind: Kind;
+}
+
+/** Every field that may move out of `raw`, in the order the rebuild puts them back. */
+export const MOVED_FIELDS: readonly MovedField[] = [
+  { column: 'schema_version', key: 'schema_version', kind: 'string' },
+  { column: 'evaluation_id', key: 'evaluation_id', kind: 'string' },
+  { column: 'model_id', key: 'model_id', kind: 'string' },
+  { column: 'evaluation_name', key: 'evaluation_name', kind: 'string' },
+  { column: 'evaluation_result_id', key: 'evaluation_result_id', kind: 'string' },
+  { column: 'sample_id', key: 'sample_id', kind: 'string' },
+  { column: 'sample_hash', key: 'sample_hash', kind: 'string' },
+  { column: 'interaction_type', key: 'interaction_type', kind: 'string' },
+  { column: 'input_text', parent: 'input', key: 'raw', kind: 'string' },
+  { column: 'reference_text', parent: 'input', key: 'reference', kind: 'one-string' },
+  { column: 'output_text', parent: 'output', key: 'raw', kind: 'one-string' },
+  { column: 'score', parent: 'evaluation', key: 'score', kind: 'number' },
+  { column: 'is_correct', parent: 'evaluation', key: 'is_correct', kind: 'boolean' },
+];
+
+function movable(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'one-string':
+      return Array.isArray(value) && value.length === 1 && typeof value[0] === 'string';
+  }
+}
+
+const stringsJoined = (v: unknown): string | null =>
+  Array.isArray(v) && v.every((s) => typeof s === 'string') ? v.join('\n') : null;
+
+/** The last assistant message's text content (the output of a multi-turn or agentic row). */
+function lastAssistantText(messages: unknown): string | null {
+  if (!Array.isArray(messages)) return null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Json;
+    if (isObject(m) && m.role === 'assistant' && typeof m.content === 'string') return m.content;
+  }
+  return null;
+}
+
+function epochOf(metadata: unknown): number | null {
+  if (!isObject(metadata)) return null;
+  const e = metadata.epoch;
+  const n = typeof e === 'string' && /^\d{1,9}$/.test(e) ? Number(e) : typeof e === 'number' ? e : NaN;
+  return Number.isSafeInteger(n) && n >= 0 && n <= 2 ** 31 - 1 ? n : null;
+}
+
+/** Splits one instance row into its columns and the rest (`raw`). The row is not modified. */
+export function splitSampleRow(row: Json): SampleColumns {
+  const rest: Json = { ...row };
+  const input = isObject(row.input) ? { ...row.input } : undefined;
+  const output = isObject(row.output) ? { ...row.output } : undefined;
+  const evaluation = isObject(row.evaluation) ? { ...row.evaluation } : undefined;
+  if (input) rest.input = input;
+  if (output) rest.output = output;
+  if (evaluation) rest.evaluation = evaluation;
+  const parents: Record<string, Json | undefined> = { input, output, evaluation };
+  const columns: Record<string, unknown> = {};
+  for (const f of MOVED_FIELDS) {
+    const holder = f.parent === undefined ? rest : parents[f.parent];
+    const value = holder?.[f.key];
+    if (holder && movable(value, f.kind)) {
+      columns[f.column] = f.kind === 'one-string' ? (value as string[])[0] : value;
+      delete holder[f.key];
+    }
+  }
+  // Derived columns, filled even when the field stays in the rest.
+  if (columns.reference_text === undefined) columns.reference_text = stringsJoined(input?.reference);
+  if (columns.output_text === undefined)
+    columns.output_text = stringsJoined(output?.raw) ?? (output ? null : lastAssistantText(row.messages));
+  return {
+    schema_version: (columns.schema_version as string) ?? null,
+    evaluation_id: (columns.evaluation_id as string) ?? null,
+    model_id: (columns.model_id as string) ?? null,
+    evaluation_name:
+      (columns.evaluation_name as string) ??
+      (typeof row.evaluation_name === 'string' ? row.evaluation_name : ''),
+    evaluation_result_id: (columns.evaluation_result_id as string) ?? null,
+    sample_id: (columns.sample_id as string) ?? (typeof row.sample_id === 'string' ? row.sample_id : ''),
+    sample_hash: (columns.sample_hash as string) ?? null,
+    interaction_type: (columns.interaction_type as string) ?? null,
+    input_text: (columns.input_text as string) ?? null,
+    reference_text: (columns.reference_text as string | null) ?? null,
+    output_text: (columns.output_text as string | null) ?? null,
+    score: (columns.score as number) ?? null,
+    is_correct: (columns.is_correct as boolean) ?? null,
+    epoch: epochOf(row.metadata),
+    raw: JSON.stringify(rest),
+  };
+}
+
+/**
+ * Rebuilds the whole instance row from a samples row (its columns and `raw`, as read from the store: `raw` as text
+ * or already parsed). Equal to the row that was ingested, as a JSON value.
+ */
+export function sampleRow(stored: Partial<Record<keyof SampleColumns, unknown>>): Json {
+  const raw = typeof stored.raw === 'string' ? JSON.parse(stored.raw) : structuredClone(stored.raw);
+  const row = raw as Json;
+  for (const f of MOVED_FIELDS) {
+    const value = stored[f.column];
+    if (value === null || value === undefined) continue;
+    const holder = f.parent === undefined ? row : row[f.parent];
+    if (!isObject(holder) || f.key in holder) continue;
+    holder[f.key] = f.kind === 'one-string' ? [value] : value;
+  }
+  return row;
+}
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * The same rebuild as a DuckDB SQL expression over a `samples` row (used by the view `sample_rows`): one JSON merge
+ * patch per moved field, applied only when its column is set and `raw` lacks the key under an existing parent.
+ */
+function sampleRowSql(): string {
+  let expr = 'raw';
+  for (const f of MOVED_FIELDS) {
+    const path = f.parent === undefined ? `$.${f.key}` : `$.${f.parent}.${f.key}`;
+    const value = f.kind === 'one-string' ? `json_array(${f.column})` : f.column;
+    const inner = `json_object(${sqlString(f.key)}, ${value})`;
+    const patch = f.parent === undefined ? inner : `json_object(${sqlString(f.parent)}, ${inner})`;
+    const parentIsObject =
+      f.parent === undefined ? 'true' : `json_type(raw, ${sqlString(`$.${f.parent}`)}) = 'OBJECT'`;
+    expr =
+      `json_merge_patch(${expr}, CASE WHEN ${f.column} IS NOT NULL AND ${parentIsObject} ` +
+      `AND NOT json_exists(raw, ${sqlString(path)}) THEN ${patch} ELSE '{}'::JSON END)`;
+  }
+  return expr;
+}
+
+export const SAMPLE_ROW_SQL = sampleRowSql();
