@@ -20,6 +20,7 @@ import { exportCommand } from './export.js';
 import { modelCommand } from './model.js';
 import { describeCommand } from './describe.js';
 import { compareRunsCommand } from './compare-runs.js';
+import { viewCommand } from './view.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -46,4 +47,5 @@ export const commandModules: CommandModule[] = [
   ingestCommand,
   queryCommand,
   exportCommand,
+  viewCommand,
 ];
