@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { formatDiagnosticText } from '../../diagnostics.js';
-import { IoError, UsageError } from '../../errors.js';
+import { DataError, IoError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
 import { spliceUncertainty } from '../../metrics/eee/splice-uncertainty.js';
@@ -24,6 +24,8 @@ interface StatsFlags {
 /**
  * The samples file of an aggregate: --samples, else `detailed_evaluation_results.file_path` looked up beside the
  * aggregate (by file name), under the datastore root (the folder holding `data/`), and from the working directory.
+ * A file_path is the record's word, not the user's: an absolute one, or one that climbs out of those folders, is
+ * refused (only --samples may name a file elsewhere).
  */
 function findSamples(aggregatePath: string, record: unknown, cwd: string): string {
   const der = (record as { detailed_evaluation_results?: { file_path?: unknown } })
@@ -31,11 +33,24 @@ function findSamples(aggregatePath: string, record: unknown, cwd: string): strin
   const filePath = typeof der?.file_path === 'string' ? der.file_path : undefined;
   const candidates: string[] = [];
   if (filePath) {
+    if (isAbsolute(filePath) || /^[A-Za-z]:[\\/]/.test(filePath) || filePath.startsWith('\\\\'))
+      throw new DataError(
+        'eee.stats.samples-outside',
+        `${aggregatePath}: detailed_evaluation_results.file_path ${JSON.stringify(filePath)} is an absolute path; ` +
+          'a samples file is only looked up inside the datastore (name it with --samples FILE)',
+      );
+    const inside = (root: string, path: string): boolean => {
+      const r = relative(root, path);
+      return r !== '' && !r.startsWith('..') && !isAbsolute(r);
+    };
     candidates.push(join(dirname(aggregatePath), basename(filePath)));
     const parts = resolve(aggregatePath).split(sep);
     const dataAt = parts.lastIndexOf('data');
-    if (dataAt > 0) candidates.push(join(parts.slice(0, dataAt).join(sep) || sep, filePath));
-    candidates.push(resolvePath(cwd, filePath));
+    if (dataAt > 0) {
+      const root = parts.slice(0, dataAt).join(sep) || sep;
+      if (inside(root, join(root, filePath))) candidates.push(join(root, filePath));
+    }
+    if (inside(cwd, resolvePath(cwd, filePath))) candidates.push(resolvePath(cwd, filePath));
   } else {
     candidates.push(aggregatePath.replace(/\.json$/, '_samples.jsonl'));
   }
