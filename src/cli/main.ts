@@ -14,6 +14,9 @@ const CLI_HINTS: Record<string, string> = {
   'run.stopped-early': 'once the cause is fixed, run the same command with --retry-failed',
   'run.api-key-missing': 'name another variable with --api-key-env NAME',
   'run.config-changed': 'pass another -o',
+  'metrics.reference-needs-benchmark': 'pass --benchmark FILE',
+  'metrics.rsr-target-needs-benchmark': 'pass --benchmark FILE',
+  'metrics.rsr-target': 'in --by-rsr-target',
 };
 
 /** Error text never shows URL credentials or API-key-shaped tokens, whatever produced it. */
