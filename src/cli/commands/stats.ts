@@ -70,12 +70,12 @@ export const statsCommand: CommandModule = {
       .command('stats')
       .summary('uncertainty of EEE scores from their instance rows, written into score_details.uncertainty')
       .description(
-        'For every evaluation result of an Every Eval Ever aggregate record, compute from its instance rows (the\n' +
-          'samples file): the mean, the sample standard deviation, the analytic standard error (sd/√n), a seeded\n' +
-          'percentile bootstrap CI of the mean (method and resample count recorded), and for binary scores the\n' +
-          'Wilson interval (written to score_details.details as wilson_ci_lower/upper). Rows are matched to results\n' +
-          'by evaluation_result_id, else by evaluation_name. Writes a new file (-o) or the aggregate itself\n' +
-          '(--in-place, atomically: only the uncertainty and the details keys written change, every other byte\n' +
+        'For every evaluation result of an Every Eval Ever aggregate record, compute from its instance rows (the ' +
+          'samples file): the mean, the sample standard deviation, the analytic standard error (sd/√n), a seeded ' +
+          'percentile bootstrap CI of the mean (method and resample count recorded), and for binary scores the ' +
+          'Wilson interval (written to score_details.details as wilson_ci_lower/upper). Rows are matched to results ' +
+          'by evaluation_result_id, else by evaluation_name. Writes a new file (-o) or the aggregate itself ' +
+          '(--in-place, atomically: only the uncertainty and the details keys written change, every other byte ' +
           'of the file stays as it was); with neither, only the summary is printed.\n\n' +
           'Exit codes: 0 ok, 1 rows that match no result or have no score, 2 usage or I/O error.',
       )
