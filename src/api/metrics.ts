@@ -31,6 +31,7 @@ export {
 } from '../metrics/stats/index.js';
 export { scoreUncertainty, meanBootstrap } from '../metrics/eee/uncertainty.js';
 export { addUncertainty } from '../metrics/eee/record-uncertainty.js';
+export { aggregateJudgeScores, type AggregationMethod } from '../metrics/eee/judges.js';
 export { scoreResults, type ScoreOptions, type ScoreOutcome } from '../metrics/retrieval/score.js';
 export { operationalFigures, type Observation } from '../metrics/retrieval/operational.js';
 export { gateObservations, checkGateMetricNames, GATE_METRICS } from '../metrics/retrieval/gate.js';

@@ -82,6 +82,7 @@ const EXPECTED: Record<string, string[]> = {
     'GATE_METRICS',
     'MersenneTwister',
     'addUncertainty',
+    'aggregateJudgeScores',
     'audit',
     'bootstrapPercentile',
     'checkGateMetricNames',
