@@ -1,5 +1,5 @@
 /** `validate --benchmark B`: each infereval evaluation's benchmark_hash (and benchmark_id) against benchmark B. */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../io/regular-file.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { DataError, IoError, UsageError } from '../errors.js';
 import { benchmarkHash } from '../formats/infereval/hash.js';
@@ -22,9 +22,10 @@ export function isInferevalEvaluation(doc: unknown): doc is Record<string, unkno
 export async function loadBenchmarkHash(benchmarkPath: string): Promise<{ id: unknown; hash: string }> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(benchmarkPath);
+    bytes = await readRegularFile(benchmarkPath);
   } catch (error) {
-    throw new IoError('io.read', `cannot read benchmark ${benchmarkPath}: ${(error as Error).message}`);
+    const e = error as IoError;
+    throw new IoError(e.code, `benchmark: ${e.message}`);
   }
   const parsed = parseStrictJson(bytes);
   const doc = parsed.value;

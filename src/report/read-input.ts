@@ -2,8 +2,8 @@
  * Reading the input files of `report`, `retrieval` and `stats`: one JSON document, or JSONL rows with their line
  * numbers. Bad JSON is a DataError naming file:line:column and the stable issue code; a missing file is an IoError.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { DataError, IoError } from '../errors.js';
+import { DataError } from '../errors.js';
+import { assertRegularFile, readRegularFile } from '../io/regular-file.js';
 import { readJsonlFile } from '../io/jsonl.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { expectKind } from '../validate/expect-kind.js';
@@ -18,19 +18,6 @@ export interface Row {
   line: number;
 }
 
-async function ensureFile(path: string): Promise<void> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    throw new IoError(
-      'io.read',
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  if (!info.isFile()) throw new IoError('io.read', `cannot read ${path}: not a file`);
-}
-
 /** Reads and strictly parses one JSON document (duplicate keys, NaN and the like are errors). */
 export async function readJsonDocument(path: string, options: ExpectKind = {}): Promise<unknown> {
   return (await readJsonText(path, options)).value;
@@ -41,8 +28,7 @@ export async function readJsonText(
   path: string,
   options: ExpectKind = {},
 ): Promise<{ value: unknown; text: string }> {
-  await ensureFile(path);
-  const bytes = await readFile(path);
+  const bytes = await readRegularFile(path);
   const parsed = parseStrictJson(bytes);
   if (options.expect)
     expectKind(parsed.ok ? parsed.value : undefined, options.expect, path, undefined, parsed.text);
@@ -53,7 +39,7 @@ export async function readJsonText(
 
 /** Reads every non-blank line of a JSONL file. The first malformed line is a DataError with its position. */
 export async function readJsonlRows(path: string, options: ExpectKind = {}): Promise<Row[]> {
-  await ensureFile(path);
+  await assertRegularFile(path);
   const rows: Row[] = [];
   for await (const batch of readJsonlFile(path)) {
     for (const { line, bytes, tooLong } of batch) {

@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DataError } from '../errors.js';
 import { canonicalJson } from '../io/canonical.js';
+import { acquireLock } from '../io/lock.js';
 import { openEtaWriter } from './eta-writer.js';
 import { openJournal } from './journal.js';
 import { parseCoherence, parseVerdict } from './parse.js';
@@ -76,6 +77,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;
   now?: () => Date;
+  /** Take the lock beside the output (default true; a caller that holds it already passes false). */
+  lock?: boolean;
 }
 
 export interface RunProgress {
@@ -278,7 +281,20 @@ interface ItemState {
   prompt?: Prompt;
 }
 
+/**
+ * Runs an evaluation under an exclusive lock beside its output (`<η>.lock`): a second run with the same output is
+ * refused (IoError `io.locked`, naming the owner) instead of truncating the journal and sending every request twice.
+ */
 export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
+  const lock = options.lock === false ? undefined : await acquireLock(options.outputPath, 'evaluate');
+  try {
+    return await runEvaluationUnlocked(options);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function runEvaluationUnlocked(options: RunOptions): Promise<RunSummary> {
   const { benchmark, config, provider } = options;
   const log = options.log ?? nullRunLog;
   const now = options.now ?? (() => new Date());

@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
 import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../run/retry.js';
+import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../run/providers/http-fetch.js';
 import { redactUrl } from '../../run/redact.js';
 import { openRunLog } from '../../run/run-log.js';
@@ -25,6 +26,7 @@ import {
 } from '../../run/setup.js';
 import type { QuestionForm, TieBreak } from '../../run/types.js';
 import { writeEeeRun } from '../../run/eee-out.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { intArg, numberArg } from '../options.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
 import { formatDuration, terminalColumns } from '../output/progress.js';
@@ -51,8 +53,13 @@ export function addRunOptions(cmd: Command): Command {
       '--api-key-env <name>',
       'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
     )
-    .option('--n-samples <n>', 'completions drawn per item (majority-voted)', intArg('--n-samples', 1), 5)
-    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, 2), 1.0)
+    .option(
+      '--n-samples <n>',
+      'completions drawn per item (majority-voted)',
+      intArg('--n-samples', 1, MAX_N_SAMPLES),
+      5,
+    )
+    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, MAX_TEMPERATURE), 1.0)
     .option(
       '--max-tokens <n>',
       'completion token budget (max_completion_tokens for OpenAI reasoning models)',
@@ -381,6 +388,19 @@ export const evaluateCommand: CommandModule = {
           }
 
           const output = resolve(io.cwd, opts.output ?? defaultOutput(benchmarkPath, settings.config.model));
+          const outputs = variants.map((v) => (settings.cycle ? variantPath(output, v) : output));
+          // Every output is checked before the first request is paid for.
+          checkOutputs({
+            inputs: [benchmarkPath, opts.replayFrom],
+            files: [
+              ...(outputs.length === 1 && opts.output !== undefined ? [opts.output] : outputs),
+              ...outputs.map(journalPathFor),
+              opts.log,
+              opts.record,
+            ],
+            folders: [opts.eeeOut],
+            cwd: io.cwd,
+          });
           const { provider, close } = await createProvider(settings.providerSetup);
           const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
           const interrupt = interruptSignal();

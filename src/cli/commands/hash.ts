@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readError } from '../../io/file-kind.js';
+import { readRegularFile } from '../../io/regular-file.js';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { IoError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { BENCHMARK_FIELD_SET, benchmarkHash } from '../../formats/infereval/hash.js';
 import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../../formats/eee/sample-hash.js';
 import { parseStrictJson } from '../../io/strict-json.js';
@@ -33,9 +34,9 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 async function hashFile(path: string, cwd: string): Promise<FileHash> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(resolve(cwd, path));
+    bytes = await readRegularFile(resolve(cwd, path), path);
   } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+    throw readError(path, error);
   }
   const whole = parseStrictJson(bytes);
   const what = whole.ok ? describeDocument(whole.value) : undefined;

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readRegularFile } from '../../io/regular-file.js';
 import { join, resolve } from 'node:path';
 import { Option } from 'commander';
 import { IoError } from '../../errors.js';
@@ -13,7 +14,7 @@ async function verdicts(root: string): Promise<PathVerdict[]> {
     let verdict = classifyPath(rel);
     if (verdict.status === 'deprecated') {
       try {
-        const parsed = parseStrictJson(await readFile(join(root, rel)));
+        const parsed = parseStrictJson(await readRegularFile(join(root, rel)));
         if (parsed.ok) verdict = classifyPath(rel, parsed.value);
       } catch {
         // Unreadable: keep the destination derived from the path.

@@ -1,11 +1,14 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { checkOutputs } from '../../io/preflight.js';
+import { paraphraseVariantCount } from '../../run/prompts.js';
 import { openRunLog } from '../../run/run-log.js';
 import { createProvider, loadBenchmarkForRun } from '../../run/setup.js';
 import {
   parseSweepValues,
   runSweep,
+  sweepEtaPath,
   SWEEP_PARAMETERS,
   type SweepParameter,
   type SweepSummary,
@@ -78,6 +81,26 @@ export const sweepCommand: CommandModule = {
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
           const settings = runSettingsFrom(opts, io, loaded);
           const outDir = resolve(io.cwd, opts.outputDir ?? `sweep-${loaded.benchmark.id}-${parameter}`);
+          if (parameter === 'paraphrase_variant') {
+            const count = paraphraseVariantCount(loaded.benchmark);
+            const beyond = values.find((v) => (v as number) >= count);
+            if (beyond !== undefined)
+              throw new UsageError(
+                'sweep.bad-value',
+                `paraphrase_variant ${beyond} does not exist: this benchmark has variants 0..${count - 1}`,
+              );
+          }
+          checkOutputs({
+            inputs: [benchmarkPath, opts.replayFrom],
+            files: [
+              ...values.map((v) => sweepEtaPath(outDir, parameter, v)),
+              join(outDir, 'sweep-summary.json'),
+              opts.log,
+              opts.record,
+            ],
+            folders: [outDir],
+            cwd: io.cwd,
+          });
           const { provider, close } = await createProvider(settings.providerSetup);
           const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
           const interrupt = interruptSignal();

@@ -1,6 +1,6 @@
 // Reading an infereval benchmark or evaluation for use (metrics, runs, hashing): parse (strictly, with positions),
 // apply the reference loader's bare-string reference shorthand, validate (schema, then cross-field rules), normalise.
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../io/regular-file.js';
 import type { ValidateFunction } from 'ajv';
 import { formatDiagnosticText, type Diagnostic } from '../../diagnostics.js';
 import { DataError, IoError } from '../../errors.js';
@@ -127,10 +127,10 @@ export async function loadInfereval(path: string, kind: InferevalKind): Promise<
 export async function loadInfereval(path: string, kind: InferevalKind): Promise<Benchmark | Evaluation> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path);
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
-    throw new IoError('io.read', `cannot read infereval ${kind} ${path}: ${reason}`);
+    const e = err as IoError;
+    throw new IoError(e.code, `infereval ${kind}: ${e.message}`);
   }
   const parsed = parseStrictJson(bytes);
   // Another kind of document (or JSON Lines) is named as such before its JSON or schema problems are listed.
