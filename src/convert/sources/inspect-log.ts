@@ -24,8 +24,8 @@ export interface InspectLog {
   /** Whether the header came from `_journal/start.json` (the run wrote no final header). */
   fromJournal: boolean;
   reductions: Obj[];
-  /** sha256 of the log file's bytes. */
-  digest: string;
+  /** sha256 of the log file's bytes (read on demand: a large archive is not hashed unless needed). */
+  digest(): Promise<string>;
   /** How many samples the log holds (members or array items), and the highest epoch among them. */
   sampleCount: number;
   maxEpoch: number;
@@ -88,7 +88,7 @@ async function openJson(path: string): Promise<InspectLog> {
     header: rest,
     fromJournal: false,
     reductions,
-    digest: createHash('sha256').update(text).digest('hex'),
+    digest: async () => createHash('sha256').update(text).digest('hex'),
     sampleCount: samples.length,
     maxEpoch,
     async *samples() {
@@ -130,22 +130,17 @@ async function openEval(path: string): Promise<InspectLog> {
     header,
     fromJournal,
     reductions,
-    digest: await fileDigest(path),
+    digest: () => fileDigest(path),
     sampleCount: sampleEntries.length,
     maxEpoch,
     async *samples() {
       const reader = await ZipReader.open(path);
       try {
-        for (const entry of sampleEntries) {
-          const found = reader.entry(entry.name);
-          if (!found) throw new DataError('convert.inspect', `${path}: member ${entry.name} disappeared`);
-          const sample = await readMemberJson(reader, found);
-          if (!isObj(sample))
-            throw new DataError(
-              'convert.inspect',
-              `${path}: member ${entry.name}: a sample must be an object`,
-            );
-          yield { sample, where: `${path}: member ${entry.name}` };
+        for await (const { entry, data } of reader.readMany(sampleEntries)) {
+          const where = `${path}: member ${entry.name}`;
+          const sample = parseSourceJson(data.toString('utf8'), where);
+          if (!isObj(sample)) throw new DataError('convert.inspect', `${where}: a sample must be an object`);
+          yield { sample, where };
         }
       } finally {
         await reader.close();
