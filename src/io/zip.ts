@@ -28,8 +28,8 @@ const EOCD_MIN = 22;
 const MAX_COMMENT = 0xffff;
 /** Members up to this compressed size are read in one go; larger ones are read in chunks of this size. */
 const CHUNK = 1 << 20;
-/** The read window of `readMany`. */
-const WINDOW = 8 << 20;
+/** The read window of `readMany` (small: windows already read wait for a GC as external memory). */
+const WINDOW = 1 << 20;
 
 export const ZIP_METHODS: Record<number, string> = { 0: 'stored', 8: 'deflate', 93: 'zstd' };
 
