@@ -62,6 +62,11 @@ function checkHeader(header: unknown, where: string): Obj {
   return header;
 }
 
+/** The sample members, each name once (its last member). */
+function sampleMembers(zip: ZipReader): ZipEntry[] {
+  return zip.uniqueEntries().filter((e) => SAMPLE_MEMBER.test(e.name));
+}
+
 async function readMemberJson(zip: ZipReader, entry: ZipEntry): Promise<unknown> {
   return parseSourceJson(await zip.readText(entry), `${zip.path}: member ${entry.name}`);
 }
@@ -102,7 +107,8 @@ async function openEval(path: string): Promise<InspectLog> {
   let header: Obj;
   let fromJournal = false;
   let reductions: Obj[] = [];
-  let sampleEntries: ZipEntry[];
+  let sampleCount = 0;
+  let maxEpoch = 1;
   try {
     const headerEntry = zip.entry('header.json') ?? zip.entry('_journal/start.json');
     if (!headerEntry)
@@ -118,12 +124,14 @@ async function openEval(path: string): Promise<InspectLog> {
         await readMemberJson(zip, reductionsEntry),
         `${path}: member reductions.json`,
       );
-    sampleEntries = zip.uniqueEntries().filter((e) => SAMPLE_MEMBER.test(e.name));
+    for (const e of sampleMembers(zip)) {
+      sampleCount++;
+      maxEpoch = Math.max(maxEpoch, Number(SAMPLE_MEMBER.exec(e.name)![2]));
+    }
   } finally {
     await zip.close();
   }
   if (fromJournal && header.status === undefined) header = { ...header, status: 'started' };
-  const maxEpoch = sampleEntries.reduce((m, e) => Math.max(m, Number(SAMPLE_MEMBER.exec(e.name)![2])), 1);
   return {
     path,
     container: 'eval',
@@ -131,12 +139,13 @@ async function openEval(path: string): Promise<InspectLog> {
     fromJournal,
     reductions,
     digest: () => fileDigest(path),
-    sampleCount: sampleEntries.length,
+    sampleCount,
     maxEpoch,
     async *samples() {
+      // The directory is read again rather than kept: a log of many samples holds as many entries.
       const reader = await ZipReader.open(path);
       try {
-        for await (const { entry, data } of reader.readMany(sampleEntries)) {
+        for await (const { entry, data } of reader.readMany(sampleMembers(reader))) {
           const where = `${path}: member ${entry.name}`;
           const sample = parseSourceJson(data.toString('utf8'), where);
           if (!isObj(sample)) throw new DataError('convert.inspect', `${where}: a sample must be an object`);
