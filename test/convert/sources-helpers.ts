@@ -68,7 +68,10 @@ export async function assertValidTree(root: string): Promise<void> {
   ]);
   assert.equal(code, 0, `validate failed:\n${stdout}\n${stderr}`);
   const report = JSON.parse(stdout);
-  const diagnostics = JSON.stringify(report.diagnostics ?? report.files ?? report);
+  assert.equal(report.summary.errors, 0);
+  assert.equal(report.summary.warnings, 0, stdout.slice(0, 2000));
+  assert.ok(report.summary.documents > 0);
+  const diagnostics = JSON.stringify(report.files);
   assert.ok(!/"severity":"(error|warning)"/.test(diagnostics), diagnostics.slice(0, 2000));
 }
 
