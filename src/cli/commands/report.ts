@@ -1,7 +1,9 @@
 import { Option } from 'commander';
+import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { evaluationMetrics } from '../../metrics/infereval/evaluation-metrics.js';
 import { readRetestEvidence, readSweepEvidence } from '../../report/evidence.js';
 import { renderHtml } from '../../report/html.js';
@@ -67,11 +69,18 @@ export const reportCommand: CommandModule = {
         run(async () => {
           const iterations = optionalInteger(flags.ciIterations, '--ci-iterations', 1)!;
           const seed = optionalInteger(flags.ciSeed, '--ci-seed', 0)!;
+          checkOutputs({
+            inputs: [evaluation, flags.benchmark, flags.retest, flags.sweep],
+            files: [flags.html, flags.markdown],
+            cwd: io.cwd,
+          });
           const evaluationPath = resolvePath(io.cwd, evaluation);
           const eta = await loadInfereval(evaluationPath, 'evaluation');
           let benchmark: Benchmark | undefined;
           if (flags.benchmark)
             benchmark = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
+          if (benchmark)
+            assertEvaluationOfBenchmark(eta, benchmark, { evaluation, benchmark: flags.benchmark! });
           let retest: RetestEvidence | undefined;
           if (flags.retest) {
             retest = readRetestEvidence(
