@@ -383,7 +383,8 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
           });
           rowChecks?.done();
           diagnostics.push(...samplesResult.diagnostics);
-          return samplesResult.invalid === 0 && (await treeVerdict());
+          const treeOk = await treeVerdict();
+          return samplesResult.invalid === 0 && treeOk;
         }
       : undefined;
   const treeVerdict = async (): Promise<boolean> => {
