@@ -2,7 +2,7 @@
 // leaderboard/compare and viewer benches) and the store's crash test. `ensureBenchStore()` builds both once and
 // caches them under bench/.data (regenerated when the parameters change): MODELS models answer the same QUESTIONS
 // questions of one benchmark, so every pair of models has QUESTIONS paired rows (binary scores, each model with its
-// own accuracy), and rows look like real single-turn rows (~600 bytes, canonical sample_hash).
+// own accuracy), and rows look like real single-turn rows (~800 bytes, canonical sample_hash).
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -52,9 +52,9 @@ const uuidOf = (seed: string): string => {
 /** The question of index i (the same for every model, so rows pair by sample_hash and sample_id). */
 function question(i: number): { raw: string; reference: string[]; choices: string[] } {
   const next = createRng(1_000_003 + i);
-  const choices = ['A', 'B', 'C', 'D'].map((c) => `${c}. ${text(next, 4)}`);
+  const choices = ['A', 'B', 'C', 'D'].map((c) => `${c}. ${text(next, 2)}`);
   return {
-    raw: `Question ${i}: ${text(next, 20 + Math.floor(next() * 25))}?\n${choices.join('\n')}\nAnswer:`,
+    raw: `Question ${i}: ${text(next, 10 + Math.floor(next() * 16))}?\n${choices.join('\n')}\nAnswer:`,
     reference: [['A', 'B', 'C', 'D'][i % 4]],
     choices,
   };
@@ -120,7 +120,7 @@ export function ensureBenchData(options: BenchDataOptions = {}): BenchData {
         sample_hash: q.hash,
         interaction_type: 'single_turn',
         input: { raw: q.raw, reference: q.reference, choices: q.choices },
-        output: { raw: [`${text(next, 6 + Math.floor(next() * 10))}. The answer is ${answer}.`] },
+        output: { raw: [`${text(next, 3 + Math.floor(next() * 6))}. The answer is ${answer}.`] },
         answer_attribution: [
           {
             turn_idx: 0,
