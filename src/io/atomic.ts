@@ -1,28 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { IoError } from '../errors.js';
+import { chmod, open, rename, rm } from 'node:fs/promises';
+import { prepareOutput, writeError } from './output-target.js';
 
 /**
  * Writes a file atomically: the bytes go to a temporary file beside the target, are flushed to disk,
  * and the temporary file is renamed over the target. A crash or kill at any moment leaves either the old
- * file or the new one, never a half-written one.
+ * file or the new one, never a half-written one. A symlink is written through (its target is replaced, the link
+ * stays), the replaced file's permission bits are kept, and temporaries of dead processes in the folder are
+ * removed (see output-target.ts).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const { target, tmp, mode } = await prepareOutput(path);
   try {
-    await mkdir(dir, { recursive: true });
-    const handle = await open(tmp, 'w');
+    const handle = await open(tmp, 'w', mode ?? 0o666);
     try {
       await handle.writeFile(data);
+      if (mode !== undefined) await chmod(tmp, mode);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(tmp, path);
+    await rename(tmp, target);
   } catch (error) {
     await rm(tmp, { force: true });
-    throw new IoError('io.write', `cannot write ${path}: ${(error as Error).message}`);
+    throw writeError(path, error);
   }
 }

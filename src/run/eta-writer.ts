@@ -2,10 +2,8 @@
  * Writes an evaluation (η) item by item to a temporary file, in benchmark order, then flushes and renames it
  * over the target: constant memory however many items, and never a half-written η at the target path.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { IoError } from '../errors.js';
+import { chmod, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { prepareOutput, writeError } from '../io/output-target.js';
 
 function indent(json: string, spaces: number): string {
   const pad = ' '.repeat(spaces);
@@ -21,14 +19,13 @@ export interface EtaWriter {
 }
 
 export async function openEtaWriter(path: string, head: Record<string, unknown>): Promise<EtaWriter> {
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const { target, tmp, mode } = await prepareOutput(path);
   let handle: FileHandle;
   try {
-    await mkdir(dir, { recursive: true });
-    handle = await open(tmp, 'w');
+    handle = await open(tmp, 'w', mode ?? 0o666);
+    if (mode !== undefined) await chmod(tmp, mode);
   } catch (error) {
-    throw new IoError('io.write', `cannot write ${path}: ${(error as Error).message}`);
+    throw writeError(path, error);
   }
   const headJson = JSON.stringify(head, null, 2);
   let chain: Promise<unknown> = handle.write(`${headJson.slice(0, -2)},\n  "items": [`);
@@ -66,10 +63,10 @@ export async function openEtaWriter(path: string, head: Record<string, unknown>)
         await flush();
         await handle.sync();
         await handle.close();
-        await rename(tmp, path);
+        await rename(tmp, target);
       } catch (error) {
         await rm(tmp, { force: true });
-        throw new IoError('io.write', `cannot write ${path}: ${(error as Error).message}`);
+        throw writeError(path, error);
       }
     },
     async abort() {

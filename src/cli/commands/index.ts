@@ -17,6 +17,10 @@ import { convertCommand } from './convert.js';
 import { ingestCommand } from './ingest.js';
 import { queryCommand } from './query.js';
 import { exportCommand } from './export.js';
+import { modelCommand } from './model.js';
+import { describeCommand } from './describe.js';
+import { compareRunsCommand } from './compare-runs.js';
+import { viewCommand } from './view.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -28,11 +32,14 @@ export const commandModules: CommandModule[] = [
   hashCommand,
   evaluateCommand,
   sweepCommand,
+  describeCommand,
   metricsCommand,
   retestCommand,
+  compareRunsCommand,
   auditCommand,
   monotonicityCommand,
   structureCommand,
+  modelCommand,
   reportCommand,
   retrievalCommand,
   statsCommand,
@@ -40,4 +47,5 @@ export const commandModules: CommandModule[] = [
   ingestCommand,
   queryCommand,
   exportCommand,
+  viewCommand,
 ];
