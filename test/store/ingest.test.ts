@@ -2,13 +2,15 @@
 // duplicates (EEE check 10), invalid documents rejected with the validator's diagnostics, and every stored row
 // rebuilt exactly (sampleRow and the view sample_rows) from the compact samples layout.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { openStore, type Store } from '../../src/store/db.js';
 import { ingestPaths } from '../../src/store/ingest.js';
+import { convertPaths, isConvertFailure, writeConverted } from '../../src/convert/index.js';
 import { sampleRow, splitSampleRow } from '../../src/store/sample-row.js';
+import { STORE_TABLES, tableColumns } from '../../src/store/schema.js';
 import { recordFingerprint } from '../../src/checks/eee-tree.js';
 import { createHash } from 'node:crypto';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
@@ -55,13 +57,23 @@ test('the examples: valid records stored with all their rows, invalid ones rejec
   const result = await withStore(db, (s) => ingestPaths(s, ['examples'], { cwd: projectRoot }));
   const added = result.items.filter((i) => i.status === 'added').map((i) => i.source);
   assert.deepEqual(added.sort(), [
+    // benchmark output v1 and infereval η go through the converters (src/convert)
+    'examples/bench-output/outputs/custom_eval/2026-02-12T18-00-00Z_crashed.json',
+    'examples/bench-output/outputs/custom_eval/f6a3e3b3-6ac2-4ab8-9fd2-1d2d6f7d4c2a.json',
+    'examples/bench-output/outputs/mmlu/2026-02-10T08-00-00Z_001.json',
+    'examples/datastore/bench-repo/outputs/mmlu/run-001.json',
     'examples/datastore/current/data/demo-bench/acme/tiny-model/3f6c1b2a-9d4e-4f7a-8b1c-2d3e4f5a6b7c.json',
     'examples/datastore/legacy/data/demo-bench/acme/tiny-model/7a1e5c3d-2b4f-4a6e-9c8d-0e1f2a3b4c5d.json',
     'examples/eee/aggregate-0.2.0.json',
     `examples/eee/data/demo-bench/acme/tiny-model-1b/${UUID}.json`,
+    'examples/infereval/evaluation.json',
+    'examples/infereval/model/evaluation.json',
   ]);
   const rejected = result.items.filter((i) => i.status === 'rejected').map((i) => i.source);
+  // Invalid inputs are rejected by the validator, whether EEE or a document a converter would read.
   assert.deepEqual(rejected.sort(), [
+    'examples/bench-output/invalid/error-without-message.json',
+    'examples/bench-output/invalid/missing-and-wrong-fields.json',
     'examples/eee/invalid/aggregate-0.2.2-quirk-no-score-type-needs-level-names.json',
     'examples/eee/invalid/aggregate-0.3.0-missing-required-fields.json',
     'examples/eee/invalid/aggregate-0.3.0-out-of-enum-values.json',
@@ -72,8 +84,8 @@ test('the examples: valid records stored with all their rows, invalid ones rejec
       result.diagnostics.some((d) => d.file === file && d.severity === 'error' && d.line > 0),
       `no positioned error for ${file}`,
     );
-  assert.equal(result.summary.records, 4);
-  assert.equal(result.summary.rejected, 3);
+  assert.equal(result.summary.records, 10);
+  assert.equal(result.summary.rejected, 5);
 
   // Every stored record has exactly the rows of its samples file, and each row comes back equal to its line.
   const samplesFile = join(eeePair, `${UUID}_samples.jsonl`);
@@ -83,7 +95,7 @@ test('the examples: valid records stored with all their rows, invalid ones rejec
     async (s) => {
       const records = await s.all<{ record_key: string; sample_count: number; n: number }>(
         `SELECT r.record_key, r.sample_count, (SELECT count(*) FROM samples x WHERE x.record_key = r.record_key) AS n
-           FROM records r`,
+           FROM records r WHERE origin_kind = 'eee'`,
       );
       for (const r of records) assert.equal(r.n, r.sample_count);
       assert.deepEqual(
@@ -128,9 +140,18 @@ test('the examples: valid records stored with all their rows, invalid ones rejec
       // record_key is EEE check 10's fingerprint of the stored record.
       const raw = await s.all<{ record_key: string; raw: string }>('SELECT record_key, raw FROM records');
       for (const r of raw) assert.equal(r.record_key, recordFingerprint(JSON.parse(r.raw)));
+      // Each η is kept beside its EEE mapping.
+      const etas = await s.all<{ kind: string; origin_kind: string; n: number }>(
+        `SELECT kind, origin_kind, count(*) AS n FROM documents JOIN records USING (record_key) GROUP BY ALL`,
+      );
+      assert.deepEqual(etas, [{ kind: 'infereval.evaluation', origin_kind: 'infereval', n: 2 }]);
+      const [{ rows: etaRows }] = await s.all<{ rows: number }>(
+        `SELECT sum(sample_count)::INTEGER AS rows FROM records WHERE origin_kind = 'infereval'`,
+      );
+      assert.ok(etaRows > 0);
       // The views answer.
       const models = await s.all<{ model_id: string; records: number }>(
-        'SELECT model_id, records FROM models ORDER BY model_id',
+        `SELECT model_id, records FROM models WHERE model_id LIKE 'acme/tiny%' ORDER BY model_id`,
       );
       assert.deepEqual(models, [
         { model_id: 'acme/tiny-model', records: 2 },
@@ -144,7 +165,7 @@ test('the examples: valid records stored with all their rows, invalid ones rejec
   const before = await tableCounts(db);
   const again = await withStore(db, (s) => ingestPaths(s, ['examples'], { cwd: projectRoot }));
   assert.equal(again.summary.records, 0);
-  assert.equal(again.summary.skipped, 4);
+  assert.equal(again.summary.skipped, 10);
   assert.equal(again.summary.duplicates, 0);
   assert.deepEqual(await tableCounts(db), before);
 });
@@ -275,5 +296,56 @@ test(
     const again = await withStore(db, (s) => ingestPaths(s, [reference('eee/records')!]));
     assert.equal(again.summary.records, 0);
     assert.equal(again.summary.skipped, result.summary.records);
+  },
+);
+
+test('the README documents every column of every table, as the schema does', () => {
+  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+  for (const table of STORE_TABLES) {
+    const at = readme.indexOf(`**${table}**\n`);
+    assert.ok(at >= 0, `README has no table ${table}`);
+    for (const c of tableColumns(table)) {
+      assert.ok(c.description !== '', `${table}.${c.name} has no description in schema.ts`);
+      const row = `| \`${c.name}\` | ${c.type} | ${c.description.replace(/\|/g, '\\|')} |`;
+      assert.ok(readme.indexOf(row, at) > at, `README lacks ${row}`);
+    }
+  }
+});
+
+test(
+  'other tools’ outputs through the converters: stored with their rows, idempotent',
+  { skip: skipWithoutReference('peers/lm-eval-harness') },
+  async () => {
+    const db = freshDb();
+    const path = reference('peers/lm-eval-harness')!;
+    const first = await withStore(db, (s) => ingestPaths(s, [path]));
+    assert.equal(first.summary.rejected, 0, JSON.stringify(first.items));
+    assert.equal(first.summary.records, 1);
+    const samplesFile = readdirSync(path).find((f) => f.startsWith('samples_'))!;
+    assert.equal(first.summary.rows, lines(join(path, samplesFile)).length);
+    await withStore(
+      db,
+      async (s) => {
+        const [r] = await s.all<{ origin_kind: string; raw: string; sample_count: number }>(
+          'SELECT origin_kind, raw, sample_count FROM records',
+        );
+        assert.equal(r.origin_kind, 'lm-eval');
+        // The aggregate is completed as `evalkit convert` writes it: total_rows and the rows' checksum.
+        const der = JSON.parse(r.raw).detailed_evaluation_results;
+        assert.equal(der.total_rows, r.sample_count);
+        // The same record written to files by `evalkit convert`'s writer has the same checksum and row count.
+        const root = join(temp, 'converted');
+        for await (const item of convertPaths([path])) {
+          if (isConvertFailure(item)) throw item.error;
+          const written = await writeConverted(item, root);
+          assert.equal(written.checksum, der.checksum);
+          assert.equal(written.totalRows, der.total_rows);
+        }
+      },
+      true,
+    );
+    const again = await withStore(db, (s) => ingestPaths(s, [path]));
+    assert.equal(again.summary.records, 0);
+    assert.equal(again.summary.skipped, 1);
   },
 );
