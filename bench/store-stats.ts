@@ -15,9 +15,9 @@ import { compareModels } from '../src/store/compare.js';
 async function generate(path: string, models: number, benchmarks: number, items: number): Promise<void> {
   const store = await openStore(path, { readOnly: false });
   const c = store.connection;
-  await c.run(`INSERT INTO records (record_key, evaluation_id, schema_version, source_name, model_id, developer,
+  await c.run(`INSERT INTO records (record_key, content_hash, evaluation_id, schema_version, source_name, model_id, developer,
       retrieved_timestamp, origin_kind, origin_path, ingest_id, ingested_at, sample_count, raw)
-    SELECT 'rk' || m, 'eval-' || m, '0.3.0', 'bench', 'org/model-' || m, 'org', '1700000000', 'eee', 'bench',
+    SELECT 'rk' || m, 'rk' || m, 'eval-' || m, '0.3.0', 'bench', 'org/model-' || m, 'org', '1700000000', 'eee', 'bench',
            'bench', now(), ${benchmarks * items}, '{}'
     FROM range(${models}) t(m)`);
   await c.run(`INSERT INTO results (record_key, result_index, evaluation_result_id, evaluation_name, metric_name,
@@ -55,7 +55,9 @@ export async function run(): Promise<void> {
     const items = Math.round(10_000 * scale);
     const [genSeconds] = await time(() => generate(lbPath, models, benchmarks, items));
     const rows = models * benchmarks * items;
-    console.log(`generated ${rows.toLocaleString('en')} instance rows (${models} models × ${benchmarks} benchmarks) in ${genSeconds.toFixed(1)} s`);
+    console.log(
+      `generated ${rows.toLocaleString('en')} instance rows (${models} models × ${benchmarks} benchmarks) in ${genSeconds.toFixed(1)} s`,
+    );
 
     const store = await openStore(lbPath, { readOnly: true });
     const [baseline] = await time(() =>

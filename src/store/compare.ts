@@ -26,7 +26,7 @@ import {
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
-import { SAMPLE_COLUMNS, chosenResultsSql, instanceRowsSql } from './selection.js';
+import { SAMPLE_COLUMNS, checkBenchmarkAndMetric, chosenResultsSql, instanceRowsSql } from './selection.js';
 
 export interface CompareOptions {
   benchmark?: string;
@@ -177,6 +177,7 @@ export async function compareModels(
   if (modelA === modelB) throw new UsageError('usage.bad-argument', 'compare needs two different models');
   await checkModels(store, [modelA, modelB]);
   const filters = { benchmark: options.benchmark, metric: options.metric };
+  await checkBenchmarkAndMetric(store, filters);
 
   const chosenParams: DuckDBValue[] = [];
   const chosen = await store.all<ChosenRow>(

@@ -26,7 +26,7 @@ import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import { instanceRowsSql, chosenResultsSql, displayDate } from './selection.js';
+import { checkBenchmarkAndMetric, chosenResultsSql, displayDate, instanceRowsSql } from './selection.js';
 
 export interface LeaderboardOptions {
   benchmark?: string;
@@ -244,6 +244,7 @@ export async function leaderboards(
   store: Store,
   options: LeaderboardOptions,
 ): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
+  await checkBenchmarkAndMetric(store, options);
   const params: DuckDBValue[] = [];
   const rows = await store.all<RankedResult>(leaderboardSql(options, params), params);
   const groups: RankedResult[][] = [];

@@ -6,6 +6,9 @@
  * the result's, else (when either is missing) whose evaluation_name equals the benchmark.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import { closestNames } from './closest.js';
+import type { Store } from './db.js';
 
 export interface SelectionFilters {
   benchmark?: string;
@@ -99,4 +102,28 @@ export function displayDate(value: string | null): string | null {
     if (!Number.isNaN(d.getTime())) return d.toISOString().replace(/\.000Z$/, 'Z');
   }
   return value;
+}
+
+/** Throws a UsageError naming the closest known names when --benchmark or --metric names nothing in the store. */
+export async function checkBenchmarkAndMetric(
+  store: Store,
+  filters: { benchmark?: string; metric?: string },
+): Promise<void> {
+  const checks: [string | undefined, string, string][] = [
+    [filters.benchmark, 'evaluation_name', 'benchmark'],
+    [filters.metric, METRIC_SQL, 'metric'],
+  ];
+  for (const [value, column, what] of checks) {
+    if (value === undefined) continue;
+    const known = (
+      await store.all<{ name: string }>(`SELECT DISTINCT ${column} AS name FROM results r ORDER BY name`)
+    ).map((r) => r.name);
+    if (known.includes(value)) continue;
+    const closest = closestNames(value, known);
+    throw new UsageError(
+      `store.unknown-${what}`,
+      `unknown ${what} "${value}"` +
+        (closest.length > 0 ? `; closest known: ${closest.join(', ')}` : `; the store has no results`),
+    );
+  }
 }

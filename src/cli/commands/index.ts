@@ -13,6 +13,8 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { leaderboardCommand } from './leaderboard.js';
+import { compareCommand } from './compare.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -32,4 +34,6 @@ export const commandModules: CommandModule[] = [
   reportCommand,
   retrievalCommand,
   statsCommand,
+  leaderboardCommand,
+  compareCommand,
 ];
