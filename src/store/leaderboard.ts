@@ -12,8 +12,8 @@
  * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
  *   t test on the items both have (pairing as `compare`: sample_hash when both results hash every row, else
  *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
- *   the record's). The p-values of one leaderboard's adjacent gaps are Holm-adjusted together; a gap with adjusted
- *   p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
+ *   the record's standard_error, else its CI width / (2·1.96)). The p-values of one leaderboard's adjacent gaps
+ *   are Holm-adjusted together; a gap with adjusted p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
  *   gap cannot be tested). So tiers are separated exactly where a gap between neighbours is significant.
  * - composite: for each leaderboard with at least two models, a model's win rate is the fraction of the other models
  *   it beats (a tie counts one half); the mean win rate averages those over the leaderboards the model is on, as
@@ -159,7 +159,11 @@ function interval(r: RankedResult): {
     if (clt) return { ci: [clt.lower, clt.upper], method: 'clt', se: clt.se };
   }
   if (r.ci_lower !== null && r.ci_upper !== null)
-    return { ci: [r.ci_lower, r.ci_upper], method: 'record', se: r.standard_error };
+    return {
+      ci: [r.ci_lower, r.ci_upper],
+      method: 'record',
+      se: r.standard_error ?? (r.ci_upper - r.ci_lower) / (2 * z),
+    };
   if (r.standard_error !== null)
     return {
       ci: [r.score - z * r.standard_error, r.score + z * r.standard_error],
