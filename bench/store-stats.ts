@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../test/helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openStore } from '../src/store/db.js';
 import { leaderboards } from '../src/store/leaderboard.js';
 import { compareModels } from '../src/store/compare.js';
@@ -39,6 +40,35 @@ async function generate(path: string, models: number, benchmarks: number, items:
   store.close();
 }
 
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** The CLI bundle as `npm run build` ships it (scripts/bundle.mjs), built into bench/.data/bundle. */
+async function cliBundle(): Promise<string> {
+  const { bundleCli } = (await import(pathToFileURL(join(here, '..', 'scripts', 'bundle.mjs')).href)) as {
+    bundleCli(outdir: string): Promise<string>;
+  };
+  return bundleCli(join(here, '.data', 'bundle'));
+}
+
+/** The whole command as a user runs it: a fresh node process on the bundle; wall time. */
+function runCommand(cli: string, args: string[]): [number, string] {
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`,
+      'evalkit',
+      ...args,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`evalkit ${args.join(' ')} failed: ${r.stderr}`);
+  return [seconds, r.stdout];
+}
+
 async function time<T>(f: () => Promise<T>): Promise<[number, T]> {
   const t0 = performance.now();
   const value = await f();
@@ -65,13 +95,14 @@ export async function run(): Promise<void> {
     );
     const [lbLibrary, lb] = await time(() => leaderboards(store, { composite: true }));
     store.close();
-    const [lbCli, out] = await time(() => runCli(['leaderboard', '--db', lbPath, '--composite']));
-    if (out.code !== 0) throw new Error(`leaderboard failed: ${out.stderr}`);
+    const cli = await cliBundle();
+    const [startup] = runCommand(cli, ['--version']);
+    const [lbCli] = runCommand(cli, ['leaderboard', '--db', lbPath, '--composite']);
     const tiers = lb.leaderboards.map((b) => Math.max(...b.rows.map((r) => r.tier)));
     console.log(
       `leaderboard over ${rows.toLocaleString('en')} rows: library ${lbLibrary.toFixed(3)} s, whole command ${lbCli.toFixed(3)} s ` +
         `(${lb.leaderboards.length} leaderboards, tiers per board ${tiers.join('/')}); ` +
-        `baseline one GROUP BY of the scores ${baseline.toFixed(3)} s`,
+        `baseline one GROUP BY of the scores ${baseline.toFixed(3)} s; \`evalkit --version\` ${startup.toFixed(3)} s`,
     );
     console.log(`  target < 1 s for the whole command: ${lbCli < 1 ? 'met' : 'MISSED'}`);
 
@@ -90,10 +121,7 @@ export async function run(): Promise<void> {
       compareModels(cmpStore, 'org/model-0', 'org/model-1', { bootstrap: 10_000, seed: 1 }),
     );
     cmpStore.close();
-    const [cmpCli, cmpOut] = await time(() =>
-      runCli(['compare', 'org/model-0', 'org/model-1', '--db', cmpPath]),
-    );
-    if (cmpOut.code !== 0) throw new Error(`compare failed: ${cmpOut.stderr}`);
+    const [cmpCli] = runCommand(cli, ['compare', 'org/model-0', 'org/model-1', '--db', cmpPath]);
     const c = report.comparisons[0]!;
     console.log(
       `compare on ${c.n_paired.toLocaleString('en')} paired rows: library ${cmpLibrary.toFixed(3)} s, whole command ${cmpCli.toFixed(3)} s ` +

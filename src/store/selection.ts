@@ -66,13 +66,46 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
  * rows: one row per sample row with `ord`, sample_id, sample_hash, the value v (evaluation.score, else is_correct as
  * 0/1; rows with neither are left out), the texts, row_index and `cl`, the cluster expression (or NULL).
  */
-export function instanceRowsSql(cluster: string | null = null): string {
+function instanceRowsSql(cluster: string | null): string {
   return `
   SELECT c.ord, s.sample_id, s.sample_hash, coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v,
          s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl
   FROM chosen c JOIN samples s ON s.record_key = c.record_key
   WHERE coalesce(s.evaluation_result_id = c.evaluation_result_id, s.evaluation_name = c.benchmark)
     AND coalesce(s.score, CAST(s.is_correct AS DOUBLE)) IS NOT NULL`;
+}
+
+/**
+ * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`):
+ * - `hashed` (ord, all_hashed): whether every instance row of the result has a sample_hash;
+ * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
+ * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else sample_id)
+ *   the mean of each side's rows (so the epochs of one sample are averaged); va or vb is NULL where that side has
+ *   no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id, the texts,
+ *   row_index).
+ * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
+ */
+export function pairingCtes(
+  slotsSql: string,
+  options: { cluster?: string | null; extra?: string } = {},
+): string {
+  return `
+    instance_rows AS (${instanceRowsSql(options.cluster ?? null)}),
+    hashed AS (SELECT ord, bool_and(sample_hash IS NOT NULL) AS all_hashed FROM instance_rows GROUP BY ord),
+    slots AS MATERIALIZED (${slotsSql}),
+    membership AS (
+      SELECT slot, a AS ord, true AS is_a, by_hash FROM slots
+      UNION ALL SELECT slot, b AS ord, false AS is_a, by_hash FROM slots WHERE b IS NOT NULL
+    ),
+    tagged AS (
+      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_id END AS k, r.v, r.cl,
+             r.sample_id, r.input_text, r.reference_text, r.output_text, r.row_index
+      FROM membership m JOIN instance_rows r ON r.ord = m.ord
+    ),
+    grouped AS (
+      SELECT slot, k, avg(v) FILTER (WHERE is_a) AS va, avg(v) FILTER (WHERE NOT is_a) AS vb ${options.extra ? `, ${options.extra}` : ''}
+      FROM tagged GROUP BY slot, k
+    )`;
 }
 
 /** The samples columns `--cluster-by` may name directly; any other name is looked up in the row's metadata, then at its top level. */
@@ -86,11 +119,6 @@ export const SAMPLE_COLUMNS = [
   'input_text',
   'reference_text',
 ] as const;
-
-/** A SQL string literal. */
-export function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
 
 /** A numeric retrieved/evaluation timestamp (Unix seconds) as an ISO date-time; other text is returned as is. */
 export function displayDate(value: string | null): string | null {
