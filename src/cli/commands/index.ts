@@ -13,6 +13,14 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { convertCommand } from './convert.js';
+import { ingestCommand } from './ingest.js';
+import { queryCommand } from './query.js';
+import { exportCommand } from './export.js';
+import { modelCommand } from './model.js';
+import { describeCommand } from './describe.js';
+import { compareRunsCommand } from './compare-runs.js';
+import { viewCommand } from './view.js';
 import { leaderboardCommand } from './leaderboard.js';
 import { compareCommand } from './compare.js';
 import type { CommandModule } from '../context.js';
@@ -26,14 +34,22 @@ export const commandModules: CommandModule[] = [
   hashCommand,
   evaluateCommand,
   sweepCommand,
+  describeCommand,
   metricsCommand,
   retestCommand,
+  compareRunsCommand,
   auditCommand,
   monotonicityCommand,
   structureCommand,
+  modelCommand,
   reportCommand,
   retrievalCommand,
   statsCommand,
+  convertCommand,
+  ingestCommand,
+  queryCommand,
   leaderboardCommand,
   compareCommand,
+  exportCommand,
+  viewCommand,
 ];

@@ -49,7 +49,9 @@ export const pathsCommand: CommandModule = {
       )
       .argument('[root]', 'repository root', '.')
       .option('--fail-on-empty', 'exit 2 when no file lies in an allowed or deprecated location')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
+      )
       .action((root: string, options: { failOnEmpty?: boolean; format: 'text' | 'json' }) =>
         run(async () => {
           const absolute = resolve(io.cwd, root);

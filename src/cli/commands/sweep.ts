@@ -66,7 +66,9 @@ export const sweepCommand: CommandModule = {
         'where the η files and sweep-summary.json go (default sweep-<benchmark id>-<parameter>)',
       )
       .option('--log <run.jsonl>', 'structured run log of every run')
-      .addOption(new Option('--format <format>', 'summary format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
+      )
       .action((benchmarkPath: string, opts: Record<string, any>) =>
         run(async () => {
           const parameter = opts.vary as SweepParameter;
@@ -118,6 +120,7 @@ export const sweepCommand: CommandModule = {
               rateLimit: settings.rateLimit,
               retry: settings.retry,
               retryFailed: settings.retryFailed,
+              maxConsecutiveFailures: settings.maxConsecutiveFailures,
               log,
               signal: interrupt.signal,
               onRunStart: (value) => {

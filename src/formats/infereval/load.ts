@@ -17,6 +17,9 @@ import type { Benchmark, Evaluation } from './types.js';
 
 export type InferevalKind = 'benchmark' | 'evaluation';
 
+const typeIdOf = (kind: InferevalKind): string =>
+  kind === 'benchmark' ? inferevalBenchmarkType.id : inferevalEvaluationType.id;
+
 const validators = new Map<InferevalKind, ValidateFunction>();
 
 function validatorFor(kind: InferevalKind): ValidateFunction {
@@ -57,19 +60,23 @@ function invalid(kind: InferevalKind, source: string, problems: Diagnostic[]): D
 }
 
 function validated(raw: unknown, kind: InferevalKind, source: string, text?: string): Benchmark | Evaluation {
-  const doc = promoteReferenceShorthand(raw);
-  if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
-    const keys = doc as Record<string, unknown>;
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    // The other infereval kind is named here (a bare value); a file gets the full detection in loadInfereval.
+    const keys = raw as Record<string, unknown>;
     const other =
       kind === 'benchmark' ? looksLikeInferevalEvaluation(keys) : looksLikeInferevalBenchmark(keys);
     if (other) {
-      const is = kind === 'benchmark' ? 'evaluation (η)' : 'benchmark (β)';
+      const [is, takes] =
+        kind === 'benchmark'
+          ? [inferevalEvaluationType, inferevalBenchmarkType]
+          : [inferevalBenchmarkType, inferevalEvaluationType];
       throw new DataError(
-        'infereval.wrong-kind',
-        `${source}: this is an infereval ${is}, but an infereval ${kind} is needed here`,
+        'input.wrong-kind',
+        `${source}: this is an ${is.title} (${is.id} 1.0); this command takes an ${takes.title}`,
       );
     }
   }
+  const doc = promoteReferenceShorthand(raw);
   const errors = checkInfereval(doc, kind).filter(isError);
   if (errors.length > 0) {
     // One pass over the text for every pointer; without a text (a bare value) there is no position: 0:0.
@@ -126,6 +133,10 @@ export async function loadInfereval(path: string, kind: InferevalKind): Promise<
     throw new IoError(e.code, `infereval ${kind}: ${e.message}`);
   }
   const parsed = parseStrictJson(bytes);
+  // Another kind of document (or JSON Lines) is named as such before its JSON or schema problems are listed.
+  // (loaded on first use: the detection reads the registry of every type, which imports this module)
+  const { expectKind } = await import('../../validate/expect-kind.js');
+  expectKind(parsed.ok ? parsed.value : undefined, [typeIdOf(kind)], path, undefined, parsed.text);
   if (!parsed.ok || parsed.issues.length > 0) {
     const problems = parsed.issues.map((i): Diagnostic => ({
       file: path,

@@ -11,3 +11,5 @@ export * from './mcnemar.js';
 export * from './holm.js';
 export * from './paired-bootstrap.js';
 export * from './mean-interval.js';
+export * from './special.js';
+export * from './logistic.js';
