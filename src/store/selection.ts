@@ -81,8 +81,8 @@ function instanceRowsSql(cluster: string | null): string {
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
  * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else sample_id)
  *   the mean of each side's rows (so the epochs of one sample are averaged); va or vb is NULL where that side has
- *   no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id, the texts,
- *   row_index).
+ *   no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id,
+ *   sample_hash, the texts, row_index).
  * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
  */
 export function pairingCtes(
@@ -99,7 +99,7 @@ export function pairingCtes(
     ),
     tagged AS (
       SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_id END AS k, r.v, r.cl,
-             r.sample_id, r.input_text, r.reference_text, r.output_text, r.row_index
+             r.sample_id, r.sample_hash, r.input_text, r.reference_text, r.output_text, r.row_index
       FROM membership m JOIN instance_rows r ON r.ord = m.ord
     ),
     grouped AS (
