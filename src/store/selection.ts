@@ -67,12 +67,20 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
  * 0/1; rows with neither are left out), the texts, row_index and `cl`, the cluster expression (or NULL).
  */
 function instanceRowsSql(cluster: string | null): string {
+  // Two equi-joins rather than one join on record_key filtered afterwards: a record with many results would
+  // otherwise meet each of its rows once per result.
+  const columns = `c.ord, s.sample_id, s.sample_hash, coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v,
+         s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl`;
+  const scored = `coalesce(s.score, CAST(s.is_correct AS DOUBLE)) IS NOT NULL`;
   return `
-  SELECT c.ord, s.sample_id, s.sample_hash, coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v,
-         s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl
-  FROM chosen c JOIN samples s ON s.record_key = c.record_key
-  WHERE coalesce(s.evaluation_result_id = c.evaluation_result_id, s.evaluation_name = c.benchmark)
-    AND coalesce(s.score, CAST(s.is_correct AS DOUBLE)) IS NOT NULL`;
+  SELECT ${columns}
+  FROM chosen c JOIN samples s
+    ON s.record_key = c.record_key AND s.evaluation_result_id = c.evaluation_result_id
+  WHERE ${scored}
+  UNION ALL
+  SELECT ${columns}
+  FROM chosen c JOIN samples s ON s.record_key = c.record_key AND s.evaluation_name = c.benchmark
+  WHERE (s.evaluation_result_id IS NULL OR c.evaluation_result_id IS NULL) AND ${scored}`;
 }
 
 /**
