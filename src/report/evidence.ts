@@ -77,6 +77,17 @@ export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidenc
 }
 
 /** Sweep: `{parameter, points | runs: [{value, kappa | cohens_kappa | cohens_kappa_consensus, coverage?}], kappa_range?, interpretation?}`. */
+/** max − min without spreading the array into arguments (a sweep may have more points than the call stack holds). */
+function spread(values: readonly number[]): number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return hi - lo;
+}
+
 export function readSweepEvidence(doc: unknown, file = 'sweep'): SweepEvidence {
   const o = isObj(doc) && isObj(doc.sweep) ? doc.sweep : doc;
   if (!isObj(o)) throw new DataError('report.evidence', `${file}: a sweep result must be a JSON object`);
@@ -108,8 +119,7 @@ export function readSweepEvidence(doc: unknown, file = 'sweep'): SweepEvidence {
   const out: SweepEvidence = {
     parameter,
     points,
-    kappa_range:
-      given !== undefined ? given : defined.length > 0 ? Math.max(...defined) - Math.min(...defined) : null,
+    kappa_range: given !== undefined ? given : defined.length > 0 ? spread(defined) : null,
   };
   const interpretation = str(o, ['interpretation', 'verdict']);
   if (interpretation) out.interpretation = interpretation;

@@ -3,6 +3,7 @@ import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { evaluationMetrics } from '../../metrics/infereval/evaluation-metrics.js';
 import { readRetestEvidence, readSweepEvidence } from '../../report/evidence.js';
 import { renderHtml } from '../../report/html.js';
@@ -68,6 +69,11 @@ export const reportCommand: CommandModule = {
         run(async () => {
           const iterations = optionalInteger(flags.ciIterations, '--ci-iterations', 1)!;
           const seed = optionalInteger(flags.ciSeed, '--ci-seed', 0)!;
+          checkOutputs({
+            inputs: [evaluation, flags.benchmark, flags.retest, flags.sweep],
+            files: [flags.html, flags.markdown],
+            cwd: io.cwd,
+          });
           const evaluationPath = resolvePath(io.cwd, evaluation);
           const eta = await loadInfereval(evaluationPath, 'evaluation');
           let benchmark: Benchmark | undefined;

@@ -4,6 +4,7 @@ import { formatDiagnosticText } from '../../diagnostics.js';
 import { UsageError } from '../../errors.js';
 import { findType } from '../../formats/registry.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { meanBootstrap } from '../../metrics/eee/uncertainty.js';
 import {
   checkGateMetricNames,
@@ -165,6 +166,11 @@ export const retrievalCommand: CommandModule = {
       .addOption(formatOption())
       .action((flags: ScoreFlags) =>
         run(async () => {
+          checkOutputs({
+            inputs: [flags.gold, flags.results, flags.events, flags.thresholds],
+            files: [flags.output],
+            cwd: io.cwd,
+          });
           const ks = parseKs(flags.k);
           const iterations = optionalInteger(flags.iterations, '--iterations', 1)!;
           const seed = optionalInteger(flags.seed, '--seed', 0)!;
@@ -294,6 +300,7 @@ export const retrievalCommand: CommandModule = {
       .addOption(formatOption())
       .action((flags: GateFlags) =>
         run(async () => {
+          checkOutputs({ inputs: [flags.events, flags.thresholds], files: [flags.output], cwd: io.cwd });
           const diagnostics: Diagnostic[] = [];
           const config = (await readThresholds(io, flags.thresholds))!;
           checkGateMetricNames(config, flags.thresholds);

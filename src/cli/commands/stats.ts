@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { formatDiagnosticText } from '../../diagnostics.js';
 import { IoError, UsageError } from '../../errors.js';
+import { checkOutputs } from '../../io/preflight.js';
+import { validateValue } from '../../validate/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
 import { spliceUncertainty } from '../../metrics/eee/splice-uncertainty.js';
@@ -47,6 +49,23 @@ function findSamples(aggregatePath: string, record: unknown, cwd: string): strin
     );
   }
   return found;
+}
+
+/**
+ * Whether the record was already invalid before --in-place touched it: said in the output (a warning and the last
+ * line), so that "wrote" never reads as "this record is now fine". The uncertainty is still written: only its keys
+ * change, every other byte stays as it was.
+ */
+function invalidBefore(record: unknown, shown: string): string | undefined {
+  const result = validateValue(record, { schemaOnly: true, file: shown });
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return undefined;
+  const first = errors[0];
+  return (
+    `${shown} was not a valid ${result.type ?? 'EEE aggregate'}${result.schema_version ? ` ${result.schema_version}` : ''} before this change ` +
+    `(${first.code}: ${first.message}${first.pointer ? ` at ${first.pointer}` : ''}` +
+    `${errors.length > 1 ? `, and ${errors.length - 1} more` : ''}); it still is — run \`evalkit validate ${shown}\``
+  );
 }
 
 export const statsCommand: CommandModule = {
@@ -97,6 +116,8 @@ export const statsCommand: CommandModule = {
           const samplesPath = flags.samples
             ? resolvePath(io.cwd, flags.samples)
             : findSamples(aggregatePath, record, io.cwd);
+          checkOutputs({ inputs: [aggregatePath, samplesPath], files: [flags.output], cwd: io.cwd });
+          const invalid = flags.inPlace ? invalidBefore(record, aggregate) : undefined;
           const rows = await readJsonlRows(samplesPath, { expect: ['eee.instance'] });
           const outcome = addUncertainty(record, rows, {
             iterations,
@@ -132,6 +153,7 @@ export const statsCommand: CommandModule = {
                 diagnostics: outcome.diagnostics,
                 written: target ?? null,
                 changed,
+                ...(invalid ? { invalid_before: invalid } : {}),
               }),
             );
           } else {
@@ -157,6 +179,7 @@ export const statsCommand: CommandModule = {
                   ? `wrote ${target}\n`
                   : `${target} already holds these values; left unchanged\n`,
             );
+            if (invalid) io.stdout.write(`note: ${invalid}\n`);
           }
           return errors > 0 ? 1 : 0;
         }),

@@ -195,8 +195,20 @@ function coverageOf(verdicts: readonly string[]): number {
   return c / verdicts.length;
 }
 
-function analystCountOf(items: readonly ItemLike[]): number {
-  return items.length === 0 ? 0 : items[0]!.analyst_verdicts.length;
+/**
+ * The panel size m, the same on every item: the κ statistics compare each item's verdicts with one panel, so an
+ * evaluation whose items carry different numbers of analyst verdicts is a data error naming the first that differs.
+ */
+function analystCountOf(items: readonly (ItemLike & { id?: string })[]): number {
+  if (items.length === 0) return 0;
+  const m = items[0]!.analyst_verdicts.length;
+  const odd = items.findIndex((it) => it.analyst_verdicts.length !== m);
+  if (odd >= 0)
+    throw new DataError(
+      'metrics.uneven-panel',
+      `item ${JSON.stringify(items[odd]!.id ?? odd)} has ${items[odd]!.analyst_verdicts.length} analyst verdict(s) but item ${JSON.stringify(items[0]!.id ?? 0)} has ${m}: every item must carry the same panel (at /items/${odd}/analyst_verdicts)`,
+    );
+  return m;
 }
 
 /** Plurality of the panel members' verdicts; any tie → abstain (cross-panel κ). */
