@@ -13,6 +13,13 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { convertCommand } from './convert.js';
+import { ingestCommand } from './ingest.js';
+import { queryCommand } from './query.js';
+import { exportCommand } from './export.js';
+import { modelCommand } from './model.js';
+import { describeCommand } from './describe.js';
+import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
 import type { CommandModule } from '../context.js';
 
@@ -25,13 +32,20 @@ export const commandModules: CommandModule[] = [
   hashCommand,
   evaluateCommand,
   sweepCommand,
+  describeCommand,
   metricsCommand,
   retestCommand,
+  compareRunsCommand,
   auditCommand,
   monotonicityCommand,
   structureCommand,
+  modelCommand,
   reportCommand,
   retrievalCommand,
   statsCommand,
+  convertCommand,
+  ingestCommand,
+  queryCommand,
+  exportCommand,
   viewCommand,
 ];

@@ -212,7 +212,11 @@ function panelPlurality(verdicts: readonly Verdict[], indices: readonly number[]
   return winners.length > 1 ? 'abstain' : winners[0]![0];
 }
 
-function panelMetrics(items: readonly ItemLike[], benchmark: BenchmarkLike, reasons: Record<string, string>) {
+export function panelMetrics(
+  items: readonly ItemLike[],
+  benchmark: BenchmarkLike,
+  reasons: Record<string, string>,
+) {
   const panels = [...new Set(benchmark.analysts.map((a) => a.panel).filter((p): p is string => !!p))].sort(
     compareCodePoints,
   );

@@ -7,3 +7,8 @@ export * from './audit.js';
 export * from './monotonicity.js';
 export * from './structure.js';
 export * from './render.js';
+export * from './factor-model.js';
+export { renderFactorModel } from './render-model.js';
+export * from './describe.js';
+export { renderDescription } from './render-describe.js';
+export * from './compare-runs.js';

@@ -76,6 +76,20 @@ export function checkRetestCompatibility(a: EvaluationLike, b: EvaluationLike): 
   }
   const ca = (a.endorsement_config ?? {}) as unknown as Record<string, unknown>;
   const cb = (b.endorsement_config ?? {}) as unknown as Record<string, unknown>;
+  // A run elicited under another coherence frame (or question form) asked a different question: say so by name.
+  for (const [key, what] of [
+    ['question_form', 'question forms'],
+    ['coherence_frame_id', 'coherence frames'],
+  ] as const) {
+    const fa = ca[key] ?? (key === 'question_form' ? 'support' : 'thin-v1');
+    const fb = cb[key] ?? (key === 'question_form' ? 'support' : 'thin-v1');
+    if (fa !== fb) {
+      throw new DataError(
+        key === 'question_form' ? 'retest.mismatch.question-form' : 'retest.mismatch.coherence-frame',
+        `the runs were elicited under different ${what}: ${A} ${JSON.stringify(fa)}, ${B} ${JSON.stringify(fb)}; a retest compares identical instruments — use compare-runs --guard template to compare them`,
+      );
+    }
+  }
   const differing = [...new Set([...Object.keys(ca), ...Object.keys(cb)])]
     .sort(compareCodePoints)
     .filter((k) => stableJson(ca[k]) !== stableJson(cb[k]));

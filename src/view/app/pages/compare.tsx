@@ -84,7 +84,7 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           {
             key: 'paired',
             label: 'Pairs',
-            cell: (c) => (c.paired ? fmt(c.n_paired) : <span title={c.reason ?? ''}>unpaired</span>),
+            cell: (c) => (c.paired ? fmt(c.n_paired) : `unpaired: ${c.reason ?? ''}`),
             sort: (c) => c.n_paired,
             numeric: true,
           },
@@ -184,29 +184,32 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
               limit={page.limit}
               onOffset={(o) => update(props.route, { offset: o ? String(o) : undefined })}
             />
-            {page.rows.map((row) => (
+            {page.total > page.items.length + page.offset && page.items.length === 0 ? (
+              <p class="muted">Not part of this export.</p>
+            ) : null}
+            {page.items.map((item) => (
               <article class="disagreement">
                 <header>
-                  <span class="mono">{String(row.sample_id ?? '')}</span>
+                  <span class="mono">{item.sample_id}</span>
                 </header>
                 <div class="question">
                   <h3>Question</h3>
-                  <TextBlock text={row.input ?? null} />
+                  <TextBlock text={item.input_text} />
                   <h3>Reference</h3>
-                  <TextBlock text={row.reference ?? null} />
+                  <TextBlock text={item.reference_text} />
                 </div>
                 <div class="side-by-side">
-                  <div>
+                  <div data-side="a">
                     <h3>
-                      A <span class="mono">{params.a}</span> · score {fmt(row.score_a ?? null)}
+                      A <span class="mono">{params.a}</span> · score {fmt(item.a.score)}
                     </h3>
-                    <TextBlock text={row.output_a ?? null} />
+                    <TextBlock text={item.a.output_text} />
                   </div>
-                  <div>
+                  <div data-side="b">
                     <h3>
-                      B <span class="mono">{params.b}</span> · score {fmt(row.score_b ?? null)}
+                      B <span class="mono">{params.b}</span> · score {fmt(item.b.score)}
                     </h3>
-                    <TextBlock text={row.output_b ?? null} />
+                    <TextBlock text={item.b.output_text} />
                   </div>
                 </div>
               </article>
