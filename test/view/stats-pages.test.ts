@@ -172,7 +172,7 @@ test(
         const cards = w.page.locator('[data-testid=disagreements] article.disagreement');
         assert.equal(await cards.count(), Math.min(20, disagreed.total));
         const first = disagreed.items[0]!;
-        assert.equal(await cards.first().locator('header').innerText(), first.sample_id);
+        assert.equal(await cards.first().locator('.question > span.mono').innerText(), first.sample_id);
         assert.equal(
           await cards.first().locator('[data-side=a] pre').innerText(),
           first.a.output_text ?? '—',

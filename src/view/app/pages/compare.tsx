@@ -187,30 +187,30 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
             {page.total > page.items.length + page.offset && page.items.length === 0 ? (
               <p class="muted">Not part of this export.</p>
             ) : null}
+            <div class="disagreement-head">
+              <span>Question and reference</span>
+              <span>
+                A <span class="mono">{params.a}</span>
+              </span>
+              <span>
+                B <span class="mono">{params.b}</span>
+              </span>
+            </div>
             {page.items.map((item) => (
               <article class="disagreement">
-                <header>
-                  <span class="mono">{item.sample_id}</span>
-                </header>
                 <div class="question">
-                  <h3>Question</h3>
+                  <span class="mono muted">{item.sample_id}</span>
                   <TextBlock text={item.input_text} />
-                  <h3>Reference</h3>
+                  <span class="muted">reference</span>
                   <TextBlock text={item.reference_text} />
                 </div>
-                <div class="side-by-side">
-                  <div data-side="a">
-                    <h3>
-                      A <span class="mono">{params.a}</span> · score {fmt(item.a.score)}
-                    </h3>
-                    <TextBlock text={item.a.output_text} />
-                  </div>
-                  <div data-side="b">
-                    <h3>
-                      B <span class="mono">{params.b}</span> · score {fmt(item.b.score)}
-                    </h3>
-                    <TextBlock text={item.b.output_text} />
-                  </div>
+                <div data-side="a" class={item.a.score > item.b.score ? 'better' : 'worse'}>
+                  <span class="muted">score {fmt(item.a.score)}</span>
+                  <TextBlock text={item.a.output_text} />
+                </div>
+                <div data-side="b" class={item.b.score > item.a.score ? 'better' : 'worse'}>
+                  <span class="muted">score {fmt(item.b.score)}</span>
+                  <TextBlock text={item.b.output_text} />
                 </div>
               </article>
             ))}
