@@ -55,7 +55,9 @@ export async function run(): Promise<void> {
     const items = Math.round(10_000 * scale);
     const [genSeconds] = await time(() => generate(lbPath, models, benchmarks, items));
     const rows = models * benchmarks * items;
-    console.log(`generated ${rows.toLocaleString('en')} instance rows (${models} models × ${benchmarks} benchmarks) in ${genSeconds.toFixed(1)} s`);
+    console.log(
+      `generated ${rows.toLocaleString('en')} instance rows (${models} models × ${benchmarks} benchmarks) in ${genSeconds.toFixed(1)} s`,
+    );
 
     const store = await openStore(lbPath, { readOnly: true });
     const [baseline] = await time(() =>
