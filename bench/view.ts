@@ -6,6 +6,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { cpus, loadavg } from 'node:os';
 import { openStore, type Store } from '../src/store/db.js';
 import { startViewServer } from '../src/view/server.js';
 import { appAssets } from '../src/view/assets.js';
@@ -90,8 +91,12 @@ export async function run(): Promise<void> {
     const base = `${server.url}api/samples?record=${record}&result=0`;
     const cases: [string, string][] = [
       ['first page of samples', base],
-      ['full-text search (one match)', `${base}&q=${encodeURIComponent(`question ${rowsPerModel - 7}:`)}`],
-      ['full-text search (many matches), incorrect only', `${base}&q=perhaps%20perhaps&filter=incorrect`],
+      // The first search over a result lower-cases its texts once (kept in a temporary table); later ones only scan.
+      [
+        'full-text search (one match; first search of the result)',
+        `${base}&q=${encodeURIComponent(`question ${rowsPerModel - 7}:`)}`,
+      ],
+      ['another search (many matches), incorrect only', `${base}&q=perhaps%20perhaps&filter=incorrect`],
       ['last page, sorted by score', `${base}&sort=-score&offset=${rowsPerModel - 50}`],
     ];
     const baseline: number[] = [];

@@ -62,8 +62,18 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
       if (params.composite === '1') options.composite = true;
       return leaderboards(store, options);
     }
-    case 'model':
-      return modelResults(store, required(params, 'id'));
+    case 'model': {
+      // The model's standing on each board, as `evalkit leaderboard` ranks it (its CI from the instance rows).
+      const id = required(params, 'id');
+      const results = await modelResults(store, id);
+      const boards = await leaderboards(store, {});
+      const standings = boards.leaderboards.flatMap((b) =>
+        b.rows
+          .filter((r) => r.model_id === id)
+          .map((r) => ({ benchmark: b.benchmark, metric: b.metric, models: b.rows.length, ...r })),
+      );
+      return { ...results, standings };
+    }
     case 'record':
       return recordDetail(store, required(params, 'key'));
     case 'samples':

@@ -233,39 +233,78 @@ const cut = (column: string) =>
 const LIST_COLUMNS = `s.row_index::DOUBLE AS row_index, s.sample_id, ${cut('s.input_text')} AS input,
   ${cut('s.reference_text')} AS reference, ${cut('s.output_text')} AS output, s.score, s.is_correct`;
 
+/** The searched text of a row: its sample id, input, reference and output, lower-cased, joined by U+0001. */
+const SEARCH_TEXT = `lower(concat_ws(chr(1), s.sample_id, s.input_text, s.reference_text, s.output_text))`;
+
+/** Results whose rows are searched often keep their lower-cased texts in a temporary table (at most this many). */
+const SEARCH_TABLES = 4;
+const searchTables = new WeakMap<Store, { byResult: Map<string, string>; made: number }>();
+
+/**
+ * The temporary table (row_index, score, is_correct, text) of a result's rows, made on its first search: lower-casing
+ * every text is most of a search's cost, so it is paid once and later searches only scan. Temporary tables live in
+ * memory beside a read-only store; the least recently used one is dropped beyond SEARCH_TABLES.
+ */
+async function searchTable(store: Store, rows: RowsOf): Promise<string> {
+  let cache = searchTables.get(store);
+  if (!cache) searchTables.set(store, (cache = { byResult: new Map(), made: 0 }));
+  const key = `${rows.recordKey}\u0000${rows.resultIndex}`;
+  const found = cache.byResult.get(key);
+  if (found) {
+    cache.byResult.delete(key);
+    cache.byResult.set(key, found);
+    return found;
+  }
+  const name = `evalkit_view_search_${cache.made++}`;
+  await store.all(
+    `CREATE TEMP TABLE ${name} AS SELECT s.row_index, s.score, s.is_correct, ${SEARCH_TEXT} AS text
+     FROM samples s WHERE s.record_key = $1 AND s.${rows.column} = $2`,
+    [rows.recordKey, rows.value],
+  );
+  cache.byResult.set(key, name);
+  if (cache.byResult.size > SEARCH_TABLES) {
+    const [oldestKey, oldest] = cache.byResult.entries().next().value as [string, string];
+    cache.byResult.delete(oldestKey);
+    await store.all(`DROP TABLE IF EXISTS ${oldest}`);
+  }
+  return name;
+}
+
 /**
  * In two steps, so that a page costs the same wherever it is: the row numbers of the page are found first (the
  * filter, search and sort read only the columns they need), then only those rows' texts are read.
  */
 async function pageOf(store: Store, rows: RowsOf, page: PageRequest): Promise<SamplePage> {
-  const where = [`s.record_key = $1`, `s.${rows.column} = $2`];
-  const params: string[] = [rows.recordKey, rows.value];
-  if (page.filter !== 'all') where.push(`coalesce(s.is_correct, s.score > 0) = ${page.filter === 'correct'}`);
-  if (page.q !== '') {
+  let from: string;
+  const where: string[] = [];
+  const params: string[] = [];
+  if (page.q === '') {
+    from = 'samples s';
+    where.push(`s.record_key = $1`, `s.${rows.column} = $2`);
+    params.push(rows.recordKey, rows.value);
+  } else {
+    from = `${await searchTable(store, rows)} s`;
+    where.push(`contains(s.text, $1)`);
     params.push(page.q);
-    where.push(
-      `(contains(lower(s.sample_id), $3) OR contains(lower(s.input_text), $3) OR
-        contains(lower(s.reference_text), $3) OR contains(lower(s.output_text), $3))`,
-    );
   }
+  if (page.filter !== 'all') where.push(`coalesce(s.is_correct, s.score > 0) = ${page.filter === 'correct'}`);
   const order =
     page.sort === 'row'
       ? 's.row_index'
       : `s.score ${page.sort === 'score' ? 'ASC' : 'DESC'} NULLS LAST, s.row_index`;
-  const found = await store.all<{ row_index: number; total: number }>(
-    `SELECT s.row_index::DOUBLE AS row_index, count(*) OVER ()::DOUBLE AS total FROM samples s
-     WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
+  const [counted] = await store.all<{ n: number }>(
+    `SELECT count(*)::DOUBLE AS n FROM ${from} WHERE ${where.join(' AND ')}`,
     params,
   );
-  let total = found[0]?.total;
-  if (total === undefined) {
-    // An empty page (past the end, or nothing matches): the count alone.
-    const [counted] = await store.all<{ n: number }>(
-      `SELECT count(*)::DOUBLE AS n FROM samples s WHERE ${where.join(' AND ')}`,
-      params,
-    );
-    total = counted!.n;
-  }
+  const total = counted!.n;
+  const found =
+    page.offset >= total
+      ? []
+      : await store.all<{ row_index: number }>(
+          `SELECT s.row_index::DOUBLE AS row_index FROM ${from}
+           WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
+          params,
+        );
   if (found.length === 0) return { total, offset: page.offset, limit: page.limit, rows: [] };
   const listed = await store.all<SampleListRow>(
     `SELECT ${LIST_COLUMNS} FROM samples s
@@ -290,7 +329,7 @@ export async function allSamples(
   const rows = await rowsOf(store, recordKey, resultIndex);
   return store.all<SampleListRow & { search: string }>(
     `SELECT ${LIST_COLUMNS},
-            lower(concat_ws(chr(1), s.sample_id, s.input_text, s.reference_text, s.output_text)) AS search
+            ${SEARCH_TEXT} AS search
      FROM samples s WHERE s.record_key = $1 AND s.${rows.column} = $2 ORDER BY s.row_index`,
     [rows.recordKey, rows.value],
   );

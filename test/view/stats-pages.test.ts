@@ -92,6 +92,16 @@ test(
         );
         assert.deepEqual(await boardsOnPage(w.page), expectedBoards(acme));
 
+        // The model page shows the same interval and rank for the model's quiz result.
+        const quizRow = all.leaderboards
+          .find((b) => b.benchmark === QUIZ)!
+          .rows.find((r) => r.model_id === MODELS.a)!;
+        await openView(w.page, viewUrl(fx.server.url, `#/model?id=${encodeURIComponent(MODELS.a)}`));
+        const modelRow = w.page.locator('tbody tr', { hasText: QUIZ_METRIC });
+        assert.equal(await modelRow.locator('td[data-col=ci]').innerText(), fmtCi(quizRow.ci, 4));
+        assert.equal(await modelRow.locator('td[data-col=rank]').innerText(), `${quizRow.rank} of 3`);
+        await openView(w.page, viewUrl(fx.server.url, '#/leaderboard?developer=acme'));
+
         // Sorting by a column is a URL parameter too.
         await w.page
           .locator('[data-testid=board]')

@@ -60,6 +60,9 @@ export interface ResultSummary {
   samples: number;
 }
 
+/** A model's row on one leaderboard (from `leaderboards()`), with the board's name and size. */
+export type Standing = LeaderboardRow & { benchmark: string; metric: string; models: number };
+
 export interface ModelResults {
   model: {
     model_id: string;
@@ -74,6 +77,8 @@ export interface ModelResults {
     source_organization_name: string | null;
     date: string | null;
   })[];
+  /** Filled by the API from `leaderboards()`; absent from the data function alone. */
+  standings?: Standing[];
 }
 
 export interface Diagnostic {
