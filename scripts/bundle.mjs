@@ -3,6 +3,7 @@
 // in about half the time (measured in `npm run bench -- validate`, which runs this same bundle). The library entry
 // (dist/index.js) stays the plain tsc output.
 import { build } from 'esbuild';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -33,7 +34,39 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle')) {
   return join(outdir, 'cli.mjs');
 }
 
+/**
+ * The `evalkit view` browser app (src/view/app, Preact): one minified ES module and its style sheet. With `outdir`
+ * they are written there (dist/app, which the built CLI serves); without, returned as text (the CLI run from
+ * source builds the app this way when it starts, so it always serves the current code).
+ */
+export async function bundleApp(outdir) {
+  const result = await build({
+    entryPoints: [join(root, 'src/view/app/main.tsx')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2020',
+    platform: 'browser',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    logLevel: 'error',
+    write: false,
+    outfile: 'app.js',
+  });
+  const js = result.outputFiles[0].text;
+  const css = await readFile(join(root, 'src/view/app/style.css'), 'utf8');
+  if (outdir) {
+    await mkdir(outdir, { recursive: true });
+    await writeFile(join(outdir, 'app.js'), js);
+    await copyFile(join(root, 'src/view/app/style.css'), join(outdir, 'app.css'));
+  }
+  return { js, css };
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const cli = await bundleCli();
   console.log(`bundle: wrote ${cli} and its worker`);
+  await bundleApp(join(root, 'dist', 'app'));
+  console.log(`bundle: wrote the view app to ${join(root, 'dist', 'app')}`);
 }

@@ -4,7 +4,8 @@
  * is a Diagnostic; nothing here throws on bad data, and a file_path that leaves the datastore is never followed.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { createRegularReadStream } from '../io/regular-file.js';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../formats/eee/sample-hash.js';
@@ -107,7 +108,7 @@ class Tree {
 
 /** Whether the first non-blank line of a JSONL file is an EEE instance row (reads only the first batch). */
 async function firstRowLooksEee(path: string): Promise<boolean> {
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
+  const stream = createRegularReadStream(path, { highWaterMark: 64 * 1024 });
   try {
     for await (const batch of splitLines(stream, { maxLineBytes: 16 * 1024 * 1024 })) {
       const parsed = parseStrictJson(batch[0].bytes);
@@ -520,7 +521,7 @@ async function digests(s: SamplesFile): Promise<Map<string, string> | undefined>
   const algorithms = claimedAlgorithms(s);
   if (algorithms.size === 0) return new Map();
   const hashes = new Map([...algorithms].map((a) => [a, createHash(a)]));
-  const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
+  const stream = createRegularReadStream(s.path, { highWaterMark: 1024 * 1024 });
   try {
     for await (const chunk of stream) for (const h of hashes.values()) h.update(chunk as Buffer);
   } catch {
@@ -699,7 +700,7 @@ export class SamplesRowChecks {
 async function scanSamples(s: SamplesFile, findings: Findings): Promise<void> {
   const rows = new SamplesRowChecks(rowCheckContext(s));
   const hashes = new Map([...claimedAlgorithms(s)].map((a) => [a, createHash(a)]));
-  const stream = createReadStream(s.path, { highWaterMark: 1024 * 1024 });
+  const stream = createRegularReadStream(s.path, { highWaterMark: 1024 * 1024 });
   async function* hashed(): AsyncGenerator<Buffer> {
     for await (const chunk of stream) {
       for (const h of hashes.values()) h.update(chunk as Buffer);

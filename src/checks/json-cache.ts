@@ -1,5 +1,5 @@
 /** Each .json file read and parsed once per `runTreeChecks` call, however many checks look at it. */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 
 export interface ParsedJson {
@@ -16,7 +16,7 @@ export class JsonCache {
   get(path: string): Promise<ParsedJson | undefined> {
     let entry = this.entries.get(path);
     if (!entry) {
-      entry = readFile(path).then(
+      entry = readRegularFile(path).then(
         (bytes) => {
           const parsed = parseStrictJson(bytes);
           return { ok: parsed.ok, value: parsed.value, text: parsed.text };

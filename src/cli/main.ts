@@ -2,8 +2,21 @@ import { Command, CommanderError } from 'commander';
 import { DataError, EvalkitError } from '../errors.js';
 import type { CliIO } from './context.js';
 import { commandModules } from './commands/index.js';
+import { createRedactor } from '../run/redact.js';
 
 export const VERSION = '0.1.0';
+
+/**
+ * The flag that acts on a library error, for the errors whose remedy is one (the library never names flags).
+ */
+const CLI_HINTS: Record<string, string> = {
+  'run.stopped-early': 'once the cause is fixed, run the same command with --retry-failed',
+  'run.api-key-missing': 'name another variable with --api-key-env NAME',
+  'run.config-changed': 'pass another -o',
+};
+
+/** Error text never shows URL credentials or API-key-shaped tokens, whatever produced it. */
+const errorRedactor = createRedactor();
 
 /** The one place where an error becomes an exit code. */
 function exitCodeFor(error: unknown): number {
@@ -37,11 +50,14 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof EvalkitError) {
-      io.stderr.write(`evalkit: error ${error.code}: ${error.message}\n`);
+      const hint = CLI_HINTS[error.code];
+      io.stderr.write(
+        `evalkit: error ${error.code}: ${errorRedactor.text(error.message)}${hint ? ` (${hint})` : ''}\n`,
+      );
       return exitCodeFor(error);
     }
     // Never a stack trace for the user; say what happened and how to report it.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorRedactor.text(error instanceof Error ? error.message : String(error));
     io.stderr.write(`evalkit: internal error: ${message}\n(set EVALKIT_DEBUG=1 for details)\n`);
     if (io.env.EVALKIT_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
     return 2;

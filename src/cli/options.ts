@@ -6,12 +6,22 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_STORE_FILE, storePath } from '../store/path.js';
 import type { CliIO } from './context.js';
 
-/** An integer flag value ≥ min (a safe integer, so a seed is never silently rounded). */
-export function parseInteger(value: string, flag: string, min: number): number {
+/** An integer flag value in [min, max] (a safe integer, so a seed is never silently rounded). */
+export function parseInteger(
+  value: string,
+  flag: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const text = value.trim();
   const n = Number(text);
-  if (!/^[-+]?\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
-    const range = min <= Number.MIN_SAFE_INTEGER ? 'of magnitude below 2^53' : `≥ ${min}`;
+  if (!/^[-+]?\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range =
+      min <= Number.MIN_SAFE_INTEGER
+        ? 'of magnitude below 2^53'
+        : max < Number.MAX_SAFE_INTEGER
+          ? `in [${min}, ${max}]`
+          : `≥ ${min}`;
     throw new UsageError('usage.bad-option', `${flag} expects an integer ${range}, got "${value}"`);
   }
   return n;
@@ -41,9 +51,9 @@ export function parseNumber(
 
 /** commander argument parsers for the two kinds above. */
 export const intArg =
-  (flag: string, min: number) =>
+  (flag: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
   (value: string): number =>
-    parseInteger(value, flag, min);
+    parseInteger(value, flag, min, max);
 export const numberArg =
   (flag: string, min: number, max = Infinity) =>
   (value: string): number =>

@@ -176,6 +176,23 @@ export const METRIC_FACTS: readonly MetricFacts[] = [
     note: 'share of items answered',
   },
   {
+    names: [
+      'latency_ms',
+      'latency_ms_p50',
+      'latency_ms_p90',
+      'latency_ms_p95',
+      'latency_ms_p99',
+      'latency_ms_mean',
+    ],
+    min: 0,
+    max: 'Infinity',
+    lowerIsBetter: true,
+    unit: 'milliseconds',
+    kind: 'latency',
+    scoreType: 'continuous',
+    note: 'response time in milliseconds',
+  },
+  {
     names: ['kappa', 'cohens_kappa', 'cohen_kappa'],
     min: -1,
     max: 1,

@@ -141,7 +141,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
         : 'the source does not name the developer (use --developer)',
     );
   }
-  const id = developer === 'unknown' && slash === -1 ? name : `${developer}/${name}`;
+  const id = `${developer}/${name}`;
 
   const deploymentType = overrides.deploymentType ?? facts.deployment?.deploymentType ?? 'unknown';
   const modelAvailability = overrides.modelAvailability ?? facts.deployment?.modelAvailability ?? 'unknown';
@@ -201,16 +201,21 @@ export function recordIds(input: {
   defaultCollection: string;
   model: BuiltModel;
   report: FieldReport;
+  /** A source's own established seed (replaces the default recipe; infereval keeps evaluate's ids). */
+  seed?: string;
+  /** A source's own established evaluation_id. */
+  evaluationId?: string;
 }): RecordIds {
   const collection = input.overrides.collection ?? input.defaultCollection;
   if (input.overrides.collection !== undefined) input.report.mapped('--collection', 'datastore path');
   const uuid = derivedUuid4(
-    `evalkit-convert:${input.source}:${input.digest}:${input.discriminator ?? ''}:${canonicalJson(input.overrides)}`,
+    input.seed ??
+      `evalkit-convert:${input.source}:${input.digest}:${input.discriminator ?? ''}:${canonicalJson(input.overrides)}`,
   );
   const paths = datastorePaths(collection, input.model.developer, input.model.name, uuid);
   return {
     uuid,
-    evaluationId: `${paths.dir.slice('data/'.length)}/${uuid}`,
+    evaluationId: input.evaluationId ?? `${paths.dir.slice('data/'.length)}/${uuid}`,
     collection,
     aggregatePath: paths.aggregate,
     samplesPath: paths.samples,

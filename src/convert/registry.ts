@@ -6,14 +6,20 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { DataError, IoError, UsageError } from '../errors.js';
 import { benchOutputSource } from './sources/bench-output.js';
+import { helmSource } from './sources/helm.js';
 import { inferevalSource } from './sources/infereval.js';
+import { inspectSource } from './sources/inspect.js';
 import { lmEvalSource } from './sources/lm-eval.js';
 import { openaiEvalsSource } from './sources/openai-evals.js';
+import { promptfooSource } from './sources/promptfoo.js';
 import type { Probe, SourceConverter, SourceId } from './types.js';
 
 /** Every source, most specific first (the first whose `detect` claims a path wins). */
 export const SOURCES: SourceConverter[] = [
   lmEvalSource,
+  inspectSource,
+  helmSource,
+  promptfooSource,
   openaiEvalsSource,
   benchOutputSource,
   inferevalSource,

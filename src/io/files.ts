@@ -5,6 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { IoError } from '../errors.js';
+import { describeFileKind } from './file-kind.js';
 
 /** Folders never walked into. */
 export const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.hg', '.svn']);
@@ -123,6 +124,12 @@ export async function expandPaths(args: string[], cwd: string = process.cwd()): 
       add(arg);
       continue;
     }
+    // A FIFO, device or socket: say what it is (reading it could hang), not "no such file".
+    if (info)
+      throw new IoError(
+        'io.not-regular',
+        `cannot read ${arg}: it is ${describeFileKind(info)}, not a regular file`,
+      );
     if (!hasGlobMagic(arg)) throw new IoError('io.not-found', `no such file or directory: ${arg}`);
     const parts = arg.split('/');
     const magicAt = parts.findIndex(hasGlobMagic);

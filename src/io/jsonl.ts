@@ -2,7 +2,7 @@
  * Streaming JSONL: splits a byte stream into lines without ever holding more than one chunk plus one partial line.
  * Handles LF and CRLF, a last line without a newline, and numbers lines from 1 (blank lines count but are skipped).
  */
-import { createReadStream } from 'node:fs';
+import { createRegularReadStream } from './regular-file.js';
 
 export interface JsonlLine {
   /** 1-based line number in the file (or, for a byte range, within the range). */
@@ -114,7 +114,7 @@ export function readJsonlFile(
   range: { start?: number; end?: number } = {},
   options: LineReaderOptions = {},
 ): AsyncGenerator<JsonlLine[]> {
-  const stream = createReadStream(path, {
+  const stream = createRegularReadStream(path, {
     start: range.start,
     end: range.end === undefined ? undefined : range.end - 1,
     highWaterMark: 1024 * 1024,

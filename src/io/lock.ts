@@ -8,6 +8,7 @@
  */
 import {
   closeSync,
+  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -17,6 +18,7 @@ import {
   linkSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { IoError } from '../errors.js';
 import { isProcessAlive } from './process-alive.js';
@@ -112,6 +114,11 @@ export async function acquireLock(target: string, purpose: string, argv?: string
     token: randomBytes(8).toString('hex'),
   };
   const text = `${JSON.stringify(owner, null, 2)}\n`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new IoError('io.lock', `cannot create the lock ${path}: ${(error as Error).message}`);
+  }
   let recoveredStale: LockOwner | undefined;
   for (let attempt = 0; ; attempt++) {
     let fd: number;

@@ -8,7 +8,7 @@
  *   are gone (kill -9 during a write) are removed.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { IoError } from '../errors.js';
@@ -63,6 +63,60 @@ function fileInPath(abs: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Checks, without writing anything, that `path` can be an output file: not an existing directory, FIFO or device,
+ * no file where a folder of its path should be, not a dangling symlink. Commands call it for every output before
+ * any work is paid for (a run's requests), so that a bad -o / --log / --record fails at once.
+ */
+export function checkOutputFile(path: string, shown: string = path): void {
+  const abs = resolve(path);
+  const link = lstatSafe(abs);
+  if (link) {
+    let info: ReturnType<typeof lstatSync>;
+    try {
+      info = statSync(abs);
+    } catch {
+      throw new IoError(
+        'io.dangling-symlink',
+        `cannot write ${shown}: it is a symbolic link to a file that cannot be reached; remove the link or create its target`,
+      );
+    }
+    if (!info.isFile())
+      throw new IoError(
+        info.isDirectory() ? 'io.is-directory' : 'io.not-regular',
+        `cannot write ${shown}: it is ${describeFileKind(info)}; give a file path`,
+      );
+    return;
+  }
+  const blocker = fileInPath(abs);
+  if (blocker)
+    throw new IoError('io.parent-not-directory', `cannot write ${shown}: ${blocker} is a file, not a folder`);
+}
+
+/** The same for an output folder (files are written under it): it must be a folder or not exist yet. */
+export function checkOutputFolder(path: string, shown: string = path): void {
+  const abs = resolve(path);
+  let info: ReturnType<typeof lstatSync> | undefined;
+  try {
+    info = statSync(abs);
+  } catch {
+    info = undefined;
+  }
+  if (info && !info.isDirectory())
+    throw new IoError(
+      'io.not-directory',
+      `cannot write under ${shown}: it is ${describeFileKind(info)}, not a folder`,
+    );
+  if (!info) {
+    const blocker = fileInPath(abs);
+    if (blocker)
+      throw new IoError(
+        'io.parent-not-directory',
+        `cannot write under ${shown}: ${blocker} is a file, not a folder`,
+      );
+  }
 }
 
 /** Checks `path` as an output, creates its folder, sweeps stale temporaries, and says where to write. */

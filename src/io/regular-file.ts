@@ -4,7 +4,8 @@
  * Opening uses O_NONBLOCK so that even opening a FIFO with no writer returns at once, and the check is made on the
  * opened descriptor (no window between the check and the read).
  */
-import { constants, statSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { IoError } from '../errors.js';
 import { describeFileKind, readError } from './file-kind.js';
@@ -77,4 +78,27 @@ export async function readRegularFile(
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/**
+ * createReadStream for a regular file only: the file is opened (without blocking) and checked at once; for
+ * anything else the stream fails with the IoError on its first read, the way a missing file would.
+ */
+export function createRegularReadStream(
+  path: string,
+  options: { start?: number; end?: number; highWaterMark?: number; encoding?: BufferEncoding } = {},
+  shown: string = path,
+): Readable {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw notRegular(shown, describeFileKind(info));
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    const failing = new Readable({ read() {} });
+    process.nextTick(() => failing.destroy(readError(shown, error)));
+    return failing;
+  }
+  return createReadStream(path, { ...options, fd });
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
+import { lstat, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IoError, UsageError } from '../errors.js';
 import { canonicalLocation } from '../checks/path-policy.js';
@@ -20,7 +20,10 @@ import {
   type MigrationNote,
 } from '../formats/eee/migrate.js';
 import { looksLegacy, migrateLegacyBenchOutput } from '../formats/bench-output/migrate.js';
+import { documentTypes } from '../formats/registry.js';
+import { validateValue } from '../validate/index.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { assertRegularFile, readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 
 export const MIGRATION_TARGETS: Record<string, string> = {
@@ -45,7 +48,8 @@ export interface MigrateOptions {
   cwd?: string;
 }
 
-export type FileKind = 'eee.aggregate' | 'eee.instances' | 'bench.output' | 'unknown';
+/** What a file is: a type migrate converts, another known document type (left alone), or unknown. */
+export type FileKind = 'eee.aggregate' | 'eee.instances' | 'bench.output' | 'unknown' | `${string}.${string}`;
 export type FileStatus = 'migrated' | 'current' | 'failed' | 'skipped';
 
 export interface FileReport {
@@ -71,6 +75,23 @@ export interface MigrateResult {
 type Json = Record<string, any>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The known document types whose keys claim `doc` (every type in the registry, not only those migrate converts).
+ * Only a document no type claims may be taken for a legacy benchmark output: an infereval benchmark or evaluation
+ * also has `schema_version` and no `$schema`, and must never be rewritten as a benchmark output.
+ */
+export function claimingTypes(doc: Json): string[] {
+  return documentTypes
+    .filter((t) => {
+      try {
+        return t.looksLike(doc);
+      } catch {
+        return false;
+      }
+    })
+    .map((t) => t.id);
+}
+
 interface Input {
   abs: string;
   /** Path relative to the input argument it was found under (a file argument: its name). */
@@ -87,7 +108,8 @@ async function collect(paths: string[], cwd: string): Promise<Input[]> {
   for (const p of paths) {
     const abs = resolve(cwd, p);
     const st = await stat(abs).catch(() => undefined);
-    if (!st) throw new IoError('io.read', `cannot read ${p}: no such file or folder`);
+    if (!st) throw new IoError('io.not-found', `cannot read ${p}: no such file or folder`);
+    if (!st.isDirectory()) await assertRegularFile(abs, p);
     if (st.isFile()) {
       inputs.push({ abs, rel: basename(abs), base: dirname(abs), explicit: true });
       continue;
@@ -194,9 +216,7 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
   const read = async (abs: string) => {
     let entry = parsed.get(abs);
     if (entry) return entry;
-    const bytes = await readFile(abs).catch((e: Error) => {
-      throw new IoError('io.read', `cannot read ${displayPath(abs, cwd)}: ${e.message}`);
-    });
+    const bytes = await readRegularFile(abs, displayPath(abs, cwd));
     const p = abs.endsWith('.jsonl') ? undefined : parseStrictJson(bytes);
     const issue = p?.issues[0];
     entry = p
@@ -248,7 +268,7 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
       continue;
     }
     if (input.abs.endsWith('.jsonl')) {
-      const rows = migrateRows(entry.bytes);
+      const rows = migrateRows(entry.bytes, options.inPlace === true);
       if (!rows.eee && rows.problems.length > 0) {
         report.status = 'failed';
         report.problems.push(...rows.problems);
@@ -273,7 +293,19 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
         planned.push({ report, writes: writesFor(report, dest, rows.bytes, input.abs, rows.changed) });
         continue;
       }
-    } else if (isObject(entry.value) && (looksLegacy(entry.value) || entry.value.schema_version === 'v1')) {
+    } else if (isObject(entry.value) && claimingTypes(entry.value).some((id) => id !== 'bench.output')) {
+      // A document of another known type (an infereval benchmark, a single instance row...): never migrated.
+      const id = claimingTypes(entry.value).find((t) => t !== 'bench.output')!;
+      report.kind = id as FileKind;
+      report.problems.push(`left alone: ${id} is not a type evalkit migrate converts`);
+      planned.push({ report, writes: [] });
+      continue;
+    } else if (
+      isObject(entry.value) &&
+      (claimingTypes(entry.value).includes('bench.output') ||
+        looksLegacy(entry.value) ||
+        entry.value.schema_version === 'v1')
+    ) {
       planned.push(
         wantBench
           ? await planBench(input, entry.bytes, entry.value, report)
@@ -287,7 +319,9 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
   }
 
   async function planAggregate(input: Input, bytes: Buffer, doc: Json): Promise<Planned> {
+    const invalid = options.inPlace ? invalidBefore(doc) : undefined;
     const outcome = migrateEeeAggregate(doc);
+    if (invalid && outcome.changed) outcome.problems.push(invalid);
     const report: FileReport = {
       input: displayPath(input.abs, cwd),
       kind: 'eee.aggregate',
@@ -328,8 +362,8 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     const dest = destination(input, outRel);
     if (samplesAbs) {
       claimed.add(samplesAbs);
-      const samplesBytes = await readFile(samplesAbs);
-      const rows = migrateRows(samplesBytes);
+      const samplesBytes = await readRegularFile(samplesAbs, displayPath(samplesAbs, cwd));
+      const rows = migrateRows(samplesBytes, options.inPlace === true);
       const samplesInput = byAbs.get(samplesAbs);
       const samplesRel = folder
         ? `${folder}/${newUuid}_samples.jsonl`
@@ -511,8 +545,24 @@ interface RowsOutcome {
   problems: string[];
 }
 
-/** Migrates every row of an instance file; unchanged rows keep their exact bytes. */
-function migrateRows(bytes: Buffer): RowsOutcome {
+/**
+ * Why a document about to be rewritten in place is invalid as it stands (by its own version's schema), or
+ * undefined. In place, such a document is not rewritten: the migration would hide what was wrong with it.
+ */
+function invalidBefore(doc: unknown): string | undefined {
+  const result = validateValue(doc, { schemaOnly: true });
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return undefined;
+  const first = errors[0];
+  const as = result.type
+    ? ` as ${result.type}${result.schema_version ? ` ${result.schema_version}` : ''}`
+    : '';
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return `invalid before migration${as}: ${first.code} ${first.message}${first.pointer ? ` at ${first.pointer}` : ''}${more}; not rewritten in place (fix it first, or migrate with -o DIR to look at the result)`;
+}
+
+/** Migrates every row of an instance file; unchanged rows keep their exact bytes. `checkBefore`: refuse rows that are invalid as they stand (in place). */
+function migrateRows(bytes: Buffer, checkBefore = false): RowsOutcome {
   const lines = bytes.toString('utf8').split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   const out: string[] = [];
@@ -541,6 +591,8 @@ function migrateRows(bytes: Buffer): RowsOutcome {
     if (looksLikeEeeInstance(parsed.value)) eee = true;
     const outcome = migrateEeeInstanceRow(parsed.value);
     froms.add(outcome.from);
+    const invalid = checkBefore && outcome.changed ? invalidBefore(parsed.value) : undefined;
+    if (invalid) problems.push(`line ${i + 1}: ${invalid}`);
     for (const p of outcome.problems) problems.push(`line ${i + 1}: ${p}`);
     for (const n of outcome.notes) notes.push({ ...n, line: i + 1 });
     if (outcome.changed) {

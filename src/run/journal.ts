@@ -14,6 +14,8 @@ export interface JournalHeader {
   type: 'run';
   run_id: string;
   config_hash: string;
+  /** The settings the hash is made of (journals written before it was kept have none). */
+  config?: Record<string, unknown>;
   started_at: string;
 }
 
@@ -72,9 +74,35 @@ function readJournal(path: string): {
   return { header, lines, validBytes };
 }
 
+/** Names the settings that differ between the journal's run and this one, with both values where they are short. */
+export function changedSettings(
+  before: Record<string, unknown> | undefined,
+  now: Record<string, unknown> | undefined,
+): string {
+  if (before === undefined || now === undefined) return 'model, decoding, prompts or benchmark';
+  const changed: string[] = [];
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  const compare = (x: Record<string, unknown>, y: Record<string, unknown>, prefix: string): void => {
+    for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
+      if (isRecord(x[key]) && isRecord(y[key])) {
+        compare(x[key], y[key], `${prefix}${key}.`);
+        continue;
+      }
+      const a = JSON.stringify(x[key] ?? null);
+      const b = JSON.stringify(y[key] ?? null);
+      if (a === b) continue;
+      const label = key === 'benchmark' ? 'benchmark content' : `${prefix}${key}`;
+      changed.push(a.length + b.length <= 160 ? `${label}: was ${a}, now ${b}` : label);
+    }
+  };
+  compare(before, now, '');
+  return changed.length > 0 ? `changed: ${changed.join('; ')}` : 'model, decoding, prompts or benchmark';
+}
+
 export async function openJournal(
   path: string,
-  fresh: { run_id: string; config_hash: string; started_at: string },
+  fresh: { run_id: string; config_hash: string; config?: Record<string, unknown>; started_at: string },
 ): Promise<OpenedJournal> {
   const done = new Map<string, Map<number, SampleRecord>>();
   let header: JournalHeader = { type: 'run', ...fresh };
@@ -86,8 +114,8 @@ export async function openJournal(
       if (read.header.config_hash !== fresh.config_hash) {
         throw new UsageError(
           'run.config-changed',
-          `${path} was written by a run with a different configuration (model, decoding, prompts or benchmark); ` +
-            'use another -o, or delete the journal to start over',
+          `${path} was written by a run with a different configuration (${changedSettings(read.header.config, fresh.config)}); ` +
+            'write the new run elsewhere, or delete the journal to start over',
         );
       }
       header = read.header;

@@ -11,19 +11,33 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Per-attempt timeout; 0 means none. */
   timeoutMs: number;
+  /** The longest wait a server's Retry-After is honoured for; a longer one is cut to this (and logged). */
+  maxRetryAfterMs?: number;
 }
 
 export interface RetryHooks {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
-  onRetry?: (info: { attempt: number; delayMs: number; error: ProviderError }) => void;
+  onRetry?: (info: RetryInfo) => void;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = {
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  error: ProviderError;
+  /** The wait the server asked for (Retry-After), when it asked, and whether `delayMs` is shorter (capped). */
+  retryAfterMs?: number;
+  retryAfterCapped?: boolean;
+}
+
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+export const DEFAULT_RETRY: Required<RetryPolicy> = {
   maxAttempts: 4,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   timeoutMs: 120_000,
+  maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS,
 };
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -48,7 +62,8 @@ export function backoffDelay(
   error: ProviderError,
   random: () => number,
 ): number {
-  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, 5 * 60_000);
+  if (error.retryAfterMs !== undefined)
+    return Math.min(error.retryAfterMs, policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling * (0.5 + 0.5 * random()));
 }
@@ -97,7 +112,12 @@ export async function withRetry<T>(
     const lastAttemptMs = performance.now() - started;
     if (!error.transient || attempt >= policy.maxAttempts) return { error, attempts: attempt, lastAttemptMs };
     const delayMs = backoffDelay(attempt, policy, error, random);
-    hooks.onRetry?.({ attempt, delayMs, error });
+    const info: RetryInfo = { attempt, delayMs, error };
+    if (error.retryAfterMs !== undefined) {
+      info.retryAfterMs = error.retryAfterMs;
+      info.retryAfterCapped = error.retryAfterMs > delayMs;
+    }
+    hooks.onRetry?.(info);
     await wait(delayMs, outer);
   }
 }

@@ -5,7 +5,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { DataError } from '../errors.js';
 import { canonicalJson } from '../io/canonical.js';
+import { acquireLock } from '../io/lock.js';
 import { openEtaWriter } from './eta-writer.js';
 import { openJournal } from './journal.js';
 import { parseCoherence, parseVerdict } from './parse.js';
@@ -13,7 +15,9 @@ import { planPrompts, type Prompt, type PromptOptions, type PromptPlan } from '.
 import type { Completion, CompletionRequest, Provider } from './providers/provider.js';
 import { createRateLimiter } from './rate-limit.js';
 import { withRetry, type RetryHooks, type RetryPolicy } from './retry.js';
+import { redactUrl } from './redact.js';
 import { nullRunLog, type RunLog } from './run-log.js';
+import { checkUsage } from './usage.js';
 import type {
   BenchmarkItemLike,
   BenchmarkLike,
@@ -25,6 +29,9 @@ import type {
 import { majorityVote } from './vote.js';
 
 export const FRAMEWORK_VERSION = 'evalkit-0.1.0';
+
+/** A run stops after this many samples in a row failed the same way (a dead server, a wrong key, a stale fixture). */
+export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 20;
 
 export interface DecodingParams {
   temperature: number;
@@ -61,10 +68,17 @@ export interface RunOptions {
   retryHooks?: RetryHooks;
   /** Re-send samples the journal holds as failed. */
   retryFailed?: boolean;
+  /**
+   * Stop once this many finished samples in a row failed with the same kind of error (default
+   * DEFAULT_MAX_CONSECUTIVE_FAILURES; 0 never stops). What is journaled is kept; no η is written.
+   */
+  maxConsecutiveFailures?: number;
   log?: RunLog;
   signal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;
   now?: () => Date;
+  /** Take the lock beside the output (default true; a caller that holds it already passes false). */
+  lock?: boolean;
 }
 
 export interface RunProgress {
@@ -92,15 +106,26 @@ export interface RunSummary {
   failuresByKind: Record<string, number>;
   statuses: Record<string, number>;
   verdicts: Record<Verdict, number>;
+  /** Items whose every sample failed (their vote is abstain in the η, but the model never answered). */
+  itemsAllFailed: number;
+  /** Samples whose provider usage had fields that were not sane counts (dropped, see the run log). */
+  usageDropped: number;
   inputTokens: number;
   outputTokens: number;
   elapsedMs: number;
   samplesPerSecond: number;
 }
 
-/** The hash of everything that decides what a sample is (not n_samples or tie_break, which only decide the vote). */
-export function sampleConfigHash(benchmark: BenchmarkLike, config: RunConfig, plan: PromptPlan): string {
-  const key = {
+/**
+ * Everything that decides what a sample is (not n_samples or tie_break, which only decide the vote), by setting;
+ * the journal keeps it so that a changed setting can be named. The base URL is kept without credentials.
+ */
+export function sampleConfigKey(
+  benchmark: BenchmarkLike,
+  config: RunConfig,
+  plan: PromptPlan,
+): Record<string, unknown> {
+  return {
     benchmark: createHash('sha256')
       .update(
         canonicalJson({
@@ -112,15 +137,22 @@ export function sampleConfigHash(benchmark: BenchmarkLike, config: RunConfig, pl
       )
       .digest('hex'),
     provider: config.providerName,
-    base_url: config.baseUrl ?? null,
+    base_url: config.baseUrl === undefined ? null : redactUrl(config.baseUrl),
     model: config.model,
     params: config.params,
     prompts: config.prompts,
     prompt_id: plan.promptId,
     parse_regex: plan.parseRegex,
   };
-  return createHash('sha256').update(canonicalJson(key)).digest('hex').slice(0, 16);
 }
+
+/** The hash of the sample configuration (`sampleConfigKey`). */
+export function sampleConfigHash(benchmark: BenchmarkLike, config: RunConfig, plan: PromptPlan): string {
+  return configKeyHash(sampleConfigKey(benchmark, config, plan));
+}
+
+const configKeyHash = (key: Record<string, unknown>): string =>
+  createHash('sha256').update(canonicalJson(key)).digest('hex').slice(0, 16);
 
 function promptPart(item: BenchmarkItemLike): unknown {
   return { id: item.id, premises: item.premises, conclusions: item.conclusions };
@@ -163,6 +195,7 @@ export function sampleFromCompletion(
     plan.parseMode === 'first'
       ? parseCoherence(completion.text, plan.parseRegex, completion.finishReason)
       : parseVerdict(completion.text, plan.parseRegex, completion.finishReason);
+  const usage = checkUsage(completion.usage).usage;
   const record: SampleRecord = {
     sample_index: index,
     raw_response: completion.text,
@@ -170,12 +203,10 @@ export function sampleFromCompletion(
     parse_status: parsed.status,
     request_id: id,
     wall_time_ms: wallMs,
-    usage: completion.usage
-      ? { input_tokens: completion.usage.input_tokens, output_tokens: completion.usage.output_tokens }
-      : null,
+    usage: usage ? { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } : null,
     finish_reason: completion.finishReason,
   };
-  if (completion.usage?.reasoning_tokens != null) record.reasoning_tokens = completion.usage.reasoning_tokens;
+  if (usage?.reasoning_tokens != null) record.reasoning_tokens = usage.reasoning_tokens;
   return record;
 }
 
@@ -250,7 +281,20 @@ interface ItemState {
   prompt?: Prompt;
 }
 
+/**
+ * Runs an evaluation under an exclusive lock beside its output (`<η>.lock`): a second run with the same output is
+ * refused (IoError `io.locked`, naming the owner) instead of truncating the journal and sending every request twice.
+ */
 export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
+  const lock = options.lock === false ? undefined : await acquireLock(options.outputPath, 'evaluate');
+  try {
+    return await runEvaluationUnlocked(options);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function runEvaluationUnlocked(options: RunOptions): Promise<RunSummary> {
   const { benchmark, config, provider } = options;
   const log = options.log ?? nullRunLog;
   const now = options.now ?? (() => new Date());
@@ -259,10 +303,12 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const plan = planPrompts(benchmark, config.prompts);
   for (const item of benchmark.items) plan.build(item); // every prompt can be built before anything is sent
 
-  const configHash = sampleConfigHash(benchmark, config, plan);
+  const configKey = sampleConfigKey(benchmark, config, plan);
+  const configHash = configKeyHash(configKey);
   const journal = await openJournal(options.journalPath, {
     run_id: options.runId ?? randomUUID(),
     config_hash: configHash,
+    config: configKey,
     started_at: now().toISOString(),
   });
   const runId = journal.header.run_id;
@@ -294,6 +340,8 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     failuresByKind: {},
     statuses: {},
     verdicts: { good: 0, bad: 0, abstain: 0 },
+    itemsAllFailed: 0,
+    usageDropped: 0,
     inputTokens: 0,
     outputTokens: 0,
     elapsedMs: 0,
@@ -317,7 +365,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     benchmark_id: benchmark.id,
     provider: config.providerName,
     model: config.model,
-    base_url: config.baseUrl ?? null,
+    base_url: config.baseUrl === undefined ? null : redactUrl(config.baseUrl),
     params: config.params,
     n_samples: n,
     tie_break: config.tieBreak,
@@ -344,6 +392,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     const samples = state.samples as SampleRecord[];
     const vote = majorityVote(samples, config.tieBreak);
     summary.verdicts[vote.verdict]++;
+    if (samples.every((s) => s.parse_status === 'sample_failed')) summary.itemsAllFailed++;
     itemsDone++;
     state.prompt = undefined;
     log.event('item', {
@@ -395,6 +444,9 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
           sample_index: index,
           attempt: info.attempt,
           delay_ms: info.delayMs,
+          ...(info.retryAfterMs === undefined
+            ? {}
+            : { retry_after_ms: info.retryAfterMs, retry_after_capped: info.retryAfterCapped === true }),
           error: info.error.kind,
           status: info.error.status ?? null,
           message: info.error.message,
@@ -403,7 +455,9 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       },
     });
     let sample: SampleRecord;
+    let usageDropped: string[] = [];
     if (result.value !== undefined) {
+      usageDropped = checkUsage(result.value.usage).dropped;
       sample = sampleFromCompletion(plan, index, request.sampleId, result.value, result.lastAttemptMs);
     } else {
       const error = result.error!;
@@ -424,6 +478,8 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     const durable = journal.append(state.item.id, sample).then(async () => {
       summary.called++;
       count(sample);
+      if (usageDropped.length > 0) summary.usageDropped++;
+      noteFailureStreak(sample, result.error?.kind);
       log.event('sample', {
         item: state.item.id,
         sample_index: index,
@@ -435,6 +491,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
         finish_reason: sample.finish_reason,
         provider_request_id: result.value?.requestId ?? null,
         provider_error: sample.provider_error ?? null,
+        ...(usageDropped.length > 0 ? { usage_dropped: usageDropped } : {}),
       });
       state.samples[index] = sample;
       state.remaining--;
@@ -450,6 +507,30 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       failure ??= error;
       settle();
     });
+  };
+
+  // Stopping early: the same failure on every sample in a row means nothing will answer; waiting out every retry
+  // of every sample would only delay that news (and, with a paid provider, pay for it).
+  const maxStreak = options.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES;
+  let streak = { kind: '', count: 0, example: '' };
+  const noteFailureStreak = (sample: SampleRecord, kind: string | undefined): void => {
+    if (sample.parse_status !== 'sample_failed' || kind === undefined) {
+      streak = { kind: '', count: 0, example: '' };
+      return;
+    }
+    streak =
+      kind === streak.kind
+        ? { ...streak, count: streak.count + 1 }
+        : { kind, count: 1, example: sample.provider_error ?? kind };
+    if (maxStreak > 0 && streak.count >= maxStreak && failure === undefined) {
+      failure = new DataError(
+        'run.stopped-early',
+        `stopped after ${streak.count} samples in a row failed the same way (${streak.example}); ` +
+          `the ${summary.samples} finished samples are journaled in ${options.journalPath} and no evaluation was written — ` +
+          'fix the cause and run the same command again (sending the failed samples again) to resume',
+      );
+      log.event('finish', { stopped_early: true, reason: streak.example, ...summary });
+    }
   };
 
   const source = tasks();

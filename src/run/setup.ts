@@ -5,6 +5,7 @@ import type { Benchmark } from '../formats/infereval/types.js';
 import { UsageError } from '../errors.js';
 import type { Provider } from './providers/provider.js';
 import { createReplayProvider, recordingProvider } from './providers/replay.js';
+import { createRedactor, redactingProvider, urlSecrets } from './redact.js';
 import type { BenchmarkLike } from './types.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openrouter', 'replay'] as const;
@@ -32,6 +33,8 @@ export interface ProviderSetup {
   apiKeyEnv?: string;
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Largest response body read from the provider (default DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
   replayFrom?: string;
   record?: string;
   /** OpenRouter attribution headers (HTTP-Referer, X-Title). */
@@ -58,7 +61,13 @@ export function providerAcceptsSeed(provider: ProviderName): boolean {
   return provider !== 'anthropic';
 }
 
-/** The provider, wrapped for recording when asked. `close()` flushes a recording. */
+/** An environment variable's name (the key itself given by mistake must not be echoed back). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The provider, its answers and errors redacted of the API key and URL credentials, wrapped for recording when
+ * asked. `close()` flushes a recording.
+ */
 export async function createProvider(
   setup: ProviderSetup,
 ): Promise<{ provider: Provider; close(): Promise<void> }> {
@@ -70,6 +79,13 @@ export async function createProvider(
     provider = await createReplayProvider(setup.replayFrom);
   } else {
     const envName = setup.apiKeyEnv ?? defaultApiKeyEnv(setup.provider);
+    if (!ENV_NAME.test(envName)) {
+      throw new UsageError(
+        'run.api-key-env-name',
+        'the API key environment variable must be named by its name (letters, digits, _), not given as a value; ' +
+          'the value given is not repeated here in case it is the key itself',
+      );
+    }
     let apiKey = setup.env[envName];
     if (apiKey === undefined || apiKey === '') {
       // A local OpenAI-compatible server (vLLM, Ollama, llama.cpp) usually wants no key.
@@ -78,8 +94,7 @@ export async function createProvider(
       else {
         throw new UsageError(
           'run.api-key-missing',
-          `the API key is read from the environment variable ${envName}, which is not set` +
-            (setup.apiKeyEnv === undefined ? ` (choose another with --api-key-env NAME)` : ''),
+          `the API key is read from the environment variable ${envName}, which is not set`,
         );
       }
     }
@@ -92,12 +107,14 @@ export async function createProvider(
       timeoutMs: setup.timeoutMs,
       headers,
       name: setup.provider,
+      maxResponseBytes: setup.maxResponseBytes,
     };
     // The SDKs are loaded only when a run needs one (they are large; every other command starts faster).
     provider =
       setup.provider === 'anthropic'
         ? (await import('./providers/anthropic.js')).createAnthropicProvider(options)
         : (await import('./providers/openai.js')).createOpenAIProvider(options);
+    provider = redactingProvider(provider, createRedactor([apiKey, ...urlSecrets(setup.baseUrl)]));
   }
   if (setup.record !== undefined) {
     const recording = await recordingProvider(provider, setup.record);

@@ -10,12 +10,20 @@ import { evaluationMetrics } from '../metrics/infereval/evaluation-metrics.js';
 import { consensusVerdict, isSubstantive } from '../metrics/infereval/model.js';
 import { readFile } from 'node:fs/promises';
 import { journalPathFor } from './journal.js';
+import { acquireLock } from '../io/lock.js';
 import { runEvaluation, type RunConfig, type RunOptions, type RunSummary } from './runner.js';
 import type { TieBreak } from './types.js';
 
 export const SWEEP_PARAMETERS = ['n_samples', 'tie_break', 'paraphrase_variant', 'temperature'] as const;
 export type SweepParameter = (typeof SWEEP_PARAMETERS)[number];
 export type SweepValue = number | TieBreak;
+
+/** The most completions drawn per item (evaluate --n-samples and sweep values): beyond, memory runs out. */
+export const MAX_N_SAMPLES = 1000;
+/** The highest sampling temperature providers accept (OpenAI's bound; Anthropic's is 1). */
+export const MAX_TEMPERATURE = 2;
+/** Paraphrase variants above this exist in no benchmark (checked against the benchmark by the CLI). */
+const MAX_PARAPHRASE_VARIANT = 1000;
 
 export function parseSweepValues(parameter: SweepParameter, text: string): SweepValue[] {
   const parts = text
@@ -33,8 +41,18 @@ export function parseSweepValues(parameter: SweepParameter, text: string): Sweep
     }
     const n = Number(p);
     const integer = parameter !== 'temperature';
-    if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < (parameter === 'n_samples' ? 1 : 0)) {
-      throw new UsageError('sweep.bad-value', `"${p}" is not a valid ${parameter} value`);
+    const max =
+      parameter === 'n_samples'
+        ? MAX_N_SAMPLES
+        : parameter === 'temperature'
+          ? MAX_TEMPERATURE
+          : MAX_PARAPHRASE_VARIANT;
+    const min = parameter === 'n_samples' ? 1 : 0;
+    if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+      throw new UsageError(
+        'sweep.bad-value',
+        `"${p}" is not a valid ${parameter} value (${integer ? 'an integer' : 'a number'} in [${min}, ${max}])`,
+      );
     }
     return n;
   });
@@ -109,7 +127,17 @@ export function sweepEtaPath(outDir: string, parameter: SweepParameter, value: S
   return join(outDir, `eta.${parameter}=${String(value)}.json`);
 }
 
+/** Runs the sweep under a lock beside its folder (`<outDir>.lock`): two sweeps into one folder are refused. */
 export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
+  const lock = await acquireLock(options.outDir, 'sweep');
+  try {
+    return await runSweepUnlocked(options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runSweepUnlocked(options: SweepOptions): Promise<SweepSummary> {
   const { parameter, values, outDir } = options;
   const shared = parameter === 'n_samples' || parameter === 'tie_break';
   const rows: SweepRow[] = [];

@@ -2,7 +2,13 @@
  * Opening the store: one embedded DuckDB file. Writers (`ingest`) open it read-write and create the tables;
  * readers (`query`, `leaderboard`, `compare`, `view`) open it read-only.
  */
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  DuckDBTypeId,
+  type DuckDBConnection,
+  type DuckDBResultReader,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { IoError } from '../errors.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
@@ -11,12 +17,37 @@ export interface Store {
   readonly path: string;
   readonly readOnly: boolean;
   readonly connection: DuckDBConnection;
-  /** Runs a query with positional parameters ($1, $2, ...) and returns the rows as plain JSON-able objects. */
+  /**
+   * Runs a query with positional parameters ($1, $2, ...) and returns the rows as plain JSON-able objects: 64- and
+   * 128-bit integers as numbers when exactly representable (else as strings), DECIMAL and timestamps as strings,
+   * JSON columns as their text.
+   */
   all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]>;
   close(): void;
 }
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';
+
+const WIDE_INTEGERS = new Set<number>([
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UHUGEINT,
+]);
+
+/** A result's rows as JSON-able objects, wide integers as numbers when they are exact (see `Store.all`). */
+export function plainRows(result: DuckDBResultReader): Record<string, unknown>[] {
+  const rows = result.getRowObjectsJson() as Record<string, unknown>[];
+  const names = result.columnNames();
+  const wide = result.columnTypes().flatMap((t, i) => (WIDE_INTEGERS.has(t.typeId) ? [names[i]] : []));
+  if (wide.length === 0) return rows;
+  for (const row of rows)
+    for (const name of wide) {
+      const v = row[name];
+      if (typeof v === 'string' && Number.isSafeInteger(Number(v))) row[name] = Number(v);
+    }
+  return rows;
+}
 
 /**
  * DuckDB's open errors in the user's terms. The file lock is the one that matters: a store has one writer at a
@@ -82,8 +113,7 @@ export async function openStore(path: string, options: { readOnly: boolean }): P
     readOnly: options.readOnly,
     connection,
     async all<T>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-      const reader = await connection.runAndReadAll(sql, params);
-      return reader.getRowObjectsJson() as T[];
+      return plainRows(await connection.runAndReadAll(sql, params)) as T[];
     },
     close() {
       connection.closeSync();

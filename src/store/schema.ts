@@ -18,66 +18,66 @@ export const STORE_SCHEMA_VERSION = 2;
 
 export const STORE_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS store_meta (
-     key VARCHAR PRIMARY KEY,               -- 'schema_version', 'created_by'
-     value VARCHAR NOT NULL
+     key VARCHAR PRIMARY KEY,               -- 'schema_version'
+     value VARCHAR NOT NULL              -- its value
    )`,
   `CREATE TABLE IF NOT EXISTS ingests (
      ingest_id VARCHAR PRIMARY KEY,         -- derived uuid of the run
-     started_at TIMESTAMP NOT NULL,
+     started_at TIMESTAMP NOT NULL,      -- when the run began
      finished_at TIMESTAMP,                 -- NULL while running or after a crash
      paths JSON NOT NULL,                   -- the paths given, as a JSON array
-     records_added INTEGER NOT NULL DEFAULT 0,
-     rows_added BIGINT NOT NULL DEFAULT 0,
+     records_added INTEGER NOT NULL DEFAULT 0, -- records stored by the run
+     rows_added BIGINT NOT NULL DEFAULT 0, -- instance rows stored by the run
      skipped INTEGER NOT NULL DEFAULT 0,    -- already stored (same record_key) or duplicates
      rejected INTEGER NOT NULL DEFAULT 0    -- invalid documents, not stored
    )`,
   `CREATE TABLE IF NOT EXISTS records (
      record_key VARCHAR PRIMARY KEY,        -- content_hash; for a duplicate kept with --allow-duplicates, the sha256 of content_hash, a newline and evaluation_id
      content_hash VARCHAR NOT NULL,         -- EEE check 10's fingerprint (see above); equal for duplicates
-     evaluation_id VARCHAR NOT NULL,
+     evaluation_id VARCHAR NOT NULL,     -- evaluation_id of the record
      schema_version VARCHAR NOT NULL,       -- of the stored raw record (always 0.3.0: older ones are migrated first)
      collection VARCHAR,                    -- datastore collection (data/<collection>/...), or the converter's
-     source_name VARCHAR,
-     source_type VARCHAR,
-     source_organization_name VARCHAR,
-     source_organization_url VARCHAR,
-     evaluator_relationship VARCHAR,
+     source_name VARCHAR,                -- source_metadata.source_name
+     source_type VARCHAR,                -- source_metadata.source_type
+     source_organization_name VARCHAR,   -- source_metadata.source_organization_name
+     source_organization_url VARCHAR,    -- source_metadata.source_organization_url
+     evaluator_relationship VARCHAR,     -- source_metadata.evaluator_relationship
      model_id VARCHAR NOT NULL,             -- model_info.id
-     model_name VARCHAR,
-     developer VARCHAR,
-     inference_platform VARCHAR,
+     model_name VARCHAR,                 -- model_info.name
+     developer VARCHAR,                  -- model_info.developer
+     inference_platform VARCHAR,         -- model_info.inference_platform
      deployment_type VARCHAR,               -- model_info.additional_details.deployment_type
      model_availability VARCHAR,            -- model_info.additional_details.model_availability
-     eval_library_name VARCHAR,
-     eval_library_version VARCHAR,
-     retrieved_timestamp VARCHAR,
-     evaluation_timestamp VARCHAR,
+     eval_library_name VARCHAR,          -- eval_library.name
+     eval_library_version VARCHAR,       -- eval_library.version
+     retrieved_timestamp VARCHAR,        -- retrieved_timestamp (Unix epoch seconds, as written)
+     evaluation_timestamp VARCHAR,       -- evaluation_timestamp (as written)
      origin_kind VARCHAR NOT NULL,          -- 'eee' | 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval' | 'parquet'
      origin_path VARCHAR NOT NULL,          -- file or folder it was ingested from
-     ingest_id VARCHAR NOT NULL,
-     ingested_at TIMESTAMP NOT NULL,
+     ingest_id VARCHAR NOT NULL,         -- the ingests row of the run that stored it
+     ingested_at TIMESTAMP NOT NULL,     -- when it was stored
      sample_count BIGINT NOT NULL,          -- rows stored in samples for this record (written in the same transaction)
      diagnostics JSON,                      -- warnings found when it was validated (errors are never stored)
      raw JSON NOT NULL                      -- the aggregate record exactly as validated (0.3.0)
    )`,
   `CREATE TABLE IF NOT EXISTS results (
-     record_key VARCHAR NOT NULL,
+     record_key VARCHAR NOT NULL,        -- the record the result belongs to
      result_index INTEGER NOT NULL,         -- position in evaluation_results
      evaluation_result_id VARCHAR,          -- join key for samples (NULL in records that have none)
      evaluation_name VARCHAR NOT NULL,      -- the benchmark / task
      dataset_name VARCHAR,                  -- source_data.dataset_name
-     metric_id VARCHAR,
+     metric_id VARCHAR,                  -- metric_config.metric_id
      metric_name VARCHAR,                   -- metric_name, else metric_id, else evaluation_description
-     metric_kind VARCHAR,
-     metric_unit VARCHAR,
+     metric_kind VARCHAR,                -- metric_config.metric_kind
+     metric_unit VARCHAR,                -- metric_config.metric_unit
      score_type VARCHAR,                    -- 'binary' | 'continuous' | 'levels'
-     lower_is_better BOOLEAN NOT NULL,
+     lower_is_better BOOLEAN NOT NULL,   -- metric_config.lower_is_better
      min_score DOUBLE,                      -- ±Infinity allowed; NULL when not given
-     max_score DOUBLE,
-     score DOUBLE NOT NULL,
+     max_score DOUBLE,                   -- ±Infinity allowed; NULL when not given
+     score DOUBLE NOT NULL,              -- score_details.score
      standard_error DOUBLE,                 -- score_details.uncertainty.standard_error.value
-     ci_lower DOUBLE,                       -- score_details.uncertainty.confidence_interval
-     ci_upper DOUBLE,
+     ci_lower DOUBLE,                       -- score_details.uncertainty.confidence_interval.lower
+     ci_upper DOUBLE,                    -- score_details.uncertainty.confidence_interval.upper
      num_samples BIGINT,                    -- score_details.uncertainty.num_samples
      raw JSON NOT NULL,                     -- the evaluation_results[i] object
      PRIMARY KEY (record_key, result_index)
@@ -90,7 +90,7 @@ export const STORE_DDL: readonly string[] = [
      row_index BIGINT NOT NULL,             -- 0-based position among the record's rows (the line order of its JSONL)
      evaluation_result_id VARCHAR,          -- the row's evaluation_result_id (NULL when it has none)
      evaluation_name VARCHAR NOT NULL,      -- the row's evaluation_name (the benchmark / task)
-     sample_id VARCHAR NOT NULL,
+     sample_id VARCHAR NOT NULL,         -- the row's sample_id
      sample_hash VARCHAR,                   -- NULL when the row has none
      epoch INTEGER,                         -- metadata.epoch when the source has epochs, else NULL
      interaction_type VARCHAR,              -- 'single_turn' | 'multi_turn' | 'agentic'
@@ -108,7 +108,7 @@ export const STORE_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS documents (
      record_key VARCHAR NOT NULL,           -- the EEE record it belongs to
      kind VARCHAR NOT NULL,                 -- 'infereval.evaluation' | 'infereval.benchmark' | 'retrieval.result' | ...
-     raw JSON NOT NULL,
+     raw JSON NOT NULL,                  -- the document as it was read
      PRIMARY KEY (record_key, kind)
    )`,
   `CREATE INDEX IF NOT EXISTS records_model ON records (model_id)`,
@@ -130,3 +130,28 @@ export const STORE_DDL: readonly string[] = [
             rec.source_organization_name, rec.collection, rec.evaluation_id, rec.retrieved_timestamp, rec.origin_kind
      FROM results r JOIN records rec USING (record_key)`,
 ];
+
+export interface ColumnDoc {
+  name: string;
+  type: string;
+  description: string;
+}
+
+/**
+ * A table's columns in order, with their type and the comment beside them in the DDL above (the one place they are
+ * documented; the Parquet export's schema file and the README's table come from here).
+ */
+export function tableColumns(table: string): ColumnDoc[] {
+  const ddl = STORE_DDL.find((s) => new RegExp(`^CREATE TABLE IF NOT EXISTS ${table} \\(`).test(s));
+  if (!ddl) return [];
+  const columns: ColumnDoc[] = [];
+  for (const line of ddl.split('\n').slice(1)) {
+    const m = /^\s*([a-z_]+) ([A-Z]+)\b[^-]*?(?:--\s*(.*))?$/.exec(line);
+    if (!m || m[1] === 'PRIMARY') continue;
+    columns.push({ name: m[1], type: m[2], description: (m[3] ?? '').trim() });
+  }
+  return columns;
+}
+
+/** The tables of the store, in the order they are created. */
+export const STORE_TABLES = STORE_DDL.flatMap((s) => /^CREATE TABLE IF NOT EXISTS (\w+)/.exec(s)?.[1] ?? []);

@@ -2,7 +2,8 @@
  * Files and streams → documents → diagnostics. A `.json` file is one document; a `.jsonl`/`.ndjson` file (and a
  * stream whose first line is a complete JSON value) is one document per non-blank line, read in constant memory.
  */
-import { readFile } from 'node:fs/promises';
+import { readError } from '../io/file-kind.js';
+import { readRegularFile } from '../io/regular-file.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError } from '../errors.js';
 import { readJsonlFile, splitLines, type JsonlLine } from '../io/jsonl.js';
@@ -158,9 +159,7 @@ export async function validateLines(
 }
 
 function ioError(path: string, error: unknown): IoError {
-  const e = error as NodeJS.ErrnoException;
-  const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message;
-  return new IoError('io.read', `cannot read ${path}: ${why}`);
+  return readError(path, error);
 }
 
 /** Validates one file on disk (`absPath`), reporting it as `path`. */
@@ -184,7 +183,7 @@ export async function validateFileAt(
   }
   let bytes: Buffer;
   try {
-    bytes = await readFile(absPath);
+    bytes = await readRegularFile(absPath, path);
   } catch (error) {
     throw ioError(path, error);
   }

@@ -104,14 +104,15 @@ export function validateValue(value: unknown, options: EngineOptions & { file?: 
   };
 }
 
-/** Validates one file: JSON Lines when it ends in .jsonl/.ndjson, else one JSON document. */
+/**
+ * Validates one file: JSON Lines when it ends in .jsonl/.ndjson, else one JSON document. The same path as
+ * `validatePaths` (and `evalkit validate`): the `benchmark` option and, unless `schemaOnly`, the checks across files
+ * that concern this file (an EEE aggregate against its samples, datastore layout and integrity).
+ */
 export async function validateFile(path: string, options: ValidateOptions = {}): Promise<FileResult> {
-  checkDetectOptions(options, options.types);
-  const abs = resolve(options.cwd ?? process.cwd(), path);
-  return validateFileAt(path, abs, isJsonlPath(path), new Engine(options), {
-    maxDiagnostics: options.maxDiagnostics,
-    maxDepth: options.maxDepth,
-  });
+  const result = await validatePaths([path], options);
+  // The file itself (checks across files that speak of a sibling, e.g. its samples file, list it apart).
+  return result.files[0] ?? emptyFileResult(path);
 }
 
 /** Validates a stream (JSON or JSON Lines, see `streamFormat`), reported under `name` (default "-"). */

@@ -160,10 +160,10 @@ describe('loadInfereval errors', () => {
   test('a benchmark given where an evaluation is needed (and back) is named as such', async () => {
     await assert.rejects(loadInfereval(join(dir, 'benchmark.json'), 'evaluation'), (err: unknown) => {
       assert.ok(err instanceof DataError);
-      assert.equal(err.code, 'infereval.wrong-kind');
+      assert.equal(err.code, 'input.wrong-kind');
       assert.match(
         err.message,
-        /this is an infereval benchmark \(β\), but an infereval evaluation is needed/,
+        /this is an infereval benchmark \(β\) \(infereval\.benchmark 1\.0\); this command takes an infereval evaluation \(η\)/,
       );
       return true;
     });

@@ -128,14 +128,18 @@ test(
     assert.equal(json.code, 1, 'stored hashes made by an older recipe differ from the canonical one');
     const out = JSON.parse(json.stdout);
     assert.equal(out.files[0].benchmark_hash, expected);
-    assert.equal(out.files[1].type, 'eee.instances');
+    assert.equal(out.files[1].type, 'eee.instance');
     assert.equal(out.files[1].rows[0].recipe, 'concat-raw-reference');
     const unknown = await runCli([
       'hash',
       reference('eee/records/fixtures/98ea850e-7019-4728-a558-8b1819ec47c2.json') as string,
     ]);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /neither an infereval benchmark nor an EEE instance row/);
+    // The kind is named (issue 9, item 20): "this is an X; this command takes a Y".
+    assert.match(
+      unknown.stderr,
+      /this is an Every Eval Ever aggregate record \(eee\.aggregate 0\.2\.0\); this command takes an infereval benchmark/,
+    );
   },
 );
 

@@ -19,10 +19,20 @@ export interface ScriptContext {
   system: string | null;
   user: string;
   body: any;
+  /** The Authorization (OpenAI) or x-api-key (Anthropic) header as sent. */
+  authorization: string | null;
 }
 
 export type Behaviour =
-  | { text: string; finishReason?: string; delayMs?: number; usage?: { input: number; output: number } }
+  | {
+      text: string;
+      finishReason?: string;
+      delayMs?: number;
+      usage?: { input: number; output: number };
+      /** Sent as the OpenAI `usage` object verbatim (to send nonsense counts). */
+      rawUsage?: unknown;
+    }
+  | { endless: true; delayMs?: number }
   | { status: number; retryAfter?: string; retryAfterMs?: number; message?: string; delayMs?: number }
   | { drop: true; delayMs?: number }
   | { empty: true; delayMs?: number }
@@ -139,7 +149,7 @@ export async function startProviderServer(
       system = body.system === undefined ? null : contentText(body.system);
       user = contentText(body.messages?.[0]?.content);
     }
-    const behaviour = script({ protocol, sampleId, attempt, system, user, body });
+    const behaviour = script({ protocol, sampleId, attempt, system, user, body, authorization });
     const delay = (behaviour.delayMs ?? 0) + latency;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (res.destroyed) return;
@@ -147,6 +157,18 @@ export async function startProviderServer(
 
     if ('drop' in behaviour) {
       req.socket.destroy();
+      return;
+    }
+    if ('endless' in behaviour) {
+      // A chunked body that never ends: 64 KiB at a time for as long as the client reads.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.write('{"id": "endless", "choices": [');
+      pump();
       return;
     }
     if ('empty' in behaviour) {
@@ -187,7 +209,10 @@ export async function startProviderServer(
             finish_reason: behaviour.finishReason ?? 'stop',
           },
         ],
-        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+        usage:
+          behaviour.rawUsage !== undefined
+            ? behaviour.rawUsage
+            : { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
       };
       res
         .writeHead(200, { 'content-type': 'application/json', 'x-request-id': id })

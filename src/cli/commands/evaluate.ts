@@ -5,9 +5,13 @@ import { UsageError } from '../../errors.js';
 import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from '../../run/coherence-frames.js';
 import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../run/retry.js';
+import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../run/providers/http-fetch.js';
+import { redactUrl } from '../../run/redact.js';
 import { openRunLog } from '../../run/run-log.js';
 import {
   buildRequest,
+  DEFAULT_MAX_CONSECUTIVE_FAILURES,
   runEvaluation,
   type RunConfig,
   type RunProgress,
@@ -24,6 +28,7 @@ import {
 } from '../../run/setup.js';
 import type { QuestionForm, TieBreak } from '../../run/types.js';
 import { writeEeeRun } from '../../run/eee-out.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { intArg, numberArg } from '../options.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
 import { formatDuration, terminalColumns } from '../output/progress.js';
@@ -57,8 +62,13 @@ export function addRunOptions(cmd: Command): Command {
       '--api-key-env <name>',
       'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
     )
-    .option('--n-samples <n>', 'completions drawn per item (majority-voted)', intArg('--n-samples', 1), 5)
-    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, 2), 1.0)
+    .option(
+      '--n-samples <n>',
+      'completions drawn per item (majority-voted)',
+      intArg('--n-samples', 1, MAX_N_SAMPLES),
+      5,
+    )
+    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, MAX_TEMPERATURE), 1.0)
     .option(
       '--max-tokens <n>',
       'completion token budget (max_completion_tokens for OpenAI reasoning models)',
@@ -117,6 +127,24 @@ export function addRunOptions(cmd: Command): Command {
       intArg('--retry-base-ms', 0),
       DEFAULT_RETRY.baseDelayMs,
     )
+    .option(
+      '--max-retry-after-ms <ms>',
+      "the longest wait a server's Retry-After is honoured for (a longer one is cut, and the run log says so)",
+      intArg('--max-retry-after-ms', 0),
+      DEFAULT_RETRY.maxRetryAfterMs,
+    )
+    .option(
+      '--max-response-bytes <n>',
+      'largest response body read; a longer one fails the sample (response-too-large)',
+      intArg('--max-response-bytes', 1024),
+      DEFAULT_MAX_RESPONSE_BYTES,
+    )
+    .option(
+      '--max-consecutive-failures <n>',
+      'stop the run after N samples in a row failed the same way (dead server, wrong key, stale fixture); 0 never stops',
+      intArg('--max-consecutive-failures', 0),
+      DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    )
     .option('--retry-failed', 'when resuming, send again the samples that failed in the earlier run')
     .option('--record <fixture>', 'append every successful call to a replay fixture (JSONL)')
     .option('--replay-from <fixture>', 'answer from a recorded fixture instead of calling a provider')
@@ -131,6 +159,7 @@ export interface RunSettings {
   providerSetup: Parameters<typeof createProvider>[0];
   runId?: string;
   retryFailed: boolean;
+  maxConsecutiveFailures: number;
   cycle: boolean;
 }
 
@@ -143,7 +172,7 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
   if (opts.baseUrl !== undefined && !URL.canParse(opts.baseUrl)) {
     throw new UsageError(
       'usage.bad-option',
-      `--base-url must be an absolute URL such as http://localhost:8000/v1, got "${opts.baseUrl}"`,
+      `--base-url must be an absolute URL such as http://localhost:8000/v1, got "${redactUrl(opts.baseUrl)}"`,
     );
   }
   if (opts.paraphraseCycle && opts.paraphraseVariant !== 0) {
@@ -198,6 +227,7 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
       maxAttempts: opts.maxAttempts,
       timeoutMs: opts.timeoutMs,
       baseDelayMs: opts.retryBaseMs,
+      maxRetryAfterMs: opts.maxRetryAfterMs,
     },
     providerSetup: {
       provider,
@@ -205,6 +235,7 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
       apiKeyEnv: opts.apiKeyEnv,
       env: io.env,
       timeoutMs: opts.timeoutMs,
+      maxResponseBytes: opts.maxResponseBytes,
       replayFrom: opts.replayFrom === undefined ? undefined : resolve(io.cwd, opts.replayFrom),
       record: opts.record === undefined ? undefined : resolve(io.cwd, opts.record),
       httpReferer: opts.httpReferer,
@@ -212,6 +243,7 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
     },
     runId: opts.runId,
     retryFailed: Boolean(opts.retryFailed),
+    maxConsecutiveFailures: opts.maxConsecutiveFailures,
     cycle: Boolean(opts.paraphraseCycle),
   };
 }
@@ -266,7 +298,10 @@ export function summaryText(s: RunSummary, color: boolean): string {
   const lines = [
     `${c.bold('wrote')} ${s.outputPath} (run ${s.runId}${s.resumed ? ', resumed' : ''})`,
     `  items ${s.items}, samples ${s.samples} (${s.called} called, ${s.reused} from the journal, ${s.retries} retries)`,
-    `  model verdicts: good ${s.verdicts.good}, bad ${s.verdicts.bad}, abstain ${s.verdicts.abstain}`,
+    `  model verdicts: good ${s.verdicts.good}, bad ${s.verdicts.bad}, abstain ${s.verdicts.abstain - s.itemsAllFailed}` +
+      (s.itemsAllFailed > 0
+        ? `; ${s.itemsAllFailed} item${s.itemsAllFailed === 1 ? '' : 's'} without an answer (every sample failed)`
+        : ''),
     `  parse: ${
       Object.entries(s.statuses)
         .map(([k, v]) => `${k} ${v}`)
@@ -274,6 +309,12 @@ export function summaryText(s: RunSummary, color: boolean): string {
     }`,
     `  tokens: ${s.inputTokens} in, ${s.outputTokens} out; ${s.samplesPerSecond.toFixed(1)} samples/s over ${(s.elapsedMs / 1000).toFixed(1)} s`,
   ];
+  if (s.usageDropped > 0)
+    lines.push(
+      c.yellow(
+        `  ${s.usageDropped} sample${s.usageDropped === 1 ? '' : 's'} had token counts that are not non-negative integers; they were dropped (see the run log)`,
+      ),
+    );
   if (s.failed > 0) {
     const why = Object.entries(s.failuresByKind)
       .map(([k, v]) => `${k} ${v}`)
@@ -345,7 +386,9 @@ export const evaluateCommand: CommandModule = {
         '--eee-out <dir>',
         'also write the run as an Every Eval Ever 0.3.0 aggregate + samples pair under DIR (datastore layout)',
       )
-      .addOption(new Option('--format <format>', 'summary format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
+      )
       .action((benchmarkPath: string, opts: Record<string, any>) =>
         run(async () => {
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
@@ -384,6 +427,19 @@ export const evaluateCommand: CommandModule = {
           }
 
           const output = resolve(io.cwd, opts.output ?? defaultOutput(benchmarkPath, settings.config.model));
+          const outputs = variants.map((v) => (settings.cycle ? variantPath(output, v) : output));
+          // Every output is checked before the first request is paid for.
+          checkOutputs({
+            inputs: [benchmarkPath, opts.replayFrom],
+            files: [
+              ...(outputs.length === 1 && opts.output !== undefined ? [opts.output] : outputs),
+              ...outputs.map(journalPathFor),
+              opts.log,
+              opts.record,
+            ],
+            folders: [opts.eeeOut],
+            cwd: io.cwd,
+          });
           const { provider, close } = await createProvider(settings.providerSetup);
           const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
           const interrupt = interruptSignal();
@@ -414,6 +470,7 @@ export const evaluateCommand: CommandModule = {
                   rateLimit: settings.rateLimit,
                   retry: settings.retry,
                   retryFailed: settings.retryFailed,
+                  maxConsecutiveFailures: settings.maxConsecutiveFailures,
                   log,
                   signal: interrupt.signal,
                   onProgress: progress.update,

@@ -1,10 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { readError } from '../../io/file-kind.js';
+import { readRegularFile } from '../../io/regular-file.js';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { IoError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { BENCHMARK_FIELD_SET, benchmarkHash } from '../../formats/infereval/hash.js';
 import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../../formats/eee/sample-hash.js';
 import { parseStrictJson } from '../../io/strict-json.js';
+import { describeDocument } from '../../validate/expect-kind.js';
 import type { CommandModule } from '../context.js';
 
 interface RowHash {
@@ -19,8 +21,12 @@ interface RowHash {
 
 type FileHash =
   | { file: string; type: 'infereval.benchmark'; benchmark_hash: string; field_set: string }
-  | { file: string; type: 'eee.instances'; rows: RowHash[] }
+  | { file: string; type: 'eee.instance'; rows: RowHash[] }
   | { file: string; type: 'error'; error: string };
+
+/** What `hash` reads: a benchmark (its benchmark_hash) or EEE instance rows (their sample_hash). */
+const HASHED = ['infereval.benchmark', 'eee.instance'];
+const TAKES = 'an infereval benchmark (β) 1.0 or Every Eval Ever instance-level rows';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -28,11 +34,14 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 async function hashFile(path: string, cwd: string): Promise<FileHash> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(resolve(cwd, path));
+    bytes = await readRegularFile(resolve(cwd, path), path);
   } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+    throw readError(path, error);
   }
   const whole = parseStrictJson(bytes);
+  const what = whole.ok ? describeDocument(whole.value) : undefined;
+  if (what !== undefined && !(what.supported && HASHED.includes(what.typeId!)))
+    return { file: path, type: 'error', error: `this is ${what.phrase}; this command takes ${TAKES}` };
   if (whole.ok && isObject(whole.value) && 'items' in whole.value && 'bearers' in whole.value)
     return {
       file: path,
@@ -73,7 +82,7 @@ async function hashFile(path: string, cwd: string): Promise<FileHash> {
   }
   if (rows.length === 0)
     return { file: path, type: 'error', error: 'the file holds no benchmark and no instance row' };
-  return { file: path, type: 'eee.instances', rows };
+  return { file: path, type: 'eee.instance', rows };
 }
 
 export const hashCommand: CommandModule = {
@@ -96,20 +105,22 @@ export const hashCommand: CommandModule = {
         ].join('\n'),
       )
       .argument('<file...>', 'benchmark JSON files or EEE instance JSONL files')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
+      )
       .action((files: string[], options: { format: 'text' | 'json' }) =>
         run(async () => {
           const results: FileHash[] = [];
           for (const file of files) results.push(await hashFile(file, io.cwd));
           const unknown = results.filter((r) => r.type === 'error');
           const differing = results.some(
-            (r) => r.type === 'eee.instances' && r.rows.some((x) => x.matches === false),
+            (r) => r.type === 'eee.instance' && r.rows.some((x) => x.matches === false),
           );
           if (options.format === 'json') io.stdout.write(`${JSON.stringify({ files: results }, null, 2)}\n`);
           else
             for (const r of results) {
               if (r.type === 'infereval.benchmark') io.stdout.write(`${r.benchmark_hash}  ${r.file}\n`);
-              else if (r.type === 'eee.instances')
+              else if (r.type === 'eee.instance')
                 for (const row of r.rows) {
                   const note =
                     row.matches === undefined

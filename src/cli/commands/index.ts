@@ -13,9 +13,14 @@ import { structureCommand } from './structure.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { statsCommand } from './stats.js';
+import { convertCommand } from './convert.js';
+import { ingestCommand } from './ingest.js';
+import { queryCommand } from './query.js';
+import { exportCommand } from './export.js';
 import { modelCommand } from './model.js';
 import { describeCommand } from './describe.js';
 import { compareRunsCommand } from './compare-runs.js';
+import { viewCommand } from './view.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -38,4 +43,9 @@ export const commandModules: CommandModule[] = [
   reportCommand,
   retrievalCommand,
   statsCommand,
+  convertCommand,
+  ingestCommand,
+  queryCommand,
+  exportCommand,
+  viewCommand,
 ];

@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import {
@@ -102,6 +103,8 @@ export const metricsCommand: CommandModule = {
           let benchmark: Benchmark | undefined;
           if (flags.benchmark)
             benchmark = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
+          if (benchmark)
+            assertEvaluationOfBenchmark(eta, benchmark, { evaluation, benchmark: flags.benchmark! });
           const report = evaluationMetrics(eta, {
             benchmark,
             reference: flags.reference,

@@ -1,3 +1,4 @@
+import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import { monotonicity } from '../../metrics/infereval/monotonicity.js';
 import { renderMonotonicity } from '../../metrics/infereval/render.js';
@@ -21,6 +22,7 @@ export const monotonicityCommand: CommandModule = {
         run(async () => {
           const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
           const bench = await loadInfereval(resolvePath(io.cwd, benchmark), 'benchmark');
+          assertEvaluationOfBenchmark(eta, bench, { evaluation, benchmark });
           const report = monotonicity(eta, bench);
           io.stdout.write(flags.format === 'json' ? json(report) : renderMonotonicity(report, flags.format));
           return report.n_violated > 0 ? 1 : 0;

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readRegularFile } from '../../io/regular-file.js';
 import { join, resolve } from 'node:path';
 import { Option } from 'commander';
 import { IoError } from '../../errors.js';
@@ -13,7 +14,7 @@ async function verdicts(root: string): Promise<PathVerdict[]> {
     let verdict = classifyPath(rel);
     if (verdict.status === 'deprecated') {
       try {
-        const parsed = parseStrictJson(await readFile(join(root, rel)));
+        const parsed = parseStrictJson(await readRegularFile(join(root, rel)));
         if (parsed.ok) verdict = classifyPath(rel, parsed.value);
       } catch {
         // Unreadable: keep the destination derived from the path.
@@ -48,7 +49,9 @@ export const pathsCommand: CommandModule = {
       )
       .argument('[root]', 'repository root', '.')
       .option('--fail-on-empty', 'exit 2 when no file lies in an allowed or deprecated location')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
+      )
       .action((root: string, options: { failOnEmpty?: boolean; format: 'text' | 'json' }) =>
         run(async () => {
           const absolute = resolve(io.cwd, root);

@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { writeFileAtomic } from '../../io/atomic.js';
@@ -72,6 +73,8 @@ export const reportCommand: CommandModule = {
           let benchmark: Benchmark | undefined;
           if (flags.benchmark)
             benchmark = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
+          if (benchmark)
+            assertEvaluationOfBenchmark(eta, benchmark, { evaluation, benchmark: flags.benchmark! });
           let retest: RetestEvidence | undefined;
           if (flags.retest) {
             retest = readRetestEvidence(

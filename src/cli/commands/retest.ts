@@ -1,3 +1,4 @@
+import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import { retest } from '../../metrics/infereval/retest.js';
 import { renderRetest } from '../../metrics/infereval/render.js';
@@ -36,6 +37,12 @@ export const retestCommand: CommandModule = {
           const bench = flags.benchmark
             ? await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark')
             : undefined;
+          if (bench)
+            for (const [eta, file] of [
+              [etaA, a],
+              [etaB, b],
+            ] as const)
+              assertEvaluationOfBenchmark(eta, bench, { evaluation: file, benchmark: flags.benchmark! });
           const report = retest(etaA, etaB, { benchmark: bench, excludeFailed: flags.excludeFailed });
           io.stdout.write(flags.format === 'json' ? json(report) : renderRetest(report, flags.format));
           return 0;

@@ -5,7 +5,12 @@ import { UsageError } from '../../errors.js';
 import { findType } from '../../formats/registry.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { meanBootstrap } from '../../metrics/eee/uncertainty.js';
-import { gateObservations, type GateOptions } from '../../metrics/retrieval/gate.js';
+import {
+  checkGateMetricNames,
+  GATE_METRICS,
+  gateObservations,
+  type GateOptions,
+} from '../../metrics/retrieval/gate.js';
 import { operationalFigures, type Observation } from '../../metrics/retrieval/operational.js';
 import { scoreResults, type Located } from '../../metrics/retrieval/score.js';
 import { parseThresholds, type ThresholdConfig } from '../../metrics/retrieval/thresholds.js';
@@ -66,7 +71,7 @@ async function readObservations(
 ): Promise<{ observations: Observation[]; other: number }> {
   const rows = schemaCheck(
     'retrieval.event',
-    await readJsonlRows(resolvePath(io.cwd, path)),
+    await readJsonlRows(resolvePath(io.cwd, path), { expect: ['retrieval.event'] }),
     path,
     diagnostics,
   );
@@ -167,13 +172,13 @@ export const retrievalCommand: CommandModule = {
           const thresholds = await readThresholds(io, flags.thresholds);
           const gold = schemaCheck(
             'retrieval.gold',
-            await readJsonlRows(resolvePath(io.cwd, flags.gold)),
+            await readJsonlRows(resolvePath(io.cwd, flags.gold), { expect: ['retrieval.gold'] }),
             flags.gold,
             diagnostics,
           );
           const results = schemaCheck(
             'retrieval.result',
-            await readJsonlRows(resolvePath(io.cwd, flags.results)),
+            await readJsonlRows(resolvePath(io.cwd, flags.results), { expect: ['retrieval.result'] }),
             flags.results,
             diagnostics,
           );
@@ -291,11 +296,15 @@ export const retrievalCommand: CommandModule = {
         run(async () => {
           const diagnostics: Diagnostic[] = [];
           const config = (await readThresholds(io, flags.thresholds))!;
+          checkGateMetricNames(config, flags.thresholds);
           const { observations } = await readObservations(io, flags.events, diagnostics);
           const outcome = gateObservations(observations, config, { groupBy: flags.groupBy });
           if (flags.output) await writeFileAtomic(resolvePath(io.cwd, flags.output), toJsonl(outcome.events));
           const ok =
-            outcome.failed.length === 0 && outcome.unmeasured.length === 0 && observations.length > 0;
+            outcome.failed.length === 0 &&
+            outcome.unmeasured.length === 0 &&
+            observations.length > 0 &&
+            !outcome.nothingGated;
           if (flags.format === 'json') {
             io.stdout.write(json({ pass: ok, observations: observations.length, ...outcome, diagnostics }));
           } else {
@@ -313,6 +322,10 @@ export const retrievalCommand: CommandModule = {
               );
             }
             if (observations.length === 0) io.stdout.write('no evaluation_observation events found\n');
+            else if (outcome.nothingGated)
+              io.stdout.write(
+                `nothing to gate: the thresholds name none of ${GATE_METRICS.join(', ')} — not a pass\n`,
+              );
             io.stdout.write(
               `${ok ? 'gate passed' : 'gate failed'}: ${outcome.events.length} results from ${observations.length} observations\n`,
             );

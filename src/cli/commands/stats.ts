@@ -91,11 +91,13 @@ export const statsCommand: CommandModule = {
           const confidence = parseNumber(flags.confidence, '--confidence', 0, 1, true);
           const aggregatePath = resolvePath(io.cwd, aggregate);
           // The text too: diagnostics about the aggregate carry line:column, and --in-place keeps its bytes.
-          const { value: record, text: aggregateText } = await readJsonText(aggregatePath);
+          const { value: record, text: aggregateText } = await readJsonText(aggregatePath, {
+            expect: ['eee.aggregate'],
+          });
           const samplesPath = flags.samples
             ? resolvePath(io.cwd, flags.samples)
             : findSamples(aggregatePath, record, io.cwd);
-          const rows = await readJsonlRows(samplesPath);
+          const rows = await readJsonlRows(samplesPath, { expect: ['eee.instance'] });
           const outcome = addUncertainty(record, rows, {
             iterations,
             seed,

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import { structure } from '../../metrics/infereval/structure.js';
 import { renderStructure } from '../../metrics/infereval/render.js';
@@ -44,6 +45,7 @@ export const structureCommand: CommandModule = {
           const maxThin = parseNumber(flags.maxThinFraction, '--max-thin-fraction', 0, 1);
           const eta = await loadInfereval(resolvePath(io.cwd, evaluation), 'evaluation');
           const bench = await loadInfereval(resolvePath(io.cwd, flags.benchmark), 'benchmark');
+          assertEvaluationOfBenchmark(eta, bench, { evaluation, benchmark: flags.benchmark });
           const report = structure(eta, bench, { thinMarginThreshold: thin, maxThinFraction: maxThin });
           io.stdout.write(flags.format === 'json' ? json(report) : renderStructure(report, flags.format));
           return flags.strict && report.n_failed_checks > 0 ? 1 : 0;

@@ -1,11 +1,14 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { checkOutputs } from '../../io/preflight.js';
+import { paraphraseVariantCount } from '../../run/prompts.js';
 import { openRunLog } from '../../run/run-log.js';
 import { createProvider, loadBenchmarkForRun } from '../../run/setup.js';
 import {
   parseSweepValues,
   runSweep,
+  sweepEtaPath,
   SWEEP_PARAMETERS,
   type SweepParameter,
   type SweepSummary,
@@ -63,7 +66,9 @@ export const sweepCommand: CommandModule = {
         'where the η files and sweep-summary.json go (default sweep-<benchmark id>-<parameter>)',
       )
       .option('--log <run.jsonl>', 'structured run log of every run')
-      .addOption(new Option('--format <format>', 'summary format').choices(['text', 'json']).default('text'))
+      .addOption(
+        new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
+      )
       .action((benchmarkPath: string, opts: Record<string, any>) =>
         run(async () => {
           const parameter = opts.vary as SweepParameter;
@@ -76,6 +81,26 @@ export const sweepCommand: CommandModule = {
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
           const settings = runSettingsFrom(opts, io, loaded);
           const outDir = resolve(io.cwd, opts.outputDir ?? `sweep-${loaded.benchmark.id}-${parameter}`);
+          if (parameter === 'paraphrase_variant') {
+            const count = paraphraseVariantCount(loaded.benchmark);
+            const beyond = values.find((v) => (v as number) >= count);
+            if (beyond !== undefined)
+              throw new UsageError(
+                'sweep.bad-value',
+                `paraphrase_variant ${beyond} does not exist: this benchmark has variants 0..${count - 1}`,
+              );
+          }
+          checkOutputs({
+            inputs: [benchmarkPath, opts.replayFrom],
+            files: [
+              ...values.map((v) => sweepEtaPath(outDir, parameter, v)),
+              join(outDir, 'sweep-summary.json'),
+              opts.log,
+              opts.record,
+            ],
+            folders: [outDir],
+            cwd: io.cwd,
+          });
           const { provider, close } = await createProvider(settings.providerSetup);
           const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
           const interrupt = interruptSignal();
@@ -95,6 +120,7 @@ export const sweepCommand: CommandModule = {
               rateLimit: settings.rateLimit,
               retry: settings.retry,
               retryFailed: settings.retryFailed,
+              maxConsecutiveFailures: settings.maxConsecutiveFailures,
               log,
               signal: interrupt.signal,
               onRunStart: (value) => {

@@ -1,12 +1,669 @@
+/**
+ * EleutherAI lm-evaluation-harness outputs: `results_<timestamp>.json` (0.4.x: results, groups, group_subtasks,
+ * configs, versions, n-shot, higher_is_better, n-samples, config, hashes; 0.3-era: results/versions/config) with the
+ * `samples_<task>_<timestamp>.jsonl` files written beside it by `--log_samples`.
+ *
+ * One record per results file (one run of one model). Every metric of every task and group is a result:
+ * `evaluation_name` is the task, `metric_id` the metric, the filter a metric parameter, `evaluation_result_id`
+ * `<task>/<metric>,<filter>` (lm-eval's own key). Each samples line is one instance row scored by the line's first
+ * metric (`metrics[0]`); the other per-sample metric values go to the row's metadata.
+ */
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
-import type { SourceConverter } from '../types.js';
+import { metricFacts } from '../metric-facts.js';
+import { isObject, readJsonSource, readJsonlValues } from '../read.js';
+import {
+  buildAggregate,
+  buildModel,
+  convertedRecord,
+  detailString,
+  epochSeconds,
+  FieldReport,
+  recordIds,
+  ResultsBuilder,
+  rowMaker,
+  type ModelFacts,
+  type RowInput,
+} from '../record.js';
+import type { ConvertedRecord, ConvertOptions, Probe, SourceConverter } from '../types.js';
+
+type Obj = Record<string, unknown>;
+
+const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl$/;
+const RESULTS_TIMESTAMP = /_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$/;
+
+/** Model types that load weights on the evaluator's own hardware. */
+const LOCAL_MODEL_TYPES = new Set([
+  'hf',
+  'hf-auto',
+  'hf-causal',
+  'hf-causal-experimental',
+  'hf-seq2seq',
+  'hf-multimodal',
+  'huggingface',
+  'gpt2',
+  'vllm',
+  'vllm-vlm',
+  'sglang',
+  'mamba_ssm',
+  'nemo_lm',
+  'neuronx',
+  'optimum-lm',
+  'ipex',
+  'steered',
+  'hf-steered',
+]);
+/** Model types served by an API provider (closed weights). */
+const API_MODEL_TYPES: Record<string, string> = {
+  'openai-completions': 'openai',
+  'openai-chat-completions': 'openai',
+  openai: 'openai',
+  gooseai: 'gooseai',
+  'anthropic-completions': 'anthropic',
+  'anthropic-chat': 'anthropic',
+  'anthropic-chat-completions': 'anthropic',
+  textsynth: 'textsynth',
+};
+/** Local servers speaking an API (self-deployed; whose weights is unknown). */
+const LOCAL_SERVER_TYPES = new Set(['local-completions', 'local-chat-completions', 'gguf', 'ggml']);
+
+/** The keys of a samples line that are not per-sample metric values. */
+const SAMPLE_KEYS = new Set([
+  'doc_id',
+  'doc',
+  'target',
+  'arguments',
+  'resps',
+  'filtered_resps',
+  'filter',
+  'metrics',
+  'doc_hash',
+  'prompt_hash',
+  'target_hash',
+]);
+/** Keys of a task's results entry that are not metrics. */
+const RESULT_META_KEYS = new Set(['alias', 'name', 'sample_len', 'sample_count', ' ', '']);
+
+/** Top-level keys the mapping uses directly (the rest go to source_metadata.additional_details). */
+const HANDLED_TOP = new Set([
+  'results',
+  'groups',
+  'group_subtasks',
+  'configs',
+  'versions',
+  'n-shot',
+  'higher_is_better',
+  'n-samples',
+  'config',
+  'date',
+  'lm_eval_version',
+  'git_hash',
+  'task_hashes',
+  'model_name',
+  'transformers_version',
+]);
+
+function looksLikeResults(head: string): boolean {
+  if (!/^\s*\{\s*"results"\s*:\s*\{/.test(head)) return false;
+  return (
+    /"(versions|group_subtasks|configs|n-shot|lm_eval_version|higher_is_better|n-samples)"\s*:/.test(head) ||
+    /"[^"]*_stderr(,[^"]*)?"\s*:/.test(head)
+  );
+}
 
 export const lmEvalSource: SourceConverter = {
   id: 'lm-eval',
-  description: 'lm-eval (in progress)',
-  detect: () => false,
-  // eslint-disable-next-line require-yield
-  async *convert(path) {
-    throw new DataError('convert.unsupported', `${path}: the lm-eval source is not written yet`);
+  description:
+    'lm-evaluation-harness results_*.json (0.4.x, or 0.3-era results/versions/config) with its samples_<task>_*.jsonl',
+  detect(probe: Probe): boolean {
+    if (probe.isDirectory || probe.head === undefined) return false;
+    const name = basename(probe.path);
+    if (name.endsWith('.jsonl')) return SAMPLES_NAME.test(name) && /^\s*\{\s*"doc_id"\s*:/.test(probe.head);
+    return name.endsWith('.json') && looksLikeResults(probe.head);
+  },
+  convert(path: string, options: ConvertOptions): AsyncIterable<ConvertedRecord> {
+    return convertLmEval(path, options);
   },
 };
+
+async function* convertLmEval(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
+  const samplesMatch = SAMPLES_NAME.exec(basename(path));
+  if (samplesMatch) {
+    // A samples file given alone: convert the run it belongs to (its results file, same timestamp, same folder).
+    const results = join(dirname(path), `results_${samplesMatch[2]}.json`);
+    const names = await readdir(dirname(path)).catch(() => [] as string[]);
+    if (!names.includes(basename(results)))
+      throw new DataError(
+        'convert.lm-eval.no-results',
+        `${path}: an lm-eval samples file without its results file (expected ${basename(results)} beside it)`,
+      );
+    yield { ...(await convertResults(results, options)), sourcePath: path };
+    return;
+  }
+  yield await convertResults(path, options);
+}
+
+/** `pretrained=org/model,dtype=auto` or `{pretrained: ...}` → a map. */
+function modelArgs(value: unknown): Obj {
+  if (isObject(value)) return value;
+  if (typeof value !== 'string') return {};
+  const out: Obj = {};
+  for (const part of value.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+function modelFacts(doc: Obj, config: Obj): ModelFacts {
+  const type = typeof config.model === 'string' ? config.model : 'unknown';
+  const args = modelArgs(config.model_args);
+  let name: string;
+  let field: string;
+  if (typeof doc.model_name === 'string' && doc.model_name !== '') {
+    name = doc.model_name;
+    field = 'model_name';
+  } else if (typeof args.pretrained === 'string') {
+    name = args.pretrained;
+    field = 'config.model_args.pretrained';
+  } else if (typeof args.model === 'string') {
+    name = args.model;
+    field = 'config.model_args.model';
+  } else if (typeof args.engine === 'string') {
+    name = args.engine;
+    field = 'config.model_args.engine';
+  } else {
+    name = type;
+    field = 'config.model';
+  }
+  const facts: ModelFacts = { name, field, detailsField: 'config.' };
+  if (LOCAL_MODEL_TYPES.has(type)) {
+    facts.deployment = {
+      deploymentType: 'self_deployed',
+      modelAvailability: 'open_weights',
+      reason: `lm-eval model type "${type}" loads the weights locally`,
+    };
+    if (type.startsWith('hf') || type === 'huggingface' || type === 'steered' || type === 'gpt2')
+      facts.inferenceEngine = {
+        name: 'transformers',
+        ...(typeof doc.transformers_version === 'string' ? { version: doc.transformers_version } : {}),
+      };
+    else facts.inferenceEngine = { name: type };
+  } else if (type in API_MODEL_TYPES) {
+    facts.deployment = {
+      deploymentType: 'externally_managed',
+      modelAvailability: 'closed_weights',
+      reason: `lm-eval model type "${type}" calls the ${API_MODEL_TYPES[type]} API`,
+    };
+    facts.inferencePlatform = API_MODEL_TYPES[type];
+  } else if (LOCAL_SERVER_TYPES.has(type)) {
+    facts.deployment = {
+      deploymentType: 'self_deployed',
+      modelAvailability: 'unknown',
+      reason: `lm-eval model type "${type}" calls a server the evaluator runs`,
+    };
+  }
+  const details: Obj = { lm_eval_model_type: type };
+  for (const key of ['model_args', 'model_num_parameters', 'model_dtype', 'model_revision', 'model_sha'])
+    if (config[key] !== undefined && config[key] !== null) details[key] = config[key];
+  facts.details = details;
+  return facts;
+}
+
+interface TaskEntry {
+  task: string;
+  entry: Obj;
+  /** Where it is in the file: `results` or `groups`. */
+  from: 'results' | 'groups';
+  isGroup: boolean;
+}
+
+/** Every task and group entry once (0.4 files repeat groups in `results` and `groups`; `results` wins). */
+function taskEntries(doc: Obj): TaskEntry[] {
+  const results = isObject(doc.results) ? doc.results : {};
+  const groups = isObject(doc.groups) ? doc.groups : {};
+  const subtasks = isObject(doc.group_subtasks) ? doc.group_subtasks : {};
+  const isGroup = (t: string): boolean =>
+    t in groups || (Array.isArray(subtasks[t]) && (subtasks[t] as unknown[]).length > 0);
+  const out: TaskEntry[] = [];
+  for (const [task, entry] of Object.entries(results))
+    if (isObject(entry)) out.push({ task, entry, from: 'results', isGroup: isGroup(task) });
+  for (const [task, entry] of Object.entries(groups))
+    if (isObject(entry) && !(task in results)) out.push({ task, entry, from: 'groups', isGroup: true });
+  return out;
+}
+
+/** The group each subtask belongs to. */
+function parentGroups(doc: Obj): Map<string, string> {
+  const out = new Map<string, string>();
+  if (isObject(doc.group_subtasks))
+    for (const [group, tasks] of Object.entries(doc.group_subtasks))
+      if (Array.isArray(tasks)) for (const t of tasks) if (typeof t === 'string') out.set(t, group);
+  return out;
+}
+
+const get = (o: unknown, ...keys: string[]): unknown => {
+  let v = o;
+  for (const k of keys) v = isObject(v) ? v[k] : undefined;
+  return v;
+};
+
+/** lm-eval's stderr method for a metric: analytic for `mean` aggregations, bootstrap for the others, pooled for groups. */
+function stderrMethod(
+  taskConfig: unknown,
+  metric: string,
+  isGroup: boolean,
+  bootstrapIters: unknown,
+): string {
+  if (isGroup)
+    return 'lm-eval group stderr: pooled from the subtasks\u2019 standard errors, weighted by size';
+  const list = get(taskConfig, 'metric_list');
+  const entry = Array.isArray(list) ? list.find((m) => isObject(m) && m.metric === metric) : undefined;
+  const aggregation = isObject(entry) ? entry.aggregation : undefined;
+  if (aggregation === 'mean' || (aggregation === undefined && !['bleu', 'chrf', 'ter'].includes(metric)))
+    return aggregation === 'mean'
+      ? 'lm-eval analytic stderr of the mean: sample standard deviation / sqrt(n)'
+      : 'lm-eval stderr (analytic sd/sqrt(n) for mean aggregations, bootstrap for corpus metrics)';
+  return `lm-eval bootstrap stderr${typeof bootstrapIters === 'number' ? ` over ${bootstrapIters} resamples` : ''} (aggregation ${String(aggregation ?? metric)})`;
+}
+
+/** generation_config from a task's generation kwargs: the fields EEE names, the rest as details. */
+function generationConfig(taskConfig: unknown, nShot: unknown): Obj | undefined {
+  const kwargs = get(taskConfig, 'generation_kwargs');
+  const args: Obj = {};
+  const extra: Obj = {};
+  if (isObject(kwargs)) {
+    for (const [k, v] of Object.entries(kwargs)) {
+      if ((k === 'temperature' || k === 'top_p' || k === 'top_k') && (typeof v === 'number' || v === null))
+        args[k] = v;
+      else if ((k === 'max_gen_toks' || k === 'max_tokens') && Number.isInteger(v)) args.max_tokens = v;
+      else extra[`generation_kwargs.${k}`] = v;
+    }
+  }
+  if (nShot !== undefined) extra.n_shot = nShot;
+  const outputType = get(taskConfig, 'output_type');
+  if (outputType !== undefined) extra.output_type = outputType;
+  if (Object.keys(args).length === 0 && Object.keys(extra).length === 0) return undefined;
+  const out: Obj = {};
+  if (Object.keys(args).length > 0) out.generation_args = args;
+  if (Object.keys(extra).length > 0)
+    out.additional_details = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, detailString(v)]));
+  return out;
+}
+
+function sourceData(task: string, taskConfig: unknown, nSamples: unknown, subtasks: unknown): Obj {
+  const repo = get(taskConfig, 'dataset_path');
+  const details: Obj = {};
+  const dsName = get(taskConfig, 'dataset_name');
+  if (dsName !== undefined && dsName !== null) details.dataset_config = dsName;
+  if (Array.isArray(subtasks) && subtasks.length > 0) details.subtasks = subtasks.join(',');
+  const stringDetails = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, detailString(v)]));
+  if (typeof repo === 'string' && repo !== '') {
+    const split = get(taskConfig, 'test_split') ?? get(taskConfig, 'validation_split');
+    const out: Obj = { dataset_name: task, source_type: 'hf_dataset', hf_repo: repo };
+    if (typeof split === 'string') out.hf_split = split;
+    if (Number.isInteger(nSamples)) out.samples_number = nSamples;
+    if (Object.keys(stringDetails).length > 0) out.additional_details = stringDetails;
+    return out;
+  }
+  const out: Obj = { dataset_name: task, source_type: 'other' };
+  if (Object.keys(stringDetails).length > 0) out.additional_details = stringDetails;
+  return out;
+}
+
+async function convertResults(path: string, options: ConvertOptions): Promise<ConvertedRecord> {
+  const { value, digest } = await readJsonSource(path);
+  if (!isObject(value) || !isObject(value.results))
+    throw new DataError('convert.lm-eval.shape', `${path}: an lm-eval results file needs a "results" object`);
+  const doc = value;
+  const config = isObject(doc.config) ? doc.config : {};
+  const configs = isObject(doc.configs) ? doc.configs : {};
+  const report = new FieldReport();
+  const notes: string[] = [];
+  const overrides = options.overrides;
+
+  const model = buildModel(modelFacts(doc, config), overrides, report);
+  const ids = recordIds({
+    source: 'lm-eval',
+    digest,
+    overrides,
+    defaultCollection: 'lm-eval',
+    model,
+    report,
+  });
+
+  // Results: every numeric metric of every task and group.
+  const results = new ResultsBuilder(report);
+  const parents = parentGroups(doc);
+  const resultIdsByTask = new Map<string, string[]>();
+  const bootstrapIters = config.bootstrap_iters;
+  for (const { task, entry, from, isGroup } of taskEntries(doc)) {
+    const taskConfig = configs[task];
+    const nSamples = get(doc, 'n-samples', task, 'effective');
+    const subtasks = get(doc, 'group_subtasks', task);
+    for (const [key, score] of Object.entries(entry)) {
+      if (RESULT_META_KEYS.has(key)) continue;
+      const [metricPart, filter] = key.includes(',')
+        ? [key.slice(0, key.indexOf(',')), key.slice(key.indexOf(',') + 1)]
+        : [key, undefined];
+      if (metricPart.endsWith('_stderr')) continue;
+      const field = `${from}.${task}.${key}`;
+      if (typeof score !== 'number' || !Number.isFinite(score)) {
+        report.notMapped(field, `not a finite number (${JSON.stringify(score)})`);
+        continue;
+      }
+      const stderrKey = filter === undefined ? `${metricPart}_stderr` : `${metricPart}_stderr,${filter}`;
+      const stderr = entry[stderrKey];
+      let standardError: { value: number; method: string } | undefined;
+      if (typeof stderr === 'number' && Number.isFinite(stderr)) {
+        standardError = {
+          value: stderr,
+          method: stderrMethod(taskConfig, metricPart, isGroup, bootstrapIters),
+        };
+        report.mapped(
+          `${from}.${task}.${stderrKey}`,
+          `/evaluation_results/${results.results.length}/score_details/uncertainty/standard_error`,
+        );
+      } else if (stderr !== undefined) {
+        report.notMapped(
+          `${from}.${task}.${stderrKey}`,
+          `${JSON.stringify(stderr)}: lm-eval computed no standard error`,
+        );
+      }
+      const hib = get(doc, 'higher_is_better', task, metricPart);
+      const fromList = (() => {
+        const list = get(taskConfig, 'metric_list');
+        const m = Array.isArray(list) ? list.find((x) => isObject(x) && x.metric === metricPart) : undefined;
+        return isObject(m) && typeof m.higher_is_better === 'boolean' ? m.higher_is_better : undefined;
+      })();
+      const lowerIsBetter =
+        typeof hib === 'boolean'
+          ? { value: !hib, field: `higher_is_better.${task}.${metricPart}` }
+          : fromList !== undefined
+            ? { value: !fromList, field: `configs.${task}.metric_list.${metricPart}.higher_is_better` }
+            : undefined;
+      const details: Obj = {};
+      if (typeof entry.alias === 'string') details.alias = entry.alias.trim();
+      if (isGroup) details.is_group = 'true';
+      const parent = parents.get(task);
+      if (parent !== undefined) details.group = parent;
+      const version = get(doc, 'versions', task);
+      if (version !== undefined) details.task_version = version;
+      const taskHash = get(doc, 'task_hashes', task);
+      if (taskHash !== undefined) details.task_hash = taskHash;
+      if (entry.sample_len !== undefined) details.sample_len = entry.sample_len;
+      const sampleCount = get(entry, 'sample_count', key);
+      const nOriginal = get(doc, 'n-samples', task, 'original');
+      if (nOriginal !== undefined) details.n_samples_original = nOriginal;
+      if (nSamples !== undefined) details.n_samples_effective = nSamples;
+      if (taskConfig !== undefined) details.task_config = taskConfig;
+      const numSamples = Number.isInteger(nSamples)
+        ? (nSamples as number)
+        : Number.isInteger(sampleCount)
+          ? (sampleCount as number)
+          : Number.isInteger(entry.sample_len)
+            ? (entry.sample_len as number)
+            : undefined;
+      const resultId = `${task}/${key}`;
+      results.add({
+        evaluationName: task,
+        metric: metricPart,
+        metricName: filter === undefined || filter === 'none' ? metricPart : `${metricPart} (${filter})`,
+        resultId,
+        field,
+        score,
+        lowerIsBetter,
+        sourceData: sourceData(task, taskConfig, nSamples, subtasks),
+        standardError,
+        numSamples,
+        details,
+        metricParameters: filter === undefined ? undefined : { filter },
+        generationConfig: generationConfig(taskConfig, get(doc, 'n-shot', task)),
+      });
+      const list = resultIdsByTask.get(task) ?? [];
+      list.push(resultId);
+      resultIdsByTask.set(task, list);
+    }
+  }
+  if (results.results.length === 0)
+    throw new DataError('convert.lm-eval.empty', `${path}: the results file holds no numeric metric`);
+  for (const k of [
+    'results',
+    'groups',
+    'versions',
+    'n-shot',
+    'higher_is_better',
+    'n-samples',
+    'task_hashes',
+    'configs',
+    'group_subtasks',
+  ])
+    if (doc[k] !== undefined) report.mapped(k, '/evaluation_results (per task)');
+
+  // The samples files of this run: samples_<task>_<timestamp>.jsonl beside the results file.
+  const samples = await samplesFiles(path, resultIdsByTask);
+  const groups = new Set(
+    taskEntries(doc)
+      .filter((t) => t.isGroup)
+      .map((t) => t.task),
+  );
+  const withoutSamples = [...resultIdsByTask.keys()].filter(
+    (task) => !groups.has(task) && !samples.some((s) => s.task === task),
+  );
+  if (withoutSamples.length > 0)
+    notes.push(
+      `${withoutSamples.length} task(s) without a samples file beside the results (run without --log_samples?), so without instance rows: ${withoutSamples.join(', ')}`,
+    );
+  for (const s of samples) report.mapped(s.file, `samples file rows (${s.task})`);
+
+  // Everything else at the top level: the run's environment and settings.
+  const sourceDetails: Obj = {};
+  for (const [k, v] of Object.entries(doc)) {
+    if (HANDLED_TOP.has(k) || v === undefined) continue;
+    sourceDetails[k] = v;
+    report.details(k, `/source_metadata/additional_details/${k}`);
+  }
+  const libraryDetails: Obj = {};
+  if (doc.git_hash !== undefined && doc.git_hash !== null) {
+    libraryDetails.git_hash = doc.git_hash;
+    report.details('git_hash', '/eval_library/additional_details/git_hash');
+  }
+  if (doc.transformers_version !== undefined) {
+    libraryDetails.transformers_version = doc.transformers_version;
+    report.details('transformers_version', '/eval_library/additional_details/transformers_version');
+  }
+  for (const [k, v] of Object.entries(config)) {
+    if (['model_args', 'model_num_parameters', 'model_dtype', 'model_revision', 'model_sha'].includes(k))
+      continue;
+    if (v === undefined) continue;
+    libraryDetails[`config.${k}`] = v;
+    report.details(`config.${k}`, `/eval_library/additional_details/config.${k}`);
+  }
+  const version = typeof doc.lm_eval_version === 'string' ? doc.lm_eval_version : 'unknown';
+  if (version === 'unknown')
+    report.inferred(
+      'lm_eval_version',
+      '/eval_library/version',
+      'the file does not state the harness version',
+    );
+  else report.mapped('lm_eval_version', '/eval_library/version');
+  const date = epochSeconds(doc.date);
+
+  const aggregate = buildAggregate({
+    ids,
+    model,
+    overrides,
+    report,
+    sourceName: 'lm-evaluation-harness results',
+    sourceDetails: { results_file: basename(path), ...sourceDetails },
+    evalLibrary: { name: 'lm-evaluation-harness', version, details: libraryDetails },
+    retrievedTimestamp: date ? { value: date, field: 'date' } : undefined,
+    evaluationTimestamp: date ? { value: date, field: 'date' } : undefined,
+    results: results.results,
+    hasRows: samples.length > 0,
+  });
+
+  const makeRow = rowMaker(ids.evaluationId, model.id);
+  const knownIds = results.ids;
+  const rows =
+    samples.length === 0
+      ? undefined
+      : async function* (): AsyncGenerator<Obj> {
+          for (const s of samples) {
+            const taskConfig = configs[s.task];
+            for await (const { line, value } of readJsonlValues(s.path)) {
+              if (!isObject(value))
+                throw new DataError(
+                  'convert.lm-eval.sample',
+                  `${s.path}:${line}: a samples line must be a JSON object`,
+                );
+              yield makeRow(
+                sampleRow(s, value, line, taskConfig, knownIds, resultIdsByTask.get(s.task) ?? []),
+              );
+            }
+          }
+        };
+  if (samples.length > 0)
+    notes.push(
+      'instance rows: one per samples line, scored by its first metric (metrics[0]); the other per-sample metric values are in the row metadata',
+    );
+  return convertedRecord({ source: 'lm-eval', sourcePath: path, ids, aggregate, rows, report, notes });
+}
+
+interface SamplesFile {
+  task: string;
+  path: string;
+  file: string;
+}
+
+async function samplesFiles(resultsPath: string, tasks: Map<string, string[]>): Promise<SamplesFile[]> {
+  const ts = RESULTS_TIMESTAMP.exec(basename(resultsPath))?.[1];
+  if (ts === undefined) return [];
+  const dir = dirname(resultsPath);
+  const names = (await readdir(dir).catch(() => [] as string[])).sort();
+  const out: SamplesFile[] = [];
+  for (const name of names) {
+    const m = SAMPLES_NAME.exec(name);
+    if (!m || m[2] !== ts || !tasks.has(m[1])) continue;
+    out.push({ task: m[1], path: join(dir, name), file: name });
+  }
+  return out;
+}
+
+/** `arguments` as a list of argument lists (0.4.x writes `{gen_args_0: {arg_0, arg_1}}`, earlier lists). */
+function argumentLists(args: unknown): unknown[][] {
+  if (Array.isArray(args)) return args.map((a) => (Array.isArray(a) ? a : [a]));
+  if (isObject(args))
+    return Object.keys(args)
+      .sort((a, b) => Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')))
+      .map((k) => {
+        const a = args[k];
+        if (!isObject(a)) return [a];
+        return Object.keys(a)
+          .sort((x, y) => Number(x.replace(/\D/g, '')) - Number(y.replace(/\D/g, '')))
+          .map((x) => a[x]);
+      });
+  return [];
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
+
+/** A loglikelihood response: [logprob, is_greedy] (numbers or their strings). */
+const isLoglikelihood = (v: unknown): v is unknown[] =>
+  Array.isArray(v) && v.length === 2 && !Number.isNaN(Number(v[0])) && typeof v[0] !== 'object';
+
+function sampleRow(
+  s: SamplesFile,
+  line: Obj,
+  lineNo: number,
+  taskConfig: unknown,
+  knownIds: Set<string>,
+  taskResultIds: string[],
+): RowInput {
+  const argLists = argumentLists(line.arguments);
+  const raw = argLists.length > 0 ? text(argLists[0][0]) : '';
+  const resps = Array.isArray(line.resps) ? line.resps : [];
+  const filtered = Array.isArray(line.filtered_resps) ? line.filtered_resps : [];
+  const outputType = get(taskConfig, 'output_type');
+  const multipleChoice =
+    outputType === 'multiple_choice' ||
+    (outputType === undefined && argLists.length > 1 && filtered.every((f) => isLoglikelihood(f)));
+  const choices = multipleChoice ? argLists.map((a) => text(a[1])) : undefined;
+  const target = line.target;
+  const reference = Array.isArray(target)
+    ? target.map(text)
+    : target === undefined || target === null
+      ? []
+      : [text(target)];
+
+  // The per-sample metric values: `metrics` lists them in 0.4.x; earlier lines just carry the keys.
+  const metricNames = Array.isArray(line.metrics)
+    ? line.metrics.filter((m): m is string => typeof m === 'string')
+    : Object.keys(line).filter((k) => !SAMPLE_KEYS.has(k));
+  const filter = typeof line.filter === 'string' ? line.filter : 'none';
+  const numeric = (v: unknown): number | undefined =>
+    typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  const scored = metricNames.find((m) => numeric(line[m]) !== undefined);
+  const metadata: Obj = { doc_id: line.doc_id, filter };
+  for (const k of ['doc_hash', 'prompt_hash', 'target_hash'])
+    if (line[k] !== undefined) metadata[k] = line[k];
+  for (const m of metricNames) if (m !== scored && line[m] !== undefined) metadata[`metric.${m}`] = line[m];
+  if (line.doc !== undefined) metadata.doc = line.doc;
+  for (const [k, v] of Object.entries(line))
+    if (!SAMPLE_KEYS.has(k) && !metricNames.includes(k)) metadata[k] = v;
+
+  let score = 0;
+  let isCorrect = false;
+  let resultId: string | undefined;
+  if (scored !== undefined) {
+    score = numeric(line[scored])!;
+    const facts = metricFacts(scored);
+    isCorrect = score === (typeof facts?.max === 'number' ? facts.max : 1);
+    const key = `${s.task}/${scored},${filter}`;
+    resultId = knownIds.has(key)
+      ? key
+      : knownIds.has(`${s.task}/${scored}`)
+        ? `${s.task}/${scored}`
+        : undefined;
+  } else {
+    metadata.score_note =
+      'no numeric per-sample metric value (corpus-level metric inputs only); score 0 is a placeholder';
+  }
+  resultId ??= taskResultIds.find((id) => id.endsWith(`,${filter}`)) ?? taskResultIds[0];
+  if (resultId === undefined)
+    throw new DataError(
+      'convert.lm-eval.sample',
+      `${s.path}:${lineNo}: task ${s.task} has no result to attach the row to`,
+    );
+
+  let extracted: string;
+  if (multipleChoice && choices) {
+    const lls = filtered.map((f) => (isLoglikelihood(f) ? Number(f[0]) : -Infinity));
+    let best = 0;
+    for (let i = 1; i < lls.length; i++) if (lls[i] > lls[best]) best = i;
+    extracted = choices[best] ?? '';
+  } else extracted = filtered.length > 0 ? text(filtered[0]) : '';
+
+  const sampleId = `${s.task}/${text(line.doc_id)}${filter === 'none' ? '' : `/${filter}`}`;
+  return {
+    evaluationName: s.task,
+    evaluationResultId: resultId,
+    sampleId,
+    input: { raw, reference, ...(choices ? { choices } : {}) },
+    output: { raw: resps.flat().map(text) },
+    answerAttribution: [
+      {
+        turn_idx: 0,
+        source: 'output.raw',
+        extracted_value: extracted,
+        extraction_method: multipleChoice
+          ? 'lm-eval highest loglikelihood choice'
+          : `lm-eval filter ${filter}`,
+        is_terminal: true,
+      },
+    ],
+    evaluation: { score, is_correct: isCorrect },
+    metadata,
+  };
+}

@@ -1,12 +1,369 @@
-import { DataError } from '../../errors.js';
-import type { SourceConverter } from '../types.js';
+/**
+ * OpenAI evals (`oaieval`) logs: JSONL with a `spec` line, event lines (`sampling`, `match`, `metrics`, ...) tagged
+ * with a `sample_id`, and a `final_report` line (which evals may write anywhere in the file, buffered logging).
+ *
+ * One record per log. Every numeric entry of `final_report` is a result (`accuracy` with its `bootstrap_std` as the
+ * standard error); one instance row per sample, emitted at its scoring event (`match`, else `metrics` with a score),
+ * carrying the prompt and completion of its `sampling` event. The file is read twice: once for the spec, the report
+ * and the digest, once to stream the rows.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { DataError, IoError } from '../../errors.js';
+import { isObject, readJsonlValues } from '../read.js';
+import {
+  buildAggregate,
+  buildModel,
+  convertedRecord,
+  detailString,
+  epochSeconds,
+  FieldReport,
+  recordIds,
+  ResultsBuilder,
+  rowMaker,
+  type ModelFacts,
+  type RowInput,
+} from '../record.js';
+import type { ConvertedRecord, ConvertOptions, Probe, SourceConverter } from '../types.js';
+
+type Obj = Record<string, unknown>;
+
+/** Report keys that are the standard error of another key (evals spells it `boostrap_std` in places). */
+const STD_KEYS: Record<string, string> = { bootstrap_std: 'accuracy', boostrap_std: 'accuracy' };
 
 export const openaiEvalsSource: SourceConverter = {
   id: 'openai-evals',
-  description: 'openai-evals (in progress)',
-  detect: () => false,
-  // eslint-disable-next-line require-yield
-  async *convert(path) {
-    throw new DataError('convert.unsupported', `${path}: the openai-evals source is not written yet`);
+  description:
+    'OpenAI evals oaieval log (.jsonl: a "spec" line, sampling/match events, a "final_report" line)',
+  detect(probe: Probe): boolean {
+    if (probe.isDirectory || probe.head === undefined) return false;
+    return (
+      /^\s*\{\s*"spec"\s*:\s*\{/.test(probe.head) &&
+      /"(completion_fns|eval_name|run_config)"\s*:/.test(probe.head)
+    );
+  },
+  convert(path: string, options: ConvertOptions): AsyncIterable<ConvertedRecord> {
+    return convertLog(path, options);
   },
 };
+
+async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
+      hash.update(chunk as Buffer);
+  } catch (error) {
+    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  return hash.digest('hex');
+}
+
+/** The time an evals log states ("2023-05-02 22:00:53.948570", UTC) as epoch seconds. */
+function evalsTime(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const iso = value.replace(' ', 'T');
+  return epochSeconds(/[zZ]|[+-]\d\d:\d\d$/.test(iso) ? iso : `${iso}Z`);
+}
+
+interface Pass1 {
+  spec?: Obj;
+  specLine?: number;
+  finalReport?: Obj;
+  samples: number;
+  correct: number;
+  matches: number;
+  eventTypes: Set<string>;
+}
+
+async function firstPass(path: string): Promise<Pass1> {
+  const out: Pass1 = { samples: 0, correct: 0, matches: 0, eventTypes: new Set() };
+  const scored = new Set<string>();
+  for await (const { line, value } of readJsonlValues(path)) {
+    if (!isObject(value))
+      throw new DataError('convert.openai-evals.line', `${path}:${line}: a log line must be a JSON object`);
+    if (isObject(value.spec)) {
+      out.spec = value.spec;
+      out.specLine = line;
+    } else if (isObject(value.final_report)) out.finalReport = value.final_report;
+    else if (typeof value.type === 'string') {
+      out.eventTypes.add(value.type);
+      const id = typeof value.sample_id === 'string' ? value.sample_id : undefined;
+      if (id !== undefined && (value.type === 'match' || value.type === 'metrics') && !scored.has(id)) {
+        scored.add(id);
+        out.samples++;
+      }
+      if (value.type === 'match' && isObject(value.data)) {
+        out.matches++;
+        if (value.data.correct === true) out.correct++;
+      }
+    }
+  }
+  return out;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
+
+/** The prompt as EEE input: the last user message as raw, the whole chat as formatted. */
+function promptInput(prompt: unknown): { raw: string; formatted?: string } {
+  if (typeof prompt === 'string') return { raw: prompt };
+  if (Array.isArray(prompt)) {
+    const users = prompt.filter((m) => isObject(m) && m.role === 'user');
+    const last = users[users.length - 1] ?? prompt[prompt.length - 1];
+    return { raw: isObject(last) ? text(last.content) : text(last), formatted: JSON.stringify(prompt) };
+  }
+  return { raw: text(prompt ?? '') };
+}
+
+async function* convertLog(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
+  yield await buildRecord(path, options);
+}
+
+async function buildRecord(path: string, options: ConvertOptions): Promise<ConvertedRecord> {
+  const pass = await firstPass(path);
+  const spec = pass.spec;
+  if (!spec)
+    throw new DataError('convert.openai-evals.no-spec', `${path}: an oaieval log needs a "spec" line`);
+  const digest = await fileDigest(path);
+  const report = new FieldReport();
+  const notes: string[] = [];
+  const overrides = options.overrides;
+
+  const fns = Array.isArray(spec.completion_fns) ? spec.completion_fns.map(text) : [];
+  const modelName = fns[0] ?? 'unknown';
+  const facts: ModelFacts = { name: modelName, field: 'spec.completion_fns[0]' };
+  if (/^(gpt-|o[134](-|$)|text-davinci|davinci|babbage|chatgpt)/i.test(modelName)) {
+    facts.deployment = {
+      deploymentType: 'externally_managed',
+      modelAvailability: 'closed_weights',
+      reason: `oaieval completion function "${modelName}" is an OpenAI API model`,
+    };
+    facts.inferencePlatform = 'openai';
+  }
+  if (fns.length > 1) {
+    facts.details = { other_completion_fns: fns.slice(1).join(',') };
+    facts.detailsField = 'spec.completion_fns.';
+  }
+  const model = buildModel(facts, overrides, report);
+  const ids = recordIds({
+    source: 'openai-evals',
+    digest,
+    overrides,
+    defaultCollection: 'openai-evals',
+    model,
+    report,
+  });
+
+  const evalName = typeof spec.eval_name === 'string' ? spec.eval_name : basename(path);
+  report.mapped('spec.eval_name', '/evaluation_results/*/evaluation_name');
+  const evalSpec = get(spec, 'run_config', 'eval_spec');
+  const sourceData: Obj = {
+    dataset_name: typeof spec.base_eval === 'string' ? spec.base_eval : evalName,
+    source_type: 'other',
+    additional_details: Object.fromEntries(
+      Object.entries({
+        split: spec.split,
+        samples_jsonl: get(evalSpec, 'args', 'samples_jsonl'),
+      })
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, detailString(v)]),
+    ),
+  };
+  if (Object.keys(sourceData.additional_details as Obj).length === 0) delete sourceData.additional_details;
+
+  const results = new ResultsBuilder(report);
+  const finalReport = pass.finalReport;
+  const numSamples = pass.samples > 0 ? pass.samples : undefined;
+  if (finalReport) {
+    for (const [key, value] of Object.entries(finalReport)) {
+      if (key in STD_KEYS) continue;
+      const field = `final_report.${key}`;
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        report.notMapped(field, `not a finite number (${JSON.stringify(value)})`);
+        continue;
+      }
+      const stdKey = Object.keys(STD_KEYS).find(
+        (k) => STD_KEYS[k] === key && typeof finalReport[k] === 'number',
+      );
+      if (stdKey)
+        report.mapped(
+          `final_report.${stdKey}`,
+          `/evaluation_results/${results.results.length}/score_details/uncertainty/standard_error`,
+        );
+      results.add({
+        evaluationName: evalName,
+        metric: key,
+        resultId: `${evalName}/${key}`,
+        field,
+        score: value,
+        sourceData,
+        standardError: stdKey
+          ? {
+              value: finalReport[stdKey] as number,
+              method: `oaieval bootstrap standard deviation of the ${key} (${stdKey})`,
+            }
+          : undefined,
+        numSamples,
+        details: typeof evalSpec === 'object' ? { eval_class: get(evalSpec, 'cls') } : undefined,
+      });
+    }
+  } else if (pass.matches > 0) {
+    notes.push(
+      'the log has no final_report (the run did not finish?): accuracy computed from its match events',
+    );
+    results.add({
+      evaluationName: evalName,
+      metric: 'accuracy',
+      resultId: `${evalName}/accuracy`,
+      field: 'match events',
+      score: pass.correct / pass.matches,
+      sourceData,
+      numSamples: pass.matches,
+      details: { computed_by: 'evalkit from match events (no final_report)' },
+    });
+  }
+  if (results.results.length === 0)
+    throw new DataError(
+      'convert.openai-evals.empty',
+      `${path}: no final_report and no match events: nothing to convert`,
+    );
+
+  const sourceDetails: Obj = { log_file: basename(path) };
+  for (const [k, v] of Object.entries(spec)) {
+    if (k === 'completion_fns' || k === 'eval_name' || v === undefined) continue;
+    if (k === 'run_config' && isObject(v)) {
+      for (const [rk, rv] of Object.entries(v)) {
+        if (rk === 'completion_fns' || rv === undefined) continue;
+        sourceDetails[`run_config.${rk}`] = rv;
+        report.details(`spec.run_config.${rk}`, `/source_metadata/additional_details/run_config.${rk}`);
+      }
+      continue;
+    }
+    sourceDetails[k] = v;
+    report.details(`spec.${k}`, `/source_metadata/additional_details/${k}`);
+  }
+  const created = evalsTime(spec.created_at);
+  const aggregate = buildAggregate({
+    ids,
+    model,
+    overrides,
+    report,
+    sourceName: 'OpenAI evals (oaieval) log',
+    sourceDetails,
+    evalLibrary: { name: 'openai-evals', version: 'unknown' },
+    retrievedTimestamp: created ? { value: created, field: 'spec.created_at' } : undefined,
+    evaluationTimestamp: created ? { value: created, field: 'spec.created_at' } : undefined,
+    results: results.results,
+    hasRows: pass.samples > 0,
+  });
+  report.inferred(
+    'eval library version',
+    '/eval_library/version',
+    'an oaieval log does not state the evals version',
+  );
+  for (const t of pass.eventTypes) {
+    if (t === 'sampling' || t === 'match' || t === 'metrics') report.mapped(`${t} events`, 'instance rows');
+    else report.details(`${t} events`, 'instance row metadata (event.<type>)');
+  }
+
+  const resultId = results.results.some((r) => r.evaluation_result_id === `${evalName}/accuracy`)
+    ? `${evalName}/accuracy`
+    : (results.results[0].evaluation_result_id as string);
+  const makeRow = rowMaker(ids.evaluationId, model.id);
+  const rows =
+    pass.samples === 0
+      ? undefined
+      : async function* (): AsyncGenerator<Obj> {
+          // Events of a sample wait here until its scoring event; then the row is emitted and the entry dropped.
+          const pending = new Map<string, Obj[]>();
+          const emitted = new Map<string, number>();
+          for await (const { value } of readJsonlValues(path)) {
+            if (!isObject(value) || typeof value.type !== 'string' || typeof value.sample_id !== 'string')
+              continue;
+            const id = value.sample_id;
+            const events = pending.get(id) ?? [];
+            events.push(value);
+            const scoring = value.type === 'match' || (value.type === 'metrics' && isObject(value.data));
+            if (!scoring) {
+              pending.set(id, events);
+              continue;
+            }
+            pending.delete(id);
+            const n = (emitted.get(id) ?? 0) + 1;
+            emitted.set(id, n);
+            yield makeRow(sampleRow(evalName, resultId, n === 1 ? id : `${id}#${n}`, events));
+          }
+        };
+  if (pass.samples > 0)
+    notes.push(
+      'instance rows: one per sample, at its match (or metrics) event, with the prompt and completion of its sampling event',
+    );
+  return convertedRecord({ source: 'openai-evals', sourcePath: path, ids, aggregate, rows, report, notes });
+}
+
+const get = (o: unknown, ...keys: string[]): unknown => {
+  let v = o;
+  for (const k of keys) v = isObject(v) ? v[k] : undefined;
+  return v;
+};
+
+function sampleRow(evalName: string, resultId: string, sampleId: string, events: Obj[]): RowInput {
+  const scoring = events[events.length - 1];
+  const data = isObject(scoring.data) ? scoring.data : {};
+  const sampling = events.find((e) => e.type === 'sampling');
+  const samplingData = isObject(sampling?.data) ? sampling.data : {};
+  const input = promptInput(samplingData.prompt ?? data.prompt ?? '');
+  const expected = data.expected;
+  const reference = Array.isArray(expected)
+    ? expected.map(text)
+    : expected === undefined || expected === null
+      ? []
+      : [text(expected)];
+  const sampled = samplingData.sampled ?? data.sampled;
+  const outputs = Array.isArray(sampled) ? sampled.map(text) : sampled === undefined ? [] : [text(sampled)];
+  let score: number;
+  let isCorrect: boolean;
+  if (scoring.type === 'match') {
+    isCorrect = data.correct === true;
+    score = isCorrect ? 1 : 0;
+  } else {
+    const s =
+      typeof data.score === 'number' ? data.score : typeof data.score === 'boolean' ? Number(data.score) : 0;
+    score = s;
+    isCorrect = s === 1;
+  }
+  const metadata: Obj = { event_ids: events.map((e) => e.event_id).join(',') };
+  if (data.options !== undefined) metadata.options = data.options;
+  if (scoring.created_at !== undefined) metadata.created_at = scoring.created_at;
+  for (const e of events)
+    if (e.type !== 'sampling' && e !== scoring) metadata[`event.${text(e.type)}`] = e.data;
+  for (const [k, v] of Object.entries(samplingData))
+    if (k !== 'prompt' && k !== 'sampled') metadata[`sampling.${k}`] = v;
+  for (const [k, v] of Object.entries(data))
+    if (!['expected', 'sampled', 'correct', 'options', 'prompt'].includes(k))
+      metadata[`${text(scoring.type)}.${k}`] = v;
+  const picked = data.picked ?? data.choice;
+  return {
+    evaluationName: evalName,
+    evaluationResultId: resultId,
+    sampleId,
+    input: {
+      raw: input.raw,
+      ...(input.formatted !== undefined ? { formatted: input.formatted } : {}),
+      reference,
+    },
+    output: { raw: outputs },
+    answerAttribution: [
+      {
+        turn_idx: 0,
+        source: 'output.raw',
+        extracted_value: picked === undefined || picked === null ? '' : text(picked),
+        extraction_method:
+          scoring.type === 'match' ? 'oaieval match (picked)' : `oaieval ${text(scoring.type)}`,
+        is_terminal: true,
+      },
+    ],
+    evaluation: { score, is_correct: isCorrect },
+    metadata,
+  };
+}

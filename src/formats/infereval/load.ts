@@ -1,6 +1,6 @@
 // Reading an infereval benchmark or evaluation for use (metrics, runs, hashing): parse (strictly, with positions),
 // apply the reference loader's bare-string reference shorthand, validate (schema, then cross-field rules), normalise.
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../io/regular-file.js';
 import type { ValidateFunction } from 'ajv';
 import { formatDiagnosticText, type Diagnostic } from '../../diagnostics.js';
 import { DataError, IoError } from '../../errors.js';
@@ -16,6 +16,9 @@ import { normaliseBenchmark, normaliseEvaluation, promoteReferenceShorthand } fr
 import type { Benchmark, Evaluation } from './types.js';
 
 export type InferevalKind = 'benchmark' | 'evaluation';
+
+const typeIdOf = (kind: InferevalKind): string =>
+  kind === 'benchmark' ? inferevalBenchmarkType.id : inferevalEvaluationType.id;
 
 const validators = new Map<InferevalKind, ValidateFunction>();
 
@@ -57,19 +60,23 @@ function invalid(kind: InferevalKind, source: string, problems: Diagnostic[]): D
 }
 
 function validated(raw: unknown, kind: InferevalKind, source: string, text?: string): Benchmark | Evaluation {
-  const doc = promoteReferenceShorthand(raw);
-  if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
-    const keys = doc as Record<string, unknown>;
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    // The other infereval kind is named here (a bare value); a file gets the full detection in loadInfereval.
+    const keys = raw as Record<string, unknown>;
     const other =
       kind === 'benchmark' ? looksLikeInferevalEvaluation(keys) : looksLikeInferevalBenchmark(keys);
     if (other) {
-      const is = kind === 'benchmark' ? 'evaluation (η)' : 'benchmark (β)';
+      const [is, takes] =
+        kind === 'benchmark'
+          ? [inferevalEvaluationType, inferevalBenchmarkType]
+          : [inferevalBenchmarkType, inferevalEvaluationType];
       throw new DataError(
-        'infereval.wrong-kind',
-        `${source}: this is an infereval ${is}, but an infereval ${kind} is needed here`,
+        'input.wrong-kind',
+        `${source}: this is an ${is.title} (${is.id} 1.0); this command takes an ${takes.title}`,
       );
     }
   }
+  const doc = promoteReferenceShorthand(raw);
   const errors = checkInfereval(doc, kind).filter(isError);
   if (errors.length > 0) {
     // One pass over the text for every pointer; without a text (a bare value) there is no position: 0:0.
@@ -120,12 +127,16 @@ export async function loadInfereval(path: string, kind: InferevalKind): Promise<
 export async function loadInfereval(path: string, kind: InferevalKind): Promise<Benchmark | Evaluation> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path);
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
-    throw new IoError('io.read', `cannot read infereval ${kind} ${path}: ${reason}`);
+    const e = err as IoError;
+    throw new IoError(e.code, `infereval ${kind}: ${e.message}`);
   }
   const parsed = parseStrictJson(bytes);
+  // Another kind of document (or JSON Lines) is named as such before its JSON or schema problems are listed.
+  // (loaded on first use: the detection reads the registry of every type, which imports this module)
+  const { expectKind } = await import('../../validate/expect-kind.js');
+  expectKind(parsed.ok ? parsed.value : undefined, [typeIdOf(kind)], path, undefined, parsed.text);
   if (!parsed.ok || parsed.issues.length > 0) {
     const problems = parsed.issues.map((i): Diagnostic => ({
       file: path,

@@ -1,3 +1,4 @@
+import { DataError } from '../../errors.js';
 import { operationalFigures, type Observation } from './operational.js';
 import { meets, type ThresholdConfig } from './thresholds.js';
 
@@ -21,6 +22,34 @@ export interface GateOutcome {
   notGated: string[];
   failed: EvaluationResultEvent[];
   groups: number;
+  /** True when no threshold could be checked (no gate metric named, or no observation): not a pass. */
+  nothingGated: boolean;
+}
+
+/** Quality metrics `retrieval score` computes from gold rows (a gate leaves them to it). */
+const SCORE_METRIC = /^(p_at_\d+|recall_at_\d+|ndcg_\d+|mrr_\d+|cov_entities|privacy_leak)$/;
+
+const squash = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Throws `retrieval.unknown-metric` for threshold names that neither a gate nor `retrieval score` computes (a
+ * typo such as "p95ms" would otherwise be skipped, and the gate pass without checking it).
+ */
+export function checkGateMetricNames(config: ThresholdConfig, file = 'thresholds'): void {
+  const known: readonly string[] = GATE_METRICS;
+  const unknown = config.thresholds
+    .map((t) => t.metric)
+    .filter((m) => !known.includes(m) && !SCORE_METRIC.test(m));
+  if (unknown.length === 0) return;
+  const described = unknown.map((m) => {
+    const near = known.find((k) => squash(k) === squash(m));
+    return near ? `"${m}" (did you mean "${near}"?)` : `"${m}"`;
+  });
+  throw new DataError(
+    'retrieval.unknown-metric',
+    `${file}: unknown metric ${described.join(', ')}; a gate computes ${known.join(', ')} ` +
+      '(quality metrics such as p_at_5, ndcg_10, mrr_10 are scored from gold rows)',
+  );
 }
 
 /** The metrics a gate computes from observations alone. */
@@ -57,6 +86,7 @@ export function gateObservations(
     if (list) list.push(o);
     else groups.set(key, [o]);
   }
+  checkGateMetricNames(config);
   const prefix = options.requestIdPrefix ?? 'gate';
   const events: EvaluationResultEvent[] = [];
   const unmeasured = new Set<string>();
@@ -95,5 +125,6 @@ export function gateObservations(
     notGated,
     failed: events.filter((e) => e.pass === false),
     groups: groups.size,
+    nothingGated: events.length === 0,
   };
 }

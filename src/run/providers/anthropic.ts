@@ -1,6 +1,6 @@
 /** Anthropic Messages API over the official SDK. */
 import Anthropic from '@anthropic-ai/sdk';
-import { nodeHttpFetch } from './http-fetch.js';
+import { createNodeHttpFetch } from './http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
@@ -8,6 +8,8 @@ export interface AnthropicProviderOptions {
   apiKey: string;
   baseURL?: string;
   timeoutMs?: number;
+  /** Largest response body read (default DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
@@ -15,7 +17,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: 0, // the retry policy is ours (runner/retry.ts)
-    fetch: nodeHttpFetch,
+    fetch: createNodeHttpFetch({ maxResponseBytes: options.maxResponseBytes }),
     timeout: options.timeoutMs ?? 600_000,
   });
   return {

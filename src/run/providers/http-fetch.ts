@@ -7,6 +7,18 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
+import { ProviderError } from './provider.js';
+
+/** The largest response body read by default: a chat completion is kilobytes; anything near this is a fault. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+function tooLarge(limit: number, what: string): ProviderError {
+  return new ProviderError(
+    'response-too-large',
+    `the response body ${what} the limit of ${limit} bytes; the rest was not read`,
+    { transient: false },
+  );
+}
 
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
 const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
@@ -137,7 +149,22 @@ function targetOf(href: string): Target {
   return target;
 }
 
-export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
+/**
+ * A fetch that reads at most `maxResponseBytes` of a body: a longer (or endless) body is cut off, the connection
+ * closed, and the call fails with a ProviderError of kind `response-too-large` (the SDKs keep it as the cause).
+ */
+export function createNodeHttpFetch(options: { maxResponseBytes?: number } = {}): typeof fetch {
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  return (input, init = {}) => nodeHttpRequest(input, init, limit);
+}
+
+export const nodeHttpFetch: typeof fetch = createNodeHttpFetch();
+
+const nodeHttpRequest = (
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit,
+  limit: number,
+): Promise<Response> =>
   new Promise<Response>((resolve, reject) => {
     const target = targetOf(
       typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
@@ -157,7 +184,23 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) =>
       { ...target.options, method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let received = 0;
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > limit) {
+          reject(tooLarge(limit, `(${declared} bytes announced) exceeds`));
+          req.destroy();
+          return;
+        }
+        res.on('data', (c: Buffer) => {
+          received += c.length;
+          if (received > limit) {
+            reject(tooLarge(limit, 'exceeded'));
+            chunks.length = 0;
+            req.destroy();
+            return;
+          }
+          chunks.push(c);
+        });
         res.on('error', reject);
         res.on('end', () => {
           const status = res.statusCode ?? 0;

@@ -1,6 +1,6 @@
 /** OpenAI chat completions over the official SDK; any OpenAI-compatible server through baseURL. */
 import OpenAI from 'openai';
-import { nodeHttpFetch } from './http-fetch.js';
+import { createNodeHttpFetch } from './http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
@@ -12,6 +12,8 @@ export interface OpenAIProviderOptions {
   headers?: Record<string, string>;
   /** The provider name the η records (`openrouter` for the preset). */
   name?: string;
+  /** Largest response body read (default DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 /** Model families that reject `max_tokens` and take `max_completion_tokens` (reasoning models). */
@@ -25,7 +27,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: 0, // the retry policy is ours (runner/retry.ts)
-    fetch: nodeHttpFetch,
+    fetch: createNodeHttpFetch({ maxResponseBytes: options.maxResponseBytes }),
     timeout: options.timeoutMs ?? 600_000,
   });
   return {

@@ -5,7 +5,8 @@
  * so a recorded run replays under any run id and any provider name.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { createRegularReadStream } from '../../io/regular-file.js';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -45,9 +46,11 @@ interface FixtureLine {
 
 export async function loadFixture(path: string): Promise<Map<string, FixtureLine['response']>> {
   const map = new Map<string, FixtureLine['response']>();
-  const stream = createReadStream(path, 'utf8');
+  const stream = createRegularReadStream(path, { encoding: 'utf8' });
   const failed = new Promise<never>((_, reject) =>
-    stream.on('error', (e) => reject(new IoError('io.read', `cannot read fixture ${path}: ${e.message}`))),
+    stream.on('error', (e) =>
+      reject(e instanceof IoError ? e : new IoError('io.read', `cannot read fixture ${path}: ${e.message}`)),
+    ),
   );
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNo = 0;

@@ -16,6 +16,9 @@ interface SdkLikeError {
 
 export function fromSdkError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
+  // Our fetch's own verdicts (a body over the size limit) reach us as the cause of the SDK's connection error.
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof ProviderError) return cause;
   const e = (error ?? {}) as SdkLikeError;
   const message = e.message ?? String(error);
   if (e.name === 'APIConnectionTimeoutError')

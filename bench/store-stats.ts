@@ -1,0 +1,107 @@
+// `npm run bench -- store-stats`: the statistics over the store. Targets from the issue: `leaderboard` over a store of
+// 1,000,000 instance rows and `compare` on 100,000 paired rows, each < 1 s for the whole command (opening the store
+// read-only, the queries, the statistics, formatting). Baselines in the same run: the plainest aggregate over the
+// same rows (one GROUP BY of the scores per result) and, for compare, reading the paired rows alone.
+// The rows are generated straight in DuckDB (INSERT … SELECT over range()), binary scores with a per-model rate.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../test/helpers/cli.js';
+import { openStore } from '../src/store/db.js';
+import { leaderboards } from '../src/store/leaderboard.js';
+import { compareModels } from '../src/store/compare.js';
+
+/** A store with `models` models × `benchmarks` benchmarks × `items` binary instance rows each. */
+async function generate(path: string, models: number, benchmarks: number, items: number): Promise<void> {
+  const store = await openStore(path, { readOnly: false });
+  const c = store.connection;
+  await c.run(`INSERT INTO records (record_key, evaluation_id, schema_version, source_name, model_id, developer,
+      retrieved_timestamp, origin_kind, origin_path, ingest_id, ingested_at, sample_count, raw)
+    SELECT 'rk' || m, 'eval-' || m, '0.3.0', 'bench', 'org/model-' || m, 'org', '1700000000', 'eee', 'bench',
+           'bench', now(), ${benchmarks * items}, '{}'
+    FROM range(${models}) t(m)`);
+  await c.run(`INSERT INTO results (record_key, result_index, evaluation_result_id, evaluation_name, metric_name,
+      score_type, lower_is_better, score, raw)
+    SELECT 'rk' || m, b, 'r' || b, 'bench-' || b, 'accuracy', 'binary', false,
+           0.5 + 0.4 * m / ${models}, '{}'
+    FROM range(${models}) t(m), range(${benchmarks}) u(b)`);
+  await c.run(`INSERT INTO samples (record_key, row_index, evaluation_result_id, evaluation_name, sample_id,
+      sample_hash, score, is_correct, output_text, raw)
+    SELECT 'rk' || m, b * ${items} + i, 'r' || b, 'bench-' || b, 'q' || i, 'h' || b || '-' || i,
+           CASE WHEN (hash(m, b, i) % 1000) < 1000 * (0.5 + 0.4 * m / ${models}) THEN 1.0 ELSE 0.0 END,
+           (hash(m, b, i) % 1000) < 1000 * (0.5 + 0.4 * m / ${models}), 'answer ' || i, '{}'
+    FROM range(${models}) t(m), range(${benchmarks}) u(b), range(${items}) v(i)`);
+  // The results' scores become the rows' means, as an ingested record's would be.
+  await c.run(`UPDATE results SET score = s.mean FROM (
+      SELECT record_key, evaluation_result_id, avg(score) AS mean FROM samples GROUP BY ALL) s
+    WHERE results.record_key = s.record_key AND results.evaluation_result_id = s.evaluation_result_id`);
+  await c.run('CHECKPOINT');
+  store.close();
+}
+
+async function time<T>(f: () => Promise<T>): Promise<[number, T]> {
+  const t0 = performance.now();
+  const value = await f();
+  return [(performance.now() - t0) / 1000, value];
+}
+
+export async function run(): Promise<void> {
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const dir = mkdtempSync(join(tmpdir(), 'evalkit-bench-stats-'));
+  try {
+    const lbPath = join(dir, 'leaderboard.duckdb');
+    const models = 20;
+    const benchmarks = 5;
+    const items = Math.round(10_000 * scale);
+    const [genSeconds] = await time(() => generate(lbPath, models, benchmarks, items));
+    const rows = models * benchmarks * items;
+    console.log(
+      `generated ${rows.toLocaleString('en')} instance rows (${models} models × ${benchmarks} benchmarks) in ${genSeconds.toFixed(1)} s`,
+    );
+
+    const store = await openStore(lbPath, { readOnly: true });
+    const [baseline] = await time(() =>
+      store.all('SELECT record_key, evaluation_result_id, avg(score), count(*) FROM samples GROUP BY ALL'),
+    );
+    const [lbLibrary, lb] = await time(() => leaderboards(store, { composite: true }));
+    store.close();
+    const [lbCli, out] = await time(() => runCli(['leaderboard', '--db', lbPath, '--composite']));
+    if (out.code !== 0) throw new Error(`leaderboard failed: ${out.stderr}`);
+    const tiers = lb.leaderboards.map((b) => Math.max(...b.rows.map((r) => r.tier)));
+    console.log(
+      `leaderboard over ${rows.toLocaleString('en')} rows: library ${lbLibrary.toFixed(3)} s, whole command ${lbCli.toFixed(3)} s ` +
+        `(${lb.leaderboards.length} leaderboards, tiers per board ${tiers.join('/')}); ` +
+        `baseline one GROUP BY of the scores ${baseline.toFixed(3)} s`,
+    );
+    console.log(`  target < 1 s for the whole command: ${lbCli < 1 ? 'met' : 'MISSED'}`);
+
+    const cmpPath = join(dir, 'compare.duckdb');
+    const paired = Math.round(100_000 * scale);
+    await generate(cmpPath, 2, 1, paired);
+    const cmpStore = await openStore(cmpPath, { readOnly: true });
+    const [readRows] = await time(() =>
+      cmpStore.connection.runAndReadAll(
+        `SELECT a.score, b.score FROM samples a JOIN samples b ON a.sample_hash = b.sample_hash
+         WHERE a.record_key = 'rk0' AND b.record_key = 'rk1'`,
+      ),
+    );
+    const [cmpLibrary, report] = await time(() => compareModels(cmpStore, 'org/model-0', 'org/model-1', {}));
+    const [bootLibrary] = await time(() =>
+      compareModels(cmpStore, 'org/model-0', 'org/model-1', { bootstrap: 10_000, seed: 1 }),
+    );
+    cmpStore.close();
+    const [cmpCli, cmpOut] = await time(() =>
+      runCli(['compare', 'org/model-0', 'org/model-1', '--db', cmpPath]),
+    );
+    if (cmpOut.code !== 0) throw new Error(`compare failed: ${cmpOut.stderr}`);
+    const c = report.comparisons[0]!;
+    console.log(
+      `compare on ${c.n_paired.toLocaleString('en')} paired rows: library ${cmpLibrary.toFixed(3)} s, whole command ${cmpCli.toFixed(3)} s ` +
+        `(d = ${c.difference.toFixed(4)}, p = ${c.p_value?.toExponential(2)}); with --bootstrap 10000: library ${bootLibrary.toFixed(3)} s; ` +
+        `baseline joining and reading the paired rows alone ${readRows.toFixed(3)} s`,
+    );
+    console.log(`  target < 1 s for the whole command: ${cmpCli < 1 ? 'met' : 'MISSED'}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,263 @@
+import { Option } from 'commander';
+import { EvalkitError, UsageError } from '../../errors.js';
+import { convertPaths, isConvertFailure } from '../../convert/index.js';
+import { SOURCES } from '../../convert/registry.js';
+import type { ConvertedRecord, ConvertOverrides, FieldFate, SourceId } from '../../convert/types.js';
+import { writeConverted, type WriteOutcome } from '../../convert/write.js';
+import { createProgress } from '../output/progress.js';
+import type { CommandModule } from '../context.js';
+import { json, resolvePath } from '../options.js';
+
+interface ConvertFlags {
+  output: string;
+  from: SourceId | 'auto';
+  force?: boolean;
+  dryRun?: boolean;
+  format: 'text' | 'json';
+  sourceOrganizationName?: string;
+  sourceOrganizationUrl?: string;
+  evaluatorRelationship?: ConvertOverrides['evaluatorRelationship'];
+  collection?: string;
+  developer?: string;
+  modelId?: string;
+  deploymentType?: ConvertOverrides['deploymentType'];
+  modelAvailability?: ConvertOverrides['modelAvailability'];
+  retrievedTimestamp?: string;
+}
+
+interface RecordReport {
+  source: SourceId;
+  sourcePath: string;
+  status: WriteOutcome['status'];
+  aggregatePath: string;
+  samplesPath?: string;
+  rows: number;
+  exists?: boolean;
+  fields: FieldFate[];
+  notes: string[];
+}
+
+interface FailureReport {
+  sourcePath: string;
+  source?: SourceId;
+  code: string;
+  message: string;
+}
+
+function overridesFrom(flags: ConvertFlags): ConvertOverrides {
+  const o: ConvertOverrides = {};
+  const nonEmpty = (value: string | undefined, flag: string): string | undefined => {
+    if (value !== undefined && value.trim() === '')
+      throw new UsageError('usage.bad-option', `${flag} must not be empty`);
+    return value;
+  };
+  const set = <K extends keyof ConvertOverrides>(key: K, value: ConvertOverrides[K] | undefined): void => {
+    if (value !== undefined) o[key] = value;
+  };
+  set('sourceOrganizationName', nonEmpty(flags.sourceOrganizationName, '--source-organization-name'));
+  set('sourceOrganizationUrl', nonEmpty(flags.sourceOrganizationUrl, '--source-organization-url'));
+  set('evaluatorRelationship', flags.evaluatorRelationship);
+  set('collection', nonEmpty(flags.collection, '--collection'));
+  set('developer', nonEmpty(flags.developer, '--developer'));
+  set('modelId', nonEmpty(flags.modelId, '--model-id'));
+  set('deploymentType', flags.deploymentType);
+  set('modelAvailability', flags.modelAvailability);
+  if (flags.retrievedTimestamp !== undefined) {
+    const t = flags.retrievedTimestamp.trim();
+    if (!/^\d+(\.\d+)?$/.test(t))
+      throw new UsageError(
+        'usage.bad-option',
+        `--retrieved-timestamp expects Unix epoch seconds (e.g. 1767225600), got "${flags.retrievedTimestamp}"`,
+      );
+    o.retrievedTimestamp = t;
+  }
+  return o;
+}
+
+const failureOf = (sourcePath: string, source: SourceId | undefined, error: Error): FailureReport => ({
+  sourcePath,
+  ...(source ? { source } : {}),
+  code: error instanceof EvalkitError ? error.code : 'internal',
+  message: error.message,
+});
+
+function fieldSummary(fields: FieldFate[]): string {
+  const count = (fate: FieldFate['fate']) => fields.filter((f) => f.fate === fate).length;
+  return `${count('mapped')} mapped, ${count('inferred')} inferred, ${count('additional_details')} kept in additional_details, ${count('not-mapped')} not mapped`;
+}
+
+/** Inferred / not-mapped fields listed per record in the text report (json lists all). */
+const TEXT_LIST_MAX = 8;
+
+function textReport(r: RecordReport): string {
+  const verb =
+    r.status === 'planned' ? (r.exists ? 'would replace or keep (exists)' : 'would write') : r.status;
+  const lines = [
+    `${r.source}  ${r.sourcePath}`,
+    `  ${verb}: ${r.aggregatePath}${r.samplesPath ? ` + ${r.rows} rows in ${r.samplesPath.split('/').pop()}` : ''}`,
+    `  fields: ${fieldSummary(r.fields)}`,
+  ];
+  const list = (fate: FieldFate['fate'], show: (f: FieldFate) => string): void => {
+    const all = r.fields.filter((f) => f.fate === fate);
+    for (const f of all.slice(0, TEXT_LIST_MAX)) lines.push(show(f));
+    if (all.length > TEXT_LIST_MAX)
+      lines.push(`    … and ${all.length - TEXT_LIST_MAX} more ${fate} (all of them with --format json)`);
+  };
+  list('inferred', (f) => `    inferred    ${f.field} → ${f.to}: ${f.reason}`);
+  list('not-mapped', (f) => `    not mapped  ${f.field}: ${f.reason}`);
+  for (const n of r.notes) lines.push(`  note: ${n}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const convertCommand: CommandModule = {
+  register(program, io, run) {
+    program
+      .command('convert')
+      .summary("other tools' outputs (lm-eval, OpenAI evals, ...) into Every Eval Ever 0.3.0 records")
+      .description(
+        'Converts the native outputs of evaluation harnesses into Every Eval Ever 0.3.0 aggregate + samples pairs in\n' +
+          'the datastore layout data/<collection>/<developer>/<model>/<uuid>.json under the -o root. A PATH is a file\n' +
+          'or a folder (walked; every run in it is converted). Sources: ' +
+          SOURCES.map((s) => s.id).join(', ') +
+          '.\n\n' +
+          'Deterministic: the same input and options give the same ids, file names and bytes; the same run found\n' +
+          'twice is written once. Instance rows are streamed (constant memory). A report lists, per record, every\n' +
+          'source field mapped, inferred, kept in additional_details, or not mapped (with the reason).\n\n' +
+          'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error.',
+      )
+      .argument('<paths...>', 'output files or folders of the harnesses')
+      .requiredOption('-o, --output <root>', 'datastore root (the folder that holds data/)')
+      .addOption(
+        new Option('--from <source>', 'the source format, or auto to recognise each file')
+          .choices(['auto', ...SOURCES.map((s) => s.id)])
+          .default('auto'),
+      )
+      .option('--force', 'replace existing files that differ')
+      .option('--dry-run', 'print the plan (which record, from which source, to where) and write nothing')
+      .option('--source-organization-name <name>', 'who ran the evaluation (source_metadata)')
+      .option('--source-organization-url <url>', 'their URL')
+      .addOption(
+        new Option(
+          '--evaluator-relationship <r>',
+          'relation of the evaluator to the model developer',
+        ).choices(['first_party', 'third_party', 'collaborative', 'other']),
+      )
+      .option('--collection <name>', 'datastore collection (default: the source id)')
+      .option('--developer <name>', 'model developer (default: from the model name)')
+      .option('--model-id <id>', 'model id, e.g. meta-llama/Llama-3.1-8B (default: from the source)')
+      .addOption(
+        new Option(
+          '--deployment-type <t>',
+          'model_info deployment_type (default: inferred or unknown)',
+        ).choices(['self_deployed', 'externally_managed', 'unknown']),
+      )
+      .addOption(
+        new Option(
+          '--model-availability <a>',
+          'model_info model_availability (default: inferred or unknown)',
+        ).choices(['open_weights', 'closed_weights', 'unknown']),
+      )
+      .option(
+        '--retrieved-timestamp <epoch>',
+        'retrieved_timestamp in Unix seconds (default: the date in the source)',
+      )
+      .addOption(
+        new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
+      )
+      .action((paths: string[], flags: ConvertFlags) =>
+        run(async () => {
+          const overrides = overridesFrom(flags);
+          const root = resolvePath(io.cwd, flags.output);
+          const records: RecordReport[] = [];
+          const failures: FailureReport[] = [];
+          const skipped: { path: string; reason: string }[] = [];
+          const progress = createProgress(io, { unit: 'items' });
+          let rowsSeen = 0;
+          const counted = (record: ConvertedRecord): ConvertedRecord => {
+            if (!record.rows) return record;
+            const rows = record.rows;
+            const label = `rows ${record.sourcePath}`;
+            return {
+              ...record,
+              rows: async function* () {
+                for await (const row of rows()) {
+                  rowsSeen++;
+                  if ((rowsSeen & 1023) === 0) progress.update(rowsSeen, 0, label);
+                  yield row;
+                }
+              },
+            };
+          };
+          const absolute = paths.map((p) => resolvePath(io.cwd, p));
+          const display = new Map(absolute.map((a, i) => [a, paths[i]]));
+          const shown = (p: string): string => {
+            for (const [abs, given] of display) if (p === abs) return given;
+            for (const [abs, given] of display)
+              if (p.startsWith(`${abs}/`)) return `${given.replace(/\/$/, '')}/${p.slice(abs.length + 1)}`;
+            return p;
+          };
+          const unresolved = (text: string): string => {
+            let out = text;
+            for (const [abs, given] of display) out = out.split(abs).join(given.replace(/\/$/, ''));
+            return out;
+          };
+          try {
+            for await (const item of convertPaths(absolute, {
+              from: flags.from,
+              overrides,
+              onSkip: (path, reason) => skipped.push({ path: shown(path), reason: unresolved(reason) }),
+            })) {
+              if (isConvertFailure(item)) {
+                failures.push(failureOf(shown(item.sourcePath), item.source, item.error));
+                continue;
+              }
+              try {
+                const outcome = await writeConverted(counted(item), root, {
+                  force: flags.force,
+                  dryRun: flags.dryRun,
+                });
+                records.push({
+                  source: item.source,
+                  sourcePath: shown(item.sourcePath),
+                  status: outcome.status,
+                  aggregatePath: item.aggregatePath,
+                  ...(item.samplesPath ? { samplesPath: item.samplesPath } : {}),
+                  rows: outcome.totalRows,
+                  ...(outcome.exists !== undefined ? { exists: outcome.exists } : {}),
+                  fields: item.fields,
+                  notes: item.notes,
+                });
+              } catch (error) {
+                failures.push(failureOf(shown(item.sourcePath), item.source, error as Error));
+              }
+            }
+          } finally {
+            progress.done();
+          }
+          const rows = records.reduce((n, r) => n + r.rows, 0);
+          if (flags.format === 'json') {
+            io.stdout.write(
+              json({
+                root,
+                dry_run: Boolean(flags.dryRun),
+                summary: { records: records.length, rows, failed: failures.length, skipped: skipped.length },
+                records,
+                failures,
+                skipped,
+              }),
+            );
+          } else {
+            for (const r of records) io.stdout.write(textReport(r));
+            for (const s of skipped) io.stdout.write(`skipped ${s.path}: ${s.reason}\n`);
+            for (const f of failures) io.stderr.write(`${f.sourcePath}: error ${f.code} ${f.message}\n`);
+            io.stdout.write(
+              `${records.length} record(s), ${rows} row(s) ${flags.dryRun ? 'planned (nothing written: --dry-run)' : `under ${root}`}` +
+                `${failures.length > 0 ? `; ${failures.length} source(s) failed` : ''}\n`,
+            );
+          }
+          if (failures.some((f) => f.code.startsWith('io.'))) return 2;
+          return failures.length > 0 ? 1 : 0;
+        }),
+      );
+  },
+};

@@ -1,0 +1,103 @@
+import { Option } from 'commander';
+import type { SourceId } from '../../convert/types.js';
+import type { IngestResult } from '../../store/ingest.js';
+import { useColor, type CliIO, type CommandModule } from '../context.js';
+import { addDbOption, dbPathOf, json } from '../options.js';
+import { diagnosticLine } from '../output/diagnostics.js';
+import { createProgress } from '../output/progress.js';
+
+interface IngestFlags {
+  db?: string;
+  allowDuplicates?: boolean;
+  from: string;
+  format: 'text' | 'json';
+  progress: boolean;
+}
+
+/** Diagnostics printed in text mode (all of them are in --format json). */
+const SHOWN_DIAGNOSTICS = 200;
+
+async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promise<number> {
+  // DuckDB is loaded only by the commands that use the store.
+  const { openStore } = await import('../../store/db.js');
+  const { ingestPaths } = await import('../../store/ingest.js');
+  const { sourcesFor } = await import('../../convert/registry.js');
+  const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
+  const dbPath = dbPathOf(flags.db, io);
+  const store = await openStore(dbPath, { readOnly: false });
+  const progress = createProgress(io, { enabled: flags.progress });
+  let result: IngestResult;
+  try {
+    result = await ingestPaths(store, paths, {
+      cwd: io.cwd,
+      allowDuplicates: flags.allowDuplicates,
+      from,
+      onProgress: (p) =>
+        progress.update(
+          p.bytesDone,
+          p.bytesTotal,
+          `${p.records} records, ${p.rows.toLocaleString('en')} rows`,
+        ),
+    });
+  } finally {
+    progress.done();
+    store.close();
+  }
+  const s = result.summary;
+  if (flags.format === 'json') io.stdout.write(json({ db: dbPath, ...result }));
+  else {
+    const color = useColor(io);
+    for (const d of result.diagnostics.slice(0, SHOWN_DIAGNOSTICS))
+      io.stdout.write(`${diagnosticLine(d, color)}\n`);
+    if (result.diagnostics.length > SHOWN_DIAGNOSTICS)
+      io.stdout.write(
+        `… ${result.diagnostics.length - SHOWN_DIAGNOSTICS} more (--format json lists them all)\n`,
+      );
+    for (const i of result.items)
+      if (i.status === 'rejected' && i.reason) io.stdout.write(`${i.source}: not stored: ${i.reason}\n`);
+    io.stdout.write(
+      `${s.records} records added (${s.rows.toLocaleString('en')} rows), ${s.skipped} skipped ` +
+        `(${s.skipped - s.duplicates} already stored, ${s.duplicates} duplicates), ${s.rejected} rejected → ${dbPath}\n`,
+    );
+  }
+  return s.rejected > 0 ? 1 : 0;
+}
+
+export const ingestCommand: CommandModule = {
+  register(program, io, run) {
+    const command = program
+      .command('ingest')
+      .summary('store records (EEE, datastores, converted outputs, Parquet exports) in a DuckDB file')
+      .description(
+        'Put evaluation records into one embedded DuckDB file that `query`, `leaderboard`, `compare`, `export`\n' +
+          'and `view` read. Accepts EEE aggregate files and datastore folders (each aggregate with its samples\n' +
+          'JSONL; 0.2.x records are migrated to 0.3.0), other tools\u2019 outputs through the same importers as\n' +
+          '`evalkit convert`, and folders written by `evalkit export parquet`.\n\n' +
+          'Every record is validated first (schema, rules and datastore checks, the diagnostics of `evalkit\n' +
+          'validate`): an invalid one is reported and not stored. A record and its rows are stored in one\n' +
+          'transaction, never half. Ingesting the same content again changes nothing; a record whose content\n' +
+          'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
+          '--allow-duplicates. One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
+          'Exit codes: 0 everything stored or already there, 1 an input was rejected, 2 usage or I/O error\n' +
+          '(including a store in use by another process).',
+      )
+      .argument('<paths...>', 'files and folders to ingest');
+    addDbOption(command)
+      .option(
+        '--allow-duplicates',
+        'store a record even when the same content is stored under another evaluation_id',
+      )
+      .option(
+        '--from <source>',
+        'the converter for inputs that are not EEE (lm-eval, inspect, helm, promptfoo, openai-evals, bench, infereval), or auto to recognise each',
+        'auto',
+      )
+      .addOption(
+        new Option('-f, --format <format>', 'summary as text or one JSON object')
+          .choices(['text', 'json'])
+          .default('text'),
+      )
+      .option('--no-progress', 'never show the progress bar (it only appears on a terminal)')
+      .action((paths: string[], flags: IngestFlags) => run(() => runIngest(paths, flags, io)));
+  },
+};

@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Option } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { Store } from '../../store/db.js';
+import type { CliIO, CommandModule } from '../context.js';
+import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
+import { createProgress } from '../output/progress.js';
+
+interface ViewFlags {
+  db?: string;
+  port: number;
+  host: string;
+  open: boolean;
+  token?: string;
+  export?: string;
+  format: 'text' | 'json';
+}
+
+/** Opens the system's browser on a desktop (macOS, Windows, or Linux with a display); silent when it cannot. */
+function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
+  const command =
+    process.platform === 'darwin'
+      ? ['open', url]
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '', url]
+        : env.DISPLAY || env.WAYLAND_DISPLAY
+          ? ['xdg-open', url]
+          : undefined;
+  if (!command) return;
+  try {
+    const child = spawn(command[0]!, command.slice(1), { detached: true, stdio: 'ignore' });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No browser: the URL is printed.
+  }
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+async function openViewStore(
+  flags: ViewFlags,
+  paths: string[],
+  io: CliIO,
+): Promise<{ store: Store; cleanup: () => Promise<void> }> {
+  // Loaded here, not when the CLI starts: DuckDB and the viewer are only needed by this command.
+  const { openStore } = await import('../../store/db.js');
+  if (paths.length > 0) {
+    if (flags.db) throw new UsageError('usage.conflict', 'give either --db or paths to ingest, not both');
+    const dir = await mkdtemp(join(tmpdir(), 'evalkit-view-'));
+    try {
+      const file = join(dir, 'view.duckdb');
+      const { ingestIntoTemporaryStore } = await import('../../view/temporary-store.js');
+      await ingestIntoTemporaryStore(
+        file,
+        paths.map((p) => resolvePath(io.cwd, p)),
+        io,
+      );
+      const store = await openStore(file, { readOnly: true });
+      return {
+        store,
+        cleanup: async () => {
+          store.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  return { store, cleanup: async () => store.close() };
+}
+
+export const viewCommand: CommandModule = {
+  register(program, io, run) {
+    const command = program
+      .command('view')
+      .summary('a local web app over the store: leaderboards, records, samples, side-by-side comparison')
+      .description(
+        'Serve a web app over an evalkit store (opened read-only): overview, leaderboards with CIs and tiers,\n' +
+          'models, records with their validation diagnostics, samples (paged, searchable), two models compared on\n' +
+          'the same questions with the paired statistics of `evalkit compare` and their disagreements side by\n' +
+          'side, infereval agreement and retrieval per-query metrics. With PATH... the files are ingested into a\n' +
+          'temporary store first. The URL is the first line of standard output; the browser opens on a desktop\n' +
+          'unless --no-open. Stop with Ctrl-C.\n\n' +
+          'Security: the default host is 127.0.0.1. Any other host requires a token on every request (--token, or\n' +
+          'one generated and printed in the URL). Pages run no inline script (Content-Security-Policy) and show\n' +
+          'every text of a record as text.\n\n' +
+          'With --export DIR, write the same app as a static site instead (index.html at its root, the data as\n' +
+          'JSON files) that any static file server can host.\n\n' +
+          'Exit codes: 0 stopped or exported, 2 usage or I/O error.',
+      )
+      .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db');
+    addDbOption(command)
+      .option('-p, --port <n>', 'port (0: any free port)', intArg('--port', 0), 4170)
+      .option('--host <host>', 'interface to listen on; any but loopback requires a token', '127.0.0.1')
+      .option('--no-open', 'do not open a browser')
+      .option(
+        '--token <token>',
+        'require this token on every request (generated when --host is not loopback)',
+      )
+      .option('--export <dir>', 'write a static site of the app to this folder instead of serving')
+      .addOption(
+        new Option('-f, --format <format>', 'the export summary as text or json')
+          .choices(['text', 'json'])
+          .default('text'),
+      )
+      .action((paths: string[], flags: ViewFlags) =>
+        run(async () => {
+          if (flags.port > 65535) throw new UsageError('usage.bad-option', `--port must be at most 65535`);
+          if (flags.token !== undefined && flags.token.length < 8) {
+            throw new UsageError('usage.bad-option', '--token must be at least 8 characters');
+          }
+          const { store, cleanup } = await openViewStore(flags, paths, io);
+          try {
+            if (flags.export) {
+              const { exportStaticSite } = await import('../../view/export.js');
+              const dir = resolvePath(io.cwd, flags.export);
+              const progress = createProgress(io, { unit: 'items' });
+              const summary = await exportStaticSite(store, dir, {
+                onFile: (n) => progress.update(n, 0, 'files'),
+              });
+              progress.done();
+              if (flags.format === 'json') io.stdout.write(json(summary));
+              else {
+                io.stdout.write(
+                  `${dir}/index.html\nexported ${summary.files} files (${(summary.bytes / 1024 / 1024).toFixed(1)} MB)` +
+                    `; serve the folder with any static file server, e.g. python3 -m http.server -d ${flags.export}\n`,
+                );
+                for (const s of summary.skipped.slice(0, 5)) {
+                  io.stderr.write(`evalkit: warning view.export-skipped ${s.endpoint}: ${s.reason}\n`);
+                }
+                for (const t of summary.truncated.slice(0, 5)) {
+                  io.stderr.write(
+                    `evalkit: warning view.export-truncated record ${t.record} result ${t.result}: ${t.exported} of ${t.rows} rows exported\n`,
+                  );
+                }
+              }
+              return 0;
+            }
+            const { isLoopback, startViewServer } = await import('../../view/server.js');
+            const server = await startViewServer({
+              store,
+              host: flags.host,
+              port: flags.port,
+              token: flags.token,
+            });
+            io.stdout.write(`${server.url}\n`);
+            io.stdout.write(
+              `evalkit view: serving ${store.path} read-only${isLoopback(flags.host) ? '' : ' (token required)'}; Ctrl-C stops\n`,
+            );
+            if (flags.open) openBrowser(server.url, io.env);
+            await untilStopped();
+            await server.close();
+            return 0;
+          } finally {
+            await cleanup();
+          }
+        }),
+      );
+  },
+};

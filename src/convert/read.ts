@@ -1,0 +1,89 @@
+/**
+ * Reading source files for converters: a whole JSON document (strict, errors with line:column), a JSONL file as a
+ * stream of parsed lines (errors with the line number), and the digest of a file's bytes (which seeds record ids).
+ * Every failure is a DataError (bad content) or an IoError (unreadable), naming the file.
+ */
+import { readFile } from 'node:fs/promises';
+import { DataError, IoError } from '../errors.js';
+import { readJsonlFile } from '../io/jsonl.js';
+import { parseStrictJson } from '../io/strict-json.js';
+import { contentDigest } from './record.js';
+
+export interface JsonSource {
+  value: unknown;
+  /** sha256 of the file's bytes. */
+  digest: string;
+  bytes: number;
+}
+
+export async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position). */
+export async function readJsonSource(path: string): Promise<JsonSource> {
+  const bytes = await readBytes(path);
+  return { ...parseJsonSource(path, bytes), digest: contentDigest(bytes), bytes: bytes.length };
+}
+
+/** Parses bytes (or text) as strict JSON; the first fatal issue becomes a DataError with file:line:col. */
+export function parseJsonSource(path: string, data: Uint8Array | string): { value: unknown } {
+  const parsed = parseStrictJson(data);
+  const fatal = parsed.ok ? undefined : parsed.issues[0];
+  if (fatal || !parsed.ok)
+    throw new DataError(
+      'convert.bad-json',
+      fatal ? `${path}:${fatal.line}:${fatal.column}: ${fatal.message}` : `${path}: not valid JSON`,
+    );
+  const duplicate = parsed.issues.find((i) => i.code === 'json.duplicate-key');
+  if (duplicate)
+    throw new DataError(
+      'convert.bad-json',
+      `${path}:${duplicate.line}:${duplicate.column}: ${duplicate.message}`,
+    );
+  return { value: parsed.value };
+}
+
+export interface JsonlValue {
+  line: number;
+  value: unknown;
+}
+
+/**
+ * The lines of a JSONL file, parsed one at a time (memory: one chunk plus one line). A line that is not JSON, or a
+ * last line cut short, is a DataError naming file and line.
+ */
+export async function* readJsonlValues(path: string): AsyncGenerator<JsonlValue> {
+  let batches;
+  try {
+    batches = readJsonlFile(path);
+    for await (const batch of batches) {
+      for (const l of batch) {
+        if (l.tooLong)
+          throw new DataError('convert.bad-jsonl', `${path}:${l.line}: the line is too long to read`);
+        let value: unknown;
+        try {
+          value = JSON.parse(l.bytes.toString('utf8'));
+        } catch (error) {
+          throw new DataError(
+            'convert.bad-jsonl',
+            `${path}:${l.line}: not valid JSON (${(error as Error).message}); the file may be truncated or corrupted`,
+          );
+        }
+        yield { line: l.line, value };
+      }
+    }
+  } catch (error) {
+    if (error instanceof DataError) throw error;
+    const e = error as NodeJS.ErrnoException;
+    if (typeof e?.code === 'string') throw new IoError('io.read', `cannot read ${path}: ${e.message}`);
+    throw error;
+  }
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,0 +1,155 @@
+/**
+ * Reading Inspect AI logs (formats 1–3) into plain structures: the header (eval spec, plan, results, stats, status,
+ * error), the reductions, and the samples as a stream. A `.eval` log is a ZIP archive: `header.json` (or, for a run
+ * that never finished, `_journal/start.json`), `reductions.json`, and one `samples/<id>_epoch_<n>.json` member per
+ * sample and epoch, read one member at a time. A `.json` log is one document holding everything.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { DataError, IoError } from '../../errors.js';
+import { ZipReader, type ZipEntry } from '../../io/zip.js';
+import { isObj, parseSourceJson, readSourceJson, type Obj } from '../source-json.js';
+
+export interface InspectSample {
+  sample: Obj;
+  /** The file, or `file: member` — for error messages. */
+  where: string;
+}
+
+export interface InspectLog {
+  path: string;
+  container: 'eval' | 'json';
+  /** version, status, eval, plan, results, stats, error, ... (samples and reductions removed). */
+  header: Obj;
+  /** Whether the header came from `_journal/start.json` (the run wrote no final header). */
+  fromJournal: boolean;
+  reductions: Obj[];
+  /** sha256 of the log file's bytes. */
+  digest: string;
+  /** How many samples the log holds (members or array items), and the highest epoch among them. */
+  sampleCount: number;
+  maxEpoch: number;
+  /** The samples, read again on each call (a `.eval` member at a time). */
+  samples(): AsyncIterable<InspectSample>;
+}
+
+const SAMPLE_MEMBER = /^samples\/(.+)_epoch_(\d+)\.json$/;
+
+async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
+      hash.update(chunk as Buffer);
+  } catch (error) {
+    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  return hash.digest('hex');
+}
+
+function asReductions(value: unknown, where: string): Obj[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every(isObj))
+    throw new DataError(
+      'convert.inspect',
+      `${where}: reductions must be a list of {scorer, samples} objects`,
+    );
+  return value;
+}
+
+function checkHeader(header: unknown, where: string): Obj {
+  if (!isObj(header) || !isObj(header.eval))
+    throw new DataError('convert.inspect', `${where}: not an Inspect log header (no "eval" object)`);
+  return header;
+}
+
+async function readMemberJson(zip: ZipReader, entry: ZipEntry): Promise<unknown> {
+  return parseSourceJson(await zip.readText(entry), `${zip.path}: member ${entry.name}`);
+}
+
+export async function openInspectLog(path: string): Promise<InspectLog> {
+  if (path.endsWith('.eval')) return openEval(path);
+  return openJson(path);
+}
+
+async function openJson(path: string): Promise<InspectLog> {
+  const { value, text } = await readSourceJson(path);
+  const header = checkHeader(value, path);
+  const samples = header.samples === undefined || header.samples === null ? [] : header.samples;
+  if (!Array.isArray(samples) || !samples.every(isObj))
+    throw new DataError('convert.inspect', `${path}: "samples" must be a list of objects`);
+  const reductions = asReductions(header.reductions, path);
+  const rest = { ...header };
+  delete rest.samples;
+  delete rest.reductions;
+  const maxEpoch = samples.reduce((m, s) => Math.max(m, typeof s.epoch === 'number' ? s.epoch : 1), 1);
+  return {
+    path,
+    container: 'json',
+    header: rest,
+    fromJournal: false,
+    reductions,
+    digest: createHash('sha256').update(text).digest('hex'),
+    sampleCount: samples.length,
+    maxEpoch,
+    async *samples() {
+      for (let i = 0; i < samples.length; i++) yield { sample: samples[i], where: `${path}: samples[${i}]` };
+    },
+  };
+}
+
+async function openEval(path: string): Promise<InspectLog> {
+  const zip = await ZipReader.open(path);
+  let header: Obj;
+  let fromJournal = false;
+  let reductions: Obj[] = [];
+  let sampleEntries: ZipEntry[];
+  try {
+    const headerEntry = zip.entry('header.json') ?? zip.entry('_journal/start.json');
+    if (!headerEntry)
+      throw new DataError(
+        'convert.inspect',
+        `${path}: neither header.json nor _journal/start.json is in the archive: not an Inspect .eval log`,
+      );
+    fromJournal = headerEntry.name !== 'header.json';
+    header = checkHeader(await readMemberJson(zip, headerEntry), `${path}: member ${headerEntry.name}`);
+    const reductionsEntry = zip.entry('reductions.json');
+    if (reductionsEntry)
+      reductions = asReductions(
+        await readMemberJson(zip, reductionsEntry),
+        `${path}: member reductions.json`,
+      );
+    sampleEntries = zip.uniqueEntries().filter((e) => SAMPLE_MEMBER.test(e.name));
+  } finally {
+    await zip.close();
+  }
+  if (fromJournal && header.status === undefined) header = { ...header, status: 'started' };
+  const maxEpoch = sampleEntries.reduce((m, e) => Math.max(m, Number(SAMPLE_MEMBER.exec(e.name)![2])), 1);
+  return {
+    path,
+    container: 'eval',
+    header,
+    fromJournal,
+    reductions,
+    digest: await fileDigest(path),
+    sampleCount: sampleEntries.length,
+    maxEpoch,
+    async *samples() {
+      const reader = await ZipReader.open(path);
+      try {
+        for (const entry of sampleEntries) {
+          const found = reader.entry(entry.name);
+          if (!found) throw new DataError('convert.inspect', `${path}: member ${entry.name} disappeared`);
+          const sample = await readMemberJson(reader, found);
+          if (!isObj(sample))
+            throw new DataError(
+              'convert.inspect',
+              `${path}: member ${entry.name}: a sample must be an object`,
+            );
+          yield { sample, where: `${path}: member ${entry.name}` };
+        }
+      } finally {
+        await reader.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,595 @@
+/**
+ * promptfoo output files (`promptfoo eval -o out.json` and `promptfoo export`, results versions 2 and 3) into
+ * EEE 0.3.0: one record per provider and prompt.
+ *
+ * Results: the test pass rate, the mean test score and the assertion pass rate from promptfoo's own per-prompt
+ * summary (`results.prompts[].metrics` in version 3, `results.table.head.prompts[].metrics` in version 2), and
+ * each named score as its mean (sum / count). A provider and prompt without a summary in the file get the same
+ * figures computed from their test results, and say so. Rows: one per test case × assertion (a test without
+ * assertions: one row), naming the named score its assertion feeds, else the assertion pass rate.
+ */
+import { basename } from 'node:path';
+import { DataError } from '../../errors.js';
+import {
+  buildAggregate,
+  buildModel,
+  contentDigest,
+  convertedRecord,
+  detailString,
+  epochSeconds,
+  FieldReport,
+  recordIds,
+  ResultsBuilder,
+  rowMaker,
+  type ModelFacts,
+} from '../record.js';
+import { finite, isObj, readSourceJson, type Obj } from '../source-json.js';
+import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
+
+function detect(probe: Probe): boolean {
+  if (probe.isDirectory || probe.head === undefined || !probe.path.endsWith('.json')) return false;
+  const head = probe.head;
+  return (
+    /^\s*\{/.test(head) &&
+    /"results"\s*:\s*\{/.test(head) &&
+    /"(promptfooVersion|evalId|gradingResult|namedScores|testIdx|promptIdx|shareableUrl)"\s*:/.test(head)
+  );
+}
+
+interface Group {
+  key: string;
+  providerId: string;
+  providerLabel?: string;
+  promptLabel: string;
+  promptId?: string;
+  summary?: Obj;
+  summaryField?: string;
+  results: { r: Obj; index: number }[];
+}
+
+function providerOf(value: unknown): { id: string; label?: string } {
+  if (typeof value === 'string') return { id: value };
+  if (isObj(value)) {
+    const id = typeof value.id === 'string' ? value.id : 'unknown';
+    const label = typeof value.label === 'string' && value.label !== '' ? value.label : undefined;
+    return label ? { id, label } : { id };
+  }
+  return { id: 'unknown' };
+}
+
+const promptLabelOf = (p: Obj): string => String(p.label ?? p.display ?? p.raw ?? 'prompt');
+
+/** The model a promptfoo provider id names (`openai:gpt-4o`, `openai:chat:gpt-4o`, `python:provider.py`, ...). */
+const API = new Set([
+  'openai',
+  'anthropic',
+  'azure',
+  'azureopenai',
+  'bedrock',
+  'vertex',
+  'google',
+  'mistral',
+  'groq',
+  'togetherai',
+  'openrouter',
+  'cohere',
+  'deepseek',
+  'xai',
+  'perplexity',
+  'fireworks',
+  'replicate',
+  'cloudflare-ai',
+  'voyage',
+]);
+const LOCAL = new Set(['ollama', 'llama', 'localai', 'vllm', 'llamafile', 'transformers']);
+
+function providerModelFacts(id: string, label: string | undefined): ModelFacts {
+  const colon = id.indexOf(':');
+  const kind = colon === -1 ? id : id.slice(0, colon);
+  const details: Obj = { promptfoo_provider: id, ...(label ? { promptfoo_provider_label: label } : {}) };
+  if (colon !== -1 && (API.has(kind) || LOCAL.has(kind))) {
+    const rest = id
+      .slice(colon + 1)
+      .replace(/^(chat|completion|messages|embedding|embeddings|responses):/, '');
+    const facts: ModelFacts = {
+      name: rest,
+      field: 'results[].provider.id',
+      inferencePlatform: kind,
+      details,
+      detailsField: '',
+    };
+    if (API.has(kind)) {
+      const closed = kind === 'openai' || kind === 'anthropic' || /^(gpt-|o[134]|claude|gemini)/i.test(rest);
+      facts.deployment = {
+        deploymentType: 'externally_managed',
+        modelAvailability: closed ? 'closed_weights' : 'unknown',
+        reason: `promptfoo provider "${kind}" is an API${closed ? ' serving a closed-weights model' : ''}`,
+      };
+    } else
+      facts.deployment = {
+        deploymentType: 'self_deployed',
+        modelAvailability: 'unknown',
+        reason: `promptfoo provider "${kind}" runs the model locally`,
+      };
+    return facts;
+  }
+  // A custom provider (python:, file://, exec:, http:, a script): the label, else the script's name.
+  const name = label ?? basename(id.replace(/^[a-z]+:(\/\/)?/i, '')).replace(/\.[a-z]+$/i, '');
+  return { name: name || id, field: 'results[].provider.id', details, detailsField: '' };
+}
+
+const fraction = (num: number, den: number): number | undefined => (den > 0 ? num / den : undefined);
+
+function outputString(response: unknown): string {
+  if (!isObj(response)) return '';
+  const out = response.output;
+  return typeof out === 'string' ? out : out === undefined || out === null ? '' : detailString(out);
+}
+
+function usageOf(response: unknown): Obj | undefined {
+  if (!isObj(response) || !isObj(response.tokenUsage)) return undefined;
+  const u = response.tokenUsage;
+  if (!finite(u.prompt) && !finite(u.completion)) return undefined;
+  const input = finite(u.prompt) ? Math.round(u.prompt) : 0;
+  const output = finite(u.completion) ? Math.round(u.completion) : 0;
+  const out: Obj = {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: finite(u.total) ? Math.round(u.total) : input + output,
+  };
+  if (finite(u.cached)) out.input_tokens_cache_read = Math.round(u.cached);
+  if (isObj(u.completionDetails) && finite(u.completionDetails.reasoning))
+    out.reasoning_tokens = Math.round(u.completionDetails.reasoning);
+  return out;
+}
+
+async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
+  const { value, text } = await readSourceJson(path);
+  if (!isObj(value) || !isObj(value.results))
+    throw new DataError('convert.promptfoo', `${path}: not a promptfoo output file (no "results" object)`);
+  const top = value;
+  const res = value.results as Obj;
+  const version = res.version;
+  if (version !== 2 && version !== 3)
+    throw new DataError(
+      'convert.promptfoo',
+      `${path}: results version ${JSON.stringify(version)} is not supported (expected 2 or 3)`,
+    );
+  if (!Array.isArray(res.results))
+    throw new DataError('convert.promptfoo', `${path}: results.results must be a list of test results`);
+  const config = isObj(top.config) ? top.config : {};
+  const metadata = isObj(top.metadata) ? top.metadata : {};
+  const overrides = options.overrides;
+
+  // Summaries: version 3 results.prompts, version 2 results.table.head.prompts.
+  const summaries: { p: Obj; field: string }[] = [];
+  if (Array.isArray(res.prompts))
+    res.prompts.filter(isObj).forEach((p, i) => summaries.push({ p, field: `results.prompts[${i}]` }));
+  else if (isObj(res.table) && isObj(res.table.head) && Array.isArray(res.table.head.prompts))
+    res.table.head.prompts
+      .filter(isObj)
+      .forEach((p, i) => summaries.push({ p, field: `results.table.head.prompts[${i}]` }));
+
+  const groups = new Map<string, Group>();
+  const groupKey = (providerId: string, promptKey: string) => `${providerId}\u0000${promptKey}`;
+  for (const { p, field } of summaries) {
+    const provider = providerOf(p.provider);
+    const promptKey = typeof p.id === 'string' && version === 3 ? p.id : promptLabelOf(p);
+    const key = groupKey(provider.id, promptKey);
+    if (groups.has(key)) continue;
+    groups.set(key, {
+      key,
+      providerId: provider.id,
+      ...(provider.label ? { providerLabel: provider.label } : {}),
+      promptLabel: promptLabelOf(p),
+      ...(typeof p.id === 'string' ? { promptId: p.id } : {}),
+      summary: isObj(p.metrics) ? p.metrics : undefined,
+      summaryField: `${field}.metrics`,
+      results: [],
+    });
+  }
+  res.results.forEach((r, index) => {
+    if (!isObj(r))
+      throw new DataError('convert.promptfoo', `${path}: results.results[${index}] is not an object`);
+    const provider = providerOf(r.provider);
+    const prompt = isObj(r.prompt) ? r.prompt : {};
+    const promptKey =
+      version === 3 && typeof r.promptId === 'string'
+        ? r.promptId
+        : promptLabelOf({ label: prompt.label, display: prompt.display, raw: prompt.raw });
+    const key = groupKey(provider.id, promptKey);
+    let g = groups.get(key);
+    if (!g) {
+      g = {
+        key,
+        providerId: provider.id,
+        ...(provider.label ? { providerLabel: provider.label } : {}),
+        promptLabel: promptLabelOf({ label: prompt.label, display: prompt.display, raw: prompt.raw }),
+        ...(typeof r.promptId === 'string' ? { promptId: r.promptId } : {}),
+        results: [],
+      };
+      groups.set(key, g);
+    }
+    g.results.push({ r, index });
+  });
+  if (groups.size === 0)
+    throw new DataError('convert.promptfoo', `${path}: holds no test result and no prompt summary`);
+
+  const description =
+    typeof config.description === 'string' && config.description.trim() !== ''
+      ? config.description.trim()
+      : undefined;
+  const evaluationName = description ?? basename(path).replace(/\.json$/, '');
+  const evalId = typeof top.evalId === 'string' ? top.evalId : undefined;
+  const timestamp = epochSeconds(res.timestamp) ?? epochSeconds(metadata.evaluationCreatedAt);
+  const configTests = Array.isArray(config.tests) ? config.tests : undefined;
+  const sortedGroups = [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const promptsPerProvider = new Map<string, number>();
+  for (const g of sortedGroups)
+    promptsPerProvider.set(g.providerId, (promptsPerProvider.get(g.providerId) ?? 0) + 1);
+
+  for (const g of sortedGroups) {
+    const report = new FieldReport();
+    const notes: string[] = [];
+    const model = buildModel(providerModelFacts(g.providerId, g.providerLabel), overrides, report);
+    const sourceData: Obj = {
+      dataset_name: evaluationName,
+      source_type: 'other',
+      additional_details: {
+        prompt: g.promptLabel,
+        ...(g.promptId ? { prompt_id: g.promptId } : {}),
+        ...(configTests ? { tests: String(configTests.length) } : {}),
+      },
+    };
+    const results = new ResultsBuilder(report);
+    const base = {
+      evaluationName,
+      sourceData,
+      ...(description ? { description } : {}),
+      ...(timestamp ? { evaluationTimestamp: timestamp } : {}),
+    };
+
+    // Summary figures: from promptfoo's summary, else computed from the results of this provider and prompt.
+    const s = g.summary;
+    const rows = g.results.map((x) => x.r);
+    const computed = !s;
+    const counts = s
+      ? {
+          pass: finite(s.testPassCount) ? s.testPassCount : 0,
+          fail: finite(s.testFailCount) ? s.testFailCount : 0,
+          error: finite(s.testErrorCount) ? s.testErrorCount : 0,
+          scoreSum: finite(s.score) ? s.score : undefined,
+          assertPass: finite(s.assertPassCount) ? s.assertPassCount : undefined,
+          assertFail: finite(s.assertFailCount) ? s.assertFailCount : undefined,
+        }
+      : (() => {
+          let pass = 0;
+          let fail = 0;
+          let error = 0;
+          let scoreSum = 0;
+          let assertPass = 0;
+          let assertFail = 0;
+          for (const r of rows) {
+            if (r.success === true) pass++;
+            else if (r.failureReason === 2) error++;
+            else fail++;
+            if (finite(r.score)) scoreSum += r.score;
+            const comps =
+              isObj(r.gradingResult) && Array.isArray(r.gradingResult.componentResults)
+                ? r.gradingResult.componentResults.filter(isObj)
+                : [];
+            for (const c of comps) c.pass === true ? assertPass++ : assertFail++;
+          }
+          return { pass, fail, error, scoreSum, assertPass, assertFail };
+        })();
+    const field = (name: string) =>
+      s ? `${g.summaryField}.${name}` : `results.results[] (${name} computed by evalkit)`;
+    const computedDetails = computed
+      ? {
+          computed_by: 'evalkit',
+          computation: `from the ${rows.length} test result(s) in the file: it holds no summary for this provider and prompt`,
+        }
+      : {};
+    if (computed)
+      notes.push(
+        `${g.providerId} / ${g.promptLabel}: no promptfoo summary in the file; pass rates and scores computed from its ${rows.length} test result(s)`,
+      );
+    const tests = counts.pass + counts.fail + counts.error;
+    const passRate = fraction(counts.pass, tests);
+    if (passRate !== undefined)
+      results.add({
+        ...base,
+        metric: 'pass_rate',
+        metricId: 'promptfoo.test_pass_rate',
+        metricName: 'test pass rate',
+        resultId: 'test_pass_rate',
+        field: field('testPassCount'),
+        score: passRate,
+        numSamples: tests,
+        details: {
+          ...computedDetails,
+          test_pass_count: counts.pass,
+          test_fail_count: counts.fail,
+          test_error_count: counts.error,
+        },
+      });
+    if (counts.scoreSum !== undefined && tests > 0)
+      results.add({
+        ...base,
+        metric: 'score',
+        metricId: 'promptfoo.mean_score',
+        metricName: 'mean test score',
+        resultId: 'mean_score',
+        field: field('score'),
+        score: counts.scoreSum / tests,
+        numSamples: tests,
+        details: { ...computedDetails, score_sum: counts.scoreSum },
+      });
+    const assertTotal = (counts.assertPass ?? 0) + (counts.assertFail ?? 0);
+    if (counts.assertPass !== undefined && assertTotal > 0)
+      results.add({
+        ...base,
+        metric: 'pass_rate',
+        metricId: 'promptfoo.assertion_pass_rate',
+        metricName: 'assertion pass rate',
+        resultId: 'assertion_pass_rate',
+        field: field('assertPassCount'),
+        score: counts.assertPass / assertTotal,
+        numSamples: assertTotal,
+        details: {
+          ...computedDetails,
+          assert_pass_count: counts.assertPass,
+          assert_fail_count: counts.assertFail ?? 0,
+        },
+      });
+    // Named scores: mean = sum / count.
+    const named = new Map<string, { sum: number; count: number; field: string }>();
+    if (s && isObj(s.namedScores)) {
+      const countsOf = isObj(s.namedScoresCount) ? s.namedScoresCount : {};
+      for (const [name, sum] of Object.entries(s.namedScores))
+        if (finite(sum))
+          named.set(name, {
+            sum,
+            count: finite(countsOf[name]) ? countsOf[name] : tests,
+            field: `${g.summaryField}.namedScores.${name}`,
+          });
+    } else if (!s) {
+      for (const r of rows)
+        if (isObj(r.namedScores))
+          for (const [name, v] of Object.entries(r.namedScores))
+            if (finite(v)) {
+              const e = named.get(name) ?? {
+                sum: 0,
+                count: 0,
+                field: `results.results[].namedScores.${name} (computed by evalkit)`,
+              };
+              e.sum += v;
+              e.count++;
+              named.set(name, e);
+            }
+    }
+    for (const [name, e] of [...named.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      if (e.count <= 0) continue;
+      results.add({
+        ...base,
+        metric: name,
+        metricId: `promptfoo.named.${name}`,
+        metricName: name,
+        resultId: `named/${name}`,
+        field: e.field,
+        score: e.sum / e.count,
+        numSamples: e.count,
+        details: { ...computedDetails, sum: e.sum, count: e.count },
+      });
+    }
+    if (s) {
+      for (const k of Object.keys(s))
+        if (
+          ![
+            'score',
+            'testPassCount',
+            'testFailCount',
+            'testErrorCount',
+            'assertPassCount',
+            'assertFailCount',
+            'namedScores',
+            'namedScoresCount',
+          ].includes(k)
+        )
+          report.details(`${g.summaryField}.${k}`, `/source_metadata/additional_details/summary.${k}`);
+    }
+    if (results.results.length === 0)
+      throw new DataError(
+        'convert.promptfoo',
+        `${path}: ${g.providerId} / ${g.promptLabel}: no test result and no summary figure`,
+      );
+    const resultIds = new Set(results.results.map((r) => r.evaluation_result_id as string));
+
+    const multiPrompt = (promptsPerProvider.get(g.providerId) ?? 1) > 1;
+    const ids = recordIds({
+      source: 'promptfoo',
+      digest: evalId ? contentDigest(`promptfoo-eval:${evalId}`) : contentDigest(text),
+      discriminator: g.key,
+      overrides,
+      defaultCollection: evaluationName.slice(0, 60),
+      model,
+      report,
+    });
+    const makeRow = rowMaker(ids.evaluationId, model.id);
+    const hasRows = rows.length > 0;
+    report.mapped('results.results[].gradingResult.componentResults', '/evaluation (one row per assertion)');
+    report.mapped('results.results[].response.output', '/output/raw');
+    report.mapped('results.results[].vars', '/metadata/var.*');
+
+    async function* rowsOf(): AsyncGenerator<Obj> {
+      const used = new Set<string>();
+      for (const { r, index } of g.results) {
+        const prompt = isObj(r.prompt) ? r.prompt : {};
+        const testCase = isObj(r.testCase) ? r.testCase : {};
+        const baseId = finite(r.testIdx) ? `test${r.testIdx}` : `result${index}`;
+        const common: Obj = {
+          ...(typeof r.id === 'string' ? { promptfoo_result_id: r.id } : {}),
+          ...(finite(r.testIdx) ? { test_idx: r.testIdx } : {}),
+          ...(finite(r.promptIdx) ? { prompt_idx: r.promptIdx } : {}),
+          ...(typeof testCase.description === 'string' ? { test_description: testCase.description } : {}),
+          test_success: r.success,
+          ...(finite(r.score) ? { test_score: r.score } : {}),
+          ...(finite(r.cost) ? { cost: r.cost } : {}),
+          ...(finite(r.failureReason)
+            ? {
+                failure_reason:
+                  r.failureReason === 2 ? 'error' : r.failureReason === 1 ? 'assert' : r.failureReason,
+              }
+            : {}),
+          ...(isObj(r.response) && r.response.cached === true ? { cached: true } : {}),
+        };
+        if (isObj(r.vars)) for (const [k, v] of Object.entries(r.vars)) common[`var.${k}`] = v;
+        const output = outputString(r.response);
+        const usage = usageOf(r.response);
+        const error =
+          r.failureReason === 2 && typeof r.error === 'string'
+            ? r.error
+            : isObj(r.response) && typeof r.response.error === 'string'
+              ? r.response.error
+              : undefined;
+        const comps =
+          isObj(r.gradingResult) && Array.isArray(r.gradingResult.componentResults)
+            ? r.gradingResult.componentResults.filter(isObj)
+            : [];
+        const units: {
+          score: number;
+          pass: boolean;
+          resultId: string;
+          reference: string[];
+          meta: Obj;
+          suffix: string;
+        }[] = comps.map((c, k) => {
+          const a = isObj(c.assertion) ? c.assertion : {};
+          const metric = typeof a.metric === 'string' ? a.metric : undefined;
+          const resultId =
+            metric && resultIds.has(`named/${metric}`)
+              ? `named/${metric}`
+              : resultIds.has('assertion_pass_rate')
+                ? 'assertion_pass_rate'
+                : [...resultIds][0];
+          const meta: Obj = { assertion_type: a.type, assertion_index: k };
+          if (a.value !== undefined) meta.assertion_value = a.value;
+          for (const key of ['threshold', 'weight', 'metric', 'provider'] as const)
+            if (a[key] !== undefined) meta[`assertion_${key}`] = a[key];
+          if (typeof c.reason === 'string') meta.reason = c.reason;
+          return {
+            score: finite(c.score) ? c.score : c.pass === true ? 1 : 0,
+            pass: c.pass === true,
+            resultId,
+            reference:
+              typeof a.value === 'string' ? [a.value] : a.value === undefined ? [] : [detailString(a.value)],
+            meta,
+            suffix: `#a${k}`,
+          };
+        });
+        if (units.length === 0)
+          units.push({
+            score: finite(r.score) ? r.score : r.success === true ? 1 : 0,
+            pass: r.success === true,
+            resultId: resultIds.has('test_pass_rate') ? 'test_pass_rate' : [...resultIds][0],
+            reference: [],
+            meta: {},
+            suffix: '',
+          });
+        for (const u of units) {
+          let sampleId = `${baseId}${u.suffix}`;
+          for (let n = 2; used.has(sampleId); n++) sampleId = `${baseId}${u.suffix}#${n}`;
+          used.add(sampleId);
+          yield makeRow({
+            evaluationName,
+            evaluationResultId: u.resultId,
+            sampleId,
+            input: { raw: typeof prompt.raw === 'string' ? prompt.raw : '', reference: u.reference },
+            output: { raw: [output] },
+            evaluation: { score: u.score, is_correct: u.pass },
+            ...(usage ? { tokenUsage: usage } : {}),
+            ...(finite(r.latencyMs) && r.latencyMs >= 0 ? { performance: { latency_ms: r.latencyMs } } : {}),
+            ...(error !== undefined ? { error } : {}),
+            metadata: { ...common, ...u.meta },
+          });
+        }
+      }
+    }
+
+    const sourceDetails: Obj = {
+      results_version: version,
+      ...(evalId ? { eval_id: evalId } : {}),
+      provider: g.providerId,
+      prompt: g.promptLabel,
+      ...(multiPrompt ? { provider_prompts: promptsPerProvider.get(g.providerId) } : {}),
+    };
+    if (s)
+      for (const [k, v] of Object.entries(s))
+        if (
+          ![
+            'score',
+            'testPassCount',
+            'testFailCount',
+            'testErrorCount',
+            'assertPassCount',
+            'assertFailCount',
+            'namedScores',
+            'namedScoresCount',
+          ].includes(k)
+        )
+          sourceDetails[`summary.${k}`] = v;
+    if (isObj(res.stats)) sourceDetails['file_stats'] = res.stats;
+    if (typeof top.shareableUrl === 'string') sourceDetails.shareable_url = top.shareableUrl;
+    const libraryDetails: Obj = {};
+    for (const [k, v] of Object.entries(config)) if (k !== 'tests') libraryDetails[`config.${k}`] = v;
+    if (configTests) report.notMapped('config.tests', 'each test is on its rows: vars, description and assertions');
+    for (const [k, v] of Object.entries(metadata))
+      if (k !== 'promptfooVersion') libraryDetails[`metadata.${k}`] = v;
+    for (const k of Object.keys(top))
+      if (!['evalId', 'results', 'config', 'shareableUrl', 'metadata'].includes(k))
+        report.notMapped(k, 'not a promptfoo output field');
+    if (isObj(res.table))
+      report.notMapped('results.table', 'the table repeats the test results (its prompt summaries are read)');
+    const retrieved = epochSeconds(metadata.exportedAt) ?? timestamp;
+    const aggregate = buildAggregate({
+      ids,
+      model,
+      overrides,
+      report,
+      sourceName: `promptfoo ${metadata.exportedAt ? 'export' : 'eval output'} (results version ${String(version)})`,
+      sourceDetails,
+      evalLibrary: {
+        name: 'promptfoo',
+        version: typeof metadata.promptfooVersion === 'string' ? metadata.promptfooVersion : 'unknown',
+        details: libraryDetails,
+      },
+      ...(retrieved
+        ? {
+            retrievedTimestamp: {
+              value: retrieved,
+              field: metadata.exportedAt ? 'metadata.exportedAt' : 'results.timestamp',
+            },
+          }
+        : {}),
+      ...(timestamp ? { evaluationTimestamp: { value: timestamp, field: 'results.timestamp' } } : {}),
+      results: results.results,
+      hasRows,
+    });
+    yield convertedRecord({
+      source: 'promptfoo',
+      sourcePath: path,
+      ids,
+      aggregate,
+      ...(hasRows ? { rows: rowsOf } : {}),
+      report,
+      notes,
+    });
+  }
+}
+
+export const promptfooSource: SourceConverter = {
+  id: 'promptfoo',
+  description: 'promptfoo output (promptfoo eval -o / promptfoo export, results versions 2 and 3)',
+  detect,
+  convert: convertPromptfoo,
+};

@@ -1,0 +1,305 @@
+/**
+ * A small ZIP reader for archives such as Inspect AI `.eval` logs: the central directory is read once (ZIP64
+ * included), then each member is read on its own, as a stream of decompressed chunks, so an archive of thousands of
+ * members never sits in memory. Methods: stored (0), deflate (8) and zstd (93, as Inspect writes it). Each member's
+ * CRC-32 and size are checked; every error names the archive and the member.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
+import { Decompress as ZstdDecompress, decompress as zstdDecompress } from 'fzstd';
+import { DataError, IoError } from '../errors.js';
+
+export interface ZipEntry {
+  name: string;
+  /** 0 stored, 8 deflate, 93 zstd. */
+  method: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  crc32: number;
+  localHeaderOffset: number;
+}
+
+const SIG_EOCD = 0x06054b50;
+const SIG_EOCD64_LOCATOR = 0x07064b50;
+const SIG_EOCD64 = 0x06064b50;
+const SIG_CENTRAL = 0x02014b50;
+const SIG_LOCAL = 0x04034b50;
+const EOCD_MIN = 22;
+const MAX_COMMENT = 0xffff;
+/** Members up to this compressed size are read in one go; larger ones are read in chunks of this size. */
+const CHUNK = 1 << 20;
+
+export const ZIP_METHODS: Record<number, string> = { 0: 'stored', 8: 'deflate', 93: 'zstd' };
+
+function zipError(path: string, member: string | undefined, what: string): DataError {
+  return new DataError('zip.invalid', `${path}${member !== undefined ? `: member ${member}` : ''}: ${what}`);
+}
+
+export class ZipReader {
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    readonly size: number,
+    /** Every member in central-directory order (a name written twice appears twice). */
+    readonly entries: ZipEntry[],
+  ) {}
+
+  /** Opens an archive and reads its central directory. A file that is not a whole ZIP archive is a DataError. */
+  static async open(path: string): Promise<ZipReader> {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'r');
+    } catch (error) {
+      throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+    }
+    try {
+      const { size } = await handle.stat();
+      const entries = await readCentralDirectory(path, handle, size);
+      return new ZipReader(path, handle, size, entries);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+
+  /** The member of that name (the last one when the name was written more than once, as Python's zipfile reads). */
+  entry(name: string): ZipEntry | undefined {
+    for (let i = this.entries.length - 1; i >= 0; i--)
+      if (this.entries[i].name === name) return this.entries[i];
+    return undefined;
+  }
+
+  /** Each name once (its last member), in the order the names first appear. */
+  uniqueEntries(): ZipEntry[] {
+    const last = new Map<string, ZipEntry>();
+    for (const e of this.entries) last.set(e.name, e);
+    return [...last.values()];
+  }
+
+  /** The member's decompressed bytes, checked against its CRC-32 and size. */
+  async read(entry: ZipEntry): Promise<Buffer> {
+    if (entry.compressedSize <= CHUNK && entry.method in ZIP_METHODS) return this.readSmall(entry);
+    const parts: Buffer[] = [];
+    for await (const chunk of this.stream(entry)) parts.push(chunk);
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  /** The member as UTF-8 text. */
+  async readText(entry: ZipEntry): Promise<string> {
+    return (await this.read(entry)).toString('utf8');
+  }
+
+  /** The member's decompressed bytes as a stream of chunks; the CRC-32 and size are checked at its end. */
+  async *stream(entry: ZipEntry): AsyncGenerator<Buffer> {
+    const fail = (what: string) => zipError(this.path, entry.name, what);
+    if (!(entry.method in ZIP_METHODS))
+      throw fail(`compression method ${entry.method} is not supported (expected stored, deflate or zstd)`);
+    const dataStart = await this.dataOffset(entry);
+    const end = dataStart + entry.compressedSize;
+    if (end > this.size) throw fail(`its data runs past the end of the archive (truncated file?)`);
+    let crc = 0;
+    let total = 0;
+    const check = (chunk: Buffer): Buffer => {
+      if (chunk.length > 0) crc = crc32(chunk, crc); // (zlib's crc32 of an empty buffer is 0, not its seed)
+      total += chunk.length;
+      if (total > entry.uncompressedSize)
+        throw fail(`decompresses to more than the ${entry.uncompressedSize} bytes the directory declares`);
+      return chunk;
+    };
+    const decoder = decoderFor(entry.method, fail);
+    for (let pos = dataStart; pos < end;) {
+      const length = Math.min(CHUNK, end - pos);
+      const buf = Buffer.allocUnsafe(length);
+      const { bytesRead } = await this.handle.read(buf, 0, length, pos);
+      if (bytesRead !== length) throw fail('unexpected end of file while reading its data');
+      pos += length;
+      for (const out of await decoder.push(buf, pos >= end)) yield check(out);
+    }
+    if (entry.compressedSize === 0)
+      for (const out of await decoder.push(Buffer.alloc(0), true)) yield check(out);
+    if (total !== entry.uncompressedSize)
+      throw fail(
+        `decompressed to ${total} bytes, the directory declares ${entry.uncompressedSize} (truncated member?)`,
+      );
+    if (crc >>> 0 !== entry.crc32 >>> 0)
+      throw fail(
+        `CRC-32 mismatch (data ${hex(crc)}, directory ${hex(entry.crc32)}): the member is corrupted`,
+      );
+  }
+
+  /** A small member in one read and one synchronous decompression (the common case, and the fast one). */
+  private async readSmall(entry: ZipEntry): Promise<Buffer> {
+    const fail = (what: string) => zipError(this.path, entry.name, what);
+    const dataStart = await this.dataOffset(entry);
+    if (dataStart + entry.compressedSize > this.size)
+      throw fail(`its data runs past the end of the archive (truncated file?)`);
+    const raw = Buffer.allocUnsafe(entry.compressedSize);
+    const { bytesRead } = await this.handle.read(raw, 0, entry.compressedSize, dataStart);
+    if (bytesRead !== entry.compressedSize) throw fail('unexpected end of file while reading its data');
+    let out: Buffer;
+    try {
+      if (entry.method === 0) out = raw;
+      else if (entry.method === 8) out = inflateRawSync(raw);
+      else {
+        const u8 = zstdDecompress(raw);
+        out = Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
+      }
+    } catch (error) {
+      throw fail(`${ZIP_METHODS[entry.method]} data is invalid: ${(error as Error).message}`);
+    }
+    if (out.length !== entry.uncompressedSize)
+      throw fail(
+        `decompressed to ${out.length} bytes, the directory declares ${entry.uncompressedSize} (truncated member?)`,
+      );
+    const crc = crc32(out);
+    if (crc >>> 0 !== entry.crc32 >>> 0)
+      throw fail(
+        `CRC-32 mismatch (data ${hex(crc)}, directory ${hex(entry.crc32)}): the member is corrupted`,
+      );
+    return out;
+  }
+
+  private async dataOffset(entry: ZipEntry): Promise<number> {
+    const header = Buffer.alloc(30);
+    const { bytesRead } = await this.handle.read(header, 0, 30, entry.localHeaderOffset);
+    if (bytesRead !== 30 || header.readUInt32LE(0) !== SIG_LOCAL)
+      throw zipError(this.path, entry.name, `no local file header at offset ${entry.localHeaderOffset}`);
+    return entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  }
+}
+
+const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
+
+interface Decoder {
+  /** Feeds compressed bytes; resolves to the decompressed chunks produced so far. */
+  push(chunk: Buffer, final: boolean): Promise<Buffer[]>;
+}
+
+function decoderFor(method: number, fail: (what: string) => DataError): Decoder {
+  if (method === 0) return { push: async (chunk) => (chunk.length > 0 ? [chunk] : []) };
+  if (method === 93) {
+    let out: Buffer[] = [];
+    const z = new ZstdDecompress((data) => {
+      out.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    });
+    return {
+      async push(chunk, final) {
+        try {
+          z.push(chunk, final);
+        } catch (error) {
+          throw fail(`zstd data is invalid: ${(error as Error).message}`);
+        }
+        const produced = out;
+        out = [];
+        return produced;
+      },
+    };
+  }
+  // deflate: one zlib stream per member, fed chunk by chunk.
+  const inflate = createInflateRaw();
+  let out: Buffer[] = [];
+  let error: Error | undefined;
+  let ended = false;
+  inflate.on('data', (d: Buffer) => out.push(d));
+  inflate.on('error', (e) => (error = e));
+  const endPromise = new Promise<void>((resolve) => {
+    inflate.on('end', () => {
+      ended = true;
+      resolve();
+    });
+    inflate.on('error', () => resolve());
+  });
+  return {
+    async push(chunk, final) {
+      if (final) {
+        inflate.end(chunk);
+        await endPromise;
+      } else {
+        await new Promise<void>((resolve) => inflate.write(chunk, () => resolve()));
+      }
+      if (error) throw fail(`deflate data is invalid: ${error.message}`);
+      if (final && !ended) throw fail('deflate data ends early (truncated member?)');
+      const produced = out;
+      out = [];
+      return produced;
+    },
+  };
+}
+
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buf, 0, length, position);
+  return buf.subarray(0, bytesRead);
+}
+
+async function readCentralDirectory(path: string, handle: FileHandle, size: number): Promise<ZipEntry[]> {
+  const notZip = (what: string) => zipError(path, undefined, what);
+  if (size < EOCD_MIN) throw notZip(`${size} bytes is too short for a ZIP archive (truncated file?)`);
+  const tailStart = Math.max(0, size - (EOCD_MIN + MAX_COMMENT));
+  const tail = await readAt(handle, tailStart, size - tailStart);
+  let eocd = -1;
+  for (let i = tail.length - EOCD_MIN; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === SIG_EOCD && i + EOCD_MIN + tail.readUInt16LE(i + 20) === tail.length) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd === -1) throw notZip('no end-of-central-directory record: not a ZIP archive, or a truncated one');
+  let count = tail.readUInt16LE(eocd + 10);
+  let cdSize = tail.readUInt32LE(eocd + 12);
+  let cdOffset = tail.readUInt32LE(eocd + 16);
+  const locator = eocd - 20;
+  if (locator >= 0 && tail.readUInt32LE(locator) === SIG_EOCD64_LOCATOR) {
+    const eocd64Offset = Number(tail.readBigUInt64LE(locator + 8));
+    const rec = await readAt(handle, eocd64Offset, 56);
+    if (rec.length < 56 || rec.readUInt32LE(0) !== SIG_EOCD64)
+      throw notZip('the ZIP64 end record is missing');
+    count = Number(rec.readBigUInt64LE(32));
+    cdSize = Number(rec.readBigUInt64LE(40));
+    cdOffset = Number(rec.readBigUInt64LE(48));
+  }
+  if (cdOffset + cdSize > size)
+    throw notZip('the central directory lies past the end of the file (truncated?)');
+  const cd = await readAt(handle, cdOffset, cdSize);
+  const entries: ZipEntry[] = [];
+  let p = 0;
+  for (let i = 0; i < count; i++) {
+    if (p + 46 > cd.length || cd.readUInt32LE(p) !== SIG_CENTRAL)
+      throw notZip(`central directory entry ${i + 1} of ${count} is damaged`);
+    const nameLength = cd.readUInt16LE(p + 28);
+    const extraLength = cd.readUInt16LE(p + 30);
+    const commentLength = cd.readUInt16LE(p + 32);
+    const name = cd.toString('utf8', p + 46, p + 46 + nameLength);
+    let uncompressedSize = cd.readUInt32LE(p + 24);
+    let compressedSize = cd.readUInt32LE(p + 20);
+    let localHeaderOffset = cd.readUInt32LE(p + 42);
+    // ZIP64 extended information: the fields that overflowed, in this order.
+    let x = p + 46 + nameLength;
+    const extraEnd = x + extraLength;
+    while (x + 4 <= extraEnd) {
+      const id = cd.readUInt16LE(x);
+      const len = cd.readUInt16LE(x + 2);
+      if (id === 0x0001) {
+        let q = x + 4;
+        if (uncompressedSize === 0xffffffff) ((uncompressedSize = Number(cd.readBigUInt64LE(q))), (q += 8));
+        if (compressedSize === 0xffffffff) ((compressedSize = Number(cd.readBigUInt64LE(q))), (q += 8));
+        if (localHeaderOffset === 0xffffffff) localHeaderOffset = Number(cd.readBigUInt64LE(q));
+      }
+      x += 4 + len;
+    }
+    entries.push({
+      name,
+      method: cd.readUInt16LE(p + 10),
+      compressedSize,
+      uncompressedSize,
+      crc32: cd.readUInt32LE(p + 16),
+      localHeaderOffset,
+    });
+    p = extraEnd + commentLength;
+  }
+  return entries;
+}

@@ -1,0 +1,597 @@
+/**
+ * `evalkit ingest`: one pipeline, source → (convert) → validate → store. Every input becomes EEE 0.3.0 records:
+ * EEE files and datastore trees are read as they are (0.2.x migrated to 0.3.0 after validation), other tools'
+ * outputs go through `src/convert` (the same importers as `evalkit convert`), and a Parquet export made by
+ * `evalkit export parquet` is read back. Each record is validated first (schema, rules and the datastore checks,
+ * the same diagnostics as `evalkit validate`), and an invalid one is reported and not stored. A record and its rows
+ * are written in one transaction; a record whose content is already stored is skipped (idempotent), and a duplicate
+ * under another evaluation_id (EEE check 10) is reported and skipped unless `allowDuplicates`.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { looksLikeEeeAggregate, prepareEeeTree } from '../checks/eee-tree.js';
+import { datastoreLocation, uuidOfName } from '../checks/names.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { IoError } from '../errors.js';
+import { declaredEeeVersion, migrateEeeAggregate, migrateEeeInstanceRow } from '../formats/eee/migrate.js';
+import { convertPaths, isConvertFailure, type ConvertedRecord, type SourceId } from '../convert/index.js';
+import { claimingSource, expectedSources, probePath, sourcesFor } from '../convert/registry.js';
+import { DataError } from '../errors.js';
+import { SKIPPED_DIRS } from '../io/files.js';
+import { Engine } from '../validate/engine.js';
+import { validateFileAt, type FileResult } from '../validate/file.js';
+import type { Store } from './db.js';
+import { isParquetExport, readParquetExport } from './parquet.js';
+import { RecordWriter, type Decision, type RowFeeder } from './write.js';
+
+type Json = Record<string, any>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface IngestOptions {
+  /** Base of relative paths (default: process.cwd()). */
+  cwd?: string;
+  /** Store a duplicate of a stored record under another evaluation_id instead of skipping it. */
+  allowDuplicates?: boolean;
+  /** Which converter reads inputs that are not EEE (default: recognise each). */
+  from?: SourceId | 'auto';
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+export interface IngestProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  records: number;
+  rows: number;
+}
+
+/** What happened to one record (or to one input that gave none). */
+export interface IngestItem {
+  /** The file or folder, as given (relative to cwd when given relatively). */
+  source: string;
+  origin_kind: string;
+  status: 'added' | 'already-stored' | 'duplicate' | 'rejected';
+  evaluation_id?: string;
+  record_key?: string;
+  rows: number;
+  /** For a duplicate: the evaluation_id of the record it duplicates. */
+  duplicate_of?: string;
+  /** Why it was rejected, when no diagnostic says it. */
+  reason?: string;
+}
+
+export interface IngestSummary {
+  /** Records added. */
+  records: number;
+  /** Instance rows added. */
+  rows: number;
+  /** Records not added because already stored or duplicates. */
+  skipped: number;
+  duplicates: number;
+  /** Inputs not stored because invalid. */
+  rejected: number;
+  errors: number;
+  warnings: number;
+}
+
+export interface IngestResult {
+  ingest_id: string;
+  summary: IngestSummary;
+  items: IngestItem[];
+  diagnostics: Diagnostic[];
+}
+
+/** One record to store, however it was found. */
+interface Unit {
+  kind: 'eee' | 'parquet' | 'convert';
+  /** Absolute path. */
+  path: string;
+  /** The path as the user would write it. */
+  display: string;
+  bytes: number;
+}
+
+/** Ingests the given files and folders into an open (read-write) store. */
+export async function ingestPaths(
+  store: Store,
+  paths: string[],
+  options: IngestOptions = {},
+): Promise<IngestResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const ingestId = runId(paths);
+  const items: IngestItem[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const discovered = await discover(paths, cwd, options.from ?? 'auto');
+  diagnostics.push(...discovered.diagnostics);
+  items.push(...discovered.rejected);
+
+  await store.connection.run(
+    `INSERT INTO ingests (ingest_id, started_at, paths) VALUES ($1, now()::TIMESTAMP, $2::JSON)`,
+    [ingestId, JSON.stringify(paths)],
+  );
+  const writer = new RecordWriter(store, ingestId);
+  const progress: IngestProgress = {
+    bytesDone: 0,
+    bytesTotal: discovered.units.reduce((n, u) => n + u.bytes, 0),
+    records: 0,
+    rows: 0,
+  };
+  const onBytes = (n: number): void => {
+    progress.bytesDone += n;
+    options.onProgress?.(progress);
+  };
+  const context: UnitContext = {
+    writer,
+    allowDuplicates: options.allowDuplicates === true,
+    onBytes,
+    cwd,
+    converted: new Set(),
+  };
+  const engine = new Engine();
+  for (const unit of discovered.units) {
+    const before = progress.bytesDone;
+    const outcome =
+      unit.kind === 'parquet'
+        ? await readParquetExport(unit.path, unit.display, context)
+        : unit.kind === 'convert'
+          ? await ingestConverted(unit, options.from ?? 'auto', engine, context)
+          : await ingestEeeFile(unit, engine, context);
+    for (const item of outcome.items) {
+      items.push(item);
+      if (item.status === 'added') {
+        progress.records++;
+        progress.rows += item.rows;
+      }
+    }
+    diagnostics.push(...outcome.diagnostics);
+    progress.bytesDone = before + unit.bytes;
+    options.onProgress?.(progress);
+  }
+
+  const summary = summarize(items, diagnostics);
+  await store.connection.run(
+    `UPDATE ingests SET finished_at = now()::TIMESTAMP, records_added = $2, rows_added = $3, skipped = $4,
+       rejected = $5 WHERE ingest_id = $1`,
+    [ingestId, summary.records, summary.rows, summary.skipped, summary.rejected],
+  );
+  return { ingest_id: ingestId, summary, items, diagnostics };
+}
+
+function summarize(items: IngestItem[], diagnostics: Diagnostic[]): IngestSummary {
+  const count = (status: IngestItem['status']) => items.filter((i) => i.status === status).length;
+  return {
+    records: count('added'),
+    rows: items.reduce((n, i) => n + (i.status === 'added' ? i.rows : 0), 0),
+    skipped: count('already-stored') + count('duplicate'),
+    duplicates: count('duplicate'),
+    rejected: count('rejected'),
+    errors: diagnostics.filter((d) => d.severity === 'error').length,
+    warnings: diagnostics.filter((d) => d.severity === 'warning').length,
+  };
+}
+
+/** A uuid-shaped id of this run (time, process and paths). */
+function runId(paths: string[]): string {
+  const b = createHash('sha256')
+    .update(`${Date.now()}\n${process.pid}\n${Math.random()}\n${paths.join('\n')}`)
+    .digest()
+    .subarray(0, 16);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** What a unit's reader needs from the run. */
+export interface UnitContext {
+  writer: RecordWriter;
+  allowDuplicates: boolean;
+  onBytes: (n: number) => void;
+  cwd: string;
+  /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */
+  converted: Set<string>;
+}
+
+export interface UnitOutcome {
+  items: IngestItem[];
+  diagnostics: Diagnostic[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Finding the inputs
+
+interface Discovery {
+  units: Unit[];
+  rejected: IngestItem[];
+  diagnostics: Diagnostic[];
+}
+
+async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): Promise<Discovery> {
+  const sources = sourcesFor(from);
+  /** Whether a converter claims the file or folder (EEE inputs are read as they are, never converted). */
+  const claimed = async (abs: string): Promise<boolean> => {
+    try {
+      return claimingSource(await probePath(abs), sources) !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  const found: Discovery = { units: [], rejected: [], diagnostics: [] };
+  const seen = new Set<string>();
+  const samples = new Map<string, string>();
+  const display = (abs: string, arg: string, argAbs: string): string =>
+    abs === argAbs ? arg : join(arg, relative(argAbs, abs));
+
+  const visitFile = async (abs: string, shown: string, explicit: boolean): Promise<void> => {
+    if (seen.has(abs)) return;
+    seen.add(abs);
+    const info = await stat(abs);
+    if (abs.endsWith('_samples.jsonl')) {
+      samples.set(abs, shown);
+      return;
+    }
+    if (abs.endsWith('.json') && (await isEeeAggregateFile(abs))) {
+      found.units.push({
+        kind: 'eee',
+        path: abs,
+        display: shown,
+        bytes: info.size + (await companionSize(abs)),
+      });
+      return;
+    }
+    if ((await claimed(abs)) || (explicit && from !== 'auto')) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size });
+      return;
+    }
+    if (explicit)
+      found.rejected.push({
+        source: shown,
+        origin_kind: 'unknown',
+        status: 'rejected',
+        rows: 0,
+        reason: `not an input evalkit ingests: expected an EEE record or datastore, an evalkit Parquet export, or one of: ${expectedSources(sources)}`,
+      });
+  };
+
+  const visitDir = async (abs: string, shown: string): Promise<void> => {
+    if (await isParquetExport(abs)) {
+      found.units.push({ kind: 'parquet', path: abs, display: shown, bytes: 0 });
+      return;
+    }
+    if (await claimed(abs)) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: 0 });
+      return;
+    }
+    const entries = (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const child = join(abs, e.name);
+      if (e.isDirectory() && !SKIPPED_DIRS.has(e.name)) await visitDir(child, join(shown, e.name));
+      else if (e.isFile()) await visitFile(child, join(shown, e.name), false);
+    }
+  };
+
+  for (const arg of paths) {
+    const abs = resolve(cwd, arg);
+    const info = await stat(abs).catch(() => undefined);
+    if (!info) throw new IoError('io.not-found', `no such file or directory: ${arg}`);
+    if (info.isDirectory()) await visitDir(abs, arg);
+    else await visitFile(abs, display(abs, arg, abs), true);
+  }
+  // A samples file whose aggregate was not among the inputs is read with that aggregate, when it is beside it.
+  const paired = new Set(found.units.flatMap((u) => (u.kind === 'eee' ? [companionGuess(u.path)] : [])));
+  for (const [abs, shown] of samples) {
+    if (paired.has(abs)) continue;
+    const uuid = uuidOfName(basename(abs));
+    const aggregate = uuid ? join(dirname(abs), `${uuid}.json`) : undefined;
+    if (aggregate && !seen.has(aggregate) && (await isEeeAggregateFile(aggregate).catch(() => false))) {
+      seen.add(aggregate);
+      const info = await stat(aggregate);
+      found.units.push({
+        kind: 'eee',
+        path: aggregate,
+        display: join(dirname(shown), basename(aggregate)),
+        bytes: info.size + (await companionSize(aggregate)),
+      });
+    } else if (!aggregate || !seen.has(aggregate))
+      found.diagnostics.push({
+        file: shown,
+        line: 0,
+        column: 0,
+        pointer: '',
+        severity: 'warning',
+        code: 'store.samples-without-record',
+        message: 'an instance-level file without its aggregate record: not stored (ingest the aggregate)',
+      });
+  }
+  return found;
+}
+
+async function isEeeAggregateFile(abs: string): Promise<boolean> {
+  try {
+    return looksLikeEeeAggregate(JSON.parse(await readFile(abs, 'utf8')));
+  } catch {
+    return false;
+  }
+}
+
+/** The samples file beside an aggregate by name (`<uuid>_samples.jsonl`), used to size the work. */
+function companionGuess(aggregate: string): string {
+  return aggregate.replace(/\.json$/, '_samples.jsonl');
+}
+
+async function companionSize(aggregate: string): Promise<number> {
+  return (await stat(companionGuess(aggregate)).catch(() => undefined))?.size ?? 0;
+}
+
+/**
+ * The samples file an aggregate names: `detailed_evaluation_results.file_path` below the datastore root (or beside
+ * the aggregate outside a datastore), as the datastore checks resolve it; else the sibling `<uuid>_samples.jsonl`.
+ */
+function samplesFileOf(aggregatePath: string, doc: Json): string | undefined {
+  const der = doc.detailed_evaluation_results;
+  const filePath = isObject(der) && typeof der.file_path === 'string' ? der.file_path : undefined;
+  if (filePath) {
+    const location = datastoreLocation(aggregatePath);
+    return location ? join(location.root, filePath) : join(dirname(aggregatePath), basename(filePath));
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// EEE files: validate (as `evalkit validate` would, with the datastore checks), migrate, store
+
+async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): Promise<UnitOutcome> {
+  const diagnostics: Diagnostic[] = [];
+  const item: IngestItem = { source: unit.display, origin_kind: 'eee', status: 'rejected', rows: 0 };
+  const outcome = { items: [item], diagnostics };
+  const aggregateResult = await validateFileAt(unit.display, unit.path, false, engine);
+  diagnostics.push(...aggregateResult.diagnostics);
+  if (aggregateResult.invalid > 0) return outcome;
+  const original = JSON.parse(await readFile(unit.path, 'utf8')) as Json;
+  const declared = declaredEeeVersion(original);
+  const migrated = migrateEeeAggregate(original);
+  if (migrated.problems.length > 0) {
+    item.reason = `cannot migrate ${declared ?? 'this version'} to 0.3.0: ${migrated.problems.join('; ')}`;
+    return outcome;
+  }
+  const aggregate = migrated.value as Json;
+  item.evaluation_id = String(aggregate.evaluation_id);
+  const decision = await context.writer.decide(aggregate);
+  item.record_key = decision.recordKey;
+  if (!(await admit(decision, item, diagnostics, context.allowDuplicates, unit.display))) return outcome;
+
+  const samplesAbs = samplesFileOf(unit.path, original);
+  const samplesShown = samplesAbs ? relativeDisplay(unit, samplesAbs) : undefined;
+  const tree = await prepareEeeTree(samplesAbs ? [unit.path, samplesAbs] : [unit.path]);
+  const rowChecks = samplesAbs ? tree.rowChecks(samplesAbs) : undefined;
+  const legacy = migrated.changed;
+  let samplesResult: FileResult | undefined;
+  const rows: RowFeeder | undefined =
+    samplesAbs && samplesShown
+      ? async (append) => {
+          samplesResult = await validateFileAt(samplesShown, samplesAbs, true, engine, {
+            onBytes: context.onBytes,
+            rows: {
+              line(line, row) {
+                rowChecks?.line(line, row);
+                if (!row || !isObject(row.value)) return;
+                const value = legacy ? (migrateEeeInstanceRow(row.value).value as Json) : row.value;
+                append(value);
+              },
+            },
+          });
+          rowChecks?.done();
+          diagnostics.push(...samplesResult.diagnostics);
+          return samplesResult.invalid === 0 && (await treeVerdict());
+        }
+      : undefined;
+  const treeVerdict = async (): Promise<boolean> => {
+    const found = (await tree.finish()).map((d) => ({
+      ...d,
+      file: shownPath(d.file, unit, samplesAbs, samplesShown),
+    }));
+    diagnostics.push(...found);
+    return !found.some((d) => d.severity === 'error');
+  };
+  if (!rows && !(await treeVerdict())) return outcome;
+  const written = await context.writer.write({
+    rows,
+    recordKey: decision.recordKey,
+    finish: async () => ({
+      aggregate,
+      origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+      decision: decision as Decision & { status: 'new' | 'duplicate' },
+      diagnostics,
+    }),
+  });
+  if (written === undefined) return outcome;
+  item.status = 'added';
+  item.rows = written;
+  return outcome;
+}
+
+/** Whether a record goes in: new, or a duplicate allowed by the caller; else the item says why not. */
+export async function admit(
+  decision: Decision,
+  item: IngestItem,
+  diagnostics: Diagnostic[],
+  allowDuplicates: boolean,
+  file: string,
+): Promise<boolean> {
+  if (decision.status === 'new') return true;
+  if (decision.status === 'already-stored') {
+    item.status = 'already-stored';
+    return false;
+  }
+  item.duplicate_of = decision.duplicateOf;
+  if (allowDuplicates) return true;
+  item.status = 'duplicate';
+  diagnostics.push({
+    file,
+    line: 1,
+    column: 1,
+    pointer: '',
+    severity: 'warning',
+    code: 'store.duplicate-record',
+    message: `the same record is stored under evaluation_id ${JSON.stringify(decision.duplicateOf)} (EEE check 10): skipped (--allow-duplicates stores it)`,
+  });
+  return false;
+}
+
+function relativeDisplay(unit: Unit, abs: string): string {
+  return join(dirname(unit.display), relative(dirname(unit.path), abs));
+}
+
+function shownPath(file: string, unit: Unit, samplesAbs?: string, samplesShown?: string): string {
+  const abs = resolve(file);
+  if (abs === unit.path) return unit.display;
+  if (samplesAbs && abs === samplesAbs && samplesShown) return samplesShown;
+  return file;
+}
+
+/** The datastore collection: data/<collection>/... of the file, else of the record's own samples path. */
+export function collectionOf(path: string | undefined, aggregate: Json): string | null {
+  const location = path ? datastoreLocation(path) : undefined;
+  if (location && location.parts.length >= 2) return location.parts[0];
+  const der = aggregate.detailed_evaluation_results;
+  const filePath = isObject(der) && typeof der.file_path === 'string' ? der.file_path : '';
+  const parts = filePath.split('/');
+  return parts[0] === 'data' && parts.length >= 3 ? parts[1] : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Other tools' outputs: through the converters (the same importers as `evalkit convert`), then validated and stored
+
+/** The records a converter makes of one input; the checksum of their rows is computed as `writeConverted` writes them. */
+async function ingestConverted(
+  unit: Unit,
+  from: SourceId | 'auto',
+  engine: Engine,
+  context: UnitContext,
+): Promise<UnitOutcome> {
+  const outcome: UnitOutcome = { items: [], diagnostics: [] };
+  for await (const converted of convertPaths([unit.path], { from })) {
+    if (isConvertFailure(converted)) {
+      const e = converted.error;
+      if (!(e instanceof DataError) && !(e instanceof IoError)) throw e;
+      outcome.items.push({
+        source: unit.display,
+        origin_kind: converted.source ?? 'unknown',
+        status: 'rejected',
+        rows: 0,
+        reason: e.message,
+      });
+      continue;
+    }
+    if (context.converted.has(converted.aggregatePath)) continue;
+    context.converted.add(converted.aggregatePath);
+    outcome.items.push(await storeConverted(converted, unit, engine, context, outcome.diagnostics));
+  }
+  return outcome;
+}
+
+async function storeConverted(
+  record: ConvertedRecord,
+  unit: Unit,
+  engine: Engine,
+  context: UnitContext,
+  diagnostics: Diagnostic[],
+): Promise<IngestItem> {
+  const shown =
+    record.sourcePath === unit.path
+      ? unit.display
+      : join(unit.display, relative(unit.path, record.sourcePath));
+  const item: IngestItem = { source: shown, origin_kind: record.source, status: 'rejected', rows: 0 };
+  // Diagnostics name the files `evalkit convert` would write, rows by their line in the samples file.
+  const rowsFile = record.samplesPath ?? `${record.aggregatePath} (rows)`;
+  const hash = createHash('sha256');
+  let invalidRows = 0;
+  const rows: RowFeeder | undefined = record.rows
+    ? async (append) => {
+        let line = 0;
+        for await (const row of record.rows!()) {
+          line++;
+          const text = JSON.stringify(row);
+          hash.update(`${text}\n`);
+          const verdict = engine.check(row);
+          for (const i of verdict.issues)
+            diagnostics.push({
+              file: rowsFile,
+              line,
+              column: 1,
+              pointer: i.pointer,
+              severity: i.severity,
+              code: i.code,
+              message: i.message,
+              type: verdict.type,
+              schema_version: verdict.schemaVersion,
+            });
+          if (verdict.issues.some((i) => i.severity === 'error')) invalidRows++;
+          else append(row);
+        }
+        return invalidRows === 0;
+      }
+    : undefined;
+  const placeholder = `pending-${createHash('sha256').update(`${record.sourcePath}\n${record.aggregatePath}`).digest('hex')}`;
+  const written = await context.writer.write({
+    rows,
+    recordKey: placeholder,
+    finish: async (count) => {
+      const aggregate = structuredClone(record.aggregate) as Json;
+      if (record.rows && record.samplesPath) {
+        const der = isObject(aggregate.detailed_evaluation_results)
+          ? aggregate.detailed_evaluation_results
+          : {};
+        aggregate.detailed_evaluation_results = {
+          ...der,
+          format: 'jsonl',
+          file_path: record.samplesPath,
+          hash_algorithm: 'sha256',
+          checksum: hash.digest('hex'),
+          total_rows: count,
+        };
+      }
+      item.evaluation_id = String(aggregate.evaluation_id);
+      const verdict = engine.check(aggregate);
+      const found = verdict.issues.map((i) => ({
+        file: record.aggregatePath,
+        line: 0,
+        column: 0,
+        pointer: i.pointer,
+        severity: i.severity,
+        code: i.code,
+        message: i.message,
+        type: verdict.type,
+        schema_version: verdict.schemaVersion,
+      }));
+      diagnostics.push(...found);
+      if (found.some((d) => d.severity === 'error')) return undefined;
+      const decision = await context.writer.decide(aggregate);
+      item.record_key = decision.recordKey;
+      if (!(await admit(decision, item, diagnostics, context.allowDuplicates, shown))) return undefined;
+      return {
+        aggregate,
+        origin: { kind: record.source, path: shown, collection: collectionOf(undefined, aggregate) },
+        decision: decision as Decision & { status: 'new' | 'duplicate' },
+        diagnostics: found,
+        documents: await keptDocuments(record),
+      };
+    },
+  });
+  if (written !== undefined) {
+    item.status = 'added';
+    item.rows = written;
+  }
+  return item;
+}
+
+/** The source document kept beside its EEE mapping when EEE cannot hold all of it (an infereval η). */
+async function keptDocuments(record: ConvertedRecord): Promise<{ kind: string; raw: unknown }[]> {
+  if (record.source !== 'infereval') return [];
+  try {
+    return [{ kind: 'infereval.evaluation', raw: JSON.parse(await readFile(record.sourcePath, 'utf8')) }];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * `evalkit leaderboard`: per benchmark and metric, the models ranked by score with a 95% CI and significance tiers;
+ * optionally a composite mean win rate across benchmarks. The store fetches and groups (in DuckDB: choosing results,
+ * averaging epochs, pairing adjacent models' items); the numbers come from the `metrics/stats` primitives.
+ *
+ * - score: the result's own score; rank: competition ranking ("1, 2, 2, 4") by score, descending unless
+ *   lower_is_better; ties in score are ordered by model_id.
+ * - ci: from the instance rows when the result has them and their mean reproduces the score (within
+ *   0.005·max(1, |score|)): Wilson when every item's value is 0 or 1, else the CLT interval mean ± 1.96·sd/√n; the
+ *   epochs of one sample are averaged first and n counts samples. Otherwise the record's own
+ *   confidence_interval, else score ± 1.96 × its standard_error, else null. `ci_method` says which.
+ * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
+ *   t test on the items both have (pairing as `compare`: sample_hash when both results hash every row, else
+ *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
+ *   the record's). The p-values of one leaderboard's adjacent gaps are Holm-adjusted together; a gap with adjusted
+ *   p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
+ *   gap cannot be tested). So tiers are separated exactly where a gap between neighbours is significant.
+ * - composite: for each leaderboard with at least two models, a model's win rate is the fraction of the other models
+ *   it beats (a tie counts one half); the mean win rate averages those over the leaderboards the model is on, as
+ *   HELM ranks models. Ranked by mean win rate, descending.
+ */
+import { wilsonInterval } from '../metrics/stats/intervals.js';
+import { cltInterval } from '../metrics/stats/mean-interval.js';
+import { holmAdjust } from '../metrics/stats/holm.js';
+import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
+import { normalQuantile } from '../metrics/stats/normal.js';
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { Store } from './db.js';
+import { instanceRowsSql, chosenResultsSql, displayDate } from './selection.js';
+
+export interface LeaderboardOptions {
+  benchmark?: string;
+  metric?: string;
+  developer?: string;
+  deploymentType?: string;
+  availability?: string;
+  sourceOrganization?: string;
+  collection?: string;
+  composite?: boolean;
+}
+export interface LeaderboardRow {
+  rank: number;
+  tier: number;
+  model_id: string;
+  developer: string | null;
+  score: number;
+  ci: [number, number] | null;
+  ci_method: string | null;
+  n: number | null;
+  evaluation_id: string;
+  record_key: string;
+  source: string | null;
+  date: string | null;
+}
+export interface Leaderboard {
+  benchmark: string;
+  metric: string;
+  lower_is_better: boolean;
+  rows: LeaderboardRow[];
+}
+export interface CompositeRow {
+  rank: number;
+  model_id: string;
+  mean_win_rate: number;
+  benchmarks: number;
+}
+
+/** Significance level of the tier gaps (after Holm). */
+export const TIER_ALPHA = 0.05;
+const CONFIDENCE = 0.95;
+
+interface RankedResult {
+  record_key: string;
+  benchmark: string;
+  metric: string;
+  lower_is_better: boolean;
+  score: number;
+  standard_error: number | null;
+  ci_lower: number | null;
+  ci_upper: number | null;
+  num_samples: number | null;
+  model_id: string;
+  developer: string | null;
+  evaluation_id: string;
+  source: string | null;
+  date: string | null;
+  items: number | null;
+  item_mean: number | null;
+  item_var: number | null;
+  binary: boolean | null;
+  successes: number | null;
+  paired_n: number | null;
+  mean_d: number | null;
+  var_d: number | null;
+}
+
+function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): string {
+  return `
+    WITH chosen AS MATERIALIZED (
+      SELECT *, row_number() OVER () AS ord,
+             row_number() OVER (PARTITION BY benchmark, metric
+                                ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id) AS pos
+      FROM (${chosenResultsSql(options, params)})
+    ),
+    instance_rows AS (${instanceRowsSql()}),
+    items AS MATERIALIZED (
+      SELECT ord, sample_id, min(sample_hash) AS h, bool_and(sample_hash IS NOT NULL) AS hashed, avg(v) AS v
+      FROM instance_rows GROUP BY ord, sample_id
+    ),
+    per_result AS (
+      SELECT ord, CAST(count(*) AS DOUBLE) AS n, avg(v) AS mean, var_samp(v) AS var,
+             bool_and(v = 0 OR v = 1) AS binary, sum(v) AS successes, bool_and(hashed) AS all_hashed
+      FROM items GROUP BY ord
+    ),
+    pairs AS (
+      SELECT a.ord AS a, b.ord AS b, coalesce(pa.all_hashed AND pb.all_hashed, false) AS by_hash
+      FROM chosen a JOIN chosen b ON a.benchmark = b.benchmark AND a.metric = b.metric AND b.pos = a.pos + 1
+      JOIN per_result pa ON pa.ord = a.ord JOIN per_result pb ON pb.ord = b.ord
+    ),
+    side_a AS (
+      SELECT p.b AS pair, CASE WHEN p.by_hash THEN i.h ELSE i.sample_id END AS k, avg(i.v) AS v
+      FROM pairs p JOIN items i ON i.ord = p.a GROUP BY ALL
+    ),
+    side_b AS (
+      SELECT p.b AS pair, CASE WHEN p.by_hash THEN i.h ELSE i.sample_id END AS k, avg(i.v) AS v
+      FROM pairs p JOIN items i ON i.ord = p.b GROUP BY ALL
+    ),
+    paired AS (
+      SELECT a.pair, CAST(count(*) AS DOUBLE) AS n, avg(a.v - b.v) AS mean_d, var_samp(a.v - b.v) AS var_d
+      FROM side_a a JOIN side_b b ON a.pair = b.pair AND a.k = b.k GROUP BY a.pair
+    )
+    SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
+           c.ci_upper, c.num_samples, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
+           pr.n AS items, pr.mean AS item_mean, pr.var AS item_var, pr.binary, pr.successes,
+           pd.n AS paired_n, pd.mean_d, pd.var_d
+    FROM chosen c LEFT JOIN per_result pr ON pr.ord = c.ord LEFT JOIN paired pd ON pd.pair = c.ord
+    ORDER BY c.benchmark, c.metric, c.pos`;
+}
+
+/** Whether the instance rows' mean reproduces the record's score (same scale, same items). */
+function rowsMatchScore(r: RankedResult): boolean {
+  return r.item_mean !== null && Math.abs(r.item_mean - r.score) <= 0.005 * Math.max(1, Math.abs(r.score));
+}
+
+function interval(r: RankedResult): {
+  ci: [number, number] | null;
+  method: string | null;
+  se: number | null;
+} {
+  const z = normalQuantile(1 - (1 - CONFIDENCE) / 2);
+  if (r.items !== null && r.items > 0 && rowsMatchScore(r)) {
+    const se = r.items >= 2 && r.item_var !== null ? Math.sqrt(r.item_var / r.items) : null;
+    if (r.binary) {
+      const w = wilsonInterval(Math.round(r.successes ?? 0), r.items, CONFIDENCE);
+      return { ci: [w.lower, w.upper], method: 'wilson', se };
+    }
+    const clt =
+      r.item_var === null ? null : cltInterval(r.item_mean!, Math.sqrt(r.item_var), r.items, CONFIDENCE);
+    if (clt) return { ci: [clt.lower, clt.upper], method: 'clt', se: clt.se };
+  }
+  if (r.ci_lower !== null && r.ci_upper !== null)
+    return { ci: [r.ci_lower, r.ci_upper], method: 'record', se: r.standard_error };
+  if (r.standard_error !== null)
+    return {
+      ci: [r.score - z * r.standard_error, r.score + z * r.standard_error],
+      method: 'record-se',
+      se: r.standard_error,
+    };
+  return { ci: null, method: null, se: null };
+}
+
+/** Competition ranks ("1, 2, 2, 4") of values already in order, equal values sharing a rank. */
+function competitionRanks(values: readonly number[]): number[] {
+  const ranks: number[] = [];
+  values.forEach((v, i) => ranks.push(i > 0 && values[i - 1] === v ? ranks[i - 1]! : i + 1));
+  return ranks;
+}
+
+function buildLeaderboard(group: RankedResult[]): Leaderboard {
+  const first = group[0]!;
+  const intervals = group.map(interval);
+  // p of the gap between each model and the one above it (index 0 has none).
+  const gapP = group.map((r, i): number | null => {
+    if (i === 0) return null;
+    if (r.paired_n !== null && r.paired_n >= 2 && r.mean_d !== null && r.var_d !== null) {
+      return tInference(r.mean_d, Math.sqrt(r.var_d / r.paired_n), r.paired_n - 1)?.p_value ?? null;
+    }
+    const above = group[i - 1]!;
+    return unpairedComparison(above.score, intervals[i - 1]!.se, r.score, intervals[i]!.se).p_value;
+  });
+  const adjusted = holmAdjust(gapP);
+  const ranks = competitionRanks(group.map((r) => r.score));
+  let tier = 1;
+  const rows = group.map((r, i): LeaderboardRow => {
+    const p = adjusted[i];
+    if (i > 0 && p !== null && p !== undefined && p < TIER_ALPHA) tier += 1;
+    const { ci, method } = intervals[i]!;
+    const useItems = r.items !== null && r.items > 0 && rowsMatchScore(r);
+    return {
+      rank: ranks[i]!,
+      tier,
+      model_id: r.model_id,
+      developer: r.developer,
+      score: r.score,
+      ci,
+      ci_method: method,
+      n: useItems ? r.items : r.num_samples,
+      evaluation_id: r.evaluation_id,
+      record_key: r.record_key,
+      source: r.source,
+      date: displayDate(r.date),
+    };
+  });
+  return { benchmark: first.benchmark, metric: first.metric, lower_is_better: first.lower_is_better, rows };
+}
+
+/** HELM's mean win rate over the given leaderboards (those with at least two models). */
+export function meanWinRates(boards: readonly Leaderboard[]): CompositeRow[] {
+  const totals = new Map<string, { sum: number; count: number }>();
+  for (const board of boards) {
+    const m = board.rows.length;
+    if (m < 2) continue;
+    for (const row of board.rows) {
+      let wins = 0;
+      for (const other of board.rows) {
+        if (other === row) continue;
+        if (other.score === row.score) wins += 0.5;
+        else if (board.lower_is_better ? row.score < other.score : row.score > other.score) wins += 1;
+      }
+      const t = totals.get(row.model_id) ?? { sum: 0, count: 0 };
+      t.sum += wins / (m - 1);
+      t.count += 1;
+      totals.set(row.model_id, t);
+    }
+  }
+  const sorted = [...totals]
+    .map(([model_id, t]) => ({ model_id, mean_win_rate: t.sum / t.count, benchmarks: t.count }))
+    .sort((a, b) => b.mean_win_rate - a.mean_win_rate || a.model_id.localeCompare(b.model_id));
+  const ranks = competitionRanks(sorted.map((r) => r.mean_win_rate));
+  return sorted.map((r, i) => ({ rank: ranks[i]!, ...r }));
+}
+
+export async function leaderboards(
+  store: Store,
+  options: LeaderboardOptions,
+): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
+  const params: DuckDBValue[] = [];
+  const rows = await store.all<RankedResult>(leaderboardSql(options, params), params);
+  const groups: RankedResult[][] = [];
+  for (const row of rows) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]!.benchmark === row.benchmark && last[0]!.metric === row.metric) last.push(row);
+    else groups.push([row]);
+  }
+  const boards = groups.map(buildLeaderboard);
+  return options.composite
+    ? { leaderboards: boards, composite: meanWinRates(boards) }
+    : { leaderboards: boards };
+}

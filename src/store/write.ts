@@ -1,0 +1,254 @@
+/**
+ * Writing one record into the store: decide by its content hash whether it is new, already stored or a duplicate
+ * (EEE check 10), then write the record, its results, its instance rows (DuckDB's Appender) and any documents kept
+ * beside it in one transaction, so a record is stored with all of its rows or not at all.
+ */
+import { createHash } from 'node:crypto';
+import type { DuckDBAppender } from '@duckdb/node-api';
+import { recordFingerprint } from '../checks/eee-tree.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { Store } from './db.js';
+import { splitSampleRow } from './sample-row.js';
+
+type Json = Record<string, any>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (v === 'Infinity') return Infinity;
+  if (v === '-Infinity') return -Infinity;
+  return null;
+};
+
+/** Where a record came from, as the records table keeps it. */
+export interface RecordOrigin {
+  /** 'eee', a converter source id, or 'parquet'. */
+  kind: string;
+  /** The file or folder it was read from. */
+  path: string;
+  collection: string | null;
+}
+
+export type Decision =
+  | { status: 'new'; recordKey: string; contentHash: string }
+  | { status: 'already-stored'; recordKey: string; contentHash: string }
+  | { status: 'duplicate'; recordKey: string; contentHash: string; duplicateOf: string };
+
+/** Receives each instance row (EEE 0.3.0) in order; resolves to false when the rows are invalid (nothing is kept). */
+export type RowFeeder = (append: (row: Json) => void) => Promise<boolean>;
+
+/** Rows already split into the samples columns (a Parquet export read back). */
+export type ColumnsFeeder = (recordKey: string) => Promise<number>;
+
+/** What is known of a record once its rows are stored (for a converted record, only then). */
+export interface FinishedRecord {
+  aggregate: Json;
+  origin: RecordOrigin;
+  decision: Decision & { status: 'new' | 'duplicate' };
+  /** Warnings found when validating (stored with the record). */
+  diagnostics: Diagnostic[];
+  /** Documents kept beside the record (e.g. the infereval η it was mapped from). */
+  documents?: { kind: string; raw: unknown }[];
+}
+
+export interface WriteInput {
+  /** The record's rows, appended under `recordKey` (known before the rows, or a placeholder: see `finish`). */
+  rows?: RowFeeder;
+  /** Or rows copied by SQL (a Parquet export read back); resolves to their count. */
+  columns?: ColumnsFeeder;
+  /** The key the rows are written under. */
+  recordKey: string;
+  /**
+   * Called inside the transaction once the rows are in: the record to store, or undefined to store nothing (its
+   * rows were invalid, or it turned out to be stored already). A different `decision.recordKey` than `recordKey`
+   * re-keys the rows.
+   */
+  finish: (rows: number) => Promise<FinishedRecord | undefined>;
+}
+
+const duplicateKey = (contentHash: string, evaluationId: string): string =>
+  createHash('sha256').update(`${contentHash}\n${evaluationId}`).digest('hex');
+
+export class RecordWriter {
+  constructor(
+    readonly store: Store,
+    readonly ingestId: string,
+  ) {}
+
+  /**
+   * New, already stored (the same content under the same evaluation_id, or a duplicate kept before), or a duplicate
+   * of a stored record under another evaluation_id.
+   */
+  async decide(aggregate: Json): Promise<Decision> {
+    const contentHash = recordFingerprint(aggregate);
+    const evaluationId = String(aggregate.evaluation_id ?? '');
+    const stored = await this.store.all<{ record_key: string; evaluation_id: string }>(
+      'SELECT record_key, evaluation_id FROM records WHERE content_hash = $1 ORDER BY ingested_at, record_key',
+      [contentHash],
+    );
+    if (stored.length === 0) return { status: 'new', recordKey: contentHash, contentHash };
+    const same = stored.find((r) => r.evaluation_id === evaluationId);
+    if (same) return { status: 'already-stored', recordKey: same.record_key, contentHash };
+    return {
+      status: 'duplicate',
+      recordKey: duplicateKey(contentHash, evaluationId),
+      contentHash,
+      duplicateOf: stored[0].evaluation_id,
+    };
+  }
+
+  /**
+   * Writes the rows, then the record and everything that belongs to it, in one transaction; resolves to the row
+   * count, or undefined when nothing was stored (see `WriteInput.finish`).
+   */
+  async write(input: WriteInput): Promise<number | undefined> {
+    const c = this.store.connection;
+    await c.run('BEGIN TRANSACTION');
+    try {
+      let rows = 0;
+      let ok = true;
+      if (input.columns) rows = await input.columns(input.recordKey);
+      else if (input.rows) {
+        const appender = await c.createAppender('samples');
+        try {
+          ok = await input.rows((row) => appendSample(appender, input.recordKey, rows++, row));
+        } finally {
+          appender.closeSync();
+        }
+      }
+      const record = ok ? await input.finish(rows) : undefined;
+      if (!record) {
+        await c.run('ROLLBACK');
+        return undefined;
+      }
+      const key = record.decision.recordKey;
+      if (key !== input.recordKey && rows > 0)
+        await c.run('UPDATE samples SET record_key = $1 WHERE record_key = $2', [key, input.recordKey]);
+      await this.insertRecord(record, key, rows);
+      await c.run('COMMIT');
+      return rows;
+    } catch (error) {
+      await c.run('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
+
+  private async insertRecord(input: FinishedRecord, key: string, rows: number): Promise<void> {
+    const a = input.aggregate;
+    const sm = isObject(a.source_metadata) ? a.source_metadata : {};
+    const mi = isObject(a.model_info) ? a.model_info : {};
+    const md = isObject(mi.additional_details) ? mi.additional_details : {};
+    const lib = isObject(a.eval_library) ? a.eval_library : {};
+    const warnings = input.diagnostics.filter((d) => d.severity === 'warning');
+    await this.store.connection.run(
+      `INSERT INTO records (record_key, content_hash, evaluation_id, schema_version, collection, source_name,
+         source_type, source_organization_name, source_organization_url, evaluator_relationship, model_id,
+         model_name, developer, inference_platform, deployment_type, model_availability, eval_library_name,
+         eval_library_version, retrieved_timestamp, evaluation_timestamp, origin_kind, origin_path, ingest_id,
+         ingested_at, sample_count, diagnostics, raw)
+       VALUES ($1, $2, $3, $4, $5::VARCHAR, $6::VARCHAR, $7::VARCHAR, $8::VARCHAR, $9::VARCHAR, $10::VARCHAR, $11,
+         $12::VARCHAR, $13::VARCHAR, $14::VARCHAR, $15::VARCHAR, $16::VARCHAR, $17::VARCHAR, $18::VARCHAR,
+         $19::VARCHAR, $20::VARCHAR, $21, $22, $23, now()::TIMESTAMP, $24, $25::JSON, $26::JSON)`,
+      [
+        key,
+        input.decision.contentHash,
+        String(a.evaluation_id ?? ''),
+        String(a.schema_version ?? ''),
+        input.origin.collection,
+        str(sm.source_name),
+        str(sm.source_type),
+        str(sm.source_organization_name),
+        str(sm.source_organization_url),
+        str(sm.evaluator_relationship),
+        String(mi.id ?? ''),
+        str(mi.name),
+        str(mi.developer),
+        str(mi.inference_platform),
+        str(md.deployment_type),
+        str(md.model_availability),
+        str(lib.name),
+        str(lib.version),
+        str(a.retrieved_timestamp),
+        str(a.evaluation_timestamp),
+        input.origin.kind,
+        input.origin.path,
+        this.ingestId,
+        rows,
+        warnings.length > 0 ? JSON.stringify(warnings) : null,
+        JSON.stringify(a),
+      ],
+    );
+    const results: unknown[] = Array.isArray(a.evaluation_results) ? a.evaluation_results : [];
+    for (let i = 0; i < results.length; i++) {
+      const r = isObject(results[i]) ? (results[i] as Json) : {};
+      const mc = isObject(r.metric_config) ? r.metric_config : {};
+      const sd = isObject(r.score_details) ? r.score_details : {};
+      const u = isObject(sd.uncertainty) ? sd.uncertainty : {};
+      const ci = isObject(u.confidence_interval) ? u.confidence_interval : {};
+      const se = isObject(u.standard_error) ? u.standard_error : {};
+      await this.store.connection.run(
+        `INSERT INTO results VALUES ($1, $2, $3::VARCHAR, $4, $5::VARCHAR, $6::VARCHAR, $7::VARCHAR, $8::VARCHAR,
+           $9::VARCHAR, $10::VARCHAR, $11, $12::DOUBLE, $13::DOUBLE, $14, $15::DOUBLE, $16::DOUBLE, $17::DOUBLE,
+           $18::BIGINT, $19::JSON)`,
+        [
+          key,
+          i,
+          str(r.evaluation_result_id),
+          String(r.evaluation_name ?? ''),
+          str(isObject(r.source_data) ? r.source_data.dataset_name : undefined),
+          str(mc.metric_id),
+          str(mc.metric_name) ?? str(mc.metric_id) ?? str(mc.evaluation_description),
+          str(mc.metric_kind),
+          str(mc.metric_unit),
+          str(mc.score_type),
+          mc.lower_is_better === true,
+          num(mc.min_score),
+          num(mc.max_score),
+          num(sd.score) ?? NaN,
+          num(se.value),
+          num(ci.lower),
+          num(ci.upper),
+          Number.isSafeInteger(u.num_samples) ? u.num_samples : null,
+          JSON.stringify(r),
+        ],
+      );
+    }
+    for (const d of input.documents ?? [])
+      await this.store.connection.run(`INSERT INTO documents VALUES ($1, $2, $3::JSON)`, [
+        key,
+        d.kind,
+        JSON.stringify(d.raw),
+      ]);
+  }
+}
+
+/** One instance row through the Appender, in the samples table's column order. */
+function appendSample(appender: DuckDBAppender, recordKey: string, rowIndex: number, row: Json): void {
+  const c = splitSampleRow(row);
+  appender.appendVarchar(recordKey);
+  appender.appendBigInt(BigInt(rowIndex));
+  appendText(appender, c.evaluation_result_id);
+  appender.appendVarchar(c.evaluation_name);
+  appender.appendVarchar(c.sample_id);
+  appendText(appender, c.sample_hash);
+  if (c.epoch === null) appender.appendNull();
+  else appender.appendInteger(c.epoch);
+  appendText(appender, c.interaction_type);
+  appendText(appender, c.input_text);
+  appendText(appender, c.reference_text);
+  appendText(appender, c.output_text);
+  if (c.score === null) appender.appendNull();
+  else appender.appendDouble(c.score);
+  if (c.is_correct === null) appender.appendNull();
+  else appender.appendBoolean(c.is_correct);
+  appender.appendVarchar(c.raw);
+  appendText(appender, c.schema_version);
+  appendText(appender, c.evaluation_id);
+  appendText(appender, c.model_id);
+  appender.endRow();
+}
+
+function appendText(appender: DuckDBAppender, value: string | null): void {
+  if (value === null) appender.appendNull();
+  else appender.appendVarchar(value);
+}

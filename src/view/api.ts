@@ -1,0 +1,85 @@
+/**
+ * One function answers every API request, for the server and for the static export alike: an endpoint name and
+ * its parameters in, a JSON-able value out. Leaderboards and comparisons come from the store's statistics
+ * functions, the same ones `evalkit leaderboard` and `evalkit compare` print, called with the same defaults.
+ */
+import { UsageError } from '../errors.js';
+import type { Store } from '../store/db.js';
+import { statistics } from './stats.js';
+import {
+  inferevalDetail,
+  inferevalList,
+  modelResults,
+  overview,
+  recordDetail,
+  retrievalDetail,
+  retrievalList,
+  sampleDetail,
+  samplePage,
+} from './data.js';
+import { ENDPOINTS, pageRequest, type Endpoint, type Params } from './shared/query.js';
+
+export function isEndpoint(name: string): name is Endpoint {
+  return (ENDPOINTS as readonly string[]).includes(name);
+}
+
+function required(params: Params, name: string): string {
+  const value = params[name];
+  if (value === undefined || value === '') {
+    throw new UsageError('view.missing-parameter', `the parameter "${name}" is required`);
+  }
+  return value;
+}
+
+/** The leaderboard filters the page passes through, named as `leaderboards()` takes them. */
+export const LEADERBOARD_FILTERS = [
+  'benchmark',
+  'metric',
+  'developer',
+  'deploymentType',
+  'availability',
+  'sourceOrganization',
+  'collection',
+] as const;
+
+export async function answer(store: Store, endpoint: Endpoint, params: Params): Promise<unknown> {
+  switch (endpoint) {
+    case 'overview':
+      return overview(store);
+    case 'leaderboard': {
+      const options: Record<string, unknown> = {};
+      for (const name of LEADERBOARD_FILTERS) if (params[name]) options[name] = params[name];
+      if (params.composite === '1') options.composite = true;
+      return (await statistics()).leaderboards(store, options);
+    }
+    case 'model':
+      return modelResults(store, required(params, 'id'));
+    case 'record':
+      return recordDetail(store, required(params, 'key'));
+    case 'samples':
+      return samplePage(store, { ...params, record: required(params, 'record') });
+    case 'sample':
+      return sampleDetail(store, { ...params, record: required(params, 'record') });
+    case 'compare': {
+      const options: Record<string, unknown> = {};
+      if (params.benchmark) options.benchmark = params.benchmark;
+      if (params.metric) options.metric = params.metric;
+      return (await statistics()).compareModels(store, required(params, 'a'), required(params, 'b'), options);
+    }
+    case 'disagreements': {
+      const page = pageRequest(params);
+      return (await statistics()).disagreements(
+        store,
+        required(params, 'a'),
+        required(params, 'b'),
+        required(params, 'benchmark'),
+        required(params, 'metric'),
+        { offset: page.offset, limit: page.limit },
+      );
+    }
+    case 'infereval':
+      return params.key ? inferevalDetail(store, params.key) : { evaluations: await inferevalList(store) };
+    case 'retrieval':
+      return params.key ? retrievalDetail(store, params.key) : { results: await retrievalList(store) };
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * `evalkit view --export DIR`: the same app as a static site. Every request the pages can make is answered now,
+ * by the same `answer()` the server uses, and written to `data/<endpoint>/<key>.json` (key: see shared/query.ts);
+ * the list endpoints (samples, disagreements) are written whole and paged in the browser with the server's rules.
+ *
+ * What is exported: the overview; the leaderboard unfiltered, per benchmark and metric, with each single filter
+ * value and the composite; every model, record, infereval η and retrieval result; the first `maxRowsPerResult`
+ * rows of each result with their details; every ordered pair of models that share a benchmark (up to
+ * `maxComparedModels` models) with the first `maxDisagreements` disagreements of each paired comparison.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from '../store/db.js';
+import { EvalkitError } from '../errors.js';
+import { answer } from './api.js';
+import { appAssets, indexHtml } from './assets.js';
+import { allSamples } from './data.js';
+import { canonicalQuery, exportKey, MAX_PAGE_SIZE, type Endpoint, type Params } from './shared/query.js';
+import type { CompareResult, Overview, RecordDetail } from './shared/types.js';
+
+export interface ExportOptions {
+  maxRowsPerResult?: number;
+  maxComparedModels?: number;
+  maxDisagreements?: number;
+  /** Called after each file with the count so far (a progress bar). */
+  onFile?: (files: number) => void;
+}
+
+export interface ExportSummary {
+  dir: string;
+  files: number;
+  bytes: number;
+  /** Views that could not be exported (e.g. no statistics in this build), with the reason. */
+  skipped: { endpoint: string; params: Params; reason: string }[];
+  truncated: { record: string; result: number; rows: number; exported: number }[];
+}
+
+export async function exportStaticSite(
+  store: Store,
+  dir: string,
+  options: ExportOptions = {},
+): Promise<ExportSummary> {
+  const maxRows = options.maxRowsPerResult ?? 10_000;
+  const maxModels = options.maxComparedModels ?? 40;
+  const maxDisagreements = options.maxDisagreements ?? MAX_PAGE_SIZE;
+  const summary: ExportSummary = { dir, files: 0, bytes: 0, skipped: [], truncated: [] };
+  const made = new Set<string>();
+
+  const write = async (relative: string, text: string) => {
+    const path = join(dir, relative);
+    const folder = path.slice(0, path.lastIndexOf('/'));
+    if (!made.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      made.add(folder);
+    }
+    await writeFile(path, text);
+    summary.files++;
+    summary.bytes += Buffer.byteLength(text);
+    options.onFile?.(summary.files);
+  };
+  const fileOf = (endpoint: Endpoint, params: Params) =>
+    `data/${endpoint}/${exportKey(canonicalQuery(params))}.json`;
+  /** Writes the answer to a request (computed by `compute` when the file holds more than one page). */
+  const put = async (
+    endpoint: Endpoint,
+    params: Params,
+    compute?: () => Promise<unknown>,
+  ): Promise<unknown> => {
+    try {
+      const data = compute ? await compute() : await answer(store, endpoint, params);
+      await write(fileOf(endpoint, params), JSON.stringify(data));
+      return data;
+    } catch (error) {
+      if (!(error instanceof EvalkitError)) throw error;
+      summary.skipped.push({ endpoint, params, reason: error.message });
+      return undefined;
+    }
+  };
+
+  const assets = await appAssets();
+  await write('index.html', indexHtml('static'));
+  await write('app.js', assets.js);
+  await write('app.css', assets.css);
+
+  const overview = (await put('overview', {})) as Overview;
+
+  // Leaderboards: unfiltered, composite, per benchmark (and metric), and each single filter value.
+  await put('leaderboard', {});
+  await put('leaderboard', { composite: '1' });
+  for (const name of new Set(overview.benchmarks.map((b) => b.evaluation_name))) {
+    await put('leaderboard', { benchmark: name });
+  }
+  for (const b of overview.benchmarks) {
+    if (b.metric_name) await put('leaderboard', { benchmark: b.evaluation_name, metric: b.metric_name });
+  }
+  for (const [filter, values] of Object.entries(overview.filters)) {
+    for (const value of values) await put('leaderboard', { [filter]: value });
+  }
+
+  for (const m of overview.models) await put('model', { id: m.model_id });
+
+  const records = await store.all<{ record_key: string }>(
+    `SELECT record_key FROM records ORDER BY record_key`,
+  );
+  for (const { record_key } of records) {
+    const detail = (await put('record', { key: record_key })) as RecordDetail | undefined;
+    for (const result of detail?.results ?? []) {
+      if (result.samples === 0) continue;
+      const rows = await allSamples(store, record_key, result.result_index);
+      const kept = rows.slice(0, maxRows);
+      if (kept.length < rows.length) {
+        summary.truncated.push({
+          record: record_key,
+          result: result.result_index,
+          rows: rows.length,
+          exported: kept.length,
+        });
+      }
+      await put('samples', { record: record_key, result: String(result.result_index) }, async () => ({
+        result,
+        rows: kept,
+      }));
+      for (const row of kept) await put('sample', { record: record_key, row: String(row.row_index) });
+    }
+  }
+
+  // Every ordered pair of models that share a benchmark and metric.
+  const shared = await store.all<{ a: string; b: string }>(
+    `WITH m AS (SELECT DISTINCT model_id, evaluation_name, metric_name FROM result_rows),
+          chosen AS (SELECT model_id FROM (SELECT DISTINCT model_id FROM m) ORDER BY model_id LIMIT ${maxModels})
+     SELECT DISTINCT x.model_id AS a, y.model_id AS b FROM m x JOIN m y
+       ON x.evaluation_name = y.evaluation_name AND x.metric_name IS NOT DISTINCT FROM y.metric_name
+      AND x.model_id <> y.model_id
+     WHERE x.model_id IN (SELECT model_id FROM chosen) AND y.model_id IN (SELECT model_id FROM chosen)
+     ORDER BY a, b`,
+  );
+  for (const { a, b } of shared) {
+    const compared = (await put('compare', { a, b })) as CompareResult | undefined;
+    for (const c of compared?.comparisons ?? []) {
+      if (!c.paired) continue;
+      const params = { a, b, benchmark: c.benchmark, metric: c.metric };
+      await put('disagreements', params, () =>
+        answer(store, 'disagreements', { ...params, limit: String(maxDisagreements) }),
+      );
+    }
+  }
+
+  const inferevals = (await put('infereval', {})) as { evaluations: { record_key: string }[] };
+  for (const e of inferevals.evaluations) await put('infereval', { key: e.record_key });
+  const retrievals = (await put('retrieval', {})) as { results: { record_key: string }[] };
+  for (const r of retrievals.results) await put('retrieval', { key: r.record_key });
+
+  await write(
+    'data/manifest.json',
+    JSON.stringify(
+      { generator: 'evalkit view --export', skipped: summary.skipped, truncated: summary.truncated },
+      null,
+      2,
+    ),
+  );
+  return summary;
+}

@@ -1,0 +1,239 @@
+/**
+ * The JSON the API answers with, endpoint by endpoint (the server's functions return these; the app reads them).
+ * Leaderboard and comparison shapes are those of `evalkit leaderboard --format json` and `evalkit compare
+ * --format json`. Pure types: compiled into the server and the browser app alike.
+ */
+
+export interface Overview {
+  counts: {
+    collections: number;
+    benchmarks: number;
+    models: number;
+    records: number;
+    results: number;
+    samples: number;
+    documents: number;
+  };
+  collections: { collection: string | null; records: number; models: number }[];
+  benchmarks: { evaluation_name: string; metric_name: string | null; models: number; results: number }[];
+  models: { model_id: string; developer: string | null; records: number }[];
+  ingests: {
+    ingest_id: string;
+    started_at: string;
+    finished_at: string | null;
+    paths: string[];
+    records_added: number;
+    rows_added: number;
+    skipped: number;
+    rejected: number;
+  }[];
+  recent_records: { record_key: string; evaluation_id: string; model_id: string; ingested_at: string }[];
+  families: { kind: string; documents: number }[];
+  /** The distinct values of each leaderboard filter, for the pages' selectors. */
+  filters: {
+    developer: string[];
+    deploymentType: string[];
+    availability: string[];
+    sourceOrganization: string[];
+    collection: string[];
+  };
+}
+
+export interface ResultSummary {
+  record_key: string;
+  result_index: number;
+  evaluation_result_id: string | null;
+  evaluation_name: string;
+  dataset_name: string | null;
+  metric_name: string | null;
+  metric_unit: string | null;
+  score_type: string | null;
+  lower_is_better: boolean;
+  min_score: number | null;
+  max_score: number | null;
+  score: number;
+  standard_error: number | null;
+  ci_lower: number | null;
+  ci_upper: number | null;
+  num_samples: number | null;
+  /** Instance rows stored for this result. */
+  samples: number;
+}
+
+export interface ModelResults {
+  model: {
+    model_id: string;
+    model_name: string | null;
+    developer: string | null;
+    deployment_type: string | null;
+    model_availability: string | null;
+    records: number;
+  };
+  results: (ResultSummary & {
+    evaluation_id: string;
+    source_organization_name: string | null;
+    date: string | null;
+  })[];
+}
+
+export interface Diagnostic {
+  file?: string;
+  line?: number;
+  column?: number;
+  severity?: string;
+  code?: string;
+  message?: string;
+  pointer?: string;
+}
+
+export interface RecordDetail {
+  /** Every column of the records row but `raw` and `diagnostics`. */
+  record: Record<string, string | number | boolean | null>;
+  raw: Record<string, unknown>;
+  diagnostics: Diagnostic[];
+  results: ResultSummary[];
+  documents: string[];
+}
+
+export interface SampleDetail {
+  record_key: string;
+  row_index: number;
+  sample_id: string;
+  sample_hash: string | null;
+  evaluation_name: string;
+  interaction_type: string | null;
+  input_text: string | null;
+  reference_text: string | null;
+  output_text: string | null;
+  score: number | null;
+  is_correct: boolean | null;
+  model_id: string;
+  raw: Record<string, unknown>;
+}
+
+export interface InferevalListEntry {
+  record_key: string;
+  id: string;
+  benchmark_id: string | null;
+  model_id: string | null;
+  items: number;
+}
+
+export interface InferevalItem {
+  id: string;
+  tags: string[];
+  model_verdict: string;
+  consensus: string;
+  analyst_verdicts: string[];
+  counts: { good: number; bad: number; abstain: number };
+  tie_broken: boolean;
+  entropy: number;
+  margin: number;
+  rationales: string[];
+  samples: { verdict: string | null; response: string }[];
+}
+
+export interface InferevalDetail {
+  record_key: string;
+  evaluation: { id: string; benchmark_id: string; model: string; samples_per_item: number | null };
+  kappa_c: { estimate: number | null; ci: [number, number] | null; reference: string };
+  kappa_f: { estimate: number | null; ci: [number, number] | null };
+  ci_method: string;
+  summary: [string, string][];
+  /** confusion[model][consensus], labels in `verdicts` order. */
+  verdicts: string[];
+  confusion: number[][];
+  items: InferevalItem[];
+  notes: string[];
+}
+
+export interface RetrievalListEntry {
+  record_key: string;
+  model_id: string;
+  queries: number;
+}
+
+export interface RetrievalDetail {
+  record_key: string;
+  model_id: string;
+  metric_names: string[];
+  scored: number;
+  queries: {
+    id: string;
+    query: string | null;
+    retrieved_ids: string[];
+    expected_ids: string[] | null;
+    metrics: Record<string, unknown>;
+    verdicts: { metric: string; value: number; threshold: number; pass: boolean }[];
+  }[];
+}
+
+// ---------------------------------------------------------------- statistics (store/leaderboard.ts, compare.ts)
+
+export interface LeaderboardRow {
+  rank: number;
+  tier: number;
+  model_id: string;
+  developer: string | null;
+  score: number;
+  ci: [number, number] | null;
+  ci_method?: string | null;
+  n: number | null;
+  evaluation_id: string;
+  record_key?: string;
+  source: string | null;
+  date?: string | null;
+}
+
+export interface Leaderboards {
+  leaderboards: { benchmark: string; metric: string; lower_is_better: boolean; rows: LeaderboardRow[] }[];
+  composite?: { rank: number; model_id: string; mean_win_rate: number; benchmarks: number }[];
+}
+
+export interface Comparison {
+  benchmark: string;
+  metric: string;
+  paired: boolean;
+  n_paired: number;
+  n_unpaired_a: number;
+  n_unpaired_b: number;
+  mean_a: number | null;
+  mean_b: number | null;
+  difference: number | null;
+  se: number | null;
+  ci: [number, number] | null;
+  df: number | null;
+  p_value: number | null;
+  p_holm: number | null;
+  correlation: number | null;
+  mde: number | null;
+  mcnemar: { a_only: number; b_only: number; p_value: number } | null;
+  clustered: { clusters: number; se: number; ci: [number, number]; p_value: number } | null;
+  bootstrap: { resamples: number; seed: number; ci: [number, number] } | null;
+  reason?: string;
+}
+
+export interface CompareResult {
+  model_a: string;
+  model_b: string;
+  comparisons: Comparison[];
+}
+
+export interface DisagreementRow {
+  sample_id?: string;
+  sample_hash?: string | null;
+  input?: string | null;
+  reference?: string | null;
+  output_a?: string | null;
+  output_b?: string | null;
+  score_a?: number | null;
+  score_b?: number | null;
+  [key: string]: unknown;
+}
+
+export interface Disagreements {
+  total: number;
+  offset: number;
+  limit: number;
+  rows: DisagreementRow[];
+}
