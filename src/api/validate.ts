@@ -13,5 +13,10 @@ export {
 export { Detector, type DetectOptions, type Detection } from '../validate/detect.js';
 export { describeDocument } from '../validate/expect-kind.js';
 export { publishedSchema } from '../validate/schemas.js';
-export { parseStrictJson, locatePointers, type StrictParseResult, type JsonIssue } from '../io/strict-json.js';
+export {
+  parseStrictJson,
+  locatePointers,
+  type StrictParseResult,
+  type JsonIssue,
+} from '../io/strict-json.js';
 export { benchmarkMismatches, type BenchmarkMismatch } from '../checks/benchmark-hash.js';
