@@ -17,3 +17,4 @@ export * from './formats/infereval/hash.js';
 export * from './formats/eee/sample-hash.js';
 export * from './formats/eee/migrate.js';
 export * from './formats/bench-output/migrate.js';
+export * from './convert/index.js';
