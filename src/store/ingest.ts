@@ -20,9 +20,10 @@ import { claimingSource, expectedSources, probePath, sourcesFor } from '../conve
 import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
-import { validateFileAt, type FileResult } from '../validate/file.js';
+import { validateFileAt } from '../validate/file.js';
 import type { Store } from './db.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
+import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 
 type Json = Record<string, any>;
@@ -375,28 +376,25 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   const samplesShown = samplesAbs ? relativeDisplay(unit, samplesAbs) : undefined;
   const tree = await prepareEeeTree(samplesAbs ? [unit.path, samplesAbs] : [unit.path]);
   const rowChecks = samplesAbs ? tree.rowChecks(samplesAbs) : undefined;
-  const legacy = migrated.changed;
-  let samplesResult: FileResult | undefined;
-  const rows: RowFeeder | undefined =
-    samplesAbs && samplesShown
-      ? async (append) => {
-          samplesResult = await validateFileAt(samplesShown, samplesAbs, true, engine, {
-            onBytes: context.onBytes,
-            rows: {
-              line(line, row) {
-                rowChecks?.line(line, row);
-                if (!row || !isObject(row.value)) return;
-                const value = legacy ? (migrateEeeInstanceRow(row.value).value as Json) : row.value;
-                append(value);
-              },
-            },
-          });
-          rowChecks?.done();
-          diagnostics.push(...samplesResult.diagnostics);
-          const treeOk = await treeVerdict();
-          return samplesResult.invalid === 0 && treeOk;
-        }
-      : undefined;
+  /** Reads the samples file once through the validator (and the datastore row checks); true when valid. */
+  const validateRows = async (append?: (row: Json) => void): Promise<boolean> => {
+    const result = await validateFileAt(samplesShown!, samplesAbs!, true, engine, {
+      onBytes: context.onBytes,
+      rows: {
+        line(line, row) {
+          rowChecks?.line(line, row);
+          if (append && row && isObject(row.value)) append(migrateEeeInstanceRow(row.value).value as Json);
+        },
+      },
+    });
+    rowChecks?.done();
+    diagnostics.push(...result.diagnostics);
+    documents = result.documents;
+    const treeOk = await treeVerdict();
+    return result.invalid === 0 && treeOk;
+  };
+  let documents = 0;
+  let valid = true;
   const treeVerdict = async (): Promise<boolean> => {
     const found = (await tree.finish()).map((d) => ({
       ...d,
@@ -405,16 +403,53 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
     diagnostics.push(...found);
     return !found.some((d) => d.severity === 'error');
   };
-  if (!rows && !(await treeVerdict())) return outcome;
+  const hasRows = samplesAbs !== undefined && samplesShown !== undefined;
+  // Legacy rows are migrated one by one on their way in (the Appender); a 0.3.0 file is read and stored by DuckDB
+  // on its own threads while the validator reads it here, and kept only if both agree it is whole and valid.
+  const rows: RowFeeder | undefined =
+    hasRows && migrated.changed ? (append) => validateRows(append) : undefined;
+  const columns =
+    hasRows && !migrated.changed
+      ? async (key: string): Promise<number> => {
+          const insert = context.writer.store.connection
+            .run(INSERT_SAMPLES_FROM_JSONL_SQL, [key, samplesAbs!])
+            .then((r) => ({ ok: true as const, rows: Number(r.rowsChanged) }))
+            .catch((error: Error) => ({ ok: false as const, error }));
+          valid = await validateRows();
+          const stored = await insert;
+          if (!valid) return 0;
+          if (!stored.ok || stored.rows !== documents) {
+            valid = false;
+            diagnostics.push({
+              file: samplesShown!,
+              line: 0,
+              column: 0,
+              pointer: '',
+              severity: 'error',
+              code: 'store.rows',
+              message: stored.ok
+                ? `DuckDB read ${stored.rows} rows where the validator read ${documents}: not stored`
+                : `DuckDB could not read the rows: ${stored.error.message.split('\n')[0]}`,
+            });
+            return 0;
+          }
+          return stored.rows;
+        }
+      : undefined;
+  if (!hasRows && !(await treeVerdict())) return outcome;
   const written = await context.writer.write({
     rows,
+    columns,
     recordKey: decision.recordKey,
-    finish: async () => ({
-      aggregate,
-      origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
-      decision: decision as Decision & { status: 'new' | 'duplicate' },
-      diagnostics,
-    }),
+    finish: async () =>
+      valid
+        ? {
+            aggregate,
+            origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+            decision: decision as Decision & { status: 'new' | 'duplicate' },
+            diagnostics,
+          }
+        : undefined,
   });
   if (written === undefined) return outcome;
   item.status = 'added';

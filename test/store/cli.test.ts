@@ -16,7 +16,8 @@ const temp = mkdtempSync(join(tmpdir(), 'evalkit-store-cli-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 const db = join(temp, 'store.duckdb');
 const EEE = 'examples/eee/data';
-const DATASTORES = 'examples/datastore';
+/** The two EEE datastores among the examples (examples/datastore also holds a benchmark-output repository). */
+const DATASTORES = ['examples/datastore/current', 'examples/datastore/legacy'];
 
 /** evaluation_results in the three aggregates the store holds, counted from the files. */
 function resultsInFiles(): number {
@@ -38,7 +39,9 @@ test('ingest prints a summary (text and JSON), --db and $EVALKIT_DB name the sam
     text.stdout,
     /^1 records added \(3 rows\), 0 skipped \(0 already stored, 0 duplicates\), 0 rejected → /m,
   );
-  const viaEnv = await runCli(['ingest', EEE, DATASTORES, '--format', 'json'], { env: { EVALKIT_DB: db } });
+  const viaEnv = await runCli(['ingest', EEE, ...DATASTORES, '--format', 'json'], {
+    env: { EVALKIT_DB: db },
+  });
   assert.equal(viaEnv.code, 0, viaEnv.stderr);
   const summary = JSON.parse(viaEnv.stdout);
   assert.equal(summary.db, db);
@@ -187,7 +190,7 @@ test('a second writer at the same time is told the store is in use, and nothing 
       holder.stdout.on('data', (d) => String(d).includes('open') && resolve());
       holder.on('exit', () => reject(new Error('the holder exited early')));
     });
-    const second = await runCli(['ingest', DATASTORES, '--db', db]);
+    const second = await runCli(['ingest', ...DATASTORES, '--db', db]);
     assert.equal(second.code, 2);
     assert.match(
       second.stderr,

@@ -73,7 +73,7 @@ test('SIGKILL at random moments: all of a record or none of it, and a re-run com
   const next = createRng(20261123);
   const seen: number[] = [];
   for (let k = 0; k < KILLS; k++) {
-    const delay = Math.floor(next() * 2500);
+    const delay = Math.floor(next() * 6000);
     const { killed } = await ingestKilledAfter(join(data.root, 'data'), db, delay);
     const stored = await checkInvariants(db);
     seen.push(stored);

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { openStore, type Store } from '../../src/store/db.js';
 import { ingestPaths } from '../../src/store/ingest.js';
 import { convertPaths, isConvertFailure, writeConverted } from '../../src/convert/index.js';
-import { sampleRow, splitSampleRow } from '../../src/store/sample-row.js';
+import { INSERT_SAMPLES_FROM_JSONL_SQL, sampleRow, splitSampleRow } from '../../src/store/sample-row.js';
 import { STORE_TABLES, tableColumns } from '../../src/store/schema.js';
 import { recordFingerprint } from '../../src/checks/eee-tree.js';
 import { createHash } from 'node:crypto';
@@ -349,3 +349,69 @@ test(
     assert.equal(again.summary.skipped, 1);
   },
 );
+
+test('DuckDB splits a JSONL file into the samples columns exactly as splitSampleRow does', async () => {
+  const base = {
+    schema_version: '0.3.0',
+    evaluation_id: 'e',
+    model_id: 'm',
+    evaluation_name: 'b',
+    sample_id: 's',
+    interaction_type: 'single_turn',
+    answer_attribution: [],
+    evaluation: { score: 1, is_correct: true },
+  };
+  const rows: Record<string, unknown>[] = [
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a'] },
+      output: { raw: ['o'] },
+      sample_hash: 'h',
+      evaluation_result_id: 'r',
+    },
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a', 'b\nc'], formatted: null },
+      output: { raw: ['x', 'y'], reasoning_trace: null },
+      sample_hash: null,
+      evaluation_result_id: null,
+      metadata: { epoch: '7' },
+    },
+    {
+      ...base,
+      input: { raw: 'q', reference: [] },
+      output: null,
+      messages: [
+        { turn_idx: 0, role: 'user', content: 'u' },
+        { turn_idx: 1, role: 'assistant', content: 'first' },
+        { turn_idx: 2, role: 'assistant', content: null },
+        { turn_idx: 3, role: 'assistant', content: 'last "quoted" ünï 数学' },
+      ],
+      evaluation: { score: 0.125, is_correct: false, num_turns: 4 },
+      metadata: { epoch: 'x' },
+    },
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a'], choices: ['1', '2'] },
+      output: { raw: [] },
+      evaluation: { score: -2.5e-7, is_correct: false },
+      token_usage: { input_tokens: 10 },
+    },
+  ];
+  const file = join(temp, 'tricky.jsonl');
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  await withStore(freshDb(), async (s) => {
+    await s.connection.run(INSERT_SAMPLES_FROM_JSONL_SQL, ['k', file]);
+    const got = await s.all<Record<string, unknown>>('SELECT * FROM samples ORDER BY row_index');
+    const whole = await s.all<{ raw: string }>('SELECT raw FROM sample_rows ORDER BY row_index');
+    rows.forEach((row, i) => {
+      const expected = splitSampleRow(row);
+      const { raw, ...columns } = got[i];
+      assert.deepEqual(JSON.parse(raw as string), JSON.parse(expected.raw), `rest of row ${i}`);
+      for (const [k, v] of Object.entries(expected))
+        if (k !== 'raw') assert.deepEqual(columns[k], v, `${k} of row ${i}`);
+      assert.equal(columns.row_index, i);
+      assert.deepEqual(JSON.parse(whole[i].raw), row);
+    });
+  });
+});
