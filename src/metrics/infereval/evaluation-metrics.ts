@@ -88,8 +88,8 @@ export function resolveReference(
   } else {
     if (!benchmark) {
       throw new UsageError(
-        'metrics.reference',
-        `--reference analyst:${rest} needs --benchmark to resolve the analyst id`,
+        'metrics.reference-needs-benchmark',
+        `the reference analyst:${rest} names an analyst by id, which needs the benchmark to resolve the analyst id`,
       );
     }
     index = benchmark.analysts.findIndex((a) => a.id === rest);
@@ -511,7 +511,7 @@ export function evaluationMetrics(
     if (!benchmark) {
       throw new UsageError(
         'metrics.rsr-target-needs-benchmark',
-        '--by-rsr-target needs --benchmark (rsr_target lives on benchmark items)',
+        'a decomposition by RSR target needs the benchmark (rsr_target lives on benchmark items)',
       );
     }
     report.by_rsr_target = options.byRsrTarget.map((target) => {
@@ -537,7 +537,7 @@ export function evaluationMetrics(
   return report;
 }
 
-/** Parses one `--by-rsr-target` value: JSON `{"X": [...], "A": [...]}`. */
+/** Parses one RSR target given as JSON `{"X": [...], "A": [...]}`. */
 export function parseRsrTarget(text: string): RsrTargetSpec {
   let value: unknown;
   try {
@@ -545,7 +545,7 @@ export function parseRsrTarget(text: string): RsrTargetSpec {
   } catch (e) {
     throw new UsageError(
       'metrics.rsr-target',
-      `--by-rsr-target must be JSON like {"X":["sa"],"A":["ra"]}: ${(e as Error).message}`,
+      `an RSR target must be JSON like {"X":["sa"],"A":["ra"]}: ${(e as Error).message}`,
     );
   }
   const v = value as Record<string, unknown> | null;
@@ -553,7 +553,7 @@ export function parseRsrTarget(text: string): RsrTargetSpec {
   if (v === null || typeof v !== 'object' || !isStrings(v.X) || !isStrings(v.A)) {
     throw new UsageError(
       'metrics.rsr-target',
-      `--by-rsr-target must be an object with string arrays X and A, got ${text}`,
+      `an RSR target must be an object with string arrays X and A, got ${text}`,
     );
   }
   return { X: v.X, A: v.A };
