@@ -99,6 +99,9 @@ export async function run(): Promise<void> {
       ['another search (many matches), incorrect only', `${base}&q=perhaps%20perhaps&filter=incorrect`],
       ['last page, sorted by score', `${base}&sort=-score&offset=${rowsPerModel - 50}`],
     ];
+    console.log(
+      `machine: ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)} (the figures scale with it)`,
+    );
     const baseline: number[] = [];
     for (let i = 0; i < 5; i++) {
       baseline.push(
