@@ -91,9 +91,10 @@ export async function run(): Promise<void> {
     const base = `${server.url}api/samples?record=${record}&result=0`;
     const cases: [string, string][] = [
       ['first page of samples', base],
-      // The first search over a result lower-cases its texts once (kept in a temporary table); later ones only scan.
+      // The server lower-cases a result's texts once, after its first page (kept in a temporary table), so that
+      // searches only scan; the first search below may wait for that to finish.
       [
-        'full-text search (one match; first search of the result)',
+        'full-text search (one match; right after the first page)',
         `${base}&q=${encodeURIComponent(`question ${rowsPerModel - 7}:`)}`,
       ],
       ['another search (many matches), incorrect only', `${base}&q=perhaps%20perhaps&filter=incorrect`],
