@@ -224,14 +224,17 @@ export interface CompareResult {
   comparisons: Comparison[];
 }
 
-export interface DisagreementItem {
-  /** The pairing key (sample_hash, else sample_id). */
+export interface DisagreementRow {
+  /** The pairing key (sample_hash when paired by hash, else sample_id). */
   key: string;
   sample_id: string;
-  input_text: string | null;
-  reference_text: string | null;
-  a: { score: number; output_text: string | null };
-  b: { score: number; output_text: string | null };
+  sample_hash: string | null;
+  input: string | null;
+  reference: string | null;
+  score_a: number;
+  output_a: string | null;
+  score_b: number;
+  output_b: string | null;
 }
 
 export interface Disagreements {
@@ -242,5 +245,5 @@ export interface Disagreements {
   total: number;
   offset: number;
   limit: number;
-  items: DisagreementItem[];
+  rows: DisagreementRow[];
 }
