@@ -5,7 +5,7 @@
  * failures, never the same record twice.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from './registry.js';
@@ -32,6 +32,8 @@ export interface ConvertPathsOptions {
   overrides?: ConvertOverrides;
   /** Told about each path left out: a file no source claims inside a folder, or a record already yielded. */
   onSkip?: (path: string, reason: string) => void;
+  /** Folders not to walk into (absolute paths), e.g. the output datastore when it lies inside an input folder. */
+  exclude?: string[];
 }
 
 /**
@@ -48,6 +50,7 @@ export async function* convertPaths(
   const overrides = options.overrides ?? {};
   const seen = new Map<string, string>();
   const skip = options.onSkip ?? (() => {});
+  const excluded = new Set((options.exclude ?? []).map((p) => resolve(p)));
 
   async function* run(source: SourceConverter, path: string): AsyncGenerator<ConvertItem> {
     try {
@@ -80,7 +83,7 @@ export async function* convertPaths(
       if (e.name.startsWith('.')) continue;
       const path = join(dir, e.name);
       if (e.isDirectory()) {
-        if (SKIPPED_DIRS.has(e.name)) continue;
+        if (SKIPPED_DIRS.has(e.name) || excluded.has(resolve(path))) continue;
         yield* visit(path, false);
       } else if (e.isFile()) {
         yield* visit(path, false);

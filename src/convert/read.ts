@@ -54,15 +54,15 @@ export interface JsonlValue {
 }
 
 /**
- * The lines of a JSONL file, parsed one at a time (memory: one chunk plus one line). A line that is not JSON, or a
- * last line cut short, is a DataError naming file and line.
+ * The lines of a JSONL file, parsed, one batch per chunk read (memory: one chunk plus one line). A line that is not
+ * JSON, or a last line cut short, is a DataError naming file and line.
  */
-export async function* readJsonlValues(path: string): AsyncGenerator<JsonlValue> {
-  let batches;
+export async function* readJsonlBatches(path: string): AsyncGenerator<JsonlValue[]> {
   try {
-    batches = readJsonlFile(path);
-    for await (const batch of batches) {
-      for (const l of batch) {
+    for await (const batch of readJsonlFile(path)) {
+      const out: JsonlValue[] = new Array(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        const l = batch[i];
         if (l.tooLong)
           throw new DataError('convert.bad-jsonl', `${path}:${l.line}: the line is too long to read`);
         let value: unknown;
@@ -74,8 +74,9 @@ export async function* readJsonlValues(path: string): AsyncGenerator<JsonlValue>
             `${path}:${l.line}: not valid JSON (${(error as Error).message}); the file may be truncated or corrupted`,
           );
         }
-        yield { line: l.line, value };
+        out[i] = { line: l.line, value };
       }
+      yield out;
     }
   } catch (error) {
     if (error instanceof DataError) throw error;
@@ -83,6 +84,11 @@ export async function* readJsonlValues(path: string): AsyncGenerator<JsonlValue>
     if (typeof e?.code === 'string') throw new IoError('io.read', `cannot read ${path}: ${e.message}`);
     throw error;
   }
+}
+
+/** The lines of a JSONL file, parsed one at a time (see readJsonlBatches). */
+export async function* readJsonlValues(path: string): AsyncGenerator<JsonlValue> {
+  for await (const batch of readJsonlBatches(path)) yield* batch;
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -89,7 +89,15 @@ interface Unit {
   /** The path as the user would write it. */
   display: string;
   bytes: number;
+  /** For a converted input: the source that claims it. */
+  source?: SourceId;
 }
+
+/**
+ * Sources whose inputs are themselves documents evalkit validates (benchmark output v1, infereval η): the input is
+ * validated before it is converted, and an invalid one is not stored.
+ */
+const VALIDATED_SOURCES = new Set<SourceId>(['bench', 'infereval']);
 
 /** Ingests the given files and folders into an open (read-write) store. */
 export async function ingestPaths(
@@ -209,11 +217,11 @@ interface Discovery {
 async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): Promise<Discovery> {
   const sources = sourcesFor(from);
   /** Whether a converter claims the file or folder (EEE inputs are read as they are, never converted). */
-  const claimed = async (abs: string): Promise<boolean> => {
+  const claimed = async (abs: string): Promise<SourceId | undefined> => {
     try {
-      return claimingSource(await probePath(abs), sources) !== undefined;
+      return claimingSource(await probePath(abs), sources)?.id;
     } catch {
-      return false;
+      return undefined;
     }
   };
   const found: Discovery = { units: [], rejected: [], diagnostics: [] };
@@ -239,8 +247,9 @@ async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): 
       });
       return;
     }
-    if ((await claimed(abs)) || (explicit && from !== 'auto')) {
-      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size });
+    const source = (await claimed(abs)) ?? (explicit && from !== 'auto' ? from : undefined);
+    if (source) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size, source });
       return;
     }
     if (explicit)
@@ -258,8 +267,9 @@ async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): 
       found.units.push({ kind: 'parquet', path: abs, display: shown, bytes: 0 });
       return;
     }
-    if (await claimed(abs)) {
-      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: 0 });
+    const source = await claimed(abs);
+    if (source) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: 0, source });
       return;
     }
     const entries = (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -383,7 +393,8 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
           });
           rowChecks?.done();
           diagnostics.push(...samplesResult.diagnostics);
-          return samplesResult.invalid === 0 && (await treeVerdict());
+          const treeOk = await treeVerdict();
+          return samplesResult.invalid === 0 && treeOk;
         }
       : undefined;
   const treeVerdict = async (): Promise<boolean> => {
@@ -471,6 +482,14 @@ async function ingestConverted(
   context: UnitContext,
 ): Promise<UnitOutcome> {
   const outcome: UnitOutcome = { items: [], diagnostics: [] };
+  if (unit.source && VALIDATED_SOURCES.has(unit.source) && !unit.path.endsWith('.jsonl')) {
+    const input = await validateFileAt(unit.display, unit.path, false, engine);
+    outcome.diagnostics.push(...input.diagnostics);
+    if (input.invalid > 0) {
+      outcome.items.push({ source: unit.display, origin_kind: unit.source, status: 'rejected', rows: 0 });
+      return outcome;
+    }
+  }
   for await (const converted of convertPaths([unit.path], { from })) {
     if (isConvertFailure(converted)) {
       const e = converted.error;

@@ -205,6 +205,7 @@ export const convertCommand: CommandModule = {
             for await (const item of convertPaths(absolute, {
               from: flags.from,
               overrides,
+              exclude: [root],
               onSkip: (path, reason) => skipped.push({ path: shown(path), reason: unresolved(reason) }),
             })) {
               if (isConvertFailure(item)) {

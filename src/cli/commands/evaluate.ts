@@ -368,7 +368,7 @@ export const evaluateCommand: CommandModule = {
       .description(
         'Runs every item of an infereval benchmark (β) n times against a model, parses each answer, majority-votes, ' +
           'and writes the evaluation (η).\n\n' +
-          'Every finished sample is journaled (ETA.journal.jsonl) before it counts: rerunning the same command ' +
+          'Every finished sample is journaled (ETA.json.journal.jsonl beside the η) before it counts: rerunning the same command ' +
           '(or --resume) continues an interrupted run without sending any request twice.\n\n' +
           'Provider failures are retried, then recorded as sample_failed, never as the model abstaining.\n\n' +
           'Exit codes: 0 all samples answered, 1 some samples failed (η written), 2 usage or I/O error.',

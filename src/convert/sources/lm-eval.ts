@@ -12,7 +12,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { metricFacts } from '../metric-facts.js';
-import { isObject, readJsonSource, readJsonlValues } from '../read.js';
+import { isObject, readJsonSource, readJsonlBatches } from '../read.js';
 import {
   buildAggregate,
   buildModel,
@@ -442,7 +442,7 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     if (doc[k] !== undefined) report.mapped(k, '/evaluation_results (per task)');
 
   // The samples files of this run: samples_<task>_<timestamp>.jsonl beside the results file.
-  const samples = await samplesFiles(path, resultIdsByTask);
+  const samples = await samplesFiles(path, resultIdsByTask, report);
   const groups = new Set(
     taskEntries(doc)
       .filter((t) => t.isGroup)
@@ -512,16 +512,17 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
       : async function* (): AsyncGenerator<Obj> {
           for (const s of samples) {
             const taskConfig = configs[s.task];
-            for await (const { line, value } of readJsonlValues(s.path)) {
-              if (!isObject(value))
-                throw new DataError(
-                  'convert.lm-eval.sample',
-                  `${s.path}:${line}: a samples line must be a JSON object`,
+            for await (const batch of readJsonlBatches(s.path))
+              for (const { line, value } of batch) {
+                if (!isObject(value))
+                  throw new DataError(
+                    'convert.lm-eval.sample',
+                    `${s.path}:${line}: a samples line must be a JSON object`,
+                  );
+                yield makeRow(
+                  sampleRow(s, value, line, taskConfig, knownIds, resultIdsByTask.get(s.task) ?? []),
                 );
-              yield makeRow(
-                sampleRow(s, value, line, taskConfig, knownIds, resultIdsByTask.get(s.task) ?? []),
-              );
-            }
+              }
           }
         };
   if (samples.length > 0)
@@ -537,7 +538,11 @@ interface SamplesFile {
   file: string;
 }
 
-async function samplesFiles(resultsPath: string, tasks: Map<string, string[]>): Promise<SamplesFile[]> {
+async function samplesFiles(
+  resultsPath: string,
+  tasks: Map<string, string[]>,
+  report: FieldReport,
+): Promise<SamplesFile[]> {
   const ts = RESULTS_TIMESTAMP.exec(basename(resultsPath))?.[1];
   if (ts === undefined) return [];
   const dir = dirname(resultsPath);
@@ -545,7 +550,14 @@ async function samplesFiles(resultsPath: string, tasks: Map<string, string[]>): 
   const out: SamplesFile[] = [];
   for (const name of names) {
     const m = SAMPLES_NAME.exec(name);
-    if (!m || m[2] !== ts || !tasks.has(m[1])) continue;
+    if (!m || m[2] !== ts) continue;
+    if (!tasks.has(m[1])) {
+      report.notMapped(
+        name,
+        `a samples file of this run for task "${m[1]}", which has no numeric result to attach rows to`,
+      );
+      continue;
+    }
     out.push({ task: m[1], path: join(dir, name), file: name });
   }
   return out;

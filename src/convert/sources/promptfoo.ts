@@ -542,7 +542,8 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     if (typeof top.shareableUrl === 'string') sourceDetails.shareable_url = top.shareableUrl;
     const libraryDetails: Obj = {};
     for (const [k, v] of Object.entries(config)) if (k !== 'tests') libraryDetails[`config.${k}`] = v;
-    if (configTests) report.notMapped('config.tests', 'each test is on its rows: vars, description and assertions');
+    if (configTests)
+      report.notMapped('config.tests', 'each test is on its rows: vars, description and assertions');
     for (const [k, v] of Object.entries(metadata))
       if (k !== 'promptfooVersion') libraryDetails[`metadata.${k}`] = v;
     for (const k of Object.keys(top))

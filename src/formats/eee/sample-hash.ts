@@ -5,6 +5,7 @@
  * `json.dumps(..., sort_keys=True, separators=(",", ":"))` (non-ASCII escaped), `reference` being the list of
  * strings, `[]` when there is none.
  */
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { canonicalJson, pythonJsonString } from '../../io/canonical.js';
 
@@ -17,8 +18,10 @@ export interface SampleHashRecipe {
   text(raw: unknown, reference: string[]): string;
 }
 
+// One-shot hashing (Node ≥ 20.12) is about twice as fast as a Hash object for short texts; converters hash every row.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 const digest = (text: string, algorithm: SampleHashAlgorithm): string =>
-  createHash(algorithm).update(text, 'utf8').digest('hex');
+  oneShot ? oneShot(algorithm, text, 'hex') : createHash(algorithm).update(text, 'utf8').digest('hex');
 
 /** The reference list a recipe hashes: a list of strings, a scalar wrapped, [] when absent. */
 export function referenceList(reference: unknown): string[] {

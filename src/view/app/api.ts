@@ -74,7 +74,8 @@ export async function api<T>(endpoint: Endpoint, params: Params = {}): Promise<T
     return { ...pageRows(all.rows, pageRequest(params)), result: all.result } as T;
   }
   if (endpoint === 'disagreements') {
-    const all = await staticJson<{ total: number; rows: unknown[] }>(
+    // The export holds the first MAX_PAGE_SIZE disagreements (total counts them all).
+    const all = await staticJson<{ total: number; items: unknown[] }>(
       exportFile('disagreements', only(params, ['a', 'b', 'benchmark', 'metric'])),
     );
     const page = pageRequest(params);
@@ -82,7 +83,7 @@ export async function api<T>(endpoint: Endpoint, params: Params = {}): Promise<T
       ...all,
       offset: page.offset,
       limit: page.limit,
-      rows: all.rows.slice(page.offset, page.offset + page.limit),
+      items: all.items.slice(page.offset, page.offset + page.limit),
     } as T;
   }
   return staticJson<T>(exportFile(endpoint, params));

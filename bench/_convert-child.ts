@@ -1,0 +1,49 @@
+// Child process of bench/convert.ts (and bench/convert-inspect.ts): runs one measured task in a fresh process so
+// that its peak RSS is its own, then prints {seconds, maxRssMb, ...} as one JSON line on standard error.
+//   convert <out-root> <path>...   evalkit's converter (convertPaths + writeConverted), every record written
+//   parse-jsonl <file>             the baseline: the same bytes split into lines and JSON.parse'd, nothing kept
+//   parse-eval <file.eval>         the Inspect baseline: every sample member inflated and JSON.parse'd
+import { convertPaths, isConvertFailure } from '../src/convert/index.js';
+import { writeConverted } from '../src/convert/write.js';
+import { readJsonlFile } from '../src/io/jsonl.js';
+import { ZipReader } from '../src/io/zip.js';
+
+const [mode, ...args] = process.argv.slice(2);
+const started = performance.now();
+const cpuStart = process.cpuUsage();
+const extra: Record<string, unknown> = {};
+if (mode === 'convert') {
+  const [root, ...paths] = args;
+  let records = 0;
+  let rows = 0;
+  for await (const item of convertPaths(paths)) {
+    if (isConvertFailure(item)) throw item.error;
+    const outcome = await writeConverted(item, root, { force: true });
+    records++;
+    rows += outcome.totalRows;
+  }
+  Object.assign(extra, { records, rows });
+} else if (mode === 'parse-jsonl') {
+  let lines = 0;
+  for await (const batch of readJsonlFile(args[0]))
+    for (const l of batch) {
+      JSON.parse(l.bytes.toString('utf8'));
+      lines++;
+    }
+  extra.lines = lines;
+} else if (mode === 'parse-eval') {
+  // The Inspect baseline: every sample member of a .eval archive read (inflated) and JSON.parse'd, nothing kept.
+  const zip = await ZipReader.open(args[0]);
+  let members = 0;
+  for await (const { data } of zip.readMany(zip.entries.filter((e) => e.name.startsWith('samples/')))) {
+    JSON.parse(data.toString('utf8'));
+    members++;
+  }
+  await zip.close();
+  extra.members = members;
+} else throw new Error(`unknown mode ${mode}`);
+const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStart);
+process.stderr.write(
+  `${JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRssMb: process.resourceUsage().maxRSS / 1024, ...extra })}\n`,
+);
