@@ -181,10 +181,16 @@ test(
         await openView(w.page, w.page.url());
         const cards = w.page.locator('[data-testid=disagreements] article.disagreement');
         assert.equal(await cards.count(), Math.min(20, disagreed.total));
-        const first = disagreed.rows[0]!;
+        const first = disagreed.items[0]!;
         assert.equal(await cards.first().locator('.question > span.mono').innerText(), first.sample_id);
-        assert.equal(await cards.first().locator('[data-side=a] pre').innerText(), first.output_a ?? '—');
-        assert.equal(await cards.first().locator('[data-side=b] pre').innerText(), first.output_b ?? '—');
+        assert.equal(
+          await cards.first().locator('[data-side=a] pre').innerText(),
+          first.a.output_text ?? '—',
+        );
+        assert.equal(
+          await cards.first().locator('[data-side=b] pre').innerText(),
+          first.b.output_text ?? '—',
+        );
         assert.match(
           await w.page.locator('[data-testid=disagreements] .pager-status').first().innerText(),
           new RegExp(`of ${disagreed.total}`),

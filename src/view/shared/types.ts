@@ -224,26 +224,5 @@ export interface CompareResult {
   comparisons: Comparison[];
 }
 
-export interface DisagreementRow {
-  /** The pairing key (sample_hash when paired by hash, else sample_id). */
-  key: string;
-  sample_id: string;
-  sample_hash: string | null;
-  input: string | null;
-  reference: string | null;
-  score_a: number;
-  output_a: string | null;
-  score_b: number;
-  output_b: string | null;
-}
-
-export interface Disagreements {
-  model_a: string;
-  model_b: string;
-  benchmark: string;
-  metric: string;
-  total: number;
-  offset: number;
-  limit: number;
-  rows: DisagreementRow[];
-}
+/** The paired items where A and B differ: exactly what `disagreements()` in src/store/compare.ts returns. */
+export type { DisagreementItem, Disagreements } from '../../store/compare.js';

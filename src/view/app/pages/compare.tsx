@@ -184,7 +184,7 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
               limit={page.limit}
               onOffset={(o) => update(props.route, { offset: o ? String(o) : undefined })}
             />
-            {page.total > page.rows.length + page.offset && page.rows.length === 0 ? (
+            {page.total > page.items.length + page.offset && page.items.length === 0 ? (
               <p class="muted">Not part of this export.</p>
             ) : null}
             <div class="disagreement-head">
@@ -196,21 +196,21 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
                 B <span class="mono">{params.b}</span>
               </span>
             </div>
-            {page.rows.map((item) => (
+            {page.items.map((item) => (
               <article class="disagreement">
                 <div class="question">
                   <span class="mono muted">{item.sample_id}</span>
-                  <TextBlock text={item.input} />
+                  <TextBlock text={item.input_text} />
                   <span class="muted">reference</span>
-                  <TextBlock text={item.reference} />
+                  <TextBlock text={item.reference_text} />
                 </div>
-                <div data-side="a" class={item.score_a > item.score_b ? 'better' : 'worse'}>
-                  <span class="muted">score {fmt(item.score_a)}</span>
-                  <TextBlock text={item.output_a} />
+                <div data-side="a" class={item.a.score > item.b.score ? 'better' : 'worse'}>
+                  <span class="muted">score {fmt(item.a.score)}</span>
+                  <TextBlock text={item.a.output_text} />
                 </div>
-                <div data-side="b" class={item.score_b > item.score_a ? 'better' : 'worse'}>
-                  <span class="muted">score {fmt(item.score_b)}</span>
-                  <TextBlock text={item.output_b} />
+                <div data-side="b" class={item.b.score > item.a.score ? 'better' : 'worse'}>
+                  <span class="muted">score {fmt(item.b.score)}</span>
+                  <TextBlock text={item.b.output_text} />
                 </div>
               </article>
             ))}
