@@ -2,9 +2,11 @@
 // that its peak RSS is its own, then prints {seconds, maxRssMb, ...} as one JSON line on standard error.
 //   convert <out-root> <path>...   evalkit's converter (convertPaths + writeConverted), every record written
 //   parse-jsonl <file>             the baseline: the same bytes split into lines and JSON.parse'd, nothing kept
+//   parse-eval <file.eval>         the Inspect baseline: every sample member inflated and JSON.parse'd
 import { convertPaths, isConvertFailure } from '../src/convert/index.js';
 import { writeConverted } from '../src/convert/write.js';
 import { readJsonlFile } from '../src/io/jsonl.js';
+import { ZipReader } from '../src/io/zip.js';
 
 const [mode, ...args] = process.argv.slice(2);
 const started = performance.now();
@@ -29,6 +31,16 @@ if (mode === 'convert') {
       lines++;
     }
   extra.lines = lines;
+} else if (mode === 'parse-eval') {
+  // The Inspect baseline: every sample member of a .eval archive read (inflated) and JSON.parse'd, nothing kept.
+  const zip = await ZipReader.open(args[0]);
+  let members = 0;
+  for await (const { data } of zip.readMany(zip.entries.filter((e) => e.name.startsWith('samples/')))) {
+    JSON.parse(data.toString('utf8'));
+    members++;
+  }
+  await zip.close();
+  extra.members = members;
 } else throw new Error(`unknown mode ${mode}`);
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuStart);

@@ -76,8 +76,14 @@ const steps = [
   ],
 ];
 
+// Bold titles on a terminal only (the same rule as the CLI's colours): a log file gets no escape codes.
+const bold =
+  process.env.NO_COLOR || !process.stdout.isTTY || process.env.TERM === 'dumb'
+    ? (text) => text
+    : (text) => `\x1b[1m${text}\x1b[0m`;
+
 for (const [title, args] of steps) {
-  console.log(`\n\x1b[1m▶ ${title}\x1b[0m\n$ evalkit ${args.join(' ')}`);
+  console.log(`\n${bold(`▶ ${title}`)}\n$ evalkit ${args.join(' ')}`);
   const r = spawnSync(process.execPath, ['bin/evalkit.js', ...args], { stdio: 'inherit' });
   if (r.status !== 0) {
     console.error(`\nquickstart: step failed (exit ${r.status}): evalkit ${args.join(' ')}`);

@@ -31,7 +31,7 @@ const child = spawn(
 let tail = '';
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
-  tail = (tail + chunk.toString()).slice(-4000);
+  tail = (tail + chunk.toString()).slice(-200000);
 });
 child.on('close', (code) => {
   const tests = Number(/ℹ tests (\d+)/.exec(tail)?.[1] ?? 0);

@@ -1,20 +1,12 @@
-// The library: everything the CLI does, without argv, TTYs or exit codes.
-export * from './errors.js';
-export * from './diagnostics.js';
-export * from './formats/types.js';
-export * from './formats/registry.js';
-export * from './formats/infereval/index.js';
-export * from './formats/retrieval/index.js';
-export * from './formats/bench-output/index.js';
-export * from './formats/eee/index.js';
-export * from './metrics/index.js';
-export * from './run/index.js';
-export * from './validate/index.js';
-export * from './report/index.js';
-export * from './checks/index.js';
-export * from './migrate/index.js';
-export * from './formats/infereval/hash.js';
-export * from './formats/eee/sample-hash.js';
-export * from './formats/eee/migrate.js';
-export * from './formats/bench-output/migrate.js';
-export * from './convert/index.js';
+// evalkit — the library: everything the CLI does, without argv, TTYs or exit codes. The public API, by area:
+//   evalkit/validate, evalkit/formats, evalkit/migrate, evalkit/run, evalkit/metrics, evalkit/report
+// (one file each under src/api/; this root re-exports them all, plus the errors and diagnostics every area uses).
+// Adding an area: src/api/<area>.ts, one line in package.json "exports", one line below.
+export { EvalkitError, UsageError, IoError, DataError } from './errors.js';
+export { formatDiagnosticText, type Diagnostic } from './diagnostics.js';
+export * from './api/validate.js';
+export * from './api/formats.js';
+export * from './api/migrate.js';
+export * from './api/run.js';
+export * from './api/metrics.js';
+export * from './api/report.js';

@@ -124,13 +124,18 @@ export const SCHEMA_FOLDER = 'outputs/schemas';
  * holding pyvenv.cfg) and the schema folder. Symbolic links are listed only if they are files; linked folders are
  * not entered.
  */
-export async function discoverJsonFiles(root: string): Promise<string[]> {
+export async function discoverJsonFiles(
+  root: string,
+  /** Told of every folder that could not be read (rel '' is the root), instead of it being skipped in silence. */
+  onUnreadable?: (rel: string, error: NodeJS.ErrnoException) => void,
+): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, rel: string): Promise<void> => {
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      onUnreadable?.(rel, error as NodeJS.ErrnoException);
       return;
     }
     for (const e of entries) {

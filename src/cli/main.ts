@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { DataError, EvalkitError } from '../errors.js';
-import type { CliIO } from './context.js';
+import { isInteractive, useColor, type CliIO } from './context.js';
+import { terminalSafeStream } from './output/terminal-text.js';
 import { commandModules } from './commands/index.js';
 import { createRedactor } from '../run/redact.js';
 
@@ -13,6 +14,13 @@ const CLI_HINTS: Record<string, string> = {
   'run.stopped-early': 'once the cause is fixed, run the same command with --retry-failed',
   'run.api-key-missing': 'name another variable with --api-key-env NAME',
   'run.config-changed': 'pass another -o',
+  'metrics.reference-needs-benchmark': 'pass --benchmark FILE',
+  'run.replay-needs-fixture': 'pass --replay-from FIXTURE.jsonl',
+  'sweep.no-values': 'e.g. --values 1,3,5',
+  'sweep.duplicate-value': 'in --values',
+  'run.support-needs-one-conclusion': 'run it with --question-form coherence',
+  'metrics.rsr-target-needs-benchmark': 'pass --benchmark FILE',
+  'metrics.rsr-target': 'in --by-rsr-target',
 };
 
 /** Error text never shows URL credentials or API-key-shaped tokens, whatever produced it. */
@@ -24,7 +32,8 @@ function exitCodeFor(error: unknown): number {
 }
 
 /** Runs the CLI with argv (as process.argv: node, script, ...args) and resolves to the exit code. */
-export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+export async function main(argv: string[], given: CliIO = processIO()): Promise<number> {
+  const io = terminalSafeIO(given);
   let exitCode = 0;
   const program = new Command('evalkit')
     .description('Validate, run, score, convert and report LLM evaluation records.')
@@ -62,6 +71,22 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     if (io.env.EVALKIT_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
     return 2;
   }
+}
+
+/**
+ * The output streams every command writes to, with control characters and escapes from records neutralised
+ * (only our own colours, and progress redraws on a terminal, pass).
+ */
+function terminalSafeIO(io: CliIO): CliIO {
+  const allow = (stream: 'stdout' | 'stderr') => ({
+    colour: useColor(io, stream),
+    redraw: isInteractive(io, stream),
+  });
+  return {
+    ...io,
+    stdout: terminalSafeStream(io.stdout, allow('stdout')),
+    stderr: terminalSafeStream(io.stderr, allow('stderr')),
+  };
 }
 
 /**

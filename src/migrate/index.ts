@@ -23,6 +23,7 @@ import { looksLegacy, migrateLegacyBenchOutput } from '../formats/bench-output/m
 import { documentTypes } from '../formats/registry.js';
 import { validateValue } from '../validate/index.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { assertOutputsNotInputs } from '../io/output-is-input.js';
 import { assertRegularFile, readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 
@@ -49,7 +50,7 @@ export interface MigrateOptions {
 }
 
 /** What a file is: a type migrate converts, another known document type (left alone), or unknown. */
-export type FileKind = 'eee.aggregate' | 'eee.instances' | 'bench.output' | 'unknown' | `${string}.${string}`;
+export type FileKind = 'eee.aggregate' | 'eee.instance' | 'bench.output' | 'unknown' | `${string}.${string}`;
 export type FileStatus = 'migrated' | 'current' | 'failed' | 'skipped';
 
 export interface FileReport {
@@ -269,20 +270,29 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     }
     if (input.abs.endsWith('.jsonl')) {
       const rows = migrateRows(entry.bytes, options.inPlace === true);
-      if (!rows.eee && rows.problems.length > 0) {
+      const other = rows.eee ? undefined : firstRowType(entry.bytes);
+      if (other) {
+        // Rows of another known type (retrieval gold, results, events...): never migrated, never "failed".
+        report.kind = other as FileKind;
+        report.problems.push(`left alone: ${other} is not a type evalkit migrate converts`);
+        planned.push({ report, writes: [] });
+        continue;
+      }
+      // Rows that are not strict JSON are invalid input wherever found; rows of no known kind are "unknown" below.
+      if (!rows.eee && rows.problems.some((p) => p.includes('not strict JSON'))) {
         report.status = 'failed';
         report.problems.push(...rows.problems);
         planned.push({ report, writes: [] });
         continue;
       }
       if (rows.eee && !wantEee) {
-        planned.push(leftAlone(report, 'eee.instances'));
+        planned.push(leftAlone(report, 'eee.instance'));
         continue;
       }
       if (rows.eee) {
         const outRel = input.rel;
         const dest = destination(input, outRel);
-        report.kind = 'eee.instances';
+        report.kind = 'eee.instance';
         Object.assign(report, {
           from: rows.from,
           to: EEE_CURRENT_VERSION,
@@ -377,7 +387,7 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
           : destination(input, samplesRel);
       const samplesReport: FileReport = {
         input: displayPath(samplesAbs, cwd),
-        kind: 'eee.instances',
+        kind: 'eee.instance',
         from: rows.from,
         to: EEE_CURRENT_VERSION,
         status: rows.problems.length > 0 ? 'failed' : rows.changed ? 'migrated' : 'current',
@@ -483,6 +493,13 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
     return [{ ...target, bytes, removeAfter: !outDir && moved ? source : undefined }];
   }
 
+  // With -o, no output may land on an input (e.g. -o pointing at the folder being migrated).
+  if (outDir)
+    assertOutputsNotInputs(
+      inputs.map((i) => displayPath(i.abs, cwd)),
+      planned.flatMap((p) => p.writes.map((w) => displayPath(w.dest, cwd))),
+      cwd,
+    );
   // Safety: nothing outside the output folder (or, in place, outside each input's tree).
   for (const p of planned)
     for (const w of p.writes) {
@@ -543,6 +560,18 @@ interface RowsOutcome {
   from: string;
   notes: MigrationNote[];
   problems: string[];
+}
+
+/** The known type (other than EEE) claiming the first non-blank row of a JSONL file, if any. */
+function firstRowType(bytes: Buffer): string | undefined {
+  const line = bytes
+    .toString('utf8')
+    .split('\n')
+    .find((l) => l.trim() !== '');
+  if (line === undefined) return undefined;
+  const parsed = parseStrictJson(line.replace(/\r$/, ''));
+  if (!parsed.ok || !isObject(parsed.value)) return undefined;
+  return claimingTypes(parsed.value).find((t) => !t.startsWith('eee.'));
 }
 
 /**

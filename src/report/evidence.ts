@@ -14,11 +14,21 @@ function pick(o: Obj, keys: readonly string[]): [string, unknown] | undefined {
   return undefined;
 }
 
+/** The ranges evidence figures live in: a κ in [-1, 1], a rate or share in [0, 1], a κ range in [0, 2]. */
+const KAPPA: Range = [-1, 1];
+const SHARE: Range = [0, 1];
+const KAPPA_SPREAD: Range = [0, 2];
+type Range = readonly [number, number];
+
+/** Above this, two κ figures that should be equal are taken as different (rounding in the producer's JSON). */
+const TOLERANCE = 1e-9;
+
 function num(
   o: Obj,
   keys: readonly string[],
   file: string,
   base: string,
+  range: Range,
   nullable = false,
 ): number | null | undefined {
   const found = pick(o, keys);
@@ -29,6 +39,13 @@ function num(
     throw new DataError(
       'report.evidence',
       `${file}: expected a number${nullable ? ' or null' : ''} (at ${base}/${k})`,
+    );
+  }
+  // Out-of-range evidence is not evidence: a κ of 5 would otherwise count as support for the verdict.
+  if (v < range[0] - TOLERANCE || v > range[1] + TOLERANCE) {
+    throw new DataError(
+      'report.evidence',
+      `${file}: ${k} is ${v}, outside [${range[0]}, ${range[1]}] (at ${base}/${k})`,
     );
   }
   return v;
@@ -46,7 +63,7 @@ function str(o: Obj, keys: readonly string[]): string | undefined {
 export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidence {
   const o = isObj(doc) && isObj(doc.retest) ? doc.retest : doc;
   if (!isObj(o)) throw new DataError('report.evidence', `${file}: a retest result must be a JSON object`);
-  const kappa = num(o, ['kappa', 'cohens_kappa', 'test_retest_kappa'], file, '', true);
+  const kappa = num(o, ['kappa', 'cohens_kappa', 'test_retest_kappa'], file, '', KAPPA, true);
   if (kappa === undefined) {
     throw new DataError(
       'report.evidence',
@@ -67,9 +84,9 @@ export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidenc
     };
   });
   const out: RetestEvidence = { kappa, flipped };
-  const agreement = num(o, ['agreement', 'agreement_rate'], file, '');
+  const agreement = num(o, ['agreement', 'agreement_rate'], file, '', SHARE);
   if (typeof agreement === 'number') out.agreement = agreement;
-  const flipRate = num(o, ['flip_rate'], file, '');
+  const flipRate = num(o, ['flip_rate'], file, '', SHARE);
   if (typeof flipRate === 'number') out.flip_rate = flipRate;
   const interpretation = str(o, ['interpretation', 'stability_verdict', 'stability', 'verdict']);
   if (interpretation) out.interpretation = interpretation;
@@ -99,17 +116,29 @@ export function readSweepEvidence(doc: unknown, file = 'sweep'): SweepEvidence {
         `${file}: expected "value" to be a number or string (at ${base}/value)`,
       );
     }
-    const kappa = num(p, ['kappa', 'cohens_kappa', 'cohens_kappa_consensus'], file, base, true) ?? null;
-    const coverage = num(p, ['coverage'], file, base);
+    const kappa =
+      num(p, ['kappa', 'cohens_kappa', 'cohens_kappa_consensus'], file, base, KAPPA, true) ?? null;
+    const coverage = num(p, ['coverage'], file, base, SHARE);
     return { value, kappa, ...(typeof coverage === 'number' ? { coverage } : {}) };
   });
   const defined = points.map((p) => p.kappa).filter((k): k is number => k !== null);
-  const given = num(o, ['kappa_range', 'range'], file, '', true);
+  const given = num(o, ['kappa_range', 'range'], file, '', KAPPA_SPREAD, true);
+  let lowest = Infinity;
+  let highest = -Infinity;
+  for (const k of defined) {
+    lowest = Math.min(lowest, k);
+    highest = Math.max(highest, k);
+  }
+  const computed = defined.length > 0 ? highest - lowest : null;
+  if (given != null && computed !== null && Math.abs(given - computed) > 1e-6)
+    throw new DataError(
+      'report.evidence',
+      `${file}: kappa_range ${given} is not the spread of the points' κ (${computed}) (at /kappa_range)`,
+    );
   const out: SweepEvidence = {
     parameter,
     points,
-    kappa_range:
-      given !== undefined ? given : defined.length > 0 ? Math.max(...defined) - Math.min(...defined) : null,
+    kappa_range: given !== undefined ? given : computed,
   };
   const interpretation = str(o, ['interpretation', 'verdict']);
   if (interpretation) out.interpretation = interpretation;

@@ -28,3 +28,4 @@ export * from './runner.js';
 export * from './setup.js';
 export * from './sweep.js';
 export { writeEeeRun, derivedUuid4, type EeeRunInput, type EeeRunOutput } from './eee-out.js';
+export * from './coherence-frames.js';

@@ -4,6 +4,7 @@
  */
 import { DataError, UsageError } from '../errors.js';
 import { compareCodePoints } from '../io/canonical.js';
+import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from './coherence-frames.js';
 import type { BenchmarkItemLike, BenchmarkLike, QuestionForm, TemplateBuilder } from './types.js';
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -20,7 +21,8 @@ export const COHERENCE_PARSE_REGEX = '\\b(INCOHERENT|COHERENT|UNCLEAR)\\b';
 export const DEFAULT_PROMPT_ID = 'default-v1';
 export const DEFAULT_PREMISE_BUILDER_ID = 'conjunction-and-v1';
 export const DEFAULT_CONCLUSION_BUILDER_ID = 'disjunction-or-v1';
-export const COHERENCE_FRAMES = ['thin-v1'] as const;
+/** The ids of the built-in coherence frames (src/run/coherence-frames.ts). */
+export const COHERENCE_FRAMES: readonly string[] = BUILTIN_COHERENCE_FRAMES.map((f) => f.id);
 
 export interface PromptOptions {
   questionForm: QuestionForm;
@@ -97,16 +99,19 @@ function fill(template: string, values: Record<string, string>): string {
   );
 }
 
-/** The coherence-form user prompt (thin-v1 frame). */
+/**
+ * The coherence-form user prompt (the framework-default-v1 template): commit to Γ, deny nothing (|Δ| = 0), Δ's one
+ * member, or every one of several. The frame only sets the system prompt.
+ */
 export function coherencePrompt(premiseContext: string, conclusionExpressions: readonly string[]): string {
-  const denies =
-    conclusionExpressions.length === 1
-      ? `and denies: ${conclusionExpressions[0]}.`
-      : `and denies every one of: ${conclusionExpressions.join('; ')}.`;
-  return (
-    `Consider a position that commits to the following: ${premiseContext}; ${denies}\n` +
-    'Is this position coherent? Answer COHERENT, INCOHERENT, or UNCLEAR.'
-  );
+  const commit = `Consider a position that commits to the following: ${premiseContext}`;
+  const position =
+    conclusionExpressions.length === 0
+      ? `${commit}.`
+      : conclusionExpressions.length === 1
+        ? `${commit}; and denies: ${conclusionExpressions[0]}.`
+        : `${commit}; and denies every one of: ${conclusionExpressions.join('; ')}.`;
+  return `${position}\nIs this position coherent? Answer COHERENT, INCOHERENT, or UNCLEAR.`;
 }
 
 export function planPrompts(benchmark: BenchmarkLike, options: PromptOptions): PromptPlan {
@@ -136,12 +141,7 @@ export function planPrompts(benchmark: BenchmarkLike, options: PromptOptions): P
     });
 
   if (options.questionForm === 'coherence') {
-    if (!(COHERENCE_FRAMES as readonly string[]).includes(options.coherenceFrameId)) {
-      throw new UsageError(
-        'run.coherence-frame',
-        `unknown coherence frame "${options.coherenceFrameId}" (known: ${COHERENCE_FRAMES.join(', ')})`,
-      );
-    }
+    const frame = coherenceFrame(options.coherenceFrameId);
     return {
       options,
       promptId: `framework-default-v1:coherence:${options.coherenceFrameId}`,
@@ -150,16 +150,13 @@ export function planPrompts(benchmark: BenchmarkLike, options: PromptOptions): P
       parseRegex: COHERENCE_PARSE_REGEX,
       parseMode: 'first',
       build(item) {
-        if (item.conclusions.length === 0) {
-          throw new DataError('run.no-conclusion', `item "${item.id}" has no conclusion to deny`);
-        }
         const denied = expressionsFor(
           item.conclusions,
           benchmark.bearers,
           options.paraphraseVariant,
           options.stripTex,
         );
-        return { system: null, user: coherencePrompt(premiseContext(item), denied) };
+        return { system: frame.system, user: coherencePrompt(premiseContext(item), denied) };
       },
     };
   }
@@ -178,7 +175,7 @@ export function planPrompts(benchmark: BenchmarkLike, options: PromptOptions): P
       if (item.conclusions.length !== 1) {
         throw new DataError(
           'run.support-needs-one-conclusion',
-          `item "${item.id}" has ${item.conclusions.length} conclusions; the support form needs exactly one (use --question-form coherence)`,
+          `item "${item.id}" has ${item.conclusions.length} conclusions; the support form needs exactly one (the coherence form takes several)`,
         );
       }
       const conclusionContext = fill(conclusion.template, {

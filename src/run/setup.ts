@@ -8,7 +8,7 @@ import { createReplayProvider, recordingProvider } from './providers/replay.js';
 import { createRedactor, redactingProvider, urlSecrets } from './redact.js';
 import type { BenchmarkLike } from './types.js';
 
-export const PROVIDERS = ['openai', 'anthropic', 'replay'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'openrouter', 'replay'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface LoadedBenchmark {
@@ -37,10 +37,28 @@ export interface ProviderSetup {
   maxResponseBytes?: number;
   replayFrom?: string;
   record?: string;
+  /** OpenRouter attribution headers (HTTP-Referer, X-Title). */
+  httpReferer?: string;
+  xTitle?: string;
 }
 
+/** OpenRouter: an OpenAI-compatible endpoint, reached through the same client with its own URL and key. */
+export const OPENROUTER_BASE_URL = 'https://openrouter.ai/api/v1';
+
 export function defaultApiKeyEnv(provider: ProviderName): string {
-  return provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+  return provider === 'anthropic'
+    ? 'ANTHROPIC_API_KEY'
+    : provider === 'openrouter'
+      ? 'OPENROUTER_API_KEY'
+      : 'OPENAI_API_KEY';
+}
+
+/**
+ * Whether the provider's API takes a sampling seed. Anthropic's Messages API has none: the seed is recorded in the
+ * η (as the reference does) but not sent, and the caller should say so.
+ */
+export function providerAcceptsSeed(provider: ProviderName): boolean {
+  return provider !== 'anthropic';
 }
 
 /** An environment variable's name (the key itself given by mistake must not be echoed back). */
@@ -56,7 +74,10 @@ export async function createProvider(
   let provider: Provider;
   if (setup.provider === 'replay' || setup.replayFrom !== undefined) {
     if (setup.replayFrom === undefined) {
-      throw new UsageError('run.replay-needs-fixture', '--provider replay needs --replay-from FIXTURE.jsonl');
+      throw new UsageError(
+        'run.replay-needs-fixture',
+        'the replay provider needs a recorded fixture (JSONL)',
+      );
     }
     provider = await createReplayProvider(setup.replayFrom);
   } else {
@@ -80,10 +101,15 @@ export async function createProvider(
         );
       }
     }
+    const headers: Record<string, string> = {};
+    if (setup.httpReferer !== undefined) headers['HTTP-Referer'] = setup.httpReferer;
+    if (setup.xTitle !== undefined) headers['X-Title'] = setup.xTitle;
     const options = {
       apiKey,
-      baseURL: setup.baseUrl,
+      baseURL: setup.baseUrl ?? (setup.provider === 'openrouter' ? OPENROUTER_BASE_URL : undefined),
       timeoutMs: setup.timeoutMs,
+      headers,
+      name: setup.provider,
       maxResponseBytes: setup.maxResponseBytes,
     };
     // The SDKs are loaded only when a run needs one (they are large; every other command starts faster).

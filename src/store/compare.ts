@@ -26,7 +26,7 @@ import {
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
-import { SAMPLE_COLUMNS, chosenResultsSql, instanceRowsSql } from './selection.js';
+import { SAMPLE_COLUMNS, checkBenchmarkAndMetric, chosenResultsSql, pairingCtes } from './selection.js';
 
 export interface CompareOptions {
   benchmark?: string;
@@ -116,41 +116,28 @@ function clusterExpression(field: string, params: DuckDBValue[]): string {
 }
 
 /**
- * The CTEs pairing A's and B's items: `chosen` (ord by benchmark, metric, model), `pairs` (one per benchmark and
- * metric both have: a, b = their ord), `side_a` / `side_b` (per pair and pairing key k: the epoch-averaged value v,
- * the cluster and the first row's texts).
+ * The CTEs pairing A's and B's items: `chosen` (ord by benchmark, metric, model), one slot per benchmark and metric
+ * both have (a, b = their ord), and `grouped` (see pairingCtes) with `extra` aggregates.
  */
 function pairingSql(
   modelA: string,
   modelB: string,
   filters: { benchmark?: string; metric?: string },
   params: DuckDBValue[],
-  cluster: string | null,
+  options: { cluster?: string | null; extra?: string },
 ): string {
   const chosen = chosenResultsSql({ ...filters, models: [modelA, modelB] }, params);
   params.push(modelA, modelB);
-  const a = `$${params.length - 1}`;
-  const b = `$${params.length}`;
-  const side = (which: 'a' | 'b') => `
-    SELECT p.a AS pair, CASE WHEN p.by_hash THEN r.sample_hash ELSE r.sample_id END AS k, avg(r.v) AS v,
-           min(r.cl) AS cl, min(r.sample_id) AS sample_id, arg_min(r.input_text, r.row_index) AS input_text,
-           arg_min(r.reference_text, r.row_index) AS reference_text,
-           arg_min(r.output_text, r.row_index) AS output_text
-    FROM pairs p JOIN instance_rows r ON r.ord = p.${which} GROUP BY p.a, k`;
+  const slots = `
+      SELECT ca.ord AS slot, ca.ord AS a, cb.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
+      FROM chosen ca JOIN chosen cb ON ca.benchmark = cb.benchmark AND ca.metric = cb.metric
+      LEFT JOIN hashed ha ON ha.ord = ca.ord LEFT JOIN hashed hb ON hb.ord = cb.ord
+      WHERE ca.model_id = $${params.length - 1} AND cb.model_id = $${params.length}`;
   return `
     WITH chosen AS MATERIALIZED (
       SELECT *, row_number() OVER (ORDER BY benchmark, metric, model_id) AS ord FROM (${chosen})
     ),
-    instance_rows AS (${instanceRowsSql(cluster)}),
-    hashed AS (SELECT ord, bool_and(sample_hash IS NOT NULL) AS all_hashed FROM instance_rows GROUP BY ord),
-    pairs AS MATERIALIZED (
-      SELECT ca.ord AS a, cb.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
-      FROM chosen ca JOIN chosen cb ON ca.benchmark = cb.benchmark AND ca.metric = cb.metric
-      LEFT JOIN hashed ha ON ha.ord = ca.ord LEFT JOIN hashed hb ON hb.ord = cb.ord
-      WHERE ca.model_id = ${a} AND cb.model_id = ${b}
-    ),
-    side_a AS (${side('a')}),
-    side_b AS (${side('b')})`;
+    ${pairingCtes(slots, options)}`;
 }
 
 function recordSe(r: ChosenRow, values: number[]): number | null {
@@ -177,6 +164,7 @@ export async function compareModels(
   if (modelA === modelB) throw new UsageError('usage.bad-argument', 'compare needs two different models');
   await checkModels(store, [modelA, modelB]);
   const filters = { benchmark: options.benchmark, metric: options.metric };
+  await checkBenchmarkAndMetric(store, filters);
 
   const chosenParams: DuckDBValue[] = [];
   const chosen = await store.all<ChosenRow>(
@@ -187,18 +175,17 @@ export async function compareModels(
 
   const params: DuckDBValue[] = [];
   const cluster = options.clusterBy === undefined ? null : clusterExpression(options.clusterBy, params);
-  const sql = `${pairingSql(modelA, modelB, filters, params, cluster)}
-    SELECT CAST(coalesce(a.pair, b.pair) AS INTEGER) AS pair, a.v AS va, b.v AS vb, coalesce(a.cl, b.cl) AS cl,
-           coalesce(a.k, b.k) AS k
-    FROM side_a a FULL OUTER JOIN side_b b ON a.pair = b.pair AND a.k = b.k
-    ORDER BY pair, k`;
+  const sql = `${pairingSql(modelA, modelB, filters, params, {
+    cluster,
+    extra: 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
+  })}
+    SELECT CAST(slot AS INTEGER) AS pair, va, vb, cl FROM grouped ORDER BY pair, k`;
   const reader = await store.connection.runAndReadAll(sql, params);
   const columns = reader.getColumnsObjectJson() as {
     pair: number[];
     va: (number | null)[];
     vb: (number | null)[];
     cl: (string | null)[];
-    k: string[];
   };
 
   // The rows of each comparison, by the ord of A's chosen result.
@@ -232,7 +219,7 @@ export async function compareModels(
       if (va !== null && vb !== null) {
         a.push(va);
         b.push(vb);
-        clusters.push(columns.cl[j] ?? `\u0000item ${columns.k[j]}`);
+        clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
       } else if (va !== null) onlyA.push(va);
       else if (vb !== null) onlyB.push(vb);
     }
@@ -343,9 +330,12 @@ function compareOne(
   };
 }
 
+/** One paired item where the two models' scores differ. */
 export interface DisagreementItem {
+  /** The pairing key: the sample_hash when paired by hash, else the sample_id. */
   key: string;
   sample_id: string;
+  sample_hash: string | null;
   input_text: string | null;
   reference_text: string | null;
   a: { score: number; output_text: string | null };
@@ -378,17 +368,25 @@ export async function disagreements(
 ): Promise<Disagreements> {
   await checkModels(store, [modelA, modelB]);
   const params: DuckDBValue[] = [];
-  const sql = `${pairingSql(modelA, modelB, { benchmark, metric }, params, null)}
-    SELECT a.k AS key, a.sample_id, a.input_text, coalesce(a.reference_text, b.reference_text) AS reference_text,
-           a.v AS score_a, a.output_text AS output_a, b.v AS score_b, b.output_text AS output_b,
+  const extra = [
+    'min(sample_id) FILTER (WHERE is_a) AS sample_id',
+    'min(sample_hash) FILTER (WHERE is_a) AS sample_hash',
+    'arg_min(input_text, row_index) FILTER (WHERE is_a) AS input_text',
+    'coalesce(arg_min(reference_text, row_index) FILTER (WHERE is_a), arg_min(reference_text, row_index) FILTER (WHERE NOT is_a)) AS reference_text',
+    'arg_min(output_text, row_index) FILTER (WHERE is_a) AS output_a',
+    'arg_min(output_text, row_index) FILTER (WHERE NOT is_a) AS output_b',
+  ].join(', ');
+  const sql = `${pairingSql(modelA, modelB, { benchmark, metric }, params, { extra })}
+    SELECT k AS key, sample_id, sample_hash, input_text, reference_text, va AS score_a, output_a, vb AS score_b,
+           output_b,
            CAST(count(*) OVER () AS INTEGER) AS total
-    FROM side_a a JOIN side_b b ON a.pair = b.pair AND a.k = b.k
-    WHERE a.v <> b.v
-    ORDER BY abs(a.v - b.v) DESC, a.k
+    FROM grouped WHERE va <> vb
+    ORDER BY abs(va - vb) DESC, k
     LIMIT ${Math.max(0, Math.floor(page.limit))} OFFSET ${Math.max(0, Math.floor(page.offset))}`;
   const rows = await store.all<{
     key: string;
     sample_id: string;
+    sample_hash: string | null;
     input_text: string | null;
     reference_text: string | null;
     score_a: number;
@@ -401,9 +399,8 @@ export async function disagreements(
   if (total === undefined) {
     const countParams: DuckDBValue[] = [];
     const counted = await store.all<{ total: number }>(
-      `${pairingSql(modelA, modelB, { benchmark, metric }, countParams, null)}
-       SELECT CAST(count(*) AS INTEGER) AS total FROM side_a a JOIN side_b b ON a.pair = b.pair AND a.k = b.k
-       WHERE a.v <> b.v`,
+      `${pairingSql(modelA, modelB, { benchmark, metric }, countParams, {})}
+       SELECT CAST(count(*) AS INTEGER) AS total FROM grouped WHERE va <> vb`,
       countParams,
     );
     total = counted[0]?.total ?? 0;
@@ -419,6 +416,7 @@ export async function disagreements(
     items: rows.map((r) => ({
       key: r.key,
       sample_id: r.sample_id,
+      sample_hash: r.sample_hash,
       input_text: r.input_text,
       reference_text: r.reference_text,
       a: { score: r.score_a, output_text: r.output_a },

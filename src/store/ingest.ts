@@ -20,9 +20,10 @@ import { claimingSource, expectedSources, probePath, sourcesFor } from '../conve
 import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
-import { validateFileAt, type FileResult } from '../validate/file.js';
+import { validateFileAt } from '../validate/file.js';
 import type { Store } from './db.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
+import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 
 type Json = Record<string, any>;
@@ -89,7 +90,15 @@ interface Unit {
   /** The path as the user would write it. */
   display: string;
   bytes: number;
+  /** For a converted input: the source that claims it. */
+  source?: SourceId;
 }
+
+/**
+ * Sources whose inputs are themselves documents evalkit validates (benchmark output v1, infereval η): the input is
+ * validated before it is converted, and an invalid one is not stored.
+ */
+const VALIDATED_SOURCES = new Set<SourceId>(['bench', 'infereval']);
 
 /** Ingests the given files and folders into an open (read-write) store. */
 export async function ingestPaths(
@@ -209,11 +218,11 @@ interface Discovery {
 async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): Promise<Discovery> {
   const sources = sourcesFor(from);
   /** Whether a converter claims the file or folder (EEE inputs are read as they are, never converted). */
-  const claimed = async (abs: string): Promise<boolean> => {
+  const claimed = async (abs: string): Promise<SourceId | undefined> => {
     try {
-      return claimingSource(await probePath(abs), sources) !== undefined;
+      return claimingSource(await probePath(abs), sources)?.id;
     } catch {
-      return false;
+      return undefined;
     }
   };
   const found: Discovery = { units: [], rejected: [], diagnostics: [] };
@@ -239,8 +248,9 @@ async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): 
       });
       return;
     }
-    if ((await claimed(abs)) || (explicit && from !== 'auto')) {
-      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size });
+    const source = (await claimed(abs)) ?? (explicit && from !== 'auto' ? from : undefined);
+    if (source) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size, source });
       return;
     }
     if (explicit)
@@ -258,8 +268,9 @@ async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): 
       found.units.push({ kind: 'parquet', path: abs, display: shown, bytes: 0 });
       return;
     }
-    if (await claimed(abs)) {
-      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: 0 });
+    const source = await claimed(abs);
+    if (source) {
+      found.units.push({ kind: 'convert', path: abs, display: shown, bytes: 0, source });
       return;
     }
     const entries = (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -365,27 +376,25 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   const samplesShown = samplesAbs ? relativeDisplay(unit, samplesAbs) : undefined;
   const tree = await prepareEeeTree(samplesAbs ? [unit.path, samplesAbs] : [unit.path]);
   const rowChecks = samplesAbs ? tree.rowChecks(samplesAbs) : undefined;
-  const legacy = migrated.changed;
-  let samplesResult: FileResult | undefined;
-  const rows: RowFeeder | undefined =
-    samplesAbs && samplesShown
-      ? async (append) => {
-          samplesResult = await validateFileAt(samplesShown, samplesAbs, true, engine, {
-            onBytes: context.onBytes,
-            rows: {
-              line(line, row) {
-                rowChecks?.line(line, row);
-                if (!row || !isObject(row.value)) return;
-                const value = legacy ? (migrateEeeInstanceRow(row.value).value as Json) : row.value;
-                append(value);
-              },
-            },
-          });
-          rowChecks?.done();
-          diagnostics.push(...samplesResult.diagnostics);
-          return samplesResult.invalid === 0 && (await treeVerdict());
-        }
-      : undefined;
+  /** Reads the samples file once through the validator (and the datastore row checks); true when valid. */
+  const validateRows = async (append?: (row: Json) => void): Promise<boolean> => {
+    const result = await validateFileAt(samplesShown!, samplesAbs!, true, engine, {
+      onBytes: context.onBytes,
+      rows: {
+        line(line, row) {
+          rowChecks?.line(line, row);
+          if (append && row && isObject(row.value)) append(migrateEeeInstanceRow(row.value).value as Json);
+        },
+      },
+    });
+    rowChecks?.done();
+    diagnostics.push(...result.diagnostics);
+    documents = result.documents;
+    const treeOk = await treeVerdict();
+    return result.invalid === 0 && treeOk;
+  };
+  let documents = 0;
+  let valid = true;
   const treeVerdict = async (): Promise<boolean> => {
     const found = (await tree.finish()).map((d) => ({
       ...d,
@@ -394,16 +403,53 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
     diagnostics.push(...found);
     return !found.some((d) => d.severity === 'error');
   };
-  if (!rows && !(await treeVerdict())) return outcome;
+  const hasRows = samplesAbs !== undefined && samplesShown !== undefined;
+  // Legacy rows are migrated one by one on their way in (the Appender); a 0.3.0 file is read and stored by DuckDB
+  // on its own threads while the validator reads it here, and kept only if both agree it is whole and valid.
+  const rows: RowFeeder | undefined =
+    hasRows && migrated.changed ? (append) => validateRows(append) : undefined;
+  const columns =
+    hasRows && !migrated.changed
+      ? async (key: string): Promise<number> => {
+          const insert = context.writer.store.connection
+            .run(INSERT_SAMPLES_FROM_JSONL_SQL, [key, samplesAbs!])
+            .then((r) => ({ ok: true as const, rows: Number(r.rowsChanged) }))
+            .catch((error: Error) => ({ ok: false as const, error }));
+          valid = await validateRows();
+          const stored = await insert;
+          if (!valid) return 0;
+          if (!stored.ok || stored.rows !== documents) {
+            valid = false;
+            diagnostics.push({
+              file: samplesShown!,
+              line: 0,
+              column: 0,
+              pointer: '',
+              severity: 'error',
+              code: 'store.rows',
+              message: stored.ok
+                ? `DuckDB read ${stored.rows} rows where the validator read ${documents}: not stored`
+                : `DuckDB could not read the rows: ${stored.error.message.split('\n')[0]}`,
+            });
+            return 0;
+          }
+          return stored.rows;
+        }
+      : undefined;
+  if (!hasRows && !(await treeVerdict())) return outcome;
   const written = await context.writer.write({
     rows,
+    columns,
     recordKey: decision.recordKey,
-    finish: async () => ({
-      aggregate,
-      origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
-      decision: decision as Decision & { status: 'new' | 'duplicate' },
-      diagnostics,
-    }),
+    finish: async () =>
+      valid
+        ? {
+            aggregate,
+            origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+            decision: decision as Decision & { status: 'new' | 'duplicate' },
+            diagnostics,
+          }
+        : undefined,
   });
   if (written === undefined) return outcome;
   item.status = 'added';
@@ -471,6 +517,14 @@ async function ingestConverted(
   context: UnitContext,
 ): Promise<UnitOutcome> {
   const outcome: UnitOutcome = { items: [], diagnostics: [] };
+  if (unit.source && VALIDATED_SOURCES.has(unit.source) && !unit.path.endsWith('.jsonl')) {
+    const input = await validateFileAt(unit.display, unit.path, false, engine);
+    outcome.diagnostics.push(...input.diagnostics);
+    if (input.invalid > 0) {
+      outcome.items.push({ source: unit.display, origin_kind: unit.source, status: 'rejected', rows: 0 });
+      return outcome;
+    }
+  }
   for await (const converted of convertPaths([unit.path], { from })) {
     if (isConvertFailure(converted)) {
       const e = converted.error;

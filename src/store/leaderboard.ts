@@ -12,8 +12,8 @@
  * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
  *   t test on the items both have (pairing as `compare`: sample_hash when both results hash every row, else
  *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
- *   the record's). The p-values of one leaderboard's adjacent gaps are Holm-adjusted together; a gap with adjusted
- *   p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
+ *   the record's standard_error, else its CI width / (2·1.96)). The p-values of one leaderboard's adjacent gaps
+ *   are Holm-adjusted together; a gap with adjusted p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
  *   gap cannot be tested). So tiers are separated exactly where a gap between neighbours is significant.
  * - composite: for each leaderboard with at least two models, a model's win rate is the fraction of the other models
  *   it beats (a tie counts one half); the mean win rate averages those over the leaderboards the model is on, as
@@ -26,7 +26,7 @@ import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import { instanceRowsSql, chosenResultsSql, displayDate } from './selection.js';
+import { checkBenchmarkAndMetric, chosenResultsSql, displayDate, pairingCtes } from './selection.js';
 
 export interface LeaderboardOptions {
   benchmark?: string;
@@ -95,6 +95,12 @@ interface RankedResult {
 }
 
 function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): string {
+  // Slot of each result: itself (a) and the model ranked directly below it (b), so one grouping gives every
+  // result's own item statistics (side a) and every adjacent gap (the slot of the model above).
+  const slots = `
+      SELECT a.ord AS slot, a.ord AS a, b.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
+      FROM chosen a LEFT JOIN chosen b ON b.benchmark = a.benchmark AND b.metric = a.metric AND b.pos = a.pos + 1
+      LEFT JOIN hashed ha ON ha.ord = a.ord LEFT JOIN hashed hb ON hb.ord = b.ord`;
   return `
     WITH chosen AS MATERIALIZED (
       SELECT *, row_number() OVER () AS ord,
@@ -102,38 +108,21 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
                                 ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id) AS pos
       FROM (${chosenResultsSql(options, params)})
     ),
-    instance_rows AS (${instanceRowsSql()}),
-    items AS MATERIALIZED (
-      SELECT ord, sample_id, min(sample_hash) AS h, bool_and(sample_hash IS NOT NULL) AS hashed, avg(v) AS v
-      FROM instance_rows GROUP BY ord, sample_id
-    ),
-    per_result AS (
-      SELECT ord, CAST(count(*) AS DOUBLE) AS n, avg(v) AS mean, var_samp(v) AS var,
-             bool_and(v = 0 OR v = 1) AS binary, sum(v) AS successes, bool_and(hashed) AS all_hashed
-      FROM items GROUP BY ord
-    ),
-    pairs AS (
-      SELECT a.ord AS a, b.ord AS b, coalesce(pa.all_hashed AND pb.all_hashed, false) AS by_hash
-      FROM chosen a JOIN chosen b ON a.benchmark = b.benchmark AND a.metric = b.metric AND b.pos = a.pos + 1
-      JOIN per_result pa ON pa.ord = a.ord JOIN per_result pb ON pb.ord = b.ord
-    ),
-    side_a AS (
-      SELECT p.b AS pair, CASE WHEN p.by_hash THEN i.h ELSE i.sample_id END AS k, avg(i.v) AS v
-      FROM pairs p JOIN items i ON i.ord = p.a GROUP BY ALL
-    ),
-    side_b AS (
-      SELECT p.b AS pair, CASE WHEN p.by_hash THEN i.h ELSE i.sample_id END AS k, avg(i.v) AS v
-      FROM pairs p JOIN items i ON i.ord = p.b GROUP BY ALL
-    ),
-    paired AS (
-      SELECT a.pair, CAST(count(*) AS DOUBLE) AS n, avg(a.v - b.v) AS mean_d, var_samp(a.v - b.v) AS var_d
-      FROM side_a a JOIN side_b b ON a.pair = b.pair AND a.k = b.k GROUP BY a.pair
+    ${pairingCtes(slots)},
+    stats AS (
+      SELECT slot, CAST(count(va) AS DOUBLE) AS n, avg(va) AS mean, var_samp(va) AS var,
+             bool_and(va = 0 OR va = 1) AS binary, sum(va) AS successes,
+             CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d
+      FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
            c.ci_upper, c.num_samples, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
-           pr.n AS items, pr.mean AS item_mean, pr.var AS item_var, pr.binary, pr.successes,
-           pd.n AS paired_n, pd.mean_d, pd.var_d
-    FROM chosen c LEFT JOIN per_result pr ON pr.ord = c.ord LEFT JOIN paired pd ON pd.pair = c.ord
+           own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
+           gap.paired_n, gap.mean_d, gap.var_d
+    FROM chosen c
+    LEFT JOIN stats own ON own.slot = c.ord
+    LEFT JOIN chosen above ON above.benchmark = c.benchmark AND above.metric = c.metric AND above.pos = c.pos - 1
+    LEFT JOIN stats gap ON gap.slot = above.ord
     ORDER BY c.benchmark, c.metric, c.pos`;
 }
 
@@ -159,7 +148,11 @@ function interval(r: RankedResult): {
     if (clt) return { ci: [clt.lower, clt.upper], method: 'clt', se: clt.se };
   }
   if (r.ci_lower !== null && r.ci_upper !== null)
-    return { ci: [r.ci_lower, r.ci_upper], method: 'record', se: r.standard_error };
+    return {
+      ci: [r.ci_lower, r.ci_upper],
+      method: 'record',
+      se: r.standard_error ?? (r.ci_upper - r.ci_lower) / (2 * z),
+    };
   if (r.standard_error !== null)
     return {
       ci: [r.score - z * r.standard_error, r.score + z * r.standard_error],
@@ -244,6 +237,7 @@ export async function leaderboards(
   store: Store,
   options: LeaderboardOptions,
 ): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
+  await checkBenchmarkAndMetric(store, options);
   const params: DuckDBValue[] = [];
   const rows = await store.all<RankedResult>(leaderboardSql(options, params), params);
   const groups: RankedResult[][] = [];

@@ -167,8 +167,10 @@ export async function readParquetExport(
     raw: string;
     collection: string;
     sample_count: number;
+    diagnostics: string | null;
   }>(
-    `SELECT record_key, raw::VARCHAR AS raw, collection, sample_count::BIGINT::DOUBLE AS sample_count
+    `SELECT record_key, raw::VARCHAR AS raw, collection, sample_count::BIGINT::DOUBLE AS sample_count,
+            diagnostics::VARCHAR AS diagnostics
        FROM ${tableScan(dir, 'records')} ORDER BY record_key`,
   );
   const items: IngestItem[] = [];
@@ -226,7 +228,11 @@ export async function readParquetExport(
         aggregate,
         origin: { kind: 'parquet', path: shown, collection },
         decision: decision as Decision & { status: 'new' | 'duplicate' },
-        diagnostics: verdict.diagnostics,
+        // The warnings found when the record was first ingested (its rows' among them) travel with it.
+        diagnostics: [
+          ...(r.diagnostics ? (JSON.parse(r.diagnostics) as Diagnostic[]) : []),
+          ...verdict.diagnostics,
+        ],
         documents,
       }),
     });

@@ -178,3 +178,98 @@ function sampleRowSql(): string {
 }
 
 export const SAMPLE_ROW_SQL = sampleRowSql();
+
+/**
+ * The same split done by DuckDB over a JSONL file (`read_ndjson_objects ... WITH ORDINALITY`, one `json` per line):
+ * an `INSERT INTO samples` with the record key as $1 and the file as $2. Each line is parsed once for all the
+ * fields (one `json_extract` of every path into a list of small fragments) and once more for the rest (a merge
+ * patch deleting the moved fields). Used for 0.3.0 samples files, so DuckDB reads and stores the rows on its own
+ * threads while the validator reads the same file.
+ */
+function insertFromJsonlSql(): string {
+  const paths: string[] = [];
+  const at = (p: string): string => {
+    let i = paths.indexOf(p);
+    if (i < 0) i = paths.push(p) - 1;
+    return `v[${i + 1}]`;
+  };
+  const path = (f: MovedField): string => (f.parent === undefined ? `$.${f.key}` : `$.${f.parent}.${f.key}`);
+  const type = (fragment: string): string => `json_type(${fragment})`;
+  // A fragment exists only when its parent is an object, so "moved" needs no separate parent check.
+  const movedWhen = (f: MovedField): string => {
+    const v = at(path(f));
+    if (f.kind === 'string') return `${type(v)} = 'VARCHAR'`;
+    if (f.kind === 'number') return `${type(v)} IN ('UBIGINT', 'BIGINT', 'DOUBLE')`;
+    if (f.kind === 'boolean') return `${type(v)} = 'BOOLEAN'`;
+    return `(${type(v)} = 'ARRAY' AND json_array_length(${v}) = 1 AND json_type(${v}, '$[0]') = 'VARCHAR')`;
+  };
+  const value = (f: MovedField): string => {
+    const v = at(path(f));
+    if (f.kind === 'string') return `json_extract_string(${v}, '$')`;
+    if (f.kind === 'number') return `TRY_CAST(${v} AS DOUBLE)`;
+    if (f.kind === 'boolean') return `TRY_CAST(${v} AS BOOLEAN)`;
+    return `json_extract_string(${v}, '$[0]')`;
+  };
+  const field = (column: string): MovedField => MOVED_FIELDS.find((f) => f.column === column)!;
+  const moved = (column: string): string =>
+    `CASE WHEN ${movedWhen(field(column))} THEN ${value(field(column))} END`;
+  const joined = (v: string): string =>
+    `CASE WHEN ${type(v)} = 'ARRAY' AND list_bool_and(list_transform(json_extract(${v}, '$[*]'), x -> json_type(x) = 'VARCHAR')) IS NOT false ` +
+    `THEN array_to_string(json_extract_string(${v}, '$[*]'), chr(10)) END`;
+  const messages = at('$.messages');
+  const lastAssistant = `list_filter(json_extract(${messages}, '$[*]'), m -> json_type(m) = 'OBJECT' AND json_extract_string(m, '$.role') = 'assistant' AND json_type(m, '$.content') = 'VARCHAR')`;
+  const outputText =
+    `CASE WHEN ${movedWhen(field('output_text'))} THEN ${value(field('output_text'))} ` +
+    `WHEN ${type(at('$.output'))} = 'OBJECT' THEN ${joined(at('$.output.raw'))} ` +
+    `WHEN ${type(messages)} = 'ARRAY' THEN json_extract_string(${lastAssistant}[-1], '$.content') END`;
+  const referenceText = `CASE WHEN ${movedWhen(field('reference_text'))} THEN ${value(field('reference_text'))} ELSE ${joined(at('$.input.reference'))} END`;
+  const e = at('$.metadata.epoch');
+  const epoch =
+    `CASE WHEN ${type(e)} = 'VARCHAR' AND regexp_full_match(json_extract_string(${e}, '$'), '[0-9]{1,9}') THEN TRY_CAST(json_extract_string(${e}, '$') AS INTEGER) ` +
+    `WHEN ${type(e)} IN ('UBIGINT', 'BIGINT', 'DOUBLE') AND TRY_CAST(${e} AS DOUBLE) BETWEEN 0 AND 2147483647 AND TRY_CAST(${e} AS DOUBLE) = floor(TRY_CAST(${e} AS DOUBLE)) ` +
+    `THEN TRY_CAST(${e} AS DOUBLE)::INTEGER END`;
+  // The rest: a merge patch deleting each moved field (a null deletes; an object merges into an object). A parent
+  // is named in the patch only when one of its fields moved, so it is an object.
+  const removal = (f: MovedField): string =>
+    `CASE WHEN ${movedWhen(f)} THEN ${sqlString(`"${f.key}":null`)} END`;
+  const parents = [...new Set(MOVED_FIELDS.flatMap((f) => (f.parent ? [f.parent] : [])))];
+  const parentPatch = (p: string): string => {
+    const inner = `concat_ws(',', ${MOVED_FIELDS.filter((f) => f.parent === p)
+      .map(removal)
+      .join(', ')})`;
+    return `CASE WHEN ${inner} <> '' THEN '"${p}":{' || ${inner} || '}' END`;
+  };
+  const patch = `'{' || concat_ws(',', ${MOVED_FIELDS.filter((f) => f.parent === undefined)
+    .map(removal)
+    .join(', ')}, ${parents.map(parentPatch).join(', ')}) || '}'`;
+  const columns: Record<string, string> = {
+    record_key: '$1',
+    row_index: '(ordinality - 1)::BIGINT',
+    evaluation_result_id: moved('evaluation_result_id'),
+    evaluation_name: `coalesce(${moved('evaluation_name')}, '')`,
+    sample_id: `coalesce(${moved('sample_id')}, '')`,
+    sample_hash: moved('sample_hash'),
+    epoch: `CASE WHEN ${type(at('$.metadata'))} = 'OBJECT' THEN ${epoch} END`,
+    interaction_type: moved('interaction_type'),
+    input_text: moved('input_text'),
+    reference_text: referenceText,
+    output_text: outputText,
+    score: moved('score'),
+    is_correct: moved('is_correct'),
+    raw: `json_merge_patch(json, (${patch})::JSON)`,
+    schema_version: moved('schema_version'),
+    evaluation_id: moved('evaluation_id'),
+    model_id: moved('model_id'),
+  };
+  const select = Object.entries(columns)
+    .map(([name, expr]) => `${expr} AS ${name}`)
+    .join(',\n  ');
+  const list = `[${paths.map(sqlString).join(', ')}]`;
+  return (
+    `INSERT INTO samples BY NAME SELECT\n  ${select}\n` +
+    `FROM (SELECT ordinality, json, json_extract(json, ${list}) AS v FROM read_ndjson_objects($2) WITH ORDINALITY)`
+  );
+}
+
+/** `INSERT INTO samples` of every line of a 0.3.0 JSONL file ($2), under record key $1. */
+export const INSERT_SAMPLES_FROM_JSONL_SQL = insertFromJsonlSql();

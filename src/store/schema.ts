@@ -33,7 +33,7 @@ export const STORE_DDL: readonly string[] = [
    )`,
   `CREATE TABLE IF NOT EXISTS records (
      record_key VARCHAR PRIMARY KEY,        -- content_hash; for a duplicate kept with --allow-duplicates, the sha256 of content_hash, a newline and evaluation_id
-     content_hash VARCHAR NOT NULL,         -- EEE check 10's fingerprint (see above); equal for duplicates
+     content_hash VARCHAR,                  -- EEE check 10's fingerprint (see above); equal for duplicates; always set by ingest
      evaluation_id VARCHAR NOT NULL,     -- evaluation_id of the record
      schema_version VARCHAR NOT NULL,       -- of the stored raw record (always 0.3.0: older ones are migrated first)
      collection VARCHAR,                    -- datastore collection (data/<collection>/...), or the converter's

@@ -104,7 +104,7 @@ export class Detector {
         const legacy = this.types.map((t) => t.legacyHint?.(record)).find((h) => h !== undefined);
         const hint =
           byVersion && byVersion.length > 0
-            ? ` (its schema_version ${JSON.stringify(declared)} belongs to ${byVersion.map((b) => b.type.id).join(' or ')}, but its keys do not; use --type to force it)`
+            ? ` (its schema_version ${JSON.stringify(declared)} belongs to ${byVersion.map((b) => b.type.id).join(' or ')}, but its keys do not; force the type to read it as one)`
             : '';
         return {
           ok: false,
@@ -140,7 +140,7 @@ export class Detector {
       ok: false,
       code: 'detect.unknown-version',
       type,
-      message: `${type.id}: missing schema_version; expected one of ${describeVersions(type)} (or pass --schema-version)`,
+      message: `${type.id}: missing schema_version; expected one of ${describeVersions(type)} (or force a version)`,
     };
   }
 

@@ -22,10 +22,57 @@ export interface FileResult {
   /** Diagnostics in file order (at most the run's `maxDiagnostics`; `omitted` counts the rest). */
   diagnostics: Diagnostic[];
   omitted: number;
+  /** Documents per detected "type@version" ("unknown" when no type claimed them). */
+  types: Record<string, number>;
+  /**
+   * `detect.unknown-type` errors of this file after the first: counted (in `errors`), not repeated; the first one's
+   * message says how many rows share it (see foldRepeatedUnknownType).
+   */
+  unknownTypeRepeats: number;
 }
 
 export function emptyFileResult(path: string): FileResult {
-  return { path, documents: 0, invalid: 0, errors: 0, warnings: 0, diagnostics: [], omitted: 0 };
+  return {
+    path,
+    documents: 0,
+    invalid: 0,
+    errors: 0,
+    warnings: 0,
+    diagnostics: [],
+    omitted: 0,
+    types: {},
+    unknownTypeRepeats: 0,
+  };
+}
+
+const UNKNOWN_TYPE = 'detect.unknown-type';
+
+/**
+ * A JSONL file of an unknown kind would repeat the same long detect.unknown-type message on every row: it is said
+ * once, on the first row, with the number of rows it applies to. Run once per file when its result is complete
+ * (after the ranges of a file read by workers are put together).
+ */
+export function foldRepeatedUnknownType(result: FileResult): void {
+  let first: Diagnostic | undefined;
+  let repeats = result.unknownTypeRepeats;
+  result.diagnostics = result.diagnostics.filter((d) => {
+    if (d.code !== UNKNOWN_TYPE) return true;
+    if (!first) {
+      first = d;
+      return true;
+    }
+    repeats++;
+    return false;
+  });
+  result.unknownTypeRepeats = 0;
+  if (first && repeats > 0)
+    first.message = `${first.message} [the same for ${repeats} more row${repeats === 1 ? '' : 's'} of this file; said once]`;
+}
+
+/** Adds one document's detected type to the file's counts. */
+function countType(result: FileResult, verdict: DocumentVerdict | undefined): void {
+  const key = verdict?.type ? `${verdict.type}@${verdict.schemaVersion ?? 'unknown'}` : 'unknown';
+  result.types[key] = (result.types[key] ?? 0) + 1;
 }
 
 /**
@@ -67,9 +114,18 @@ export class FileAccumulator {
     this.result = emptyFileResult(path);
   }
 
+  private sawUnknownType = false;
+
   add(d: Diagnostic): void {
     if (d.severity === 'error') this.result.errors++;
     else this.result.warnings++;
+    if (d.code === UNKNOWN_TYPE) {
+      if (this.sawUnknownType) {
+        this.result.unknownTypeRepeats++;
+        return;
+      }
+      this.sawUnknownType = true;
+    }
     if (this.result.diagnostics.length < this.limit) this.result.diagnostics.push(d);
     else this.result.omitted++;
   }
@@ -87,6 +143,7 @@ export class FileAccumulator {
     const shift = firstLine - 1;
     let verdict: DocumentVerdict | undefined;
     if (parsed.ok) verdict = engine.check(parsed.value);
+    countType(this.result, verdict);
     // Every strict-JSON issue is an error, except that with --schema-only the ones that still leave a value
     // (duplicate key, overflow, BOM) are warnings: the verdict is then the schema's alone, as any other
     // validator of the same schema would give it on the value JSON.parse returns.
@@ -116,6 +173,7 @@ export class FileAccumulator {
       this.rows?.line(l.line);
       this.result.documents++;
       this.result.invalid++;
+      countType(this.result, undefined);
       this.add({
         file: this.result.path,
         line: l.line,

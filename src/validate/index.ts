@@ -4,14 +4,21 @@
  */
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { prepareTreeChecks } from '../checks/index.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
-import { expandPaths, isJsonlPath } from '../io/files.js';
+import { expandPaths, globToRegExp, isJsonlPath } from '../io/files.js';
 import { checkDetectOptions } from './detect.js';
 import { Engine, type EngineOptions } from './engine.js';
-import { diagnosticAt, emptyFileResult, validateFileAt, validateStreamAs, type FileResult } from './file.js';
+import {
+  diagnosticAt,
+  emptyFileResult,
+  foldRepeatedUnknownType,
+  validateFileAt,
+  validateStreamAs,
+  type FileResult,
+} from './file.js';
 import { validateInWorkers } from './parallel.js';
 
 export type { FileResult } from './file.js';
@@ -49,6 +56,8 @@ export interface ValidateOptions extends EngineOptions {
   rangeBytes?: number;
   /** Base for relative paths (default: process.cwd()). */
   cwd?: string;
+  /** Globs of files to leave out; each is matched against a file's path and every trailing part of it. */
+  exclude?: readonly string[];
   /** What "-" reads (default: process.stdin). */
   stdin?: AsyncIterable<Buffer | string>;
   /** How a stream is read: one JSON document, JSON Lines, or decided from its first line (default). */
@@ -121,10 +130,30 @@ export async function validateStream(
   options: ValidateOptions & { name?: string } = {},
 ): Promise<FileResult> {
   checkDetectOptions(options, options.types);
-  return validateStreamAs(options.name ?? '-', stream, new Engine(options), {
+  const result = await validateStreamAs(options.name ?? '-', stream, new Engine(options), {
     maxDiagnostics: options.maxDiagnostics,
     maxDepth: options.maxDepth,
     mode: options.streamFormat,
+  });
+  foldRepeatedUnknownType(result);
+  return result;
+}
+
+/**
+ * The files not excluded by any glob. A glob is matched against the path as listed ('/'-separated) and against
+ * each of its trailing parts, so `old/**` leaves out `data/old/a.json` and `*.bak.json` any such file at any depth.
+ */
+export function excludeMatching(paths: string[], globs: readonly string[]): string[] {
+  if (globs.length === 0) return paths;
+  const patterns = globs.map((g) => globToRegExp(g.replace(/^\.\//, '')));
+  return paths.filter((p) => {
+    if (p === '-') return true;
+    const parts = p.split(sep).join('/').split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const tail = parts.slice(i).join('/');
+      if (patterns.some((re) => re.test(tail))) return false;
+    }
+    return true;
   });
 }
 
@@ -165,7 +194,7 @@ export async function validatePaths(
     throw new UsageError('usage.jobs', 'custom document types can only be validated with jobs = 1');
   }
   const cwd = options.cwd ?? process.cwd();
-  const list = await expandPaths(paths, cwd);
+  const list = excludeMatching(await expandPaths(paths, cwd), options.exclude ?? []);
   const sizes = new Map<string, number>();
   let bytesTotal = 0;
   for (const p of list) {
@@ -253,6 +282,7 @@ export async function validatePaths(
     options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length, phase: 'tree-checks' });
     attachTreeDiagnostics(files, await tree.finish(), cwd);
   }
+  for (const f of files) foldRepeatedUnknownType(f);
   trimToLimit(files, options.maxDiagnostics);
   return { summary: summarize(files), files };
 }

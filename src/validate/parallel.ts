@@ -186,6 +186,8 @@ export async function validateInWorkers(
     into.errors += reply.result.errors;
     into.warnings += reply.result.warnings;
     into.omitted += reply.result.omitted;
+    into.unknownTypeRepeats += reply.result.unknownTypeRepeats;
+    for (const [k, n] of Object.entries(reply.result.types)) into.types[k] = (into.types[k] ?? 0) + n;
     for (const d of reply.result.diagnostics) {
       if (options.maxDiagnostics !== undefined && into.diagnostics.length >= options.maxDiagnostics) {
         into.omitted++;

@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { statistics } from './stats.js';
+import { compareModels, disagreements, leaderboards } from './stats.js';
 import {
   inferevalDetail,
   inferevalList,
@@ -47,13 +47,33 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
     case 'overview':
       return overview(store);
     case 'leaderboard': {
-      const options: Record<string, unknown> = {};
+      const options: Record<(typeof LEADERBOARD_FILTERS)[number], string | undefined> & {
+        composite?: boolean;
+      } = {
+        benchmark: undefined,
+        metric: undefined,
+        developer: undefined,
+        deploymentType: undefined,
+        availability: undefined,
+        sourceOrganization: undefined,
+        collection: undefined,
+      };
       for (const name of LEADERBOARD_FILTERS) if (params[name]) options[name] = params[name];
       if (params.composite === '1') options.composite = true;
-      return (await statistics()).leaderboards(store, options);
+      return leaderboards(store, options);
     }
-    case 'model':
-      return modelResults(store, required(params, 'id'));
+    case 'model': {
+      // The model's standing on each board, as `evalkit leaderboard` ranks it (its CI from the instance rows).
+      const id = required(params, 'id');
+      const results = await modelResults(store, id);
+      const boards = await leaderboards(store, {});
+      const standings = boards.leaderboards.flatMap((b) =>
+        b.rows
+          .filter((r) => r.model_id === id)
+          .map((r) => ({ benchmark: b.benchmark, metric: b.metric, models: b.rows.length, ...r })),
+      );
+      return { ...results, standings };
+    }
     case 'record':
       return recordDetail(store, required(params, 'key'));
     case 'samples':
@@ -61,14 +81,14 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
     case 'sample':
       return sampleDetail(store, { ...params, record: required(params, 'record') });
     case 'compare': {
-      const options: Record<string, unknown> = {};
-      if (params.benchmark) options.benchmark = params.benchmark;
-      if (params.metric) options.metric = params.metric;
-      return (await statistics()).compareModels(store, required(params, 'a'), required(params, 'b'), options);
+      return compareModels(store, required(params, 'a'), required(params, 'b'), {
+        benchmark: params.benchmark || undefined,
+        metric: params.metric || undefined,
+      });
     }
     case 'disagreements': {
       const page = pageRequest(params);
-      return (await statistics()).disagreements(
+      return disagreements(
         store,
         required(params, 'a'),
         required(params, 'b'),

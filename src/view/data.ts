@@ -98,10 +98,16 @@ const RESULT_COLUMNS = `r.record_key, r.result_index, r.evaluation_result_id, r.
   r.metric_name, r.metric_unit, r.score_type, r.lower_is_better, r.min_score, r.max_score, r.score,
   r.standard_error, r.ci_lower, r.ci_upper, r.num_samples::DOUBLE AS num_samples`;
 
-/** How many instance rows of a record belong to a result: by evaluation_result_id, else by evaluation_name. */
-const RESULT_SAMPLES = `(SELECT count(*) FROM samples s WHERE s.record_key = r.record_key AND
-  (CASE WHEN r.evaluation_result_id IS NOT NULL THEN s.evaluation_result_id = r.evaluation_result_id
-        ELSE s.evaluation_name = r.evaluation_name END))::DOUBLE AS samples`;
+/**
+ * How many instance rows each result has (by evaluation_result_id, else by evaluation_name), counted for the
+ * records in `keysSql` (a subquery of record keys) in one grouped pass over their rows.
+ */
+const RESULT_SAMPLES = (keysSql: string) => `LEFT JOIN (
+    SELECT record_key, evaluation_result_id, evaluation_name, count(*) AS n FROM samples
+    WHERE record_key IN (${keysSql}) GROUP BY ALL
+  ) c ON c.record_key = r.record_key AND (CASE WHEN r.evaluation_result_id IS NOT NULL
+    THEN c.evaluation_result_id = r.evaluation_result_id ELSE c.evaluation_name = r.evaluation_name END)`;
+const SAMPLES_COUNT = `coalesce(sum(c.n), 0)::DOUBLE AS samples`;
 
 export async function modelResults(store: Store, modelId: string): Promise<ModelResults> {
   const [model] = await store.all<ModelResults['model']>(
@@ -111,10 +117,12 @@ export async function modelResults(store: Store, modelId: string): Promise<Model
   );
   if (!model) throw new UsageError('view.unknown-model', `no model ${JSON.stringify(modelId)} in the store`);
   const results = await store.all<ModelResults['results'][number]>(
-    `SELECT ${RESULT_COLUMNS}, ${RESULT_SAMPLES}, rec.evaluation_id, rec.source_organization_name,
+    `SELECT ${RESULT_COLUMNS}, ${SAMPLES_COUNT}, rec.evaluation_id, rec.source_organization_name,
             coalesce(rec.evaluation_timestamp, rec.retrieved_timestamp) AS date
-     FROM results r JOIN records rec USING (record_key)
-     WHERE rec.model_id = $1 ORDER BY r.evaluation_name, r.metric_name, rec.evaluation_id, r.result_index`,
+     FROM results r JOIN records rec ON rec.record_key = r.record_key
+     ${RESULT_SAMPLES('SELECT record_key FROM records WHERE model_id = $1')}
+     WHERE rec.model_id = $1 GROUP BY ALL
+     ORDER BY r.evaluation_name, r.metric_name, rec.evaluation_id, r.result_index`,
     [modelId],
   );
   return { model, results };
@@ -134,7 +142,8 @@ export async function recordDetail(store: Store, recordKey: string): Promise<Rec
     throw new UsageError('view.unknown-record', `no record ${JSON.stringify(recordKey)} in the store`);
   const { raw, diagnostics, ...record } = row;
   const results = await store.all<ResultSummary>(
-    `SELECT ${RESULT_COLUMNS}, ${RESULT_SAMPLES} FROM results r WHERE r.record_key = $1 ORDER BY r.result_index`,
+    `SELECT ${RESULT_COLUMNS}, ${SAMPLES_COUNT} FROM results r ${RESULT_SAMPLES('$1')}
+     WHERE r.record_key = $1 GROUP BY ALL ORDER BY r.result_index`,
     [recordKey],
   );
   const documents = await store.all<{ kind: string }>(
@@ -153,22 +162,12 @@ export async function recordDetail(store: Store, recordKey: string): Promise<Rec
 
 // ---------------------------------------------------------------------------------------------------- samples
 
-/** The WHERE clause selecting a result's rows ($1 record_key, $2 result_index). */
-const RESULT_ROWS = `s.record_key = $1 AND (CASE
-  WHEN r.evaluation_result_id IS NOT NULL THEN s.evaluation_result_id = r.evaluation_result_id
-  ELSE s.evaluation_name = r.evaluation_name END)`;
-
-async function requireResult(store: Store, recordKey: string, resultIndex: number): Promise<void> {
-  const [found] = await store.all(`SELECT 1 FROM results WHERE record_key = $1 AND result_index = $2`, [
-    recordKey,
-    resultIndex,
-  ]);
-  if (!found) {
-    throw new UsageError(
-      'view.unknown-result',
-      `no result ${resultIndex} in record ${JSON.stringify(recordKey)} of the store`,
-    );
-  }
+/** Which of a record's rows belong to a result: by evaluation_result_id, else by evaluation_name. */
+interface RowsOf {
+  recordKey: string;
+  resultIndex: number;
+  column: 'evaluation_result_id' | 'evaluation_name';
+  value: string;
 }
 
 function resultIndexParam(value: string | undefined): number {
@@ -179,27 +178,58 @@ function resultIndexParam(value: string | undefined): number {
   return n;
 }
 
+async function rowsOf(store: Store, recordKey: string, resultIndex: number): Promise<RowsOf> {
+  const [found] = await store.all<{ evaluation_result_id: string | null; evaluation_name: string }>(
+    `SELECT evaluation_result_id, evaluation_name FROM results WHERE record_key = $1 AND result_index = $2`,
+    [recordKey, resultIndex],
+  );
+  if (!found) {
+    throw new UsageError(
+      'view.unknown-result',
+      `no result ${resultIndex} in record ${JSON.stringify(recordKey)} of the store`,
+    );
+  }
+  return found.evaluation_result_id !== null
+    ? { recordKey, resultIndex, column: 'evaluation_result_id', value: found.evaluation_result_id }
+    : { recordKey, resultIndex, column: 'evaluation_name', value: found.evaluation_name };
+}
+
 /**
  * One page of a result's instance rows: filtered (correct / incorrect), searched (case-insensitive substring of
  * sample id, input, reference or output), sorted (row, score ascending or descending; missing scores last), with
- * the total count of matching rows. Texts are cut to PREVIEW_CHARS in SQL, so a page stays small.
+ * the total count of matching rows.
  */
 export async function samplePage(
   store: Store,
   params: Params,
 ): Promise<SamplePage & { result: ResultSummary }> {
-  const recordKey = params.record ?? '';
-  const resultIndex = resultIndexParam(params.result);
-  await requireResult(store, recordKey, resultIndex);
-  return {
-    ...(await querySamples(store, recordKey, resultIndex, pageRequest(params))),
-    result: await result(store, recordKey, resultIndex),
-  };
+  const rows = await rowsOf(store, params.record ?? '', resultIndexParam(params.result));
+  const page = await pageOf(store, rows, pageRequest(params));
+  return { ...page, result: await result(store, rows.recordKey, rows.resultIndex) };
+}
+
+/**
+ * Makes a result's search table ahead of its first search (the server calls it after answering an unsearched page,
+ * while the reader looks at the page), so that the first search is as quick as the later ones.
+ */
+export async function prepareSearch(store: Store, params: Params): Promise<void> {
+  if ((params.q ?? '').trim() !== '') return;
+  await searchTable(store, await rowsOf(store, params.record ?? '', resultIndexParam(params.result)));
+}
+
+export async function querySamples(
+  store: Store,
+  recordKey: string,
+  resultIndex: number,
+  page: PageRequest,
+): Promise<SamplePage> {
+  return pageOf(store, await rowsOf(store, recordKey, resultIndex), page);
 }
 
 async function result(store: Store, recordKey: string, resultIndex: number): Promise<ResultSummary> {
   const [row] = await store.all<ResultSummary>(
-    `SELECT ${RESULT_COLUMNS}, ${RESULT_SAMPLES} FROM results r WHERE r.record_key = $1 AND r.result_index = $2`,
+    `SELECT ${RESULT_COLUMNS}, ${SAMPLES_COUNT} FROM results r ${RESULT_SAMPLES('$1')}
+     WHERE r.record_key = $1 AND r.result_index = $2 GROUP BY ALL`,
     [recordKey, resultIndex],
   );
   return row!;
@@ -208,40 +238,97 @@ async function result(store: Store, recordKey: string, resultIndex: number): Pro
 const cut = (column: string) =>
   `CASE WHEN length(${column}) > ${PREVIEW_CHARS} THEN left(${column}, ${PREVIEW_CHARS}) || '…' ELSE ${column} END`;
 
-export async function querySamples(
-  store: Store,
-  recordKey: string,
-  resultIndex: number,
-  page: PageRequest,
-): Promise<SamplePage> {
-  const where = [RESULT_ROWS];
-  const params: (string | number)[] = [recordKey, resultIndex];
-  if (page.filter !== 'all') where.push(`coalesce(s.is_correct, s.score > 0) = ${page.filter === 'correct'}`);
-  if (page.q !== '') {
-    params.push(page.q);
-    const p = `$${params.length}`;
-    where.push(
-      `(contains(lower(s.sample_id), ${p}) OR contains(lower(coalesce(s.input_text, '')), ${p}) OR
-        contains(lower(coalesce(s.reference_text, '')), ${p}) OR contains(lower(coalesce(s.output_text, '')), ${p}))`,
-    );
+/** The listed columns of a sample row, texts cut to PREVIEW_CHARS. */
+const LIST_COLUMNS = `s.row_index::DOUBLE AS row_index, s.sample_id, ${cut('s.input_text')} AS input,
+  ${cut('s.reference_text')} AS reference, ${cut('s.output_text')} AS output, s.score, s.is_correct`;
+
+/** The searched text of a row: its sample id, input, reference and output, lower-cased, joined by U+0001. */
+const SEARCH_TEXT = `lower(concat_ws(chr(1), s.sample_id, s.input_text, s.reference_text, s.output_text))`;
+
+/** Results whose rows are searched often keep their lower-cased texts in a temporary table (at most this many). */
+const SEARCH_TABLES = 4;
+const searchTables = new WeakMap<Store, { byResult: Map<string, string>; made: number }>();
+
+/**
+ * The temporary table (row_index, score, is_correct, text) of a result's rows, made on its first search: lower-casing
+ * every text is most of a search's cost, so it is paid once and later searches only scan. Temporary tables live in
+ * memory beside a read-only store; the least recently used one is dropped beyond SEARCH_TABLES.
+ */
+async function searchTable(store: Store, rows: RowsOf): Promise<string> {
+  let cache = searchTables.get(store);
+  if (!cache) searchTables.set(store, (cache = { byResult: new Map(), made: 0 }));
+  const key = `${rows.recordKey}\u0000${rows.resultIndex}`;
+  const found = cache.byResult.get(key);
+  if (found) {
+    cache.byResult.delete(key);
+    cache.byResult.set(key, found);
+    return found;
   }
+  const name = `evalkit_view_search_${cache.made++}`;
+  await store.all(
+    `CREATE TEMP TABLE ${name} AS SELECT s.row_index, s.score, s.is_correct, ${SEARCH_TEXT} AS text
+     FROM samples s WHERE s.record_key = $1 AND s.${rows.column} = $2`,
+    [rows.recordKey, rows.value],
+  );
+  cache.byResult.set(key, name);
+  if (cache.byResult.size > SEARCH_TABLES) {
+    const [oldestKey, oldest] = cache.byResult.entries().next().value as [string, string];
+    cache.byResult.delete(oldestKey);
+    await store.all(`DROP TABLE IF EXISTS ${oldest}`);
+  }
+  return name;
+}
+
+/**
+ * In two steps, so that a page costs the same wherever it is: the row numbers of the page are found first (the
+ * filter, search and sort read only the columns they need), then only those rows' texts are read.
+ */
+async function pageOf(store: Store, rows: RowsOf, page: PageRequest): Promise<SamplePage> {
+  let from: string;
+  const where: string[] = [];
+  const params: string[] = [];
+  if (page.q === '') {
+    from = 'samples s';
+    where.push(`s.record_key = $1`, `s.${rows.column} = $2`);
+    params.push(rows.recordKey, rows.value);
+  } else {
+    from = `${await searchTable(store, rows)} s`;
+    where.push(`contains(s.text, $1)`);
+    params.push(page.q);
+  }
+  if (page.filter !== 'all') where.push(`coalesce(s.is_correct, s.score > 0) = ${page.filter === 'correct'}`);
   const order =
     page.sort === 'row'
       ? 's.row_index'
       : `s.score ${page.sort === 'score' ? 'ASC' : 'DESC'} NULLS LAST, s.row_index`;
-  const from = `FROM samples s JOIN results r ON r.record_key = s.record_key AND r.result_index = $2
-    WHERE ${where.join(' AND ')}`;
-  const [{ total }] = (await store.all<{ total: number }>(
-    `SELECT count(*)::DOUBLE AS total ${from}`,
-    params,
-  )) as [{ total: number }];
-  const rows = await store.all<SampleListRow>(
-    `SELECT s.row_index::DOUBLE AS row_index, s.sample_id, ${cut('s.input_text')} AS input,
-            ${cut('s.reference_text')} AS reference, ${cut('s.output_text')} AS output, s.score, s.is_correct
-     ${from} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
-    params,
+  const pageSql = (extra: string) =>
+    `SELECT s.row_index::DOUBLE AS row_index${extra} FROM ${from}
+     WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const countSql = `SELECT count(*)::DOUBLE AS n FROM ${from} WHERE ${where.join(' AND ')}`;
+  let found: { row_index: number; total?: number }[];
+  let total: number | undefined;
+  if (page.q === '') {
+    // Without a search the count is cheap (column filters only) and the page a top-N on two columns.
+    total = (await store.all<{ n: number }>(countSql, params))[0]!.n;
+    found = page.offset >= total ? [] : await store.all(pageSql(''), params);
+  } else {
+    // With one, the page's row numbers and the count of matches come from one pass (the search runs once).
+    found = await store.all(pageSql(', count(*) OVER ()::DOUBLE AS total'), params);
+    total = found[0]?.total ?? (await store.all<{ n: number }>(countSql, params))[0]!.n;
+  }
+  if (found.length === 0) return { total, offset: page.offset, limit: page.limit, rows: [] };
+  const listed = await store.all<SampleListRow>(
+    `SELECT ${LIST_COLUMNS} FROM samples s
+     WHERE s.record_key = $1 AND s.row_index IN (${found.map((f) => f.row_index).join(', ')})`,
+    [rows.recordKey],
   );
-  return { total, offset: page.offset, limit: page.limit, rows };
+  const byIndex = new Map(listed.map((r) => [r.row_index, r]));
+  return {
+    total,
+    offset: page.offset,
+    limit: page.limit,
+    rows: found.map((f) => byIndex.get(f.row_index)!),
+  };
 }
 
 /** Every row of a result with its full texts lower-cased for search (a static export pages these itself). */
@@ -250,15 +337,13 @@ export async function allSamples(
   recordKey: string,
   resultIndex: number,
 ): Promise<(SampleListRow & { search: string })[]> {
-  const rows = await store.all<SampleListRow & { search: string }>(
-    `SELECT s.row_index::DOUBLE AS row_index, s.sample_id, ${cut('s.input_text')} AS input,
-            ${cut('s.reference_text')} AS reference, ${cut('s.output_text')} AS output, s.score, s.is_correct,
-            lower(concat_ws(chr(1), s.sample_id, s.input_text, s.reference_text, s.output_text)) AS search
-     FROM samples s JOIN results r ON r.record_key = s.record_key AND r.result_index = $2
-     WHERE ${RESULT_ROWS} ORDER BY s.row_index`,
-    [recordKey, resultIndex],
+  const rows = await rowsOf(store, recordKey, resultIndex);
+  return store.all<SampleListRow & { search: string }>(
+    `SELECT ${LIST_COLUMNS},
+            ${SEARCH_TEXT} AS search
+     FROM samples s WHERE s.record_key = $1 AND s.${rows.column} = $2 ORDER BY s.row_index`,
+    [rows.recordKey, rows.value],
   );
-  return rows;
 }
 
 export async function sampleDetail(store: Store, params: Params): Promise<SampleDetail> {

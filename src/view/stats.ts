@@ -1,38 +1,16 @@
 /**
  * The store's statistics as the viewer calls them: `leaderboards` (store/leaderboard.ts), `compareModels` and
- * `disagreements` (store/compare.ts) — the functions behind `evalkit leaderboard` and `evalkit compare`.
+ * `disagreements` (store/compare.ts) — the functions behind `evalkit leaderboard` and `evalkit compare` — and the
+ * check, at compile time, that what they return is what the pages read (shared/types.ts).
  */
-import type { Store } from '../store/db.js';
-import { UsageError } from '../errors.js';
+import { leaderboards } from '../store/leaderboard.js';
+import { compareModels, disagreements, type CompareReport, type Disagreements } from '../store/compare.js';
+import type { CompareResult, Disagreements as PageDisagreements, Leaderboards } from './shared/types.js';
 
-export interface Statistics {
-  leaderboards(store: Store, options: Record<string, unknown>): Promise<unknown> | unknown;
-  compareModels(
-    store: Store,
-    a: string,
-    b: string,
-    options: Record<string, unknown>,
-  ): Promise<unknown> | unknown;
-  disagreements(
-    store: Store,
-    a: string,
-    b: string,
-    benchmark: string,
-    metric: string,
-    page: { offset: number; limit: number },
-  ): Promise<unknown> | unknown;
-}
+export { compareModels, disagreements, leaderboards };
 
-let loaded: Statistics | undefined;
-
-export async function statistics(): Promise<Statistics> {
-  if (loaded) return loaded;
-  const modules = ['../store/leaderboard.js', '../store/compare.js'];
-  try {
-    const [leaderboard, compare] = await Promise.all(modules.map((m) => import(m)));
-    loaded = { ...leaderboard, ...compare } as Statistics;
-    return loaded;
-  } catch {
-    throw new UsageError('view.no-statistics', 'this build has no leaderboard or compare statistics yet');
-  }
-}
+// The pages' types must accept the library's values (a compile error here means a page reads a field that the
+// library no longer gives).
+export const asPageLeaderboards = (x: Awaited<ReturnType<typeof leaderboards>>): Leaderboards => x;
+export const asPageComparison = (x: CompareReport): CompareResult => x;
+export const asPageDisagreements = (x: Disagreements): PageDisagreements => x;

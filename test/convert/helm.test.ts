@@ -114,6 +114,10 @@ test(
         w.aggregate.source_metadata.additional_details['stat.num_prompt_tokens@test'],
         '350.44444444444446',
       );
+      const at5 = resultById(w.aggregate, 'exact_match@5/test');
+      assert.equal(at5.metric_config.metric_id, 'exact_match@5');
+      assert.equal(at5.metric_config.metric_parameters.k, 5);
+      assert.equal(at5.metric_config.max_score, 1);
       const perplexity = resultById(w.aggregate, 'perplexity/test');
       assert.equal(perplexity.metric_config.lower_is_better, true);
       assert.equal(perplexity.metric_config.min_score, 1);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ZipReader } from '../../src/io/zip.js';
 import { DataError } from '../../src/errors.js';
-import { buildZip, ZipBuilder } from '../helpers/zip-writer.js';
+import { buildZip, ZipBuilder, type ZipMember } from '../helpers/zip-writer.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 async function withTemp<T>(fn: (dir: string) => Promise<T>): Promise<T> {
@@ -186,3 +186,32 @@ test(
     assert.ok((await readFile(reference(files[0])!)).length > 0);
   },
 );
+
+test('readMany reads many members through one window, larger ones on their own, in file order', async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, 'many.zip');
+    const members: ZipMember[] = [];
+    for (let i = 0; i < 300; i++)
+      members.push({
+        name: `samples/${i}.json`,
+        data: JSON.stringify({ i, pad: 'y'.repeat(i * 97) }),
+        method: i % 3 === 0 ? 93 : 8,
+      });
+    members.splice(150, 0, { name: 'big.bin', data: 'z'.repeat(5 << 20), method: 0 });
+    await writeFile(path, buildZip(members));
+    const zip = await ZipReader.open(path);
+    try {
+      const seen: string[] = [];
+      for await (const { entry, data } of zip.readMany([...zip.entries].reverse())) {
+        seen.push(entry.name);
+        assert.equal(data.toString('utf8'), members.find((m) => m.name === entry.name)!.data);
+      }
+      assert.deepEqual(
+        seen,
+        members.map((m) => m.name),
+      );
+    } finally {
+      await zip.close();
+    }
+  });
+});

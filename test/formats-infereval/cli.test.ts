@@ -13,7 +13,14 @@ test('evalkit validate examples/infereval: examples valid, invalid ones with the
   assert.equal(run.code, 1, run.stderr);
   const report = JSON.parse(run.stdout);
   const entry = (file: string) => report.files.find((f: { path: string }) => f.path.endsWith(`/${file}`));
-  for (const file of ['benchmark.json', 'evaluation.json']) {
+  const valid = [
+    'benchmark.json',
+    'evaluation.json',
+    'evaluation.shuffled.json',
+    'model/benchmark.json',
+    'model/evaluation.json',
+  ];
+  for (const file of valid) {
     assert.ok(entry(file), file);
     assert.deepEqual(entry(file).diagnostics, [], file);
   }
@@ -23,7 +30,7 @@ test('evalkit validate examples/infereval: examples valid, invalid ones with the
     codes: [...m[2].matchAll(/`([^`]+)`/g)].map((c) => c[1]).sort(),
   }));
   assert.ok(expected.length >= 6);
-  assert.equal(report.files.length, expected.length + 2);
+  assert.equal(report.files.length, expected.length + valid.length);
   for (const { file, codes } of expected) {
     const found = entry(`invalid/${file}`);
     assert.ok(found, file);

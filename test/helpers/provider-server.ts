@@ -46,6 +46,8 @@ export interface LoggedRequest {
   attempt: number;
   at: number;
   authorization: string | null;
+  /** Every request header (lower-case names). */
+  headers: Record<string, string | string[] | undefined>;
   body: any;
 }
 
@@ -127,7 +129,15 @@ export async function startProviderServer(
     attempts.set(sampleId, attempt);
     const authorization = (req.headers['authorization'] ?? req.headers['x-api-key'] ?? null) as string | null;
     if (options.log !== false)
-      requests.push({ protocol, sampleId, attempt, at: Date.now(), authorization, body });
+      requests.push({
+        protocol,
+        sampleId,
+        attempt,
+        at: Date.now(),
+        authorization,
+        headers: { ...req.headers },
+        body,
+      });
     let system: string | null = null;
     let user = '';
     if (protocol === 'openai') {

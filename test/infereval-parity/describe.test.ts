@@ -144,6 +144,20 @@ describe('evalkit describe (CLI)', () => {
     assert.equal(d.factorial_design.under_populated_cells.length, 0);
   });
 
+  it('--items lists every item for expert review, in natural id order', async () => {
+    const out = await runInProcess(['describe', 'examples/infereval/benchmark.json', '--items']);
+    assert.equal(out.code, 0, out.stderr);
+    const listing = out.stdout.slice(out.stdout.indexOf('items (16):'));
+    assert.match(
+      listing,
+      /ferry-closed {2}\{ferry_scheduled, harbour_closed\} ⊢\? \{ferry_departs\} {2}→ {2}bad, bad {3}\[defeater\]\n {6}Γ: the ferry is scheduled to leave the harbour at noon\n {9}the coastguard has closed the harbour to all traffic\n {6}Δ: the ferry leaves the harbour at noon/,
+    );
+    assert.match(listing, /rationale \[a-mariner\]: Nobody sails against a coastguard closure\./);
+    const ids = [...listing.matchAll(/^ {2}(\S+) {2}\{/gm)].map((m) => m[1]);
+    assert.equal(ids.length, 16);
+    assert.deepEqual(ids.slice(-4), ['wind-0', 'wind-1', 'wind-2', 'wind-3']);
+  });
+
   it('an invalid benchmark is exit 1 with one line', async () => {
     const out = await runInProcess(['describe', 'examples/infereval/evaluation.json']);
     assert.equal(out.code, 1);

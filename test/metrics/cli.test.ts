@@ -78,7 +78,7 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
   test('metrics usage errors exit 2 with a clear message', async () => {
     const bad = await runInProcess(['metrics', `${F}/eta-run1.json`, '--reference', 'analyst:zed']);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /needs --benchmark to resolve the analyst id/);
+    assert.match(bad.stderr, /needs the benchmark to resolve the analyst id \(pass --benchmark FILE\)/);
     assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
   });
 

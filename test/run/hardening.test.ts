@@ -280,8 +280,10 @@ test('a dead server stops the run early, says why, and keeps the journal (item 1
   assert.match(r.stderr, /--retry-failed/);
   assert.equal(existsSync(out), false, 'no η of failures');
   const journal = readFileSync(`${out}.journal.jsonl`, 'utf8').trim().split('\n');
-  // The header, the three failed samples, and at most the one sample already in flight (of 30).
-  assert.ok(journal.length - 1 >= 3 && journal.length - 1 <= 4, `${journal.length - 1} samples journaled`);
+  // The header, the three failed samples, and at most the few already in flight when the run stopped (of 30):
+  // a worker takes its next sample while the journal syncs, up to four syncs behind.
+  const journaled = journal.length - 1;
+  assert.ok(journaled >= 3 && journaled <= 3 + 4, `${journaled} samples journaled`);
 });
 
 test('the summary counts items whose samples all failed apart from abstentions (item 19)', async () => {

@@ -1,5 +1,6 @@
 // Prompt building, parsing and voting beyond the golden vectors: paraphrases, TeX, overrides, coherence with
 // several conclusions, budget clipping, Unicode word boundaries, failed samples.
+import { THIN_COHERENCE_FRAME } from '../../src/run/coherence-frames.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -80,7 +81,7 @@ test('support needs one conclusion; coherence denies every one of several', () =
   );
   const plan = planPrompts(bench, { ...opts, questionForm: 'coherence' });
   assert.deepEqual(plan.build(two), {
-    system: null,
+    system: THIN_COHERENCE_FRAME.system, // the reference sends the frame's system prompt
     user:
       'Consider a position that commits to the following: a is first and z is last; and denies every one of: c holds; d holds.\n' +
       'Is this position coherent? Answer COHERENT, INCOHERENT, or UNCLEAR.',

@@ -214,9 +214,10 @@ test('the coherence form sends the coherence prompt and decodes INCOHERENT as go
   assert.equal(eta.endorsement_config.verification_prompt_id, 'framework-default-v1:coherence:thin-v1');
   assert.equal(eta.paraphrase_variant, 1);
   const sent = server.requests.find((r) => r.sampleId === 'run-coherence:base:sample-0')!;
-  assert.equal(sent.body.messages.length, 1);
+  assert.equal(sent.body.messages.length, 2);
+  assert.match(sent.body.messages[0].content, /^You are judging the coherence of a position/); // thin-v1's system prompt
   assert.equal(
-    sent.body.messages[0].content,
+    sent.body.messages[1].content,
     'Consider a position that commits to the following: Tweety belongs to the class of birds; and denies: Tweety is able to fly.\n' +
       'Is this position coherent? Answer COHERENT, INCOHERENT, or UNCLEAR.',
   );

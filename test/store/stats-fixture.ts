@@ -47,10 +47,10 @@ export interface FixtureRecord {
 export async function insertRecord(store: Store, r: FixtureRecord): Promise<void> {
   const c = store.connection;
   await c.run(
-    `INSERT INTO records (record_key, evaluation_id, schema_version, collection, source_name, source_organization_name,
+    `INSERT INTO records (record_key, content_hash, evaluation_id, schema_version, collection, source_name, source_organization_name,
        model_id, developer, deployment_type, model_availability, retrieved_timestamp, origin_kind, origin_path,
        ingest_id, ingested_at, sample_count, raw)
-     VALUES ($1, $2, '0.3.0', $3, $4, $4, $5, $6, $7, $8, $9, 'eee', 'fixture', 'test', now(), $10, '{}')`,
+     VALUES ($1, $1, $2, '0.3.0', $3, $4, $4, $5, $6, $7, $8, $9, 'eee', 'fixture', 'test', now(), $10, '{}')`,
     [
       r.record_key,
       `eval/${r.record_key}`,

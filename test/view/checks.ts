@@ -21,6 +21,13 @@ export const PAGES: [string, string][] = [
   ['sample-hostile', `#/sample?record=${C}&row=0`],
   ['infereval', `#/infereval?key=${A}`],
   ['retrieval', `#/retrieval?key=${'b'.repeat(64)}`],
+  ['leaderboard', '#/leaderboard'],
+  ['leaderboard-composite', '#/leaderboard?composite=1'],
+  ['leaderboard-filtered', '#/leaderboard?developer=acme'],
+  [
+    'compare',
+    `#/compare?a=${encodeURIComponent(MODELS.a)}&b=${encodeURIComponent(MODELS.b)}&dbench=quiz&dmetric=Accuracy`,
+  ],
 ];
 
 /** Every page renders without console errors or foreign requests; a screenshot of each goes to `shots`. */

@@ -34,16 +34,15 @@ export function renderComparison(c: RunComparison): string {
     ...c.instrument_failures.run_b.map((id) => `${id} (B)`),
   ];
   if (failed.length) lines.push(`  instrument failures (every sample failed; no TV): ${failed.join(', ')}`);
-  const top = [...c.per_item]
-    .filter((p) => p.tv !== null)
-    .sort((x, y) => y.tv! - x.tv!)
-    .slice(0, 10);
-  if (top.length) {
-    lines.push('  largest per-item TV:');
-    for (const p of top)
+  const moved = c.per_item.filter((p) => p.tv !== null && p.tv > 0).sort((x, y) => y.tv! - x.tv!);
+  if (moved.length === 0) lines.push('  every item has the same sample distribution in both runs (TV 0)');
+  else {
+    lines.push(`  items whose distribution moved (${moved.length}):`);
+    for (const p of moved.slice(0, 10))
       lines.push(
         `    ${p.item_id}  TV ${p.tv!.toFixed(3)}  ${p.verdict_a} → ${p.verdict_b}  (n ${p.n_a} / ${p.n_b})`,
       );
+    if (moved.length > 10) lines.push(`    … and ${moved.length - 10} more`);
   }
   if (c.guard) {
     const g = c.guard;

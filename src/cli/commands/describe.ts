@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { benchmarkHash } from '../../formats/infereval/hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import { describeBenchmark } from '../../metrics/infereval/describe.js';
-import { renderDescription } from '../../metrics/infereval/render-describe.js';
+import { renderDescription, renderItems } from '../../metrics/infereval/render-describe.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 
@@ -17,18 +17,23 @@ export const describeCommand: CommandModule = {
           'Exit codes: 0 described (gaps do not change it), 1 invalid benchmark, 2 usage or I/O error.',
       )
       .argument('<benchmark>', 'the benchmark β (JSON)')
+      .option(
+        '--items',
+        'also list every item for expert review: bearer ids, Γ and Δ in words, verdicts, tags, factor levels, provenance, references (text output)',
+      )
       .addOption(
         new Option('-f, --format <format>', 'text for people, json for machines')
           .choices(['text', 'json'])
           .default('text'),
       )
-      .action((path: string, flags: { format: 'text' | 'json' }) =>
+      .action((path: string, flags: { format: 'text' | 'json'; items?: boolean }) =>
         run(async () => {
           const bench = await loadInfereval(resolvePath(io.cwd, path), 'benchmark');
           const d = describeBenchmark(bench, {
             hash: benchmarkHash(bench as unknown as Record<string, unknown>),
           });
-          io.stdout.write(flags.format === 'json' ? json(d) : renderDescription(d));
+          if (flags.format === 'json') io.stdout.write(json(d));
+          else io.stdout.write(renderDescription(d) + (flags.items ? `\n${renderItems(bench)}` : ''));
           return 0;
         }),
       );

@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
+import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from '../../run/coherence-frames.js';
 import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../run/retry.js';
 import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
@@ -21,6 +22,7 @@ import {
   createProvider,
   loadBenchmarkForRun,
   PROVIDERS,
+  providerAcceptsSeed,
   type LoadedBenchmark,
   type ProviderName,
 } from '../../run/setup.js';
@@ -39,7 +41,12 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 export function addRunOptions(cmd: Command): Command {
   return cmd
     .addOption(
-      new Option('--provider <name>', 'model provider').choices([...PROVIDERS]).makeOptionMandatory(),
+      new Option(
+        '--provider <name>',
+        'model provider; openrouter = the OpenAI-compatible client at https://openrouter.ai/api/v1 with OPENROUTER_API_KEY',
+      )
+        .choices([...PROVIDERS])
+        .makeOptionMandatory(),
     )
     .option(
       '--model <id>',
@@ -49,6 +56,8 @@ export function addRunOptions(cmd: Command): Command {
       '--base-url <url>',
       'API base URL: any OpenAI-compatible server (vLLM, Ollama, llama.cpp, OpenRouter) or an Anthropic-compatible one',
     )
+    .option('--http-referer <url>', 'OpenRouter attribution: the HTTP-Referer header (openai, openrouter)')
+    .option('--x-title <title>', 'OpenRouter attribution: the X-Title header (openai, openrouter)')
     .option(
       '--api-key-env <name>',
       'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
@@ -67,7 +76,11 @@ export function addRunOptions(cmd: Command): Command {
       1024,
     )
     .option('--top-p <p>', 'nucleus sampling', numberArg('--top-p', 0, 1))
-    .option('--seed <n>', 'sampling seed (OpenAI-compatible servers)', intArg('--seed', 0))
+    .option(
+      '--seed <n>',
+      'sampling seed: sent to OpenAI-compatible servers and OpenRouter; Anthropic has none (recorded in the η, not sent, with a warning)',
+      intArg('--seed', 0),
+    )
     .option('--stop <text>', 'stop sequence (repeatable)', collect)
     .addOption(
       new Option('--tie-break <rule>', 'how a good/bad tie is resolved')
@@ -82,7 +95,10 @@ export function addRunOptions(cmd: Command): Command {
         .choices(['support', 'coherence'])
         .default('support'),
     )
-    .option('--coherence-frame <id>', "coherence frame id (default: the benchmark's, else thin-v1)")
+    .option(
+      '--coherence-frame <id>',
+      `coherence frame: the system prompt of the coherence form (default: the benchmark's coherence_frame_id, else thin-v1). Built-in: ${BUILTIN_COHERENCE_FRAMES.map((f) => `${f.id} (${f.summary})`).join('; ')}`,
+    )
     .option(
       '--paraphrase-variant <k>',
       'bearer wording: 0 = expression, k ≥ 1 = paraphrases[k-1]',
@@ -162,6 +178,27 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
   if (opts.paraphraseCycle && opts.paraphraseVariant !== 0) {
     throw new UsageError('usage.conflict', 'use --paraphrase-variant K or --paraphrase-cycle, not both');
   }
+  if (opts.seed !== undefined && !providerAcceptsSeed(provider)) {
+    io.stderr.write(
+      `warning: --provider ${provider} does not accept a sampling seed; --seed ${opts.seed} is recorded in the η params but not sent\n`,
+    );
+  }
+  if (opts.coherenceFrame !== undefined) coherenceFrame(opts.coherenceFrame); // an unknown id fails before any call
+  if (opts.coherenceFrame !== undefined && opts.questionForm !== 'coherence') {
+    io.stderr.write(
+      `warning: --coherence-frame ${opts.coherenceFrame} only changes the prompt of --question-form coherence; it is recorded, the support prompt is unchanged\n`,
+    );
+  }
+  if (
+    (opts.httpReferer !== undefined || opts.xTitle !== undefined) &&
+    provider !== 'openrouter' &&
+    provider !== 'openai'
+  ) {
+    throw new UsageError(
+      'usage.conflict',
+      '--http-referer and --x-title are headers of OpenAI-compatible servers (openrouter, openai)',
+    );
+  }
   return {
     config: {
       providerName: provider,
@@ -201,6 +238,8 @@ export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: Lo
       maxResponseBytes: opts.maxResponseBytes,
       replayFrom: opts.replayFrom === undefined ? undefined : resolve(io.cwd, opts.replayFrom),
       record: opts.record === undefined ? undefined : resolve(io.cwd, opts.record),
+      httpReferer: opts.httpReferer,
+      xTitle: opts.xTitle,
     },
     runId: opts.runId,
     retryFailed: Boolean(opts.retryFailed),
@@ -329,7 +368,7 @@ export const evaluateCommand: CommandModule = {
       .description(
         'Runs every item of an infereval benchmark (β) n times against a model, parses each answer, majority-votes, ' +
           'and writes the evaluation (η).\n\n' +
-          'Every finished sample is journaled (ETA.journal.jsonl) before it counts: rerunning the same command ' +
+          'Every finished sample is journaled (ETA.json.journal.jsonl beside the η) before it counts: rerunning the same command ' +
           '(or --resume) continues an interrupted run without sending any request twice.\n\n' +
           'Provider failures are retried, then recorded as sample_failed, never as the model abstaining.\n\n' +
           'Exit codes: 0 all samples answered, 1 some samples failed (η written), 2 usage or I/O error.',

@@ -21,6 +21,8 @@ import { modelCommand } from './model.js';
 import { describeCommand } from './describe.js';
 import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
+import { leaderboardCommand } from './leaderboard.js';
+import { compareCommand } from './compare.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -46,6 +48,8 @@ export const commandModules: CommandModule[] = [
   convertCommand,
   ingestCommand,
   queryCommand,
+  leaderboardCommand,
+  compareCommand,
   exportCommand,
   viewCommand,
 ];

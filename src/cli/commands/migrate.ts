@@ -10,6 +10,7 @@ interface MigrateFlags {
   dryRun?: boolean;
   layout?: boolean;
   verbose?: boolean;
+  quiet?: boolean;
   progress: boolean;
   format: 'text' | 'json';
 }
@@ -25,6 +26,35 @@ function describe(f: FileReport, verbose: boolean): string[] {
   const hidden = f.notes.length - shown.length;
   if (hidden > 0) lines.push(`  (${hidden} value(s) converted in form only; --verbose lists them)`);
   return lines;
+}
+
+/**
+ * The closing summary, grouped: per status, how many files of each kind, and for failed and skipped files the
+ * reasons with their counts (a tree of 500 files gives a few lines, not 500).
+ */
+export function groupedSummary(files: FileReport[]): string[] {
+  const lines: string[] = [];
+  for (const status of ['migrated', 'current', 'failed', 'skipped'] as const) {
+    const group = files.filter((f) => f.status === status);
+    if (group.length === 0) continue;
+    const kinds = countBy(group.map((f) => f.kind));
+    lines.push(`  ${status}: ${kinds.map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    if (status === 'failed' || status === 'skipped') {
+      // "line 12: ..." and file-specific wording collapse into one reason.
+      const reasons = countBy(
+        group.flatMap((f) => [...new Set(f.problems.map((p) => p.replace(/^line \d+: /, '')))]),
+      );
+      for (const [reason, n] of reasons.slice(0, 8)) lines.push(`    ${n} × ${reason}`);
+      if (reasons.length > 8) lines.push(`    … and ${reasons.length - 8} other reason(s)`);
+    }
+  }
+  return lines;
+}
+
+function countBy(values: string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 }
 
 export const migrateCommand: CommandModule = {
@@ -64,6 +94,7 @@ export const migrateCommand: CommandModule = {
       )
       .option('--no-progress', 'never show the progress line (it only appears on a terminal)')
       .option('-v, --verbose', 'list every converted value, not only inferred, moved and unmapped ones')
+      .option('-q, --quiet', 'list only the files that failed, then the summary')
       .addOption(
         new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
       )
@@ -83,11 +114,14 @@ export const migrateCommand: CommandModule = {
             io.stdout.write(`${JSON.stringify({ dry_run: flags.dryRun === true, ...result }, null, 2)}\n`);
           else {
             for (const f of result.files)
-              io.stdout.write(`${describe(f, flags.verbose === true).join('\n')}\n`);
+              if (!flags.quiet || f.status === 'failed')
+                io.stdout.write(`${describe(f, flags.verbose === true).join('\n')}\n`);
             const s = result.summary;
             io.stdout.write(
               `${flags.dryRun ? '(dry run) ' : ''}${result.files.length} file(s): ${s.migrated} migrated, ${s.current} already current, ${s.failed} failed, ${s.skipped} skipped\n`,
             );
+            const groups = groupedSummary(result.files);
+            if (groups.length > 0) io.stdout.write(`${groups.join('\n')}\n`);
           }
           return result.summary.failed > 0 ? 1 : 0;
         }),

@@ -3,6 +3,7 @@ import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
 import { loadInfereval } from '../../formats/infereval/load.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { evaluationMetrics } from '../../metrics/infereval/evaluation-metrics.js';
 import { readRetestEvidence, readSweepEvidence } from '../../report/evidence.js';
 import { renderHtml } from '../../report/html.js';
@@ -33,13 +34,13 @@ export const reportCommand: CommandModule = {
         'construct-validity report of an infereval evaluation: Markdown and a self-contained HTML page',
       )
       .description(
-        'Write a construct-validity report of an infereval evaluation (η): identity, summary metrics, reliability,\n' +
-          'which evidence was supplied (benchmark, test–retest, sweep) or not, negative findings (under-powered\n' +
-          'cells, model–consensus contradictions, flipped items, tie-breaks, instrument failures), and a verdict\n' +
-          'with its reasons. The HTML page is one file with inline CSS and SVG charts (κ per tag with CI bars,\n' +
-          'model-vs-consensus matrix, verdict distributions, dispersion histogram, sweep and retest plots); it has\n' +
+        'Write a construct-validity report of an infereval evaluation (η): identity, summary metrics, reliability, ' +
+          'which evidence was supplied (benchmark, test–retest, sweep) or not, negative findings (under-powered ' +
+          'cells, model–consensus contradictions, flipped items, tie-breaks, instrument failures), and a verdict ' +
+          'with its reasons. The HTML page is one file with inline CSS and SVG charts (κ per tag with CI bars, ' +
+          'model-vs-consensus matrix, verdict distributions, dispersion histogram, sweep and retest plots); it has ' +
           'no script, forbids scripts by its Content-Security-Policy, and escapes all record text.\n\n' +
-          'Without --html or --markdown the Markdown report goes to standard output.\n' +
+          'Without --html or --markdown the Markdown report goes to standard output.\n\n' +
           'Exit codes: 0 written, 1 invalid input data, 2 usage or I/O error.',
       )
       .argument('<evaluation>', 'the evaluation η (JSON)')
@@ -68,6 +69,11 @@ export const reportCommand: CommandModule = {
         run(async () => {
           const iterations = optionalInteger(flags.ciIterations, '--ci-iterations', 1)!;
           const seed = optionalInteger(flags.ciSeed, '--ci-seed', 0)!;
+          checkOutputs({
+            inputs: [evaluation, flags.benchmark, flags.retest, flags.sweep],
+            files: [flags.html, flags.markdown],
+            cwd: io.cwd,
+          });
           const evaluationPath = resolvePath(io.cwd, evaluation);
           const eta = await loadInfereval(evaluationPath, 'evaluation');
           let benchmark: Benchmark | undefined;

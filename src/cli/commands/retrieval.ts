@@ -4,6 +4,7 @@ import { formatDiagnosticText } from '../../diagnostics.js';
 import { UsageError } from '../../errors.js';
 import { findType } from '../../formats/registry.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { checkOutputs } from '../../io/preflight.js';
 import { meanBootstrap } from '../../metrics/eee/uncertainty.js';
 import {
   checkGateMetricNames,
@@ -17,6 +18,7 @@ import { parseThresholds, type ThresholdConfig } from '../../metrics/retrieval/t
 import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import { createAjv } from '../../validate/ajv.js';
 import type { CliIO, CommandModule } from '../context.js';
+import { alignedColumns } from '../output/table.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 
 /** Rows that pass the type's 0.1 schema; the others become diagnostics (file:line, pointer, schema keyword). */
@@ -58,6 +60,10 @@ function parseKs(text: string): number[] {
   }
   return ks.map(Number);
 }
+
+/** A latency for people: at most one decimal (2227.1049999999996 → 2227.1 ms), '-' when there is none. */
+const ms = (value: number | undefined): string =>
+  value === undefined ? '-' : `${Number(value.toFixed(1))} ms`;
 
 async function readThresholds(io: CliIO, path: string | undefined): Promise<ThresholdConfig | undefined> {
   if (!path) return undefined;
@@ -135,11 +141,11 @@ export const retrievalCommand: CommandModule = {
       .command('score')
       .summary('fill result rows with p@K, recall@K, nDCG@K, MRR@K, cov_entities, latency and verdicts')
       .description(
-        'Score each result row against its gold row (matched by id): p@K, recall@K, nDCG@K, MRR@K for every K,\n' +
-          'cov_entities (share of the gold entities among the retrieved ids), and with --events the per-request\n' +
-          'p50_ms, p95_ms and errors of its observations; then verdicts against --thresholds. Writes rows valid\n' +
-          'against retrieval.result 0.1 (-o) and prints the mean of each metric with a seeded bootstrap CI.\n' +
-          'Unknown ids and duplicate gold ids are errors; gold rows without results, duplicate result ids and\n' +
+        'Score each result row against its gold row (matched by id): p@K, recall@K, nDCG@K, MRR@K for every K, ' +
+          'cov_entities (share of the gold entities among the retrieved ids), and with --events the per-request ' +
+          'p50_ms, p95_ms and errors of its observations; then verdicts against --thresholds. Writes rows valid ' +
+          'against retrieval.result 0.1 (-o) and prints the mean of each metric with a seeded bootstrap CI. ' +
+          'Unknown ids and duplicate gold ids are errors; gold rows without results, duplicate result ids and ' +
           'undefined metrics (no expected ids) are warnings.\n\n' +
           'Exit codes: 0 scored, 1 data errors (invalid rows, unknown or duplicate ids), 2 usage or I/O error.',
       )
@@ -165,6 +171,11 @@ export const retrievalCommand: CommandModule = {
       .addOption(formatOption())
       .action((flags: ScoreFlags) =>
         run(async () => {
+          checkOutputs({
+            inputs: [flags.gold, flags.results, flags.events, flags.thresholds],
+            files: [flags.output],
+            cwd: io.cwd,
+          });
           const ks = parseKs(flags.k);
           const iterations = optionalInteger(flags.iterations, '--iterations', 1)!;
           const seed = optionalInteger(flags.seed, '--seed', 0)!;
@@ -246,18 +257,21 @@ export const retrievalCommand: CommandModule = {
           else {
             printDiagnostics(io, diagnostics);
             io.stdout.write(`scored ${outcome.scored} of ${outcome.rows.length} result rows\n`);
-            io.stdout.write('metric            n      mean     95% CI (bootstrap)\n');
-            for (const m of metrics) {
-              const ci = m.ci ? `[${m.ci.lower.toFixed(4)}, ${m.ci.upper.toFixed(4)}]` : '';
-              io.stdout.write(
-                `${m.metric.padEnd(16)} ${String(m.n).padStart(6)}  ${m.mean === null ? 'undefined' : m.mean.toFixed(4)}   ${ci}\n`,
-              );
-            }
+            const table = [
+              ['metric', 'n', 'mean', '95% CI (bootstrap)'],
+              ...metrics.map((m) => [
+                m.metric,
+                String(m.n),
+                m.mean === null ? 'undefined' : m.mean.toFixed(4),
+                m.ci ? `[${m.ci.lower.toFixed(4)}, ${m.ci.upper.toFixed(4)}]` : '',
+              ]),
+            ];
+            io.stdout.write(alignedColumns(table, ['left', 'right', 'right', 'left']));
             for (const [metric, c] of verdicts)
               io.stdout.write(`verdict ${metric}: ${c.pass} pass, ${c.fail} fail\n`);
             if (operational) {
               io.stdout.write(
-                `observations: ${operational.observations}, p50 ${operational.p50_ms ?? '-'} ms, p95 ${operational.p95_ms ?? '-'} ms, p99 ${operational.p99_ms ?? '-'} ms, errors/1k ${operational.error_rate_per_1k?.toFixed(2) ?? '-'}${operational.timeout_share !== undefined ? `, timeout share ${operational.timeout_share.toFixed(4)}` : ''}\n`,
+                `observations: ${operational.observations}, p50 ${ms(operational.p50_ms)}, p95 ${ms(operational.p95_ms)}, p99 ${ms(operational.p99_ms)}, errors/1k ${operational.error_rate_per_1k?.toFixed(2) ?? '-'}${operational.timeout_share !== undefined ? `, timeout share ${operational.timeout_share.toFixed(4)}` : ''}\n`,
               );
             }
             io.stdout.write(flags.output ? `wrote ${flags.output}\n` : 'rows not written (use -o FILE)\n');
@@ -270,9 +284,9 @@ export const retrievalCommand: CommandModule = {
       .command('gate')
       .summary('turn observations into evaluation_result events; exit 1 when a gate fails')
       .description(
-        'Turn evaluation_observation events into evaluation_result events, one per threshold (per group with\n' +
-          '--group-by): p50_ms, p95_ms, p99_ms (type-7 quantiles), error_rate_per_1k (4xx/5xx, errors and timeouts\n' +
-          'per 1,000 requests, client aborts excluded), timeout_share (latency above soft_deadline_ms), errors.\n' +
+        'Turn evaluation_observation events into evaluation_result events, one per threshold (per group with ' +
+          '--group-by): p50_ms, p95_ms, p99_ms (type-7 quantiles), error_rate_per_1k (4xx/5xx, errors and timeouts ' +
+          'per 1,000 requests, client aborts excluded), timeout_share (latency above soft_deadline_ms), errors. ' +
           'Each result carries the value, threshold, pass and the request_ids it was computed from.\n\n' +
           'Exit codes: 0 every gate passed, 1 a gate failed or a threshold could not be measured, 2 usage or I/O error.',
       )
@@ -294,6 +308,7 @@ export const retrievalCommand: CommandModule = {
       .addOption(formatOption())
       .action((flags: GateFlags) =>
         run(async () => {
+          checkOutputs({ inputs: [flags.events, flags.thresholds], files: [flags.output], cwd: io.cwd });
           const diagnostics: Diagnostic[] = [];
           const config = (await readThresholds(io, flags.thresholds))!;
           checkGateMetricNames(config, flags.thresholds);

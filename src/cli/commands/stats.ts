@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { formatDiagnosticText } from '../../diagnostics.js';
-import { IoError, UsageError } from '../../errors.js';
+import { DataError, IoError, UsageError } from '../../errors.js';
+import { checkOutputs } from '../../io/preflight.js';
+import { validateValue } from '../../validate/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { addUncertainty } from '../../metrics/eee/record-uncertainty.js';
 import { spliceUncertainty } from '../../metrics/eee/splice-uncertainty.js';
@@ -24,6 +26,8 @@ interface StatsFlags {
 /**
  * The samples file of an aggregate: --samples, else `detailed_evaluation_results.file_path` looked up beside the
  * aggregate (by file name), under the datastore root (the folder holding `data/`), and from the working directory.
+ * A file_path is the record's word, not the user's: an absolute one, or one that climbs out of those folders, is
+ * refused (only --samples may name a file elsewhere).
  */
 function findSamples(aggregatePath: string, record: unknown, cwd: string): string {
   const der = (record as { detailed_evaluation_results?: { file_path?: unknown } })
@@ -31,11 +35,24 @@ function findSamples(aggregatePath: string, record: unknown, cwd: string): strin
   const filePath = typeof der?.file_path === 'string' ? der.file_path : undefined;
   const candidates: string[] = [];
   if (filePath) {
+    if (isAbsolute(filePath) || /^[A-Za-z]:[\\/]/.test(filePath) || filePath.startsWith('\\\\'))
+      throw new DataError(
+        'eee.stats.samples-outside',
+        `${aggregatePath}: detailed_evaluation_results.file_path ${JSON.stringify(filePath)} is an absolute path; ` +
+          'a samples file is only looked up inside the datastore (name it with --samples FILE)',
+      );
+    const inside = (root: string, path: string): boolean => {
+      const r = relative(root, path);
+      return r !== '' && !r.startsWith('..') && !isAbsolute(r);
+    };
     candidates.push(join(dirname(aggregatePath), basename(filePath)));
     const parts = resolve(aggregatePath).split(sep);
     const dataAt = parts.lastIndexOf('data');
-    if (dataAt > 0) candidates.push(join(parts.slice(0, dataAt).join(sep) || sep, filePath));
-    candidates.push(resolvePath(cwd, filePath));
+    if (dataAt > 0) {
+      const root = parts.slice(0, dataAt).join(sep) || sep;
+      if (inside(root, join(root, filePath))) candidates.push(join(root, filePath));
+    }
+    if (inside(cwd, resolvePath(cwd, filePath))) candidates.push(resolvePath(cwd, filePath));
   } else {
     candidates.push(aggregatePath.replace(/\.json$/, '_samples.jsonl'));
   }
@@ -49,18 +66,35 @@ function findSamples(aggregatePath: string, record: unknown, cwd: string): strin
   return found;
 }
 
+/**
+ * Whether the record was already invalid before --in-place touched it: said in the output (a warning and the last
+ * line), so that "wrote" never reads as "this record is now fine". The uncertainty is still written: only its keys
+ * change, every other byte stays as it was.
+ */
+function invalidBefore(record: unknown, shown: string): string | undefined {
+  const result = validateValue(record, { schemaOnly: true, file: shown });
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return undefined;
+  const first = errors[0];
+  return (
+    `${shown} was not a valid ${result.type ?? 'EEE aggregate'}${result.schema_version ? ` ${result.schema_version}` : ''} before this change ` +
+    `(${first.code}: ${first.message}${first.pointer ? ` at ${first.pointer}` : ''}` +
+    `${errors.length > 1 ? `, and ${errors.length - 1} more` : ''}); it still is — run \`evalkit validate ${shown}\``
+  );
+}
+
 export const statsCommand: CommandModule = {
   register(program, io, run) {
     program
       .command('stats')
       .summary('uncertainty of EEE scores from their instance rows, written into score_details.uncertainty')
       .description(
-        'For every evaluation result of an Every Eval Ever aggregate record, compute from its instance rows (the\n' +
-          'samples file): the mean, the sample standard deviation, the analytic standard error (sd/√n), a seeded\n' +
-          'percentile bootstrap CI of the mean (method and resample count recorded), and for binary scores the\n' +
-          'Wilson interval (written to score_details.details as wilson_ci_lower/upper). Rows are matched to results\n' +
-          'by evaluation_result_id, else by evaluation_name. Writes a new file (-o) or the aggregate itself\n' +
-          '(--in-place, atomically: only the uncertainty and the details keys written change, every other byte\n' +
+        'For every evaluation result of an Every Eval Ever aggregate record, compute from its instance rows (the ' +
+          'samples file): the mean, the sample standard deviation, the analytic standard error (sd/√n), a seeded ' +
+          'percentile bootstrap CI of the mean (method and resample count recorded), and for binary scores the ' +
+          'Wilson interval (written to score_details.details as wilson_ci_lower/upper). Rows are matched to results ' +
+          'by evaluation_result_id, else by evaluation_name. Writes a new file (-o) or the aggregate itself ' +
+          '(--in-place, atomically: only the uncertainty and the details keys written change, every other byte ' +
           'of the file stays as it was); with neither, only the summary is printed.\n\n' +
           'Exit codes: 0 ok, 1 rows that match no result or have no score, 2 usage or I/O error.',
       )
@@ -97,6 +131,13 @@ export const statsCommand: CommandModule = {
           const samplesPath = flags.samples
             ? resolvePath(io.cwd, flags.samples)
             : findSamples(aggregatePath, record, io.cwd);
+          // In place the aggregate is the output by design; its samples file never is.
+          checkOutputs({
+            inputs: flags.inPlace ? [samplesPath] : [aggregatePath, samplesPath],
+            files: [flags.inPlace ? aggregatePath : flags.output],
+            cwd: io.cwd,
+          });
+          const invalid = flags.inPlace ? invalidBefore(record, aggregate) : undefined;
           const rows = await readJsonlRows(samplesPath, { expect: ['eee.instance'] });
           const outcome = addUncertainty(record, rows, {
             iterations,
@@ -132,6 +173,7 @@ export const statsCommand: CommandModule = {
                 diagnostics: outcome.diagnostics,
                 written: target ?? null,
                 changed,
+                ...(invalid ? { invalid_before: invalid } : {}),
               }),
             );
           } else {
@@ -157,6 +199,7 @@ export const statsCommand: CommandModule = {
                   ? `wrote ${target}\n`
                   : `${target} already holds these values; left unchanged\n`,
             );
+            if (invalid) io.stdout.write(`note: ${invalid}\n`);
           }
           return errors > 0 ? 1 : 0;
         }),

@@ -19,7 +19,11 @@ interface ValidateFlags {
   jobs: string;
   stdinFormat: 'auto' | 'json' | 'jsonl';
   progress: boolean;
+  exclude?: string[];
+  failOnEmpty?: boolean;
 }
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Promise<number> {
   // 0 = no limit; the default keeps memory bounded on huge, mostly invalid inputs.
@@ -35,6 +39,7 @@ async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Pr
       maxDiagnostics: maxErrors,
       jobs,
       cwd: io.cwd,
+      exclude: flags.exclude,
       stdin: io.stdin as AsyncIterable<Buffer>,
       streamFormat: flags.stdinFormat,
       onProgress: (p) =>
@@ -48,6 +53,12 @@ async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Pr
     io.stdout.write(
       report(flags.format, result.files, result.summary, { color: useColor(io), quiet: flags.quiet }),
     );
+    if (result.summary.files === 0 && flags.failOnEmpty) {
+      io.stderr.write(
+        `evalkit: error validate.nothing-found: no .json, .jsonl or .ndjson file in ${paths.join(', ')}${flags.exclude?.length ? ' (after --exclude)' : ''}\n`,
+      );
+      return 2;
+    }
     return result.summary.errors > 0 || result.summary.invalid > 0 ? 1 : 0;
   } finally {
     progress.done();
@@ -64,7 +75,8 @@ export const validateCommand: CommandModule = {
           'A .json file is one document; a .jsonl/.ndjson file is one document per non-blank line; directories are ' +
           'walked (skipping .git and node_modules); globs (*, **, ?, [..], {a,b}) are expanded; "-" reads standard ' +
           "input. Each document's type and version are detected from its keys and its schema_version.\n\n" +
-          'Exit codes: 0 all valid, 1 any invalid document or failed check, 2 usage or I/O error.',
+          'Exit codes: 0 all valid (or nothing found: the summary says so), 1 any invalid document or failed check, ' +
+          '2 usage or I/O error, or nothing found with --fail-on-empty.',
       )
       .argument('<paths...>', 'files, directories, globs, or - for standard input')
       .option('-t, --type <type>', 'force the document type (see `evalkit schema list`)')
@@ -82,6 +94,12 @@ export const validateCommand: CommandModule = {
         String(DEFAULT_MAX_ERRORS),
       )
       .option('-q, --quiet', 'print errors only: no warnings, no summary line')
+      .option(
+        '--exclude <glob>',
+        'leave out files matching GLOB (repeatable); matched against each path and its trailing parts, e.g. "old/**", "*.bak.json"',
+        collect,
+      )
+      .option('--fail-on-empty', 'exit 2 when no file was found to validate (e.g. a wrong folder in CI)')
       .option(
         '-j, --jobs <n>',
         'threads that parse and validate (this one and N - 1 workers), or auto: one per CPU (at most 8) when the ' +

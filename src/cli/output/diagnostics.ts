@@ -10,7 +10,8 @@ export type OutputFormat = 'text' | 'json' | 'github';
 export const OUTPUT_FORMATS: OutputFormat[] = ['text', 'json', 'github'];
 
 /** What the printers need of the library's validation result (other producers may omit the rest). */
-export type PrintableFile = Pick<FileResult, 'path' | 'documents' | 'invalid' | 'diagnostics'>;
+export type PrintableFile = Pick<FileResult, 'path' | 'documents' | 'invalid' | 'diagnostics'> &
+  Partial<Pick<FileResult, 'types'>>;
 export type PrintableSummary = Omit<ValidationSummary, 'omitted'> & { omitted?: number };
 
 export interface PrintOptions {
@@ -36,6 +37,8 @@ export function summaryLine(s: PrintableSummary, color = false): string {
   const c = pc.createColors(color);
   const counts = `${plural(s.files, 'file')}, ${plural(s.documents, 'document')}`;
   const omitted = s.omitted ? `; ${s.omitted} more not shown (--max-errors)` : '';
+  if (s.files === 0 && s.errors === 0)
+    return `${c.yellow('⚠')} nothing to validate: no .json, .jsonl or .ndjson file was found`;
   if (s.errors === 0) {
     const warn = s.warnings > 0 ? c.yellow(` (${plural(s.warnings, 'warning')})`) : '';
     return `${c.green('✔')} ${counts}: all valid${warn}${omitted}`;
@@ -83,6 +86,13 @@ export function jsonReport(
       path: f.path,
       documents: f.documents,
       invalid: f.invalid,
+      // Each detected type and version with its number of documents ("unknown": no type claimed them).
+      types: Object.entries(f.types ?? {}).map(([key, documents]) => {
+        const at = key.lastIndexOf('@');
+        return at < 0
+          ? { type: null, schema_version: null, documents }
+          : { type: key.slice(0, at), schema_version: key.slice(at + 1), documents };
+      }),
       diagnostics: f.diagnostics
         .filter((d) => !options.quiet || d.severity === 'error')
         .map((d) => ({

@@ -247,9 +247,13 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
       if (typeof s.perturbation.computed_on === 'string')
         metricParameters.perturbation_computed_on = s.perturbation.computed_on;
     }
+    // `exact_match@5`: the best of k outputs, on the scale of `exact_match` (so its facts apply), k kept.
+    const atK = /^(.+)@(\d+)$/.exec(s.name);
+    if (atK) metricParameters.k = Number(atK[2]);
     const input: Parameters<ResultsBuilder['add']>[0] = {
       evaluationName,
-      metric: s.name,
+      metric: atK ? atK[1] : s.name,
+      ...(atK ? { metricId: s.name.toLowerCase(), metricName: s.name } : {}),
       resultId: id,
       field,
       score: raw.mean,

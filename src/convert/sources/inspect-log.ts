@@ -24,8 +24,8 @@ export interface InspectLog {
   /** Whether the header came from `_journal/start.json` (the run wrote no final header). */
   fromJournal: boolean;
   reductions: Obj[];
-  /** sha256 of the log file's bytes. */
-  digest: string;
+  /** sha256 of the log file's bytes (read on demand: a large archive is not hashed unless needed). */
+  digest(): Promise<string>;
   /** How many samples the log holds (members or array items), and the highest epoch among them. */
   sampleCount: number;
   maxEpoch: number;
@@ -62,6 +62,11 @@ function checkHeader(header: unknown, where: string): Obj {
   return header;
 }
 
+/** The sample members, each name once (its last member). */
+function sampleMembers(zip: ZipReader): ZipEntry[] {
+  return zip.uniqueEntries().filter((e) => SAMPLE_MEMBER.test(e.name));
+}
+
 async function readMemberJson(zip: ZipReader, entry: ZipEntry): Promise<unknown> {
   return parseSourceJson(await zip.readText(entry), `${zip.path}: member ${entry.name}`);
 }
@@ -88,7 +93,7 @@ async function openJson(path: string): Promise<InspectLog> {
     header: rest,
     fromJournal: false,
     reductions,
-    digest: createHash('sha256').update(text).digest('hex'),
+    digest: async () => createHash('sha256').update(text).digest('hex'),
     sampleCount: samples.length,
     maxEpoch,
     async *samples() {
@@ -102,7 +107,8 @@ async function openEval(path: string): Promise<InspectLog> {
   let header: Obj;
   let fromJournal = false;
   let reductions: Obj[] = [];
-  let sampleEntries: ZipEntry[];
+  let sampleCount = 0;
+  let maxEpoch = 1;
   try {
     const headerEntry = zip.entry('header.json') ?? zip.entry('_journal/start.json');
     if (!headerEntry)
@@ -118,34 +124,32 @@ async function openEval(path: string): Promise<InspectLog> {
         await readMemberJson(zip, reductionsEntry),
         `${path}: member reductions.json`,
       );
-    sampleEntries = zip.uniqueEntries().filter((e) => SAMPLE_MEMBER.test(e.name));
+    for (const e of sampleMembers(zip)) {
+      sampleCount++;
+      maxEpoch = Math.max(maxEpoch, Number(SAMPLE_MEMBER.exec(e.name)![2]));
+    }
   } finally {
     await zip.close();
   }
   if (fromJournal && header.status === undefined) header = { ...header, status: 'started' };
-  const maxEpoch = sampleEntries.reduce((m, e) => Math.max(m, Number(SAMPLE_MEMBER.exec(e.name)![2])), 1);
   return {
     path,
     container: 'eval',
     header,
     fromJournal,
     reductions,
-    digest: await fileDigest(path),
-    sampleCount: sampleEntries.length,
+    digest: () => fileDigest(path),
+    sampleCount,
     maxEpoch,
     async *samples() {
+      // The directory is read again rather than kept: a log of many samples holds as many entries.
       const reader = await ZipReader.open(path);
       try {
-        for (const entry of sampleEntries) {
-          const found = reader.entry(entry.name);
-          if (!found) throw new DataError('convert.inspect', `${path}: member ${entry.name} disappeared`);
-          const sample = await readMemberJson(reader, found);
-          if (!isObj(sample))
-            throw new DataError(
-              'convert.inspect',
-              `${path}: member ${entry.name}: a sample must be an object`,
-            );
-          yield { sample, where: `${path}: member ${entry.name}` };
+        for await (const { entry, data } of reader.readMany(sampleMembers(reader))) {
+          const where = `${path}: member ${entry.name}`;
+          const sample = parseSourceJson(data.toString('utf8'), where);
+          if (!isObj(sample)) throw new DataError('convert.inspect', `${where}: a sample must be an object`);
+          yield { sample, where };
         }
       } finally {
         await reader.close();

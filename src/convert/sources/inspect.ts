@@ -701,7 +701,7 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     digest:
       ev.run_id !== undefined && runKey.length > 0
         ? contentDigest(`inspect-run:${runKey.join(':')}:${task}`)
-        : log.digest,
+        : await log.digest(),
     overrides,
     defaultCollection: task,
     model,

@@ -333,7 +333,7 @@ export function migrateEeeInstanceRow(input: Json): MigrationOutcome {
   wrap(row.output, 'raw', '/output/raw');
   wrap(row.output, 'reasoning_trace', '/output/reasoning_trace');
   if (isObject(row.evaluation) && typeof row.evaluation.score === 'boolean') {
-    row.evaluation.score = row.evaluation.score ? 1 : 0;
+    row.evaluation.score = numericScore(row.evaluation.score);
     notes.push({
       pointer: '/evaluation/score',
       kind: 'converted',
@@ -383,4 +383,13 @@ export function migrateEeeInstanceRow(input: Json): MigrationOutcome {
     }
   }
   return { value: row, from, to: EEE_CURRENT_VERSION, changed: true, notes, problems: [] };
+}
+
+/**
+ * An instance row's `evaluation.score` as a number: 0.2.0 rows may hold a boolean, which is 1 / 0 (what migration
+ * writes, and what `stats` reads); undefined for anything else that is not a finite number.
+ */
+export function numericScore(score: unknown): number | undefined {
+  if (typeof score === 'boolean') return score ? 1 : 0;
+  return typeof score === 'number' && Number.isFinite(score) ? score : undefined;
 }

@@ -1,3 +1,4 @@
+import { numericScore } from '../../formats/eee/migrate.js';
 import type { Diagnostic } from '../../diagnostics.js';
 import { pythonFloatRepr } from '../../io/canonical.js';
 import { locatePointers } from '../../io/strict-json.js';
@@ -135,8 +136,9 @@ export function addUncertainty(
       continue;
     }
     const evaluation = value.evaluation;
-    const score = isObj(evaluation) ? evaluation.score : undefined;
-    if (typeof score !== 'number' || !Number.isFinite(score)) {
+    // A boolean (0.2.0) counts as 1 / 0, as migration converts it.
+    const score = numericScore(isObj(evaluation) ? evaluation.score : undefined);
+    if (score === undefined) {
       problem('/evaluation/score', 'eee.stats.no-score', 'the row has no finite evaluation.score');
       continue;
     }

@@ -1,3 +1,4 @@
+import { DataError } from '../../errors.js';
 import { mean, quantileSorted, standardDeviation } from '../stats/descriptive.js';
 import { wilsonInterval } from '../stats/intervals.js';
 import { createRng } from '../stats/rng.js';
@@ -101,10 +102,49 @@ export interface ScoreUncertainty {
   bootstrap: { lower: number; upper: number; confidence_level: number; iterations: number; seed: number };
 }
 
+/**
+ * Above this magnitude the squares in the variance (and sums of many scores) could overflow: the scores are then
+ * scaled by a power of two (exact in binary floating point), summarised, and the figures scaled back.
+ */
+const SCALE_ABOVE = 2 ** 480;
+
 export function scoreUncertainty(
   values: ArrayLike<number>,
   options: UncertaintyOptions = {},
 ): ScoreUncertainty {
+  let largest = 0;
+  for (let i = 0; i < values.length; i++) largest = Math.max(largest, Math.abs(values[i]));
+  if (largest > SCALE_ABOVE) {
+    const shift = Math.ceil(Math.log2(largest)) + 8; // the scaled scores are at most 2^-8 in magnitude
+    const scaled = Float64Array.from(values, (v) => v * 2 ** -shift);
+    const u = scoreUncertaintyOf(scaled, options);
+    // (two factors: 2^shift alone can be beyond the largest float)
+    const back = (x: number): number => x * 2 ** Math.floor(shift / 2) * 2 ** Math.ceil(shift / 2);
+    const out: ScoreUncertainty = {
+      ...u,
+      mean: back(u.mean),
+      standard_deviation: u.standard_deviation === null ? null : back(u.standard_deviation),
+      standard_error: u.standard_error === null ? null : back(u.standard_error),
+      bootstrap: { ...u.bootstrap, lower: back(u.bootstrap.lower), upper: back(u.bootstrap.upper) },
+    };
+    for (const x of [
+      out.mean,
+      out.standard_deviation ?? 0,
+      out.standard_error ?? 0,
+      out.bootstrap.lower,
+      out.bootstrap.upper,
+    ])
+      if (!Number.isFinite(x))
+        throw new DataError(
+          'eee.stats.overflow',
+          `the scores (up to ${largest}) are too large: their spread overflows a 64-bit float`,
+        );
+    return out;
+  }
+  return scoreUncertaintyOf(values, options);
+}
+
+function scoreUncertaintyOf(values: ArrayLike<number>, options: UncertaintyOptions): ScoreUncertainty {
   const n = values.length;
   if (n === 0) throw new RangeError('no scores');
   const confidence = options.confidence ?? 0.95;

@@ -88,8 +88,8 @@ export function resolveReference(
   } else {
     if (!benchmark) {
       throw new UsageError(
-        'metrics.reference',
-        `--reference analyst:${rest} needs --benchmark to resolve the analyst id`,
+        'metrics.reference-needs-benchmark',
+        `the reference analyst:${rest} names an analyst by id, which needs the benchmark to resolve the analyst id`,
       );
     }
     index = benchmark.analysts.findIndex((a) => a.id === rest);
@@ -195,8 +195,20 @@ function coverageOf(verdicts: readonly string[]): number {
   return c / verdicts.length;
 }
 
-function analystCountOf(items: readonly ItemLike[]): number {
-  return items.length === 0 ? 0 : items[0]!.analyst_verdicts.length;
+/**
+ * The panel size m, the same on every item: the κ statistics compare each item's verdicts with one panel, so an
+ * evaluation whose items carry different numbers of analyst verdicts is a data error naming the first that differs.
+ */
+function analystCountOf(items: readonly (ItemLike & { id?: string })[]): number {
+  if (items.length === 0) return 0;
+  const m = items[0]!.analyst_verdicts.length;
+  const odd = items.findIndex((it) => it.analyst_verdicts.length !== m);
+  if (odd >= 0)
+    throw new DataError(
+      'metrics.uneven-panel',
+      `item ${JSON.stringify(items[odd]!.id ?? odd)} has ${items[odd]!.analyst_verdicts.length} analyst verdict(s) but item ${JSON.stringify(items[0]!.id ?? 0)} has ${m}: every item must carry the same panel (at /items/${odd}/analyst_verdicts)`,
+    );
+  return m;
 }
 
 /** Plurality of the panel members' verdicts; any tie → abstain (cross-panel κ). */
@@ -499,7 +511,7 @@ export function evaluationMetrics(
     if (!benchmark) {
       throw new UsageError(
         'metrics.rsr-target-needs-benchmark',
-        '--by-rsr-target needs --benchmark (rsr_target lives on benchmark items)',
+        'a decomposition by RSR target needs the benchmark (rsr_target lives on benchmark items)',
       );
     }
     report.by_rsr_target = options.byRsrTarget.map((target) => {
@@ -525,7 +537,7 @@ export function evaluationMetrics(
   return report;
 }
 
-/** Parses one `--by-rsr-target` value: JSON `{"X": [...], "A": [...]}`. */
+/** Parses one RSR target given as JSON `{"X": [...], "A": [...]}`. */
 export function parseRsrTarget(text: string): RsrTargetSpec {
   let value: unknown;
   try {
@@ -533,7 +545,7 @@ export function parseRsrTarget(text: string): RsrTargetSpec {
   } catch (e) {
     throw new UsageError(
       'metrics.rsr-target',
-      `--by-rsr-target must be JSON like {"X":["sa"],"A":["ra"]}: ${(e as Error).message}`,
+      `an RSR target must be JSON like {"X":["sa"],"A":["ra"]}: ${(e as Error).message}`,
     );
   }
   const v = value as Record<string, unknown> | null;
@@ -541,7 +553,7 @@ export function parseRsrTarget(text: string): RsrTargetSpec {
   if (v === null || typeof v !== 'object' || !isStrings(v.X) || !isStrings(v.A)) {
     throw new UsageError(
       'metrics.rsr-target',
-      `--by-rsr-target must be an object with string arrays X and A, got ${text}`,
+      `an RSR target must be an object with string arrays X and A, got ${text}`,
     );
   }
   return { X: v.X, A: v.A };

@@ -1,4 +1,6 @@
 // Text rendering of `evalkit describe`.
+import { compareCodePoints } from '../../io/canonical.js';
+import type { Benchmark } from '../../formats/infereval/types.js';
 import { cellName, type BenchmarkDescription, type VerdictCounts } from './describe.js';
 
 const kappa = (k: number | null, why: string | undefined): string =>
@@ -155,4 +157,57 @@ export function renderDescription(d: BenchmarkDescription): string {
     d.gaps.map((g) => `  ${g.severity === 'gap' ? '✖' : '•'} ${g.message} [${g.code}]`),
   );
   return out.join('\n');
+}
+
+/** Natural order of item ids: c2 before c10. */
+function naturalCompare(a: string, b: string): number {
+  const split = (s: string) => s.split(/(\d+)/).map((part, i) => (i % 2 ? Number(part) : part));
+  const pa = split(a);
+  const pb = split(b);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] === pb[i]) continue;
+    if (typeof pa[i] === 'number' && typeof pb[i] === 'number') return (pa[i] as number) - (pb[i] as number);
+    return compareCodePoints(String(pa[i]), String(pb[i]));
+  }
+  return pa.length - pb.length;
+}
+
+/**
+ * Every item in a form a domain expert can review (the reference's `describe --items`): bearer ids, the premises
+ * (Γ) and conclusions (Δ) in words, the analysts' verdicts, tags, factor levels, provenance and references.
+ */
+export function renderItems(benchmark: Benchmark): string {
+  const lines = [`items (${benchmark.items.length}):`, ''];
+  const expression = (id: string) => benchmark.bearers[id]?.expression ?? `(unknown bearer ${id})`;
+  for (const item of [...benchmark.items].sort((a, b) => naturalCompare(a.id, b.id))) {
+    const verdicts = item.analyst_verdicts.join(', ');
+    const tags = item.tags.length ? `   [${item.tags.join(', ')}]` : '';
+    lines.push(
+      `  ${item.id}  {${item.premises.join(', ')}} ⊢? {${item.conclusions.join(', ')}}  →  ${verdicts}${tags}`,
+    );
+    item.premises.forEach((id, i) => lines.push(`      ${i === 0 ? 'Γ:' : '  '} ${expression(id)}`));
+    item.conclusions.forEach((id, i) => lines.push(`      ${i === 0 ? 'Δ:' : '  '} ${expression(id)}`));
+    const levels = Object.entries(item.factor_levels ?? {});
+    if (levels.length) lines.push(`      factors: ${levels.map(([f, l]) => `${f}=${l}`).join(', ')}`);
+    if (item.placeholder) lines.push(`      placeholder: ${item.placeholder} (not an analyst verdict)`);
+    const cm = item.construction_metadata;
+    if (cm) {
+      const parts = [
+        [cm.authored_by, cm.authored_on].filter(Boolean).join(' on '),
+        cm.authored_blind_to_models.length ? `blind to ${cm.authored_blind_to_models.join(', ')}` : '',
+        cm.source ? `source: ${cm.source}` : '',
+      ].filter(Boolean);
+      if (parts.length) lines.push(`      construction: ${parts.join('; ')}`);
+    }
+    item.analyst_rationales?.forEach((r, j) => {
+      if (r) lines.push(`      rationale [${benchmark.analysts[j]?.id ?? j}]: ${r}`);
+    });
+    item.references.forEach((r, i) =>
+      lines.push(
+        `      ${i + 1}. ${r.citation}${r.doi ? ` doi:${r.doi}` : ''}${r.url ? ` ${r.url}` : ''}${r.section ? ` §${r.section}` : ''}`,
+      ),
+    );
+    lines.push('');
+  }
+  return lines.join('\n');
 }

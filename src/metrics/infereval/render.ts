@@ -59,8 +59,9 @@ function sectionRows(s: MetricsSection, ciRequested: boolean): Row[] {
           (f.excluded ? ' (excluded)' : ' (counted as abstain here; --exclude-failed leaves them out)'),
   });
   rows.push({ label: 'n (substantive)', value: String(s.n_substantive) });
-  rows.push({ label: 'M verdicts', value: counts(s.m_counts) });
-  rows.push({ label: 'reference verdicts', value: counts(s.r_counts) });
+  // Over the substantive pairs only (both sides good or bad): the κ_C table, not every verdict of the run.
+  rows.push({ label: 'M verdicts (substantive pairs)', value: counts(s.m_counts) });
+  rows.push({ label: 'reference verdicts (substantive pairs)', value: counts(s.r_counts) });
   rows.push({
     label: `κ_C(η, ${label})`,
     value:

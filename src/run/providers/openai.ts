@@ -8,6 +8,10 @@ export interface OpenAIProviderOptions {
   apiKey: string;
   baseURL?: string;
   timeoutMs?: number;
+  /** Sent with every request (OpenRouter's HTTP-Referer / X-Title attribution). */
+  headers?: Record<string, string>;
+  /** The provider name the η records (`openrouter` for the preset). */
+  name?: string;
   /** Largest response body read (default DEFAULT_MAX_RESPONSE_BYTES). */
   maxResponseBytes?: number;
 }
@@ -27,7 +31,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     timeout: options.timeoutMs ?? 600_000,
   });
   return {
-    name: 'openai',
+    name: options.name ?? 'openai',
     async complete(request: CompletionRequest, signal: AbortSignal): Promise<Completion> {
       const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
       if (request.system !== null) messages.push({ role: 'system', content: request.system });
@@ -46,7 +50,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       let httpRequestId: string | null = null;
       try {
         const { data, response: raw } = await client.chat.completions
-          .create(body, { signal, headers: { 'x-evalkit-sample-id': request.sampleId } })
+          .create(body, { signal, headers: { ...options.headers, 'x-evalkit-sample-id': request.sampleId } })
           .withResponse();
         response = data;
         httpRequestId = raw.headers.get('x-request-id');

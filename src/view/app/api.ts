@@ -74,6 +74,7 @@ export async function api<T>(endpoint: Endpoint, params: Params = {}): Promise<T
     return { ...pageRows(all.rows, pageRequest(params)), result: all.result } as T;
   }
   if (endpoint === 'disagreements') {
+    // The export holds the first MAX_PAGE_SIZE disagreements (total counts them all).
     const all = await staticJson<{ total: number; rows: unknown[] }>(
       exportFile('disagreements', only(params, ['a', 'b', 'benchmark', 'metric'])),
     );

@@ -4,6 +4,9 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import type { Endpoint, Params } from '../shared/query.js';
+import { fmt } from '../shared/format.js';
+
+export { fmt, fmtCi, fmtP } from '../shared/format.js';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ok'; data: T };
 
@@ -36,23 +39,6 @@ export function Show<T>(props: { loaded: Loaded<T>; children: (data: T) => Compo
       </p>
     );
   return <>{props.children(loaded.data)}</>;
-}
-
-/** A number for people: up to `digits` decimals, '—' when absent. */
-export function fmt(x: number | null | undefined, digits = 3): string {
-  if (x === null || x === undefined || Number.isNaN(x)) return '—';
-  if (!Number.isFinite(x)) return x > 0 ? '∞' : '−∞';
-  if (Number.isInteger(x) && Math.abs(x) < 1e15) return x.toLocaleString('en-US');
-  return x.toFixed(digits);
-}
-
-export function fmtP(p: number | null | undefined): string {
-  if (p === null || p === undefined || Number.isNaN(p)) return '—';
-  return p < 0.0001 ? p.toExponential(1) : p.toFixed(4);
-}
-
-export function fmtCi(ci: readonly [number, number] | null | undefined, digits = 3): string {
-  return ci ? `[${fmt(ci[0], digits)}, ${fmt(ci[1], digits)}]` : '—';
 }
 
 /** A horizontal interval on a shared scale: a line from lo to hi, a dot at the estimate, optionally a zero line. */

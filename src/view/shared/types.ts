@@ -60,6 +60,9 @@ export interface ResultSummary {
   samples: number;
 }
 
+/** A model's row on one leaderboard (from `leaderboards()`), with the board's name and size. */
+export type Standing = LeaderboardRow & { benchmark: string; metric: string; models: number };
+
 export interface ModelResults {
   model: {
     model_id: string;
@@ -74,6 +77,8 @@ export interface ModelResults {
     source_organization_name: string | null;
     date: string | null;
   })[];
+  /** Filled by the API from `leaderboards()`; absent from the data function alone. */
+  standings?: Standing[];
 }
 
 export interface Diagnostic {
@@ -209,8 +214,8 @@ export interface Comparison {
   mde: number | null;
   mcnemar: { a_only: number; b_only: number; p_value: number } | null;
   clustered: { clusters: number; se: number; ci: [number, number]; p_value: number } | null;
-  bootstrap: { resamples: number; seed: number; ci: [number, number] } | null;
-  reason?: string;
+  bootstrap: { resamples: number; seed: number; ci: [number, number] | null } | null;
+  reason: string | null;
 }
 
 export interface CompareResult {
@@ -220,18 +225,23 @@ export interface CompareResult {
 }
 
 export interface DisagreementRow {
-  sample_id?: string;
-  sample_hash?: string | null;
-  input?: string | null;
-  reference?: string | null;
-  output_a?: string | null;
-  output_b?: string | null;
-  score_a?: number | null;
-  score_b?: number | null;
-  [key: string]: unknown;
+  /** The pairing key (sample_hash when paired by hash, else sample_id). */
+  key: string;
+  sample_id: string;
+  sample_hash: string | null;
+  input: string | null;
+  reference: string | null;
+  score_a: number;
+  output_a: string | null;
+  score_b: number;
+  output_b: string | null;
 }
 
 export interface Disagreements {
+  model_a: string;
+  model_b: string;
+  benchmark: string;
+  metric: string;
   total: number;
   offset: number;
   limit: number;

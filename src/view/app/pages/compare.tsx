@@ -84,7 +84,7 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           {
             key: 'paired',
             label: 'Pairs',
-            cell: (c) => (c.paired ? fmt(c.n_paired) : <span title={c.reason ?? ''}>unpaired</span>),
+            cell: (c) => (c.paired ? fmt(c.n_paired) : `unpaired: ${c.reason ?? ''}`),
             sort: (c) => c.n_paired,
             numeric: true,
           },
@@ -184,30 +184,33 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
               limit={page.limit}
               onOffset={(o) => update(props.route, { offset: o ? String(o) : undefined })}
             />
-            {page.rows.map((row) => (
+            {page.total > page.rows.length + page.offset && page.rows.length === 0 ? (
+              <p class="muted">Not part of this export.</p>
+            ) : null}
+            <div class="disagreement-head">
+              <span>Question and reference</span>
+              <span>
+                A <span class="mono">{params.a}</span>
+              </span>
+              <span>
+                B <span class="mono">{params.b}</span>
+              </span>
+            </div>
+            {page.rows.map((item) => (
               <article class="disagreement">
-                <header>
-                  <span class="mono">{String(row.sample_id ?? '')}</span>
-                </header>
                 <div class="question">
-                  <h3>Question</h3>
-                  <TextBlock text={row.input ?? null} />
-                  <h3>Reference</h3>
-                  <TextBlock text={row.reference ?? null} />
+                  <span class="mono muted">{item.sample_id}</span>
+                  <TextBlock text={item.input} />
+                  <span class="muted">reference</span>
+                  <TextBlock text={item.reference} />
                 </div>
-                <div class="side-by-side">
-                  <div>
-                    <h3>
-                      A <span class="mono">{params.a}</span> · score {fmt(row.score_a ?? null)}
-                    </h3>
-                    <TextBlock text={row.output_a ?? null} />
-                  </div>
-                  <div>
-                    <h3>
-                      B <span class="mono">{params.b}</span> · score {fmt(row.score_b ?? null)}
-                    </h3>
-                    <TextBlock text={row.output_b ?? null} />
-                  </div>
+                <div data-side="a" class={item.score_a > item.score_b ? 'better' : 'worse'}>
+                  <span class="muted">score {fmt(item.score_a)}</span>
+                  <TextBlock text={item.output_a} />
+                </div>
+                <div data-side="b" class={item.score_b > item.score_a ? 'better' : 'worse'}>
+                  <span class="muted">score {fmt(item.score_b)}</span>
+                  <TextBlock text={item.output_b} />
                 </div>
               </article>
             ))}

@@ -88,6 +88,9 @@ export function LeaderboardPage(props: { route: Route }) {
             {data.composite ? (
               <section class="board" data-testid="composite">
                 <h2>Composite: mean win rate across benchmarks</h2>
+                {data.composite.length === 0 ? (
+                  <p class="muted">No benchmark here ranks two models or more: there is nothing to win.</p>
+                ) : null}
                 <Table
                   rows={data.composite}
                   columns={[

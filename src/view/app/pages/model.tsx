@@ -1,9 +1,25 @@
 import type { Route } from '../route.js';
 import { href, update } from '../route.js';
 import { fmt, fmtCi, Fields, Show, Table, useApi } from '../ui.js';
-import type { ModelResults, ResultSummary } from '../../shared/types.js';
+import type { ModelResults, ResultSummary, Standing } from '../../shared/types.js';
 
-type Result = ModelResults['results'][number];
+type Result = ModelResults['results'][number] & { standing?: Standing };
+
+/** The leaderboard's row for this result (same record, benchmark and metric), when the result is on a board. */
+function withStandings(data: ModelResults): Result[] {
+  const byKey = new Map(
+    (data.standings ?? []).map((s) => [`${s.record_key}\u0000${s.benchmark}\u0000${s.metric}`, s]),
+  );
+  return data.results.map((r) => ({
+    ...r,
+    standing: byKey.get(`${r.record_key}\u0000${r.evaluation_name}\u0000${r.metric_name ?? 'score'}`),
+  }));
+}
+
+/** The interval shown: the leaderboard's (from instance rows, as `evalkit leaderboard`), else the record's own. */
+function shownCi(r: Result): [number, number] | null {
+  return r.standing?.ci ?? recordCi(r);
+}
 
 /** The record's own interval: its confidence interval, else score ± 1.96 SE, else none. */
 export function recordCi(r: ResultSummary): [number, number] | null {
@@ -15,7 +31,7 @@ export function recordCi(r: ResultSummary): [number, number] | null {
 
 /** The scale a result is drawn on: its declared range when finite, else [0, 1] when it fits, else its own span. */
 function scaleOf(r: Result): [number, number] {
-  const ci = recordCi(r);
+  const ci = shownCi(r);
   const lo = Math.min(r.score, ci?.[0] ?? r.score);
   const hi = Math.max(r.score, ci?.[1] ?? r.score);
   if (
@@ -52,7 +68,7 @@ function ResultsChart(props: { results: Result[] }) {
         const [lo, hi] = scaleOf(r);
         const x = (v: number) => labelWidth + ((v - lo) / (hi - lo || 1)) * plotWidth;
         const y = 24 + i * rowHeight + rowHeight / 2;
-        const ci = recordCi(r);
+        const ci = shownCi(r);
         const label = `${r.evaluation_name} · ${r.metric_name ?? ''}`;
         return (
           <g class="result-row">
@@ -79,96 +95,107 @@ export function ModelPage(props: { route: Route }) {
   const loaded = useApi<ModelResults>('model', { id });
   return (
     <Show loaded={loaded}>
-      {({ model, results }) => (
-        <>
-          <h1>
-            Model <span class="mono">{model.model_id}</span>
-          </h1>
-          <Fields
-            rows={[
-              ['Name', model.model_name],
-              ['Developer', model.developer],
-              ['Deployment', model.deployment_type],
-              ['Availability', model.model_availability],
-              ['Records', fmt(model.records)],
-            ]}
-          />
-          <h2>Results ({fmt(results.length)})</h2>
-          <p class="muted note">
-            Scores as the records give them, with each record's own 95% interval (its confidence interval,
-            else ±1.96 standard errors). Each row is drawn on its result's own scale.
-          </p>
-          <ResultsChart results={results} />
-          <Table<Result>
-            rows={results}
-            sort={props.route.params.sort}
-            onSort={(sort) => update(props.route, { sort })}
-            columns={[
-              {
-                key: 'benchmark',
-                label: 'Benchmark',
-                cell: (r) => (
-                  <a
-                    href={href('leaderboard', {
-                      benchmark: r.evaluation_name,
-                      metric: r.metric_name ?? undefined,
-                    })}
-                  >
-                    {r.evaluation_name}
-                  </a>
-                ),
-                sort: (r) => r.evaluation_name,
-              },
-              {
-                key: 'metric',
-                label: 'Metric',
-                cell: (r) => r.metric_name ?? '—',
-                sort: (r) => r.metric_name,
-              },
-              {
-                key: 'score',
-                label: 'Score',
-                cell: (r) => fmt(r.score, 4),
-                sort: (r) => r.score,
-                numeric: true,
-              },
-              { key: 'ci', label: '95% CI', cell: (r) => fmtCi(recordCi(r), 4), numeric: true },
-              {
-                key: 'n',
-                label: 'n',
-                cell: (r) => fmt(r.num_samples),
-                sort: (r) => r.num_samples,
-                numeric: true,
-              },
-              {
-                key: 'samples',
-                label: 'Samples',
-                cell: (r) =>
-                  r.samples > 0 ? (
-                    <a href={href('samples', { record: r.record_key, result: String(r.result_index) })}>
-                      {fmt(r.samples)}
+      {(data) => {
+        const { model } = data;
+        const results = withStandings(data);
+        return (
+          <>
+            <h1>
+              Model <span class="mono">{model.model_id}</span>
+            </h1>
+            <Fields
+              rows={[
+                ['Name', model.model_name],
+                ['Developer', model.developer],
+                ['Deployment', model.deployment_type],
+                ['Availability', model.model_availability],
+                ['Records', fmt(model.records)],
+              ]}
+            />
+            <h2>Results ({fmt(results.length)})</h2>
+            <p class="muted note">
+              Scores as the records give them, with each record's own 95% interval (its confidence interval,
+              else ±1.96 standard errors). Each row is drawn on its result's own scale.
+            </p>
+            <ResultsChart results={results} />
+            <Table<Result>
+              rows={results}
+              sort={props.route.params.sort}
+              onSort={(sort) => update(props.route, { sort })}
+              columns={[
+                {
+                  key: 'benchmark',
+                  label: 'Benchmark',
+                  cell: (r) => (
+                    <a
+                      href={href('leaderboard', {
+                        benchmark: r.evaluation_name,
+                        metric: r.metric_name ?? undefined,
+                      })}
+                    >
+                      {r.evaluation_name}
                     </a>
-                  ) : (
-                    '—'
                   ),
-                sort: (r) => r.samples,
-                numeric: true,
-              },
-              {
-                key: 'source',
-                label: 'Source',
-                cell: (r) => r.source_organization_name ?? '—',
-                sort: (r) => r.source_organization_name,
-              },
-              {
-                key: 'record',
-                label: 'Record',
-                cell: (r) => <a href={href('record', { key: r.record_key })}>{r.evaluation_id}</a>,
-              },
-            ]}
-          />
-        </>
-      )}
+                  sort: (r) => r.evaluation_name,
+                },
+                {
+                  key: 'metric',
+                  label: 'Metric',
+                  cell: (r) => r.metric_name ?? '—',
+                  sort: (r) => r.metric_name,
+                },
+                {
+                  key: 'score',
+                  label: 'Score',
+                  cell: (r) => fmt(r.score, 4),
+                  sort: (r) => r.score,
+                  numeric: true,
+                },
+                { key: 'ci', label: '95% CI', cell: (r) => fmtCi(shownCi(r), 4), numeric: true },
+                {
+                  key: 'rank',
+                  label: 'Rank',
+                  cell: (r) => (r.standing ? `${fmt(r.standing.rank)} of ${fmt(r.standing.models)}` : '—'),
+                  sort: (r) => r.standing?.rank ?? null,
+                  numeric: true,
+                },
+                {
+                  key: 'n',
+                  label: 'n',
+                  cell: (r) => fmt(r.num_samples),
+                  sort: (r) => r.num_samples,
+                  numeric: true,
+                },
+                {
+                  key: 'samples',
+                  label: 'Samples',
+                  cell: (r) =>
+                    r.samples > 0 ? (
+                      <a href={href('samples', { record: r.record_key, result: String(r.result_index) })}>
+                        {fmt(r.samples)}
+                      </a>
+                    ) : (
+                      '—'
+                    ),
+                  sort: (r) => r.samples,
+                  numeric: true,
+                },
+                {
+                  key: 'source',
+                  label: 'Source',
+                  cell: (r) => r.source_organization_name ?? '—',
+                  sort: (r) => r.source_organization_name,
+                },
+                {
+                  key: 'record',
+                  label: 'Record',
+                  cell: (r) => <a href={href('record', { key: r.record_key })}>{r.evaluation_id}</a>,
+                },
+              ]}
+            />
+          </>
+        );
+      }}
     </Show>
   );
 }

@@ -1,0 +1,22 @@
+// evalkit/formats — the document types (each version as data), reading infereval documents, canonical hashes.
+export { documentTypes, findType, findVersion } from '../formats/registry.js';
+export type { DocumentType, FormatVersion } from '../formats/types.js';
+export { eeeAggregateType, eeeInstanceType } from '../formats/eee/index.js';
+export type {
+  EeeAggregate020,
+  EeeAggregate021,
+  EeeAggregate022,
+  EeeAggregate030,
+  EeeInstance020,
+  EeeInstance021,
+  EeeInstance022,
+  EeeInstance030,
+} from '../formats/eee/index.js';
+export { inferevalBenchmarkType, inferevalEvaluationType } from '../formats/infereval/index.js';
+export { loadInfereval, parseInfereval, checkInfereval } from '../formats/infereval/load.js';
+export { normaliseBenchmark, normaliseEvaluation } from '../formats/infereval/normalise.js';
+export type * from '../formats/infereval/types.js';
+export { retrievalGoldType, retrievalResultType, retrievalEventType } from '../formats/retrieval/index.js';
+export { benchOutputType } from '../formats/bench-output/index.js';
+export { benchmarkHash, BENCHMARK_FIELD_SET } from '../formats/infereval/hash.js';
+export { sampleHash, matchingSampleHashRecipe, SAMPLE_HASH_RECIPES } from '../formats/eee/sample-hash.js';

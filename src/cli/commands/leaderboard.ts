@@ -1,0 +1,176 @@
+import { Option } from 'commander';
+import type { Leaderboard, CompositeRow } from '../../store/leaderboard.js';
+import type { CommandModule } from '../context.js';
+import { csvTable, markdownTable, textTable } from '../output/tables.js';
+import { formatInterval, formatNumber } from '../output/numbers.js';
+import { addDbOption, dbPathOf, json } from '../options.js';
+
+interface LeaderboardFlags {
+  db?: string;
+  benchmark?: string;
+  metric?: string;
+  developer?: string;
+  deploymentType?: string;
+  availability?: string;
+  sourceOrganization?: string;
+  collection?: string;
+  composite?: boolean;
+  format: 'text' | 'markdown' | 'csv' | 'json';
+}
+
+const HEADER = ['rank', 'tier', 'model', 'score', '95% CI', 'CI method', 'n', 'source', 'date'];
+
+function cells(board: Leaderboard): string[][] {
+  return board.rows.map((r) => [
+    String(r.rank),
+    String(r.tier),
+    r.model_id,
+    formatNumber(r.score),
+    formatInterval(r.ci),
+    r.ci_method ?? '',
+    r.n === null ? '' : String(r.n),
+    r.source ?? '',
+    r.date ?? '',
+  ]);
+}
+
+const title = (b: Leaderboard) =>
+  `${b.benchmark} · ${b.metric} (${b.lower_is_better ? 'lower' : 'higher'} is better)`;
+
+const compositeCells = (rows: CompositeRow[]) =>
+  rows.map((r) => [String(r.rank), r.model_id, r.mean_win_rate.toFixed(4), String(r.benchmarks)]);
+const COMPOSITE_HEADER = ['rank', 'model', 'mean win rate', 'benchmarks'];
+
+function render(
+  format: LeaderboardFlags['format'],
+  result: { leaderboards: Leaderboard[]; composite?: CompositeRow[] },
+): string {
+  const { leaderboards, composite } = result;
+  switch (format) {
+    case 'json':
+      return json(result);
+    case 'csv':
+      if (composite)
+        return csvTable(
+          ['rank', 'model_id', 'mean_win_rate', 'benchmarks'],
+          composite.map((r) => [r.rank, r.model_id, r.mean_win_rate, r.benchmarks]),
+        );
+      return csvTable(
+        [
+          'benchmark',
+          'metric',
+          'lower_is_better',
+          'rank',
+          'tier',
+          'model_id',
+          'developer',
+          'score',
+          'ci_lower',
+          'ci_upper',
+          'ci_method',
+          'n',
+          'evaluation_id',
+          'record_key',
+          'source',
+          'date',
+        ],
+        leaderboards.flatMap((b) =>
+          b.rows.map((r) => [
+            b.benchmark,
+            b.metric,
+            b.lower_is_better,
+            r.rank,
+            r.tier,
+            r.model_id,
+            r.developer,
+            r.score,
+            r.ci?.[0] ?? null,
+            r.ci?.[1] ?? null,
+            r.ci_method,
+            r.n,
+            r.evaluation_id,
+            r.record_key,
+            r.source,
+            r.date,
+          ]),
+        ),
+      );
+    case 'markdown': {
+      const parts = leaderboards.map((b) => `## ${title(b)}\n\n${markdownTable(HEADER, cells(b))}`);
+      if (composite)
+        parts.push(
+          `## Composite: mean win rate\n\n${markdownTable(COMPOSITE_HEADER, compositeCells(composite))}`,
+        );
+      return parts.join('\n');
+    }
+    default: {
+      const parts = leaderboards.map((b) => `${title(b)}\n${textTable(HEADER, cells(b), [0, 1, 3, 6])}`);
+      if (composite)
+        parts.push(
+          `composite: mean win rate\n${textTable(COMPOSITE_HEADER, compositeCells(composite), [0, 2, 3])}`,
+        );
+      return parts.join('\n');
+    }
+  }
+}
+
+export const leaderboardCommand: CommandModule = {
+  register(program, io, run) {
+    const command = program
+      .command('leaderboard')
+      .summary('models ranked per benchmark and metric, with 95% CIs and significance tiers')
+      .description(
+        'Per benchmark (evaluation_name) and metric in the store: the models ranked by score (descending, or\n' +
+          'ascending when lower_is_better), each with n, a 95% CI, the source and the date. One result per model:\n' +
+          'that of its most recently retrieved record. The CI comes from the instance rows when the result has\n' +
+          'them (Wilson for 0/1 scores, else mean ± 1.96·sd/√n; epochs of a sample averaged first), else from the\n' +
+          "record's own uncertainty (its confidence interval, else ± 1.96 standard errors).\n\n" +
+          'Tiers: a model whose difference from the model ranked directly above it is not significant (paired t\n' +
+          'test on the samples both have, else a z test on the two standard errors; Holm-adjusted over the gaps of\n' +
+          "one leaderboard, α = 0.05) shares that model's tier; a significant gap starts the next tier.\n\n" +
+          '--composite adds the mean win rate across benchmarks (HELM): on each leaderboard a model wins against\n' +
+          'every model it outscores (ties count one half), divided by the other models; averaged over its\n' +
+          'leaderboards. With --format csv and --composite only the composite table is printed.\n\n' +
+          'Exit codes: 0 ok (also when nothing matches the filters), 2 usage or I/O error (no store, unknown\n' +
+          'benchmark or metric).',
+      )
+      .option('--benchmark <name>', 'only this benchmark (evaluation_name)')
+      .option('--metric <name>', 'only this metric (metric_name, else metric_id)')
+      .option('--developer <name>', 'only models of this developer (model_info.developer)')
+      .option('--deployment-type <type>', 'only this deployment type (e.g. api, open_weights)')
+      .option('--availability <value>', 'only this model availability')
+      .option('--source-organization <name>', 'only records from this source organization')
+      .option('--collection <name>', 'only records of this datastore collection')
+      .option('--composite', 'add the composite mean win rate across benchmarks')
+      .addOption(
+        new Option('-f, --format <format>', 'output format')
+          .choices(['text', 'markdown', 'csv', 'json'])
+          .default('text'),
+      );
+    addDbOption(command).action((flags: LeaderboardFlags) =>
+      run(async () => {
+        const { openStore } = await import('../../store/db.js');
+        const { leaderboards } = await import('../../store/leaderboard.js');
+        const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+        try {
+          const result = await leaderboards(store, {
+            benchmark: flags.benchmark,
+            metric: flags.metric,
+            developer: flags.developer,
+            deploymentType: flags.deploymentType,
+            availability: flags.availability,
+            sourceOrganization: flags.sourceOrganization,
+            collection: flags.collection,
+            composite: flags.composite,
+          });
+          if (result.leaderboards.length === 0 && flags.format === 'text')
+            io.stdout.write('no results match (the store is empty or the filters exclude every result)\n');
+          else io.stdout.write(render(flags.format, result));
+          return 0;
+        } finally {
+          store.close();
+        }
+      }),
+    );
+  },
+};

@@ -1,0 +1,417 @@
+// evalkit ingest into a real DuckDB file: the repository's examples and the reference records, idempotence,
+// duplicates (EEE check 10), invalid documents rejected with the validator's diagnostics, and every stored row
+// rebuilt exactly (sampleRow and the view sample_rows) from the compact samples layout.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { openStore, type Store } from '../../src/store/db.js';
+import { ingestPaths } from '../../src/store/ingest.js';
+import { convertPaths, isConvertFailure, writeConverted } from '../../src/convert/index.js';
+import { INSERT_SAMPLES_FROM_JSONL_SQL, sampleRow, splitSampleRow } from '../../src/store/sample-row.js';
+import { STORE_TABLES, tableColumns } from '../../src/store/schema.js';
+import { recordFingerprint } from '../../src/checks/eee-tree.js';
+import { createHash } from 'node:crypto';
+import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'evalkit-store-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+let n = 0;
+const freshDb = (): string => join(temp, `s${n++}.duckdb`);
+const examples = join(projectRoot, 'examples');
+const eeePair = join(examples, 'eee', 'data', 'demo-bench', 'acme', 'tiny-model-1b');
+const UUID = '7c2f4e1a-93b5-4d6e-8a0f-2b1c3d4e5f60';
+
+const lines = (path: string): unknown[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
+
+async function withStore<T>(db: string, fn: (s: Store) => Promise<T>, readOnly = false): Promise<T> {
+  const store = await openStore(db, { readOnly });
+  try {
+    return await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+async function tableCounts(db: string): Promise<Record<string, number>> {
+  return withStore(
+    db,
+    async (s) =>
+      (
+        await s.all<Record<string, number>>(
+          `SELECT (SELECT count(*) FROM records) AS records, (SELECT count(*) FROM results) AS results,
+                  (SELECT count(*) FROM samples) AS samples, (SELECT count(*) FROM documents) AS documents`,
+        )
+      )[0],
+    true,
+  );
+}
+
+test('the examples: valid records stored with all their rows, invalid ones rejected with diagnostics', async () => {
+  const db = freshDb();
+  const result = await withStore(db, (s) => ingestPaths(s, ['examples'], { cwd: projectRoot }));
+  const added = result.items.filter((i) => i.status === 'added').map((i) => i.source);
+  assert.deepEqual(added.sort(), [
+    // benchmark output v1 and infereval η go through the converters (src/convert)
+    'examples/bench-output/outputs/custom_eval/2026-02-12T18-00-00Z_crashed.json',
+    'examples/bench-output/outputs/custom_eval/f6a3e3b3-6ac2-4ab8-9fd2-1d2d6f7d4c2a.json',
+    'examples/bench-output/outputs/mmlu/2026-02-10T08-00-00Z_001.json',
+    'examples/datastore/bench-repo/outputs/mmlu/run-001.json',
+    'examples/datastore/current/data/demo-bench/acme/tiny-model/3f6c1b2a-9d4e-4f7a-8b1c-2d3e4f5a6b7c.json',
+    'examples/datastore/legacy/data/demo-bench/acme/tiny-model/7a1e5c3d-2b4f-4a6e-9c8d-0e1f2a3b4c5d.json',
+    'examples/eee/aggregate-0.2.0.json',
+    `examples/eee/data/demo-bench/acme/tiny-model-1b/${UUID}.json`,
+    'examples/infereval/evaluation.json',
+    'examples/infereval/model/evaluation.json',
+  ]);
+  const rejected = result.items.filter((i) => i.status === 'rejected').map((i) => i.source);
+  // Invalid inputs are rejected by the validator, whether EEE or a document a converter would read.
+  assert.deepEqual(rejected.sort(), [
+    'examples/bench-output/invalid/error-without-message.json',
+    'examples/bench-output/invalid/missing-and-wrong-fields.json',
+    'examples/eee/invalid/aggregate-0.2.2-quirk-no-score-type-needs-level-names.json',
+    'examples/eee/invalid/aggregate-0.3.0-missing-required-fields.json',
+    'examples/eee/invalid/aggregate-0.3.0-out-of-enum-values.json',
+  ]);
+  // The validator's own diagnostics, with positions, for each rejected file.
+  for (const file of rejected)
+    assert.ok(
+      result.diagnostics.some((d) => d.file === file && d.severity === 'error' && d.line > 0),
+      `no positioned error for ${file}`,
+    );
+  assert.equal(result.summary.records, 10);
+  assert.equal(result.summary.rejected, 5);
+
+  // Every stored record has exactly the rows of its samples file, and each row comes back equal to its line.
+  const samplesFile = join(eeePair, `${UUID}_samples.jsonl`);
+  const expected = lines(samplesFile);
+  await withStore(
+    db,
+    async (s) => {
+      const records = await s.all<{ record_key: string; sample_count: number; n: number }>(
+        `SELECT r.record_key, r.sample_count, (SELECT count(*) FROM samples x WHERE x.record_key = r.record_key) AS n
+           FROM records r WHERE origin_kind = 'eee'`,
+      );
+      for (const r of records) assert.equal(r.n, r.sample_count);
+      assert.deepEqual(
+        records.map((r) => r.sample_count).sort(),
+        [0, 2, 3, 3],
+        'rows per record: the 0.2.0 aggregate has none, the legacy pair 2, the two current pairs 3 each',
+      );
+      const key = (
+        await s.all<{ record_key: string }>(`SELECT record_key FROM records WHERE evaluation_id = $1`, [
+          'demo-bench/acme/tiny-model-1b/2026-05-01',
+        ])
+      )[0].record_key;
+      const viaView = await s.all<{ raw: string }>(
+        'SELECT raw FROM sample_rows WHERE record_key = $1 ORDER BY row_index',
+        [key],
+      );
+      assert.deepEqual(
+        viaView.map((r) => JSON.parse(r.raw)),
+        expected,
+      );
+      const stored = await s.all<Record<string, unknown>>(
+        'SELECT * FROM samples WHERE record_key = $1 ORDER BY row_index',
+        [key],
+      );
+      assert.deepEqual(
+        stored.map((r) => sampleRow(r)),
+        expected,
+      );
+      // The columns hold what the row says.
+      assert.deepEqual(
+        stored.map((r) => [r.sample_id, r.score, r.is_correct, r.input_text]),
+        expected.map((e: any) => [e.sample_id, e.evaluation.score, e.evaluation.is_correct, e.input.raw]),
+      );
+      // The 0.2.x records are stored migrated to 0.3.0, rows too.
+      const versions = await s.all<{ v: string }>(
+        `SELECT DISTINCT schema_version AS v FROM records UNION SELECT DISTINCT schema_version FROM samples`,
+      );
+      assert.deepEqual(
+        versions.map((v) => v.v),
+        ['0.3.0'],
+      );
+      // record_key is EEE check 10's fingerprint of the stored record.
+      const raw = await s.all<{ record_key: string; raw: string }>('SELECT record_key, raw FROM records');
+      for (const r of raw) assert.equal(r.record_key, recordFingerprint(JSON.parse(r.raw)));
+      // Each η is kept beside its EEE mapping.
+      const etas = await s.all<{ kind: string; origin_kind: string; n: number }>(
+        `SELECT kind, origin_kind, count(*) AS n FROM documents JOIN records USING (record_key) GROUP BY ALL`,
+      );
+      assert.deepEqual(etas, [{ kind: 'infereval.evaluation', origin_kind: 'infereval', n: 2 }]);
+      const [{ rows: etaRows }] = await s.all<{ rows: number }>(
+        `SELECT sum(sample_count)::INTEGER AS rows FROM records WHERE origin_kind = 'infereval'`,
+      );
+      assert.ok(etaRows > 0);
+      // The views answer.
+      const models = await s.all<{ model_id: string; records: number }>(
+        `SELECT model_id, records FROM models WHERE model_id LIKE 'acme/tiny%' ORDER BY model_id`,
+      );
+      assert.deepEqual(models, [
+        { model_id: 'acme/tiny-model', records: 2 },
+        { model_id: 'acme/tiny-model-1b', records: 2 },
+      ]);
+    },
+    true,
+  );
+
+  // Idempotent: the same inputs again change nothing.
+  const before = await tableCounts(db);
+  const again = await withStore(db, (s) => ingestPaths(s, ['examples'], { cwd: projectRoot }));
+  assert.equal(again.summary.records, 0);
+  assert.equal(again.summary.skipped, 10);
+  assert.equal(again.summary.duplicates, 0);
+  assert.deepEqual(await tableCounts(db), before);
+});
+
+test('splitting a row and rebuilding it gives the row back (nulls, several references and outputs, epochs)', () => {
+  const row = {
+    schema_version: '0.3.0',
+    evaluation_id: 'e',
+    model_id: 'm',
+    evaluation_name: 'b',
+    evaluation_result_id: null,
+    sample_id: 's1',
+    sample_hash: null,
+    interaction_type: 'single_turn',
+    input: { raw: 'q', reference: ['a', 'b'], formatted: null },
+    output: { raw: ['x\ny', 'z'], reasoning_trace: null },
+    answer_attribution: [],
+    evaluation: { score: 0.25, is_correct: false },
+    metadata: { epoch: '3' },
+  };
+  const c = splitSampleRow(row);
+  assert.equal(c.reference_text, 'a\nb');
+  assert.equal(c.output_text, 'x\ny\nz');
+  assert.equal(c.epoch, 3);
+  assert.equal(c.sample_hash, null);
+  assert.deepEqual(sampleRow(c), row);
+  const moved = splitSampleRow({ ...row, input: { raw: 'q', reference: ['a'] }, output: { raw: ['o'] } });
+  assert.deepEqual(JSON.parse(moved.raw).input, {}, 'input.raw and a single reference move to columns');
+  assert.deepEqual(JSON.parse(moved.raw).output, {});
+});
+
+test('a duplicate under another evaluation_id is reported and skipped, or stored with --allow-duplicates', async () => {
+  const dir = join(temp, 'dup');
+  cpSync(eeePair, dir, { recursive: true });
+  const aggregate = JSON.parse(readFileSync(join(dir, `${UUID}.json`), 'utf8'));
+  aggregate.evaluation_id = 'another-id';
+  aggregate.retrieved_timestamp = '1800000000';
+  writeFileSync(join(dir, `${UUID}.json`), JSON.stringify(aggregate, null, 2));
+  const db = freshDb();
+  await withStore(db, (s) => ingestPaths(s, [eeePair]));
+  const dup = await withStore(db, (s) => ingestPaths(s, [dir]));
+  assert.equal(dup.summary.records, 0);
+  assert.equal(dup.summary.duplicates, 1);
+  assert.equal(dup.items[0].duplicate_of, 'demo-bench/acme/tiny-model-1b/2026-05-01');
+  assert.ok(dup.diagnostics.some((d) => d.code === 'store.duplicate-record' && d.severity === 'warning'));
+
+  const allowed = await withStore(db, (s) => ingestPaths(s, [dir], { allowDuplicates: true }));
+  assert.equal(allowed.summary.records, 1);
+  assert.equal(allowed.summary.rows, 3);
+  const content = recordFingerprint(aggregate);
+  const expectedKey = createHash('sha256').update(`${content}\nanother-id`).digest('hex');
+  await withStore(
+    db,
+    async (s) => {
+      const rows = await s.all<{ record_key: string; content_hash: string; evaluation_id: string }>(
+        'SELECT record_key, content_hash, evaluation_id FROM records ORDER BY evaluation_id',
+      );
+      assert.deepEqual(rows, [
+        { record_key: expectedKey, content_hash: content, evaluation_id: 'another-id' },
+        {
+          record_key: content,
+          content_hash: content,
+          evaluation_id: 'demo-bench/acme/tiny-model-1b/2026-05-01',
+        },
+      ]);
+    },
+    true,
+  );
+  // And the allowed duplicate is itself idempotent.
+  const third = await withStore(db, (s) => ingestPaths(s, [dir], { allowDuplicates: true }));
+  assert.equal(third.summary.records, 0);
+  assert.equal(third.summary.skipped, 1);
+});
+
+test('a record whose rows are invalid is rejected whole: no record, no rows, diagnostics with line numbers', async () => {
+  const dir = join(temp, 'bad-rows', 'data', 'demo-bench', 'acme', 'tiny-model-1b');
+  cpSync(eeePair, dir, { recursive: true });
+  const samples = join(dir, `${UUID}_samples.jsonl`);
+  const rows = readFileSync(samples, 'utf8').split('\n');
+  rows[1] = rows[1].replace('"score":0', '"score":"zero"');
+  writeFileSync(samples, rows.join('\n'));
+  const db = freshDb();
+  const result = await withStore(db, (s) => ingestPaths(s, [join(temp, 'bad-rows')]));
+  assert.equal(result.summary.rejected, 1);
+  assert.equal(result.summary.records, 0);
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  assert.ok(
+    errors.some(
+      (d) => d.file.endsWith('_samples.jsonl') && d.line === 2 && d.pointer === '/evaluation/score',
+    ),
+  );
+  // The checksum no longer matches either (a datastore check): reported too.
+  assert.ok(
+    errors.some((d) => d.code === 'eee.checksum'),
+    JSON.stringify(errors.map((d) => d.code)),
+  );
+  assert.deepEqual(await tableCounts(db), { records: 0, results: 0, samples: 0, documents: 0 });
+});
+
+test(
+  'the reference EEE records: every valid one stored, each with all of its rows',
+  { skip: skipWithoutReference('eee/records') },
+  async () => {
+    const db = freshDb();
+    const result = await withStore(db, (s) => ingestPaths(s, [reference('eee/records')!]));
+    assert.ok(result.summary.records > 300, `only ${result.summary.records} records`);
+    // Every rejected record has an error diagnostic or a reason; every stored one has no error.
+    for (const item of result.items.filter((i) => i.status === 'rejected'))
+      assert.ok(
+        item.reason || result.diagnostics.some((d) => d.severity === 'error' && d.file === item.source),
+      );
+    const stored = new Set(result.items.filter((i) => i.status === 'added').map((i) => i.source));
+    assert.ok(!result.diagnostics.some((d) => d.severity === 'error' && stored.has(d.file)));
+    await withStore(
+      db,
+      async (s) => {
+        const bad = await s.all(
+          `SELECT record_key FROM records r WHERE sample_count <> (SELECT count(*) FROM samples x WHERE x.record_key = r.record_key)`,
+        );
+        assert.deepEqual(bad, []);
+        const [{ n }] = await s.all<{ n: number }>(
+          'SELECT count(*) AS n FROM results WHERE record_key NOT IN (SELECT record_key FROM records)',
+        );
+        assert.equal(n, 0);
+      },
+      true,
+    );
+    const again = await withStore(db, (s) => ingestPaths(s, [reference('eee/records')!]));
+    assert.equal(again.summary.records, 0);
+    assert.equal(again.summary.skipped, result.summary.records);
+  },
+);
+
+test('the README documents every column of every table, as the schema does', () => {
+  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+  for (const table of STORE_TABLES) {
+    const at = readme.indexOf(`**${table}**\n`);
+    assert.ok(at >= 0, `README has no table ${table}`);
+    for (const c of tableColumns(table)) {
+      assert.ok(c.description !== '', `${table}.${c.name} has no description in schema.ts`);
+      const row = `| \`${c.name}\` | ${c.type} | ${c.description.replace(/\|/g, '\\|')} |`;
+      assert.ok(readme.indexOf(row, at) > at, `README lacks ${row}`);
+    }
+  }
+});
+
+test(
+  'other tools’ outputs through the converters: stored with their rows, idempotent',
+  { skip: skipWithoutReference('peers/lm-eval-harness') },
+  async () => {
+    const db = freshDb();
+    const path = reference('peers/lm-eval-harness')!;
+    const first = await withStore(db, (s) => ingestPaths(s, [path]));
+    assert.equal(first.summary.rejected, 0, JSON.stringify(first.items));
+    assert.equal(first.summary.records, 1);
+    const samplesFile = readdirSync(path).find((f) => f.startsWith('samples_'))!;
+    assert.equal(first.summary.rows, lines(join(path, samplesFile)).length);
+    await withStore(
+      db,
+      async (s) => {
+        const [r] = await s.all<{ origin_kind: string; raw: string; sample_count: number }>(
+          'SELECT origin_kind, raw, sample_count FROM records',
+        );
+        assert.equal(r.origin_kind, 'lm-eval');
+        // The aggregate is completed as `evalkit convert` writes it: total_rows and the rows' checksum.
+        const der = JSON.parse(r.raw).detailed_evaluation_results;
+        assert.equal(der.total_rows, r.sample_count);
+        // The same record written to files by `evalkit convert`'s writer has the same checksum and row count.
+        const root = join(temp, 'converted');
+        for await (const item of convertPaths([path])) {
+          if (isConvertFailure(item)) throw item.error;
+          const written = await writeConverted(item, root);
+          assert.equal(written.checksum, der.checksum);
+          assert.equal(written.totalRows, der.total_rows);
+        }
+      },
+      true,
+    );
+    const again = await withStore(db, (s) => ingestPaths(s, [path]));
+    assert.equal(again.summary.records, 0);
+    assert.equal(again.summary.skipped, 1);
+  },
+);
+
+test('DuckDB splits a JSONL file into the samples columns exactly as splitSampleRow does', async () => {
+  const base = {
+    schema_version: '0.3.0',
+    evaluation_id: 'e',
+    model_id: 'm',
+    evaluation_name: 'b',
+    sample_id: 's',
+    interaction_type: 'single_turn',
+    answer_attribution: [],
+    evaluation: { score: 1, is_correct: true },
+  };
+  const rows: Record<string, unknown>[] = [
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a'] },
+      output: { raw: ['o'] },
+      sample_hash: 'h',
+      evaluation_result_id: 'r',
+    },
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a', 'b\nc'], formatted: null },
+      output: { raw: ['x', 'y'], reasoning_trace: null },
+      sample_hash: null,
+      evaluation_result_id: null,
+      metadata: { epoch: '7' },
+    },
+    {
+      ...base,
+      input: { raw: 'q', reference: [] },
+      output: null,
+      messages: [
+        { turn_idx: 0, role: 'user', content: 'u' },
+        { turn_idx: 1, role: 'assistant', content: 'first' },
+        { turn_idx: 2, role: 'assistant', content: null },
+        { turn_idx: 3, role: 'assistant', content: 'last "quoted" ünï 数学' },
+      ],
+      evaluation: { score: 0.125, is_correct: false, num_turns: 4 },
+      metadata: { epoch: 'x' },
+    },
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a'], choices: ['1', '2'] },
+      output: { raw: [] },
+      evaluation: { score: -2.5e-7, is_correct: false },
+      token_usage: { input_tokens: 10 },
+    },
+  ];
+  const file = join(temp, 'tricky.jsonl');
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  await withStore(freshDb(), async (s) => {
+    await s.connection.run(INSERT_SAMPLES_FROM_JSONL_SQL, ['k', file]);
+    const got = await s.all<Record<string, unknown>>('SELECT * FROM samples ORDER BY row_index');
+    const whole = await s.all<{ raw: string }>('SELECT raw FROM sample_rows ORDER BY row_index');
+    rows.forEach((row, i) => {
+      const expected = splitSampleRow(row);
+      const { raw, ...columns } = got[i];
+      assert.deepEqual(JSON.parse(raw as string), JSON.parse(expected.raw), `rest of row ${i}`);
+      for (const [k, v] of Object.entries(expected))
+        if (k !== 'raw') assert.deepEqual(columns[k], v, `${k} of row ${i}`);
+      assert.equal(columns.row_index, i);
+      assert.deepEqual(JSON.parse(whole[i].raw), row);
+    });
+  });
+});
