@@ -44,13 +44,13 @@ function cellText(v: unknown, nullText: string): string {
   return String(v);
 }
 
-/** RFC 4180 CSV with a header line. */
+/** CSV with a header line, quoted as RFC 4180 says; lines end in \n (the CLI shows a carriage return as an escape). */
 export function formatCsv(result: QueryResult): string {
   const field = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [result.columns.map((c) => field(c.name)).join(',')];
   for (const row of result.rows)
     lines.push(result.columns.map((c) => field(cellText(row[c.name], ''))).join(','));
-  return lines.join('\r\n') + '\r\n';
+  return lines.join('\n') + '\n';
 }
 
 /** An aligned text table (cells cut at `maxCell` characters, new lines shown as ⏎), with the row count. */

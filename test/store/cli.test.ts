@@ -101,7 +101,7 @@ test('query: table, JSON and CSV; the store is opened read-only, so writing fail
     '--format',
     'csv',
   ]);
-  assert.equal(csv.stdout, 'sample_id,input_text\r\narith-0001,What is 7 × 6?\r\n');
+  assert.equal(csv.stdout, 'sample_id,input_text\narith-0001,What is 7 × 6?\n');
   const write = await runCli(['query', 'DELETE FROM records', '--db', db]);
   assert.equal(write.code, 2);
   assert.match(write.stderr, /^evalkit: error store\.read-only: query opens the store read-only/);
