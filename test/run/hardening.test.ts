@@ -150,7 +150,6 @@ test('an endless chunked body fails its sample (response-too-large) without grow
 test('Retry-After is capped by --max-retry-after-ms and the run log says so (item 7)', async () => {
   server.setScript((ctx) => (ctx.attempt === 1 ? { status: 429, retryAfter: '3600' } : hashedVerdicts(ctx)));
   const log = join(dir, 'retry-after.jsonl');
-  const started = Date.now();
   const r = await runCli([
     'evaluate',
     bench,
@@ -171,7 +170,7 @@ test('Retry-After is capped by --max-retry-after-ms and the run log says so (ite
   ]);
   server.setScript(hashedVerdicts);
   assert.equal(r.code, 0, r.stderr);
-  assert.ok(Date.now() - started < 30_000, 'an hour-long Retry-After was not honoured');
+  // (An hour-long wait honoured would have run into the child's time limit: exit code null, not 0.)
   const retries = readFileSync(log, 'utf8')
     .trim()
     .split('\n')
