@@ -7,6 +7,7 @@ import { writeConverted, type WriteOutcome } from '../../convert/write.js';
 import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
+import { checkOutputs } from '../../io/preflight.js';
 
 interface ConvertFlags {
   output: string;
@@ -168,6 +169,8 @@ export const convertCommand: CommandModule = {
         run(async () => {
           const overrides = overridesFrom(flags);
           const root = resolvePath(io.cwd, flags.output);
+          // The shared output guard: the datastore root is neither an input nor a file, nor under one.
+          if (!flags.dryRun) checkOutputs({ inputs: paths, folders: [flags.output], cwd: io.cwd });
           const records: RecordReport[] = [];
           const failures: FailureReport[] = [];
           const skipped: { path: string; reason: string }[] = [];

@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, json, resolvePath } from '../options.js';
+import { checkOutputs } from '../../io/preflight.js';
 
 interface ExportFlags {
   db?: string;
@@ -10,7 +11,9 @@ interface ExportFlags {
 async function runExportParquet(dir: string, flags: ExportFlags, io: CliIO): Promise<number> {
   const { openStore } = await import('../../store/db.js');
   const { exportParquet } = await import('../../store/parquet.js');
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  const dbPath = dbPathOf(flags.db, io);
+  checkOutputs({ inputs: [dbPath], folders: [dir], cwd: io.cwd });
+  const store = await openStore(dbPath, { readOnly: true });
   try {
     const summary = await exportParquet(store, resolvePath(io.cwd, dir));
     if (flags.format === 'json') io.stdout.write(json(summary));

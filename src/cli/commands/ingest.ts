@@ -5,6 +5,7 @@ import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, json } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
+import { checkOutputs } from '../../io/preflight.js';
 
 interface IngestFlags {
   db?: string;
@@ -24,6 +25,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
   const dbPath = dbPathOf(flags.db, io);
+  checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
   const store = await openStore(dbPath, { readOnly: false });
   const progress = createProgress(io, { enabled: flags.progress });
   let result: IngestResult;

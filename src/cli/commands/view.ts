@@ -8,6 +8,7 @@ import type { Store } from '../../store/db.js';
 import type { CliIO, CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
 import { createProgress } from '../output/progress.js';
+import { checkOutputs } from '../../io/preflight.js';
 
 interface ViewFlags {
   db?: string;
@@ -126,6 +127,13 @@ export const viewCommand: CommandModule = {
           if (flags.port > 65535) throw new UsageError('usage.bad-option', `--port must be at most 65535`);
           if (flags.token !== undefined && flags.token.length < 8) {
             throw new UsageError('usage.bad-option', '--token must be at least 8 characters');
+          }
+          if (flags.export) {
+            const inputs = [
+              ...paths,
+              flags.db === undefined && paths.length > 0 ? undefined : dbPathOf(flags.db, io),
+            ];
+            checkOutputs({ inputs, folders: [flags.export], cwd: io.cwd });
           }
           const { store, cleanup } = await openViewStore(flags, paths, io);
           try {

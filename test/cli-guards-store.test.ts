@@ -1,0 +1,43 @@
+// The new commands stand on the shared output guard (io/preflight checkOutputs): convert, ingest, export parquet and
+// view --export refuse an output that is one of their inputs before doing any work, with the one error code.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli } from './helpers/cli.js';
+import { projectRoot } from './helpers/shared.js';
+
+let dir = '';
+let db = '';
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'evalkit-store-guards-'));
+  db = join(dir, 'store.duckdb');
+  const r = await runCli(['ingest', join(projectRoot, 'examples/eee/data'), '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const refused = (r: { code: number | null; stderr: string }): void => {
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /io\.output-is-input/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+};
+
+test('ingest refuses a store that is also an input, and leaves it as it was', async () => {
+  const before = readFileSync(db);
+  refused(await runCli(['ingest', db, '--db', db]));
+  assert.ok(readFileSync(db).equals(before));
+});
+
+test('export parquet and view --export refuse to write over the store they read', async () => {
+  refused(await runCli(['export', 'parquet', db, '--db', db]));
+  refused(await runCli(['view', '--db', db, '--export', db]));
+});
+
+test('convert refuses a datastore root that is one of its inputs (not with --dry-run, which writes nothing)', async () => {
+  const input = join(projectRoot, 'examples/convert');
+  refused(await runCli(['convert', input, '-o', input]));
+  const dry = await runCli(['convert', input, '-o', input, '--dry-run']);
+  assert.notEqual(dry.code, 2, dry.stderr);
+});
