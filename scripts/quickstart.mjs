@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run quickstart`: the main job on the shipped examples, end to end, with the built CLI:
-// validate records → run a benchmark (replayed model answers, no network) → metrics → HTML report → EEE uncertainty.
+// validate records → run a benchmark (replayed model answers, no network) → metrics → HTML report → EEE uncertainty
+// → convert other tools' outputs → one DuckDB store → leaderboard → paired comparison → the viewer as a static site.
 // Everything it writes goes to quickstart-output/.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -74,6 +75,46 @@ const steps = [
       `${out}/aggregate.with-uncertainty.json`,
     ],
   ],
+  [
+    "Convert other tools' outputs (lm-evaluation-harness, OpenAI evals) into EEE 0.3.0 records",
+    ['convert', 'examples/convert', '-o', `${out}/converted`],
+  ],
+  [
+    'Store everything in one DuckDB file (validated first; idempotent)',
+    [
+      'ingest',
+      'examples/compare',
+      'examples/eee/data',
+      `${out}/converted`,
+      `${out}/eee`,
+      '--db',
+      `${out}/evalkit.duckdb`,
+    ],
+  ],
+  [
+    'Leaderboard per benchmark: 95% CIs and significance tiers',
+    ['leaderboard', '--benchmark', 'arith-40', '--db', `${out}/evalkit.duckdb`],
+  ],
+  [
+    'Is model A really better than model B? Paired test, McNemar, clustered SE, bootstrap',
+    [
+      'compare',
+      'acme/tiny-model-3b',
+      'acme/tiny-model-1b',
+      '--cluster-by',
+      'category',
+      '--bootstrap',
+      '2000',
+      '--seed',
+      '1',
+      '--db',
+      `${out}/evalkit.duckdb`,
+    ],
+  ],
+  [
+    'The viewer as a static site (serve it with any static file server)',
+    ['view', '--db', `${out}/evalkit.duckdb`, '--export', `${out}/site`],
+  ],
 ];
 
 // Bold titles on a terminal only (the same rule as the CLI's colours): a log file gets no escape codes.
@@ -90,4 +131,7 @@ for (const [title, args] of steps) {
     process.exit(r.status ?? 1);
   }
 }
-console.log(`\nquickstart: done. Open ${out}/report.html in a browser.`);
+console.log(
+  `\nquickstart: done. Open ${out}/report.html in a browser; browse the store with ` +
+    `\`evalkit view --db ${out}/evalkit.duckdb\`, or serve ${out}/site with \`python3 -m http.server -d ${out}/site\`.`,
+);

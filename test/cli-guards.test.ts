@@ -73,6 +73,7 @@ describe('an output that is one of the inputs is refused, and the input is left 
     const samples = copy(`${EEE_DIR}/${AGG}_samples.jsonl`, `${AGG}_samples.jsonl`);
     const before_ = readFileSync(samples);
     refusedAsInput(await cli(['stats', agg, '-o', samples]));
+    refusedAsInput(await cli(['stats', agg, '--samples', agg, '--in-place']));
     assert.deepEqual(readFileSync(samples), before_);
   });
 });

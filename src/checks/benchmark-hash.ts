@@ -25,7 +25,8 @@ export async function loadBenchmarkHash(benchmarkPath: string): Promise<{ id: un
     bytes = await readRegularFile(benchmarkPath);
   } catch (error) {
     const e = error as IoError;
-    throw new IoError(e.code, `benchmark: ${e.message}`);
+    const reason = e.code === 'io.not-found' ? 'no such file' : e.message.replace(/^cannot read [^:]*: /, '');
+    throw new IoError(e.code, `cannot read benchmark ${benchmarkPath}: ${reason}`);
   }
   const parsed = parseStrictJson(bytes);
   const doc = parsed.value;

@@ -15,6 +15,10 @@ const CLI_HINTS: Record<string, string> = {
   'run.api-key-missing': 'name another variable with --api-key-env NAME',
   'run.config-changed': 'pass another -o',
   'metrics.reference-needs-benchmark': 'pass --benchmark FILE',
+  'run.replay-needs-fixture': 'pass --replay-from FIXTURE.jsonl',
+  'sweep.no-values': 'e.g. --values 1,3,5',
+  'sweep.duplicate-value': 'in --values',
+  'run.support-needs-one-conclusion': 'run it with --question-form coherence',
   'metrics.rsr-target-needs-benchmark': 'pass --benchmark FILE',
   'metrics.rsr-target': 'in --by-rsr-target',
 };

@@ -50,7 +50,7 @@ export interface MigrateOptions {
 }
 
 /** What a file is: a type migrate converts, another known document type (left alone), or unknown. */
-export type FileKind = 'eee.aggregate' | 'eee.instances' | 'bench.output' | 'unknown' | `${string}.${string}`;
+export type FileKind = 'eee.aggregate' | 'eee.instance' | 'bench.output' | 'unknown' | `${string}.${string}`;
 export type FileStatus = 'migrated' | 'current' | 'failed' | 'skipped';
 
 export interface FileReport {
@@ -286,13 +286,13 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
         continue;
       }
       if (rows.eee && !wantEee) {
-        planned.push(leftAlone(report, 'eee.instances'));
+        planned.push(leftAlone(report, 'eee.instance'));
         continue;
       }
       if (rows.eee) {
         const outRel = input.rel;
         const dest = destination(input, outRel);
-        report.kind = 'eee.instances';
+        report.kind = 'eee.instance';
         Object.assign(report, {
           from: rows.from,
           to: EEE_CURRENT_VERSION,
@@ -387,7 +387,7 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
           : destination(input, samplesRel);
       const samplesReport: FileReport = {
         input: displayPath(samplesAbs, cwd),
-        kind: 'eee.instances',
+        kind: 'eee.instance',
         from: rows.from,
         to: EEE_CURRENT_VERSION,
         status: rows.problems.length > 0 ? 'failed' : rows.changed ? 'migrated' : 'current',

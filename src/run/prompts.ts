@@ -175,7 +175,7 @@ export function planPrompts(benchmark: BenchmarkLike, options: PromptOptions): P
       if (item.conclusions.length !== 1) {
         throw new DataError(
           'run.support-needs-one-conclusion',
-          `item "${item.id}" has ${item.conclusions.length} conclusions; the support form needs exactly one (use --question-form coherence)`,
+          `item "${item.id}" has ${item.conclusions.length} conclusions; the support form needs exactly one (the coherence form takes several)`,
         );
       }
       const conclusionContext = fill(conclusion.template, {

@@ -54,9 +54,13 @@ export function createRedactor(secrets: readonly (string | undefined)[] = []): R
     // the longest first, so that a secret containing another is replaced whole
     .sort((a, b) => b.length - a.length);
   const secretPattern = known.length > 0 ? new RegExp(known.map(escapeRegExp).join('|'), 'g') : undefined;
+  // Every completion passes here: each pattern runs only when the text holds its telltale substring.
   const text = (value: string): string => {
-    let out = value.replace(URL_USERINFO, `$1${REDACTED}@`).replace(KEY_SHAPES, REDACTED);
-    if (secretPattern !== undefined) out = out.replace(secretPattern, REDACTED);
+    let out = value;
+    if (out.includes('@')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
+    if (out.includes('k-')) out = out.replace(KEY_SHAPES, REDACTED);
+    if (secretPattern !== undefined && known.some((k) => out.includes(k)))
+      out = out.replace(secretPattern, REDACTED);
     return out;
   };
   return { text, url: text };

@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { DataError } from '../errors.js';
 import { canonicalJson } from '../io/canonical.js';
 import { acquireLock } from '../io/lock.js';
+import { coherenceFrame } from './coherence-frames.js';
 import { openEtaWriter } from './eta-writer.js';
 import { openJournal } from './journal.js';
 import { parseCoherence, parseVerdict } from './parse.js';
@@ -143,6 +144,15 @@ export function sampleConfigKey(
     prompts: config.prompts,
     prompt_id: plan.promptId,
     parse_regex: plan.parseRegex,
+    // The coherence form's system prompt is the frame's text (none was sent before frames existed): a journal made
+    // under other text must not be resumed. Support runs keep the key they had.
+    ...(config.prompts.questionForm === 'coherence'
+      ? {
+          coherence_system: createHash('sha256')
+            .update(coherenceFrame(config.prompts.coherenceFrameId).system)
+            .digest('hex'),
+        }
+      : {}),
   };
 }
 

@@ -74,7 +74,10 @@ export async function createProvider(
   let provider: Provider;
   if (setup.provider === 'replay' || setup.replayFrom !== undefined) {
     if (setup.replayFrom === undefined) {
-      throw new UsageError('run.replay-needs-fixture', '--provider replay needs --replay-from FIXTURE.jsonl');
+      throw new UsageError(
+        'run.replay-needs-fixture',
+        'the replay provider needs a recorded fixture (JSONL)',
+      );
     }
     provider = await createReplayProvider(setup.replayFrom);
   } else {

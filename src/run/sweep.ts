@@ -31,7 +31,7 @@ export function parseSweepValues(parameter: SweepParameter, text: string): Sweep
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (parts.length === 0)
-    throw new UsageError('sweep.no-values', '--values needs at least one value, e.g. --values 1,3,5');
+    throw new UsageError('sweep.no-values', 'a sweep needs at least one value, e.g. 1,3,5');
   const values = parts.map((p): SweepValue => {
     if (parameter === 'tie_break') {
       if (!['abstain', 'good', 'bad', 'first'].includes(p)) {
@@ -57,7 +57,7 @@ export function parseSweepValues(parameter: SweepParameter, text: string): Sweep
     return n;
   });
   if (new Set(values).size !== values.length)
-    throw new UsageError('sweep.duplicate-value', `--values repeats a value: ${text}`);
+    throw new UsageError('sweep.duplicate-value', `the sweep values repeat a value: ${text}`);
   return values;
 }
 

@@ -330,18 +330,16 @@ function compareOne(
   };
 }
 
-/** One paired item where the two models' scores differ (the field names the viewer shows). */
-export interface DisagreementRow {
+/** One paired item where the two models' scores differ. */
+export interface DisagreementItem {
   /** The pairing key: the sample_hash when paired by hash, else the sample_id. */
   key: string;
   sample_id: string;
   sample_hash: string | null;
-  input: string | null;
-  reference: string | null;
-  score_a: number;
-  output_a: string | null;
-  score_b: number;
-  output_b: string | null;
+  input_text: string | null;
+  reference_text: string | null;
+  a: { score: number; output_text: string | null };
+  b: { score: number; output_text: string | null };
 }
 
 export interface Disagreements {
@@ -353,7 +351,7 @@ export interface Disagreements {
   total: number;
   offset: number;
   limit: number;
-  rows: DisagreementRow[];
+  items: DisagreementItem[];
 }
 
 /**
@@ -379,13 +377,24 @@ export async function disagreements(
     'arg_min(output_text, row_index) FILTER (WHERE NOT is_a) AS output_b',
   ].join(', ');
   const sql = `${pairingSql(modelA, modelB, { benchmark, metric }, params, { extra })}
-    SELECT k AS key, sample_id, sample_hash, input_text AS input, reference_text AS reference, va AS score_a,
-           output_a, vb AS score_b, output_b,
+    SELECT k AS key, sample_id, sample_hash, input_text, reference_text, va AS score_a, output_a, vb AS score_b,
+           output_b,
            CAST(count(*) OVER () AS INTEGER) AS total
     FROM grouped WHERE va <> vb
     ORDER BY abs(va - vb) DESC, k
     LIMIT ${Math.max(0, Math.floor(page.limit))} OFFSET ${Math.max(0, Math.floor(page.offset))}`;
-  const rows = await store.all<DisagreementRow & { total: number }>(sql, params);
+  const rows = await store.all<{
+    key: string;
+    sample_id: string;
+    sample_hash: string | null;
+    input_text: string | null;
+    reference_text: string | null;
+    score_a: number;
+    output_a: string | null;
+    score_b: number;
+    output_b: string | null;
+    total: number;
+  }>(sql, params);
   let total = rows[0]?.total;
   if (total === undefined) {
     const countParams: DuckDBValue[] = [];
@@ -404,6 +413,14 @@ export async function disagreements(
     total,
     offset: page.offset,
     limit: page.limit,
-    rows: rows.map(({ total: _total, ...row }) => row),
+    items: rows.map((r) => ({
+      key: r.key,
+      sample_id: r.sample_id,
+      sample_hash: r.sample_hash,
+      input_text: r.input_text,
+      reference_text: r.reference_text,
+      a: { score: r.score_a, output_text: r.output_a },
+      b: { score: r.score_b, output_text: r.output_b },
+    })),
   };
 }

@@ -2,13 +2,7 @@
  * Opening the store: one embedded DuckDB file. Writers (`ingest`) open it read-write and create the tables;
  * readers (`query`, `leaderboard`, `compare`, `view`) open it read-only.
  */
-import {
-  DuckDBInstance,
-  DuckDBTypeId,
-  type DuckDBConnection,
-  type DuckDBResultReader,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
 import { IoError } from '../errors.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
@@ -28,18 +22,34 @@ export interface Store {
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';
 
-const WIDE_INTEGERS = new Set<number>([
-  DuckDBTypeId.BIGINT,
-  DuckDBTypeId.UBIGINT,
-  DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UHUGEINT,
-]);
+/**
+ * DuckDB's native module, loaded on the first `openStore` only: a static import would load it at every CLI start
+ * (the bundle inlines the store commands' lazy imports), for commands that never touch the store.
+ */
+let duckdb: typeof import('@duckdb/node-api') | undefined;
+async function loadDuckDb(): Promise<typeof import('@duckdb/node-api')> {
+  duckdb ??= await import('@duckdb/node-api');
+  return duckdb;
+}
+
+let wideIntegers: Set<number> | undefined;
+function isWideInteger(typeId: number): boolean {
+  if (!duckdb) return false;
+  const { DuckDBTypeId } = duckdb;
+  wideIntegers ??= new Set<number>([
+    DuckDBTypeId.BIGINT,
+    DuckDBTypeId.UBIGINT,
+    DuckDBTypeId.HUGEINT,
+    DuckDBTypeId.UHUGEINT,
+  ]);
+  return wideIntegers.has(typeId);
+}
 
 /** A result's rows as JSON-able objects, wide integers as numbers when they are exact (see `Store.all`). */
 export function plainRows(result: DuckDBResultReader): Record<string, unknown>[] {
   const rows = result.getRowObjectsJson() as Record<string, unknown>[];
   const names = result.columnNames();
-  const wide = result.columnTypes().flatMap((t, i) => (WIDE_INTEGERS.has(t.typeId) ? [names[i]] : []));
+  const wide = result.columnTypes().flatMap((t, i) => (isWideInteger(t.typeId) ? [names[i]] : []));
   if (wide.length === 0) return rows;
   for (const row of rows)
     for (const name of wide) {
@@ -89,6 +99,7 @@ export async function openStore(path: string, options: { readOnly: boolean }): P
   if (options.readOnly && !existsSync(path)) {
     throw new IoError('store.not-found', `no store at ${path} (create one with \`evalkit ingest\`)`);
   }
+  const { DuckDBInstance } = await loadDuckDb();
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(path, options.readOnly ? { access_mode: 'READ_ONLY' } : {});

@@ -208,6 +208,15 @@ export async function samplePage(
   return { ...page, result: await result(store, rows.recordKey, rows.resultIndex) };
 }
 
+/**
+ * Makes a result's search table ahead of its first search (the server calls it after answering an unsearched page,
+ * while the reader looks at the page), so that the first search is as quick as the later ones.
+ */
+export async function prepareSearch(store: Store, params: Params): Promise<void> {
+  if ((params.q ?? '').trim() !== '') return;
+  await searchTable(store, await rowsOf(store, params.record ?? '', resultIndexParam(params.result)));
+}
+
 export async function querySamples(
   store: Store,
   recordKey: string,
@@ -292,19 +301,21 @@ async function pageOf(store: Store, rows: RowsOf, page: PageRequest): Promise<Sa
     page.sort === 'row'
       ? 's.row_index'
       : `s.score ${page.sort === 'score' ? 'ASC' : 'DESC'} NULLS LAST, s.row_index`;
-  const [counted] = await store.all<{ n: number }>(
-    `SELECT count(*)::DOUBLE AS n FROM ${from} WHERE ${where.join(' AND ')}`,
-    params,
-  );
-  const total = counted!.n;
-  const found =
-    page.offset >= total
-      ? []
-      : await store.all<{ row_index: number }>(
-          `SELECT s.row_index::DOUBLE AS row_index FROM ${from}
-           WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`,
-          params,
-        );
+  const pageSql = (extra: string) =>
+    `SELECT s.row_index::DOUBLE AS row_index${extra} FROM ${from}
+     WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const countSql = `SELECT count(*)::DOUBLE AS n FROM ${from} WHERE ${where.join(' AND ')}`;
+  let found: { row_index: number; total?: number }[];
+  let total: number | undefined;
+  if (page.q === '') {
+    // Without a search the count is cheap (column filters only) and the page a top-N on two columns.
+    total = (await store.all<{ n: number }>(countSql, params))[0]!.n;
+    found = page.offset >= total ? [] : await store.all(pageSql(''), params);
+  } else {
+    // With one, the page's row numbers and the count of matches come from one pass (the search runs once).
+    found = await store.all(pageSql(', count(*) OVER ()::DOUBLE AS total'), params);
+    total = found[0]?.total ?? (await store.all<{ n: number }>(countSql, params))[0]!.n;
+  }
   if (found.length === 0) return { total, offset: page.offset, limit: page.limit, rows: [] };
   const listed = await store.all<SampleListRow>(
     `SELECT ${LIST_COLUMNS} FROM samples s

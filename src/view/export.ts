@@ -8,10 +8,11 @@
  * rows of each result with their details; every ordered pair of models that share a benchmark (up to
  * `maxComparedModels` models) with the first `maxDisagreements` disagreements of each paired comparison.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../store/db.js';
-import { EvalkitError } from '../errors.js';
+import { EvalkitError, UsageError } from '../errors.js';
 import { answer } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
 import { allSamples } from './data.js';
@@ -35,6 +36,25 @@ export interface ExportSummary {
   truncated: { record: string; result: number; rows: number; exported: number }[];
 }
 
+/**
+ * The folder must be new, empty, or an earlier export (its data is then replaced, so no stale file stays behind);
+ * any other folder is refused rather than written into.
+ */
+async function prepareDir(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  const entries = await readdir(dir).catch(() => {
+    throw new UsageError('view.export-target', `${dir} is not a folder`);
+  });
+  if (entries.length === 0) return;
+  if (!existsSync(join(dir, 'data', 'manifest.json'))) {
+    throw new UsageError(
+      'view.export-target',
+      `${dir} is not empty and holds no earlier export: choose a new or empty folder`,
+    );
+  }
+  await rm(join(dir, 'data'), { recursive: true, force: true });
+}
+
 export async function exportStaticSite(
   store: Store,
   dir: string,
@@ -43,6 +63,7 @@ export async function exportStaticSite(
   const maxRows = options.maxRowsPerResult ?? 10_000;
   const maxModels = options.maxComparedModels ?? 40;
   const maxDisagreements = options.maxDisagreements ?? MAX_PAGE_SIZE;
+  await prepareDir(dir);
   const summary: ExportSummary = { dir, files: 0, bytes: 0, skipped: [], truncated: [] };
   const made = new Set<string>();
 

@@ -13,6 +13,7 @@ import { EvalkitError, UsageError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { answer, isEndpoint } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
+import { prepareSearch } from './data.js';
 import type { Params } from './shared/query.js';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -161,6 +162,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       try {
         const value = await serial(() => answer(options.store, endpoint, params));
         send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), extra, head);
+        // The reader may search next: lower-case this result's texts now, not when they type.
+        if (endpoint === 'samples')
+          void serial(() => prepareSearch(options.store, params)).catch(() => undefined);
       } catch (error) {
         const code = error instanceof EvalkitError ? error.code : 'view.internal';
         const message = error instanceof Error ? error.message : String(error);

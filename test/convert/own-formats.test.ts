@@ -1,7 +1,7 @@
 // Our own formats through the converter: an infereval η converts to the very pair `evaluate --eee-out` wrote (one
 // mapping, same bytes), and benchmark output v1 documents convert with their metrics as results.
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../checks/cli-inproc.js';
@@ -92,4 +92,19 @@ test('benchmark output v1 documents: metrics as results, counts as details, a fa
   assert.ok(crashed.record.notes.some((n) => /run failed/.test(n)));
   for (const w of written) assertUpstreamValid(load(root, w.record).aggregate, []);
   await assertValidTree(root);
+});
+
+test('a truncated benchmark output document fails with file, line and column; nothing is written', async () => {
+  const dir = tempRoot();
+  const file = join(dir, 'run.json');
+  const text = readFileSync(
+    join(projectRoot, 'examples/bench-output/outputs/mmlu/2026-02-10T08-00-00Z_001.json'),
+    'utf8',
+  );
+  writeFileSync(file, text.slice(0, 700));
+  const { root, written, failures } = await convertInto([file], { from: 'bench', root: join(dir, 'out') });
+  assert.equal(written.length, 0);
+  assert.match(failures[0].error.message, /run\.json:\d+:\d+: /);
+  assert.deepEqual([...treeBytes(dir).keys()], ['run.json']);
+  void root;
 });

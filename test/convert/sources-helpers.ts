@@ -92,7 +92,12 @@ export async function upstreamValidators(): Promise<{
   return upstream;
 }
 
+/** Every written pair under the upstream 0.3.0 schemas (skipped, with a message, without the reference data). */
 export async function assertUpstreamValid(written: Written[]): Promise<void> {
+  if (!reference('eee/schemas/v0.3.0')) {
+    console.log('upstream EEE schemas not found under ../shared/reference: upstream check skipped');
+    return;
+  }
   const v = await upstreamValidators();
   for (const w of written) {
     assert.ok(v.aggregate(w.aggregate), `${w.record.sourcePath}: ${JSON.stringify(v.aggregate.errors)}`);

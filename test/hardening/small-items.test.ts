@@ -46,9 +46,18 @@ test('-f is --format on hash, paths, evaluate and sweep', async () => {
   }
 });
 
-test('hash calls instance rows eee.instance, as the registry does', async () => {
+test('hash and migrate call instance rows eee.instance, as the registry does', async () => {
   const r = await runCli(['hash', join(projectRoot, 'examples/eee/instances-0.2.0.jsonl'), '-f', 'json']);
   assert.equal(JSON.parse(r.stdout).files[0].type, 'eee.instance');
+  const m = await runCli([
+    'migrate',
+    join(projectRoot, 'examples/datastore/legacy'),
+    '--dry-run',
+    '-f',
+    'json',
+  ]);
+  const kinds = JSON.parse(m.stdout).files.map((f: { kind: string }) => f.kind);
+  assert.ok(kinds.includes('eee.instance') && !kinds.includes('eee.instances'), kinds.join());
 });
 
 test('help text is wrapped once, by the terminal width, not by hand as well', async () => {

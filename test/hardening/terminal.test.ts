@@ -69,4 +69,7 @@ test('neutraliseControls keeps our colours and redraws only where allowed', () =
   assert.equal(neutraliseControls('\r\u001b[Kbar', { colour: false, redraw: true }), '\r\u001b[Kbar');
   assert.equal(neutraliseControls('a\tb\nc\u0085d\u007f'), 'a\tb\nc\\u0085d\\u007f');
   assert.equal(neutraliseControls('plain text'), 'plain text');
+  // CRLF line ends (query --format csv) pass; a lone carriage return (overwrites the line) does not.
+  assert.equal(neutraliseControls('a,b\r\nc,d\r\n'), 'a,b\r\nc,d\r\n');
+  assert.equal(neutraliseControls('fake\rreal'), 'fake\\u000dreal');
 });

@@ -14,6 +14,7 @@ import {
   UNDERDET_COHERENCE_FRAME,
 } from '../../src/run/coherence-frames.js';
 import { coherencePrompt, planPrompts } from '../../src/run/prompts.js';
+import { sampleConfigKey } from '../../src/run/runner.js';
 import { runCli } from '../helpers/cli.js';
 import { hashedVerdicts, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -75,6 +76,29 @@ describe('coherence frames', () => {
       plan.build({ id: 'i', premises: ['a'], conclusions: [], analyst_verdicts: [] }).system,
       THIN_COHERENCE_FRAME.system,
     );
+  });
+});
+
+describe('the sample journal key', () => {
+  it("includes the coherence frame's system text, so a journal made under other text is not resumed", () => {
+    const config = (questionForm: 'support' | 'coherence', coherenceFrameId: string) => ({
+      providerName: 'openai',
+      model: 'm',
+      params: { temperature: 1, max_tokens: 16, stop: [] },
+      nSamples: 1,
+      tieBreak: 'abstain' as const,
+      prompts: { questionForm, coherenceFrameId, paraphraseVariant: 0, stripTex: true },
+    });
+    const key = (form: 'support' | 'coherence', frame: string) => {
+      const c = config(form, frame);
+      return sampleConfigKey(tiny, c as never, planPrompts(tiny, c.prompts));
+    };
+    assert.equal(key('coherence', 'thin-v1').coherence_system, sha(THIN_COHERENCE_FRAME.system));
+    assert.equal(
+      key('coherence', 'defeasible-coherence-underdet-v1').coherence_system,
+      sha(UNDERDET_COHERENCE_FRAME.system),
+    );
+    assert.equal('coherence_system' in key('support', 'thin-v1'), false);
   });
 });
 

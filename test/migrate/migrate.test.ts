@@ -281,7 +281,7 @@ test('migrate never follows a samples file that is a symbolic link', async () =>
     [],
     'nothing is written; the linked file is not read',
   );
-  assert.ok(result.files.every((f) => f.kind !== 'eee.instances'));
+  assert.ok(result.files.every((f) => f.kind !== 'eee.instance'));
   const aggregate = result.files.find((f) => f.kind === 'eee.aggregate')!;
   assert.equal(aggregate.status, 'failed');
   assert.match(aggregate.problems.join(), /symbolic link: it is never followed/);

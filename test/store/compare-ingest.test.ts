@@ -79,10 +79,10 @@ describe('statistics over an ingested datastore (examples/compare)', () => {
       },
     );
     assert.equal(page.total, 14);
-    const row = page.rows.find((r) => r.score_a === 0)!;
-    assert.equal(row.score_b, 1);
-    assert.equal(row.output_b, row.reference);
-    assert.notEqual(row.output_a, row.reference);
-    assert.match(row.input!, /^What is /);
+    const item = page.items.find((r) => r.a.score === 0)!;
+    assert.equal(item.b.score, 1);
+    assert.equal(item.b.output_text, item.reference_text);
+    assert.notEqual(item.a.output_text, item.reference_text);
+    assert.match(item.input_text!, /^What is /);
   });
 });

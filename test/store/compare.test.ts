@@ -245,29 +245,27 @@ describe('compare on a store', () => {
     });
     // A = [0.5, 1, 0, 1, 0.5, 0.5], B = [0, 1, 0, 0, 1, 0]: they differ on g0, g3, g4, g5; |d| = 1 only on g3.
     assert.equal(page.total, 4);
-    assert.equal(page.rows.length, 2);
-    assert.deepEqual(page.rows[0], {
+    assert.equal(page.items.length, 2);
+    assert.deepEqual(page.items[0], {
       key: 'g3',
       sample_id: 'g3',
       sample_hash: 'gh3',
-      input: 'question 3',
-      reference: 'answer 3',
-      score_a: 1,
-      output_a: 'A says 3.0',
-      score_b: 0,
-      output_b: 'B says 3',
+      input_text: 'question 3',
+      reference_text: 'answer 3',
+      a: { score: 1, output_text: 'A says 3.0' },
+      b: { score: 0, output_text: 'B says 3' },
     });
     const rest = await disagreements(store, 'org/model-a', 'org/model-b', 'gsm8k', 'accuracy', {
       offset: 2,
       limit: 10,
     });
-    assert.equal(rest.rows.length, 2);
+    assert.equal(rest.items.length, 2);
     assert.equal(rest.total, 4);
     const beyond = await disagreements(store, 'org/model-a', 'org/model-b', 'gsm8k', 'accuracy', {
       offset: 10,
       limit: 10,
     });
-    assert.deepEqual([beyond.rows.length, beyond.total], [0, 4]);
+    assert.deepEqual([beyond.items.length, beyond.total], [0, 4]);
   });
 
   test('evalkit compare: json shape of the issue, text, exit codes', async () => {

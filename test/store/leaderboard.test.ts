@@ -233,7 +233,7 @@ describe('leaderboard on a store', () => {
     ])
       assert.ok(key in out.leaderboards[0].rows[0], key);
     const csv = await runInProcess(['leaderboard', '--db', path, '--benchmark', 'mmlu', '--format', 'csv']);
-    const lines = csv.stdout.trimEnd().split('\r\n');
+    const lines = csv.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 5);
     assert.match(
       lines[0]!,

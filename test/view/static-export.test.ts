@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,16 @@ test(
       assert.match(html, /data-mode="static"/);
       assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script');
       assert.ok((await readdir(join(site, 'data', 'sample'))).length >= 83, 'every sample detail exported');
+
+      // Exporting again over it replaces it; a folder holding something else is refused.
+      const again = await runCli(['view', '--db', db, '--export', site, '--format', 'json']);
+      assert.equal(again.code, 0, again.stderr);
+      const other = join(dir, 'other');
+      await mkdir(other);
+      await writeFile(join(other, 'notes.txt'), 'mine');
+      const refused = await runCli(['view', '--db', db, '--export', other]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /view\.export-target: .* is not empty and holds no earlier export/);
 
       const served = await serveStatic(site);
       child = served.child;

@@ -131,7 +131,12 @@ export const statsCommand: CommandModule = {
           const samplesPath = flags.samples
             ? resolvePath(io.cwd, flags.samples)
             : findSamples(aggregatePath, record, io.cwd);
-          checkOutputs({ inputs: [aggregatePath, samplesPath], files: [flags.output], cwd: io.cwd });
+          // In place the aggregate is the output by design; its samples file never is.
+          checkOutputs({
+            inputs: flags.inPlace ? [samplesPath] : [aggregatePath, samplesPath],
+            files: [flags.inPlace ? aggregatePath : flags.output],
+            cwd: io.cwd,
+          });
           const invalid = flags.inPlace ? invalidBefore(record, aggregate) : undefined;
           const rows = await readJsonlRows(samplesPath, { expect: ['eee.instance'] });
           const outcome = addUncertainty(record, rows, {

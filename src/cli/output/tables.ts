@@ -1,7 +1,9 @@
-// Plain tables for the terminal, Markdown and CSV (RFC 4180), shared by the store commands.
+// Plain tables for the terminal, Markdown and CSV (RFC 4180 quoting; LF line ends, since the CLI's output streams
+// show a carriage return as a visible escape, see terminal-text.ts), for the leaderboard.
 import { escapeMarkdown } from '../../report/escape.js';
+import { alignedColumns } from './table.js';
 
-/** Columns padded to their widest cell; `right` lists the columns aligned right (numbers). */
+/** Columns padded to their widest cell under a dashed rule; `right` lists the columns aligned right (numbers). */
 export function textTable(
   header: readonly string[],
   cells: readonly (readonly string[])[],
@@ -9,13 +11,9 @@ export function textTable(
 ): string {
   // Record text may hold newlines or tabs: one line per row.
   const rows = cells.map((r) => r.map((c) => c.replace(/[\r\n\t]+/g, ' ')));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (right.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n';
+  const rule = header.map((h, i) => '-'.repeat(Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length))));
+  const align = header.map((_, i): 'left' | 'right' => (right.includes(i) ? 'right' : 'left'));
+  return alignedColumns([[...header], rule, ...rows], align);
 }
 
 /** A GitHub-flavoured Markdown table, every cell escaped. */
@@ -35,5 +33,5 @@ export function csvTable(
   header: readonly string[],
   rows: readonly (readonly (string | number | boolean | null)[])[],
 ): string {
-  return [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+  return [header, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
 }

@@ -1,7 +1,7 @@
 /**
  * Nothing a record holds can drive the terminal: every control character and escape sequence in what the CLI
  * prints (ids, tags, file names, messages quoting values) is shown as a visible `\u001b`-style escape, except
- * newlines and tabs and the sequences the CLI itself uses — colours when colours are on, and the carriage return
+ * newlines (LF and CRLF) and tabs and the sequences the CLI itself uses — colours when colours are on, and the carriage return
  * and erase-line of a progress redraw on an interactive terminal. Applied once, to the CLI's output streams, so
  * every command (and every future one) is covered.
  *
@@ -16,11 +16,11 @@ export interface TerminalAllowance {
   redraw: boolean;
 }
 
-/** Any C0 control but tab and newline, DEL, or a C1 control. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** Any C0 control but tab, newline and the CR of a CRLF line end (CSV), DEL, or a C1 control. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/;
 
 /** A CSI sequence (ESC [ params final), or any other control character. */
-const TOKEN = /\u001b\[([0-9;]*)([A-Za-z])|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const TOKEN = /\u001b\[([0-9;]*)([A-Za-z])|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/g;
 
 /** SGR parameters that only change colour or weight (no conceal, no blink). */
 const SAFE_SGR = new Set([

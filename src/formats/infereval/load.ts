@@ -130,7 +130,8 @@ export async function loadInfereval(path: string, kind: InferevalKind): Promise<
     bytes = await readRegularFile(path);
   } catch (err) {
     const e = err as IoError;
-    throw new IoError(e.code, `infereval ${kind}: ${e.message}`);
+    const reason = e.code === 'io.not-found' ? 'no such file' : e.message.replace(/^cannot read [^:]*: /, '');
+    throw new IoError(e.code, `cannot read infereval ${kind} ${path}: ${reason}`);
   }
   const parsed = parseStrictJson(bytes);
   // Another kind of document (or JSON Lines) is named as such before its JSON or schema problems are listed.

@@ -224,23 +224,5 @@ export interface CompareResult {
   comparisons: Comparison[];
 }
 
-export interface DisagreementItem {
-  /** The pairing key (sample_hash, else sample_id). */
-  key: string;
-  sample_id: string;
-  input_text: string | null;
-  reference_text: string | null;
-  a: { score: number; output_text: string | null };
-  b: { score: number; output_text: string | null };
-}
-
-export interface Disagreements {
-  model_a: string;
-  model_b: string;
-  benchmark: string;
-  metric: string;
-  total: number;
-  offset: number;
-  limit: number;
-  items: DisagreementItem[];
-}
+/** The paired items where A and B differ: exactly what `disagreements()` in src/store/compare.ts returns. */
+export type { DisagreementItem, Disagreements } from '../../store/compare.js';
