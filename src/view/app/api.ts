@@ -75,7 +75,7 @@ export async function api<T>(endpoint: Endpoint, params: Params = {}): Promise<T
   }
   if (endpoint === 'disagreements') {
     // The export holds the first MAX_PAGE_SIZE disagreements (total counts them all).
-    const all = await staticJson<{ total: number; rows: unknown[] }>(
+    const all = await staticJson<{ total: number; items: unknown[] }>(
       exportFile('disagreements', only(params, ['a', 'b', 'benchmark', 'metric'])),
     );
     const page = pageRequest(params);
@@ -83,7 +83,7 @@ export async function api<T>(endpoint: Endpoint, params: Params = {}): Promise<T
       ...all,
       offset: page.offset,
       limit: page.limit,
-      rows: all.rows.slice(page.offset, page.offset + page.limit),
+      items: all.items.slice(page.offset, page.offset + page.limit),
     } as T;
   }
   return staticJson<T>(exportFile(endpoint, params));
