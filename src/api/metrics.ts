@@ -14,6 +14,9 @@ export {
   renderMonotonicity,
   renderStructure,
 } from '../metrics/infereval/index.js';
+export { fitFactorModel } from '../metrics/infereval/factor-model.js';
+export { describeBenchmark } from '../metrics/infereval/describe.js';
+export { compareRuns } from '../metrics/infereval/compare-runs.js';
 export {
   mean,
   variance,

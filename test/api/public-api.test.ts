@@ -80,6 +80,9 @@ const EXPECTED: Record<string, string[]> = {
   ],
   metrics: [
     'GATE_METRICS',
+    'compareRuns',
+    'describeBenchmark',
+    'fitFactorModel',
     'MersenneTwister',
     'addUncertainty',
     'aggregateJudgeScores',
