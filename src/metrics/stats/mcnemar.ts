@@ -1,5 +1,5 @@
 /** McNemar's exact test: the two-sided binomial test of the discordant pairs (b = A right B wrong, c = the reverse). */
-import { logGamma } from './student-t.js';
+import { lnGamma } from './special.js';
 
 /**
  * P(X ≤ k) for X ~ Binomial(n, 1/2), summed in log space from k downward until the terms no longer matter
@@ -8,8 +8,8 @@ import { logGamma } from './student-t.js';
 export function binomialHalfCdf(k: number, n: number): number {
   if (k < 0) return 0;
   if (k >= n) return 1;
-  const logNorm = logGamma(n + 1) - n * Math.LN2;
-  const logTerm = (j: number) => logNorm - logGamma(j + 1) - logGamma(n - j + 1);
+  const logNorm = lnGamma(n + 1) - n * Math.LN2;
+  const logTerm = (j: number) => logNorm - lnGamma(j + 1) - lnGamma(n - j + 1);
   const top = logTerm(k);
   let sum = 0;
   for (let j = k; j >= 0; j--) {

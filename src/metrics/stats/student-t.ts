@@ -3,21 +3,7 @@
  * steps on the CDF. Accurate to about 1e-12; df may be any positive real (Infinity gives the normal).
  */
 import { normalQuantile } from './normal.js';
-
-const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-];
-
-/** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9; relative error about 1e-15). */
-export function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
-  const z = x - 1;
-  let a = LANCZOS[0]!;
-  const t = z + 7.5;
-  for (let i = 1; i < 9; i++) a += LANCZOS[i]! / (z + i);
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
-}
+import { lnGamma, regularizedGammaQ } from './special.js';
 
 /** Continued fraction of the incomplete beta function (modified Lentz). */
 function betaFraction(a: number, b: number, x: number): number {
@@ -53,7 +39,7 @@ function betaFraction(a: number, b: number, x: number): number {
 export function incompleteBeta(x: number, a: number, b: number): number {
   if (!(x >= 0 && x <= 1)) throw new RangeError(`incompleteBeta: x must be in [0, 1], got ${x}`);
   if (x === 0 || x === 1) return x;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
   return x < (a + 1) / (a + b + 2)
     ? (front * betaFraction(a, b, x)) / a
     : 1 - (front * betaFraction(b, a, 1 - x)) / b;
@@ -87,8 +73,8 @@ export function studentTTwoSided(t: number, df: number): number {
 /** The density of Student's t. */
 function studentTDensity(t: number, df: number): number {
   return Math.exp(
-    logGamma((df + 1) / 2) -
-      logGamma(df / 2) -
+    lnGamma((df + 1) / 2) -
+      lnGamma(df / 2) -
       0.5 * Math.log(df * Math.PI) -
       ((df + 1) / 2) * Math.log1p((t * t) / df),
   );
@@ -128,45 +114,9 @@ export function studentTQuantile(p: number, df: number): number {
   return upper ? t : -t;
 }
 
-/** The standard normal CDF Φ(z), through the complementary error function. */
+/** The standard normal CDF Φ(z): P(|Z| ≥ |z|) = Q(1/2, z²/2), the regularised upper incomplete gamma (special.ts). */
 export function normalCdf(z: number): number {
-  return 0.5 * erfc(-z / Math.SQRT2);
-}
-
-/** erfc by the incomplete gamma relation erfc(x) = Q(1/2, x²) for x ≥ 0, via the continued fraction / series. */
-function erfc(x: number): number {
-  if (x < 0) return 2 - erfc(-x);
-  if (x === 0) return 1;
-  const z = x * x;
-  // Regularized upper incomplete gamma Q(1/2, z).
-  if (z < 1.5) {
-    // series for P(1/2, z)
-    let sum = 2;
-    let term = 2;
-    for (let n = 1; n < 500; n++) {
-      term *= z / (0.5 + n);
-      sum += term;
-      if (term < sum * 1e-17) break;
-    }
-    const p = sum * Math.exp(-z + 0.5 * Math.log(z) - logGamma(0.5)) * 1;
-    return 1 - p;
-  }
-  const tiny = 1e-300;
-  let b = z + 0.5;
-  let c = 1 / tiny;
-  let d = 1 / b;
-  let h = d;
-  for (let i = 1; i < 500; i++) {
-    const an = -i * (i - 0.5);
-    b += 2;
-    d = an * d + b;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = b + an / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < 1e-16) break;
-  }
-  return Math.exp(-z + 0.5 * Math.log(z) - logGamma(0.5)) * h;
+  if (Number.isNaN(z)) return NaN;
+  const tail = 0.5 * regularizedGammaQ(0.5, (z * z) / 2);
+  return z < 0 ? tail : 1 - tail;
 }
