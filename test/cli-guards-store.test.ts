@@ -1,6 +1,7 @@
 // The new commands stand on the shared output guard (io/preflight checkOutputs): convert, ingest, export parquet and
 // view --export refuse an output that is one of their inputs before doing any work, with the one error code.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,4 +41,15 @@ test('convert refuses a datastore root that is one of its inputs (not with --dry
   refused(await runCli(['convert', input, '-o', input]));
   const dry = await runCli(['convert', input, '-o', input, '--dry-run']);
   assert.notEqual(dry.code, 2, dry.stderr);
+});
+
+test('convert refuses a named pipe as input instead of waiting on it (the shared regular-file guard)', async () => {
+  const fifo = join(dir, 'results.json');
+  execFileSync('mkfifo', [fifo]);
+  const r = await runCli(['convert', fifo, '--from', 'lm-eval', '-o', join(dir, 'out')], {
+    timeoutMs: 30_000,
+  });
+  assert.equal(r.signal, null, 'killed by the timeout: it waited on the pipe');
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /named pipe/);
 });

@@ -3,9 +3,9 @@
  * stream of parsed lines (errors with the line number), and the digest of a file's bytes (which seeds record ids).
  * Every failure is a DataError (bad content) or an IoError (unreadable), naming the file.
  */
-import { readFile } from 'node:fs/promises';
 import { DataError, IoError } from '../errors.js';
 import { readJsonlFile } from '../io/jsonl.js';
+import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { contentDigest } from './record.js';
 
@@ -16,12 +16,9 @@ export interface JsonSource {
   bytes: number;
 }
 
-export async function readBytes(path: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
-  }
+/** The file's bytes, through the shared regular-file guard (a FIFO or device is refused, never read). */
+export function readBytes(path: string): Promise<Buffer> {
+  return readRegularFile(path);
 }
 
 /** A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position). */

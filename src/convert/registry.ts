@@ -3,7 +3,8 @@
  * `detectSource` builds a cheap Probe (the first 64 KiB of a file, or a folder's entry names) and asks each source
  * in order; the first that claims the path converts it.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { openRegularFile } from '../io/regular-file.js';
 import { DataError, IoError, UsageError } from '../errors.js';
 import { benchOutputSource } from './sources/bench-output.js';
 import { helmSource } from './sources/helm.js';
@@ -50,9 +51,7 @@ export async function probePath(path: string): Promise<Probe> {
     const entries = (await readdir(path)).sort();
     return { path, isDirectory: true, entries };
   }
-  const handle = await open(path, 'r').catch((error: Error) => {
-    throw new IoError('io.read', `cannot read ${path}: ${error.message}`);
-  });
+  const handle = await openRegularFile(path); // a FIFO or device is refused, never waited on
   try {
     const buf = Buffer.alloc(Math.min(PROBE_BYTES, info.size));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);

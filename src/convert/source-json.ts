@@ -4,8 +4,8 @@
  * (the converters then treat such a number as absent and say so). Anything else that is not JSON is a DataError
  * naming the file, the member when the text came out of an archive, and the line and column.
  */
-import { readFile } from 'node:fs/promises';
-import { DataError, IoError } from '../errors.js';
+import { DataError } from '../errors.js';
+import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 
 /** `where`: the file, or `file: member name` for an archive member. */
@@ -30,12 +30,7 @@ export function parseSourceJson(text: string, where: string): unknown {
 
 /** Reads and parses a JSON file (see `parseSourceJson`). */
 export async function readSourceJson(path: string): Promise<{ value: unknown; text: string }> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
-  }
+  const text = (await readRegularFile(path)).toString('utf8');
   return { value: parseSourceJson(text, path), text };
 }
 
