@@ -23,6 +23,7 @@ import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
 import { leaderboardCommand } from './leaderboard.js';
 import { compareCommand } from './compare.js';
+import { surveyImportCommand } from './survey-import.js';
 import type { CommandModule } from '../context.js';
 
 /** Every sub-command, one module file each, in the order `evalkit --help` lists them. */
@@ -51,5 +52,6 @@ export const commandModules: CommandModule[] = [
   leaderboardCommand,
   compareCommand,
   exportCommand,
+  surveyImportCommand,
   viewCommand,
 ];
