@@ -152,8 +152,23 @@ EXPECTED.store = [
   'storePath',
 ];
 EXPECTED.view = ['exportStaticSite', 'isLoopback', 'startViewServer'];
+EXPECTED.survey = [
+  // survey import
+  'DEFAULT_SURVEYMONKEY_BASE_URL',
+  'IMPORT_SOURCES',
+  'SurveyMonkeyClient',
+  'checkSurveyFrame',
+  'importSurvey',
+  'mergeRespondents',
+  'parseGoogleFormsCsv',
+  'parseQualtricsCsv',
+  'parseSurveyMonkeyCsv',
+  'surveyKey',
+  'surveyMonkeyRespondents',
+  'verdictFromChoice',
+];
 /** Areas reachable by their subpath only (the root does not load the store's or the server's modules). */
-const SUBPATH_ONLY = ['store', 'view'];
+const SUBPATH_ONLY = ['store', 'view', 'survey'];
 const ROOT_ONLY = ['DataError', 'EvalkitError', 'IoError', 'UsageError', 'formatDiagnosticText'];
 
 /** Internals that must stay private (helpers the CLI and other modules share). */
