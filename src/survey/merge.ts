@@ -89,7 +89,7 @@ export function checkSurveyFrame(
   if (declared.questionForm !== undefined && questionForm !== null && declared.questionForm !== questionForm)
     throw new DataError(
       'survey.form-mismatch',
-      `the survey asked the ${questionForm} question (${sidecarPath}) but the import declares --question-form ${declared.questionForm}: the answers would be decoded on the wrong scale`,
+      `the survey asked the ${questionForm} question (${sidecarPath}) but the import declares the ${declared.questionForm} question: the answers would be decoded on the wrong scale`,
     );
   return { frameId, questionForm };
 }

@@ -46,13 +46,13 @@ export function decodeChoice(text: string, form: QuestionForm, origin: CellOrigi
   const other: QuestionForm = form === 'support' ? 'coherence' : 'support';
   const hint =
     verdictFromChoice(text, other) !== undefined
-      ? `; this is a ${other} answer: import with --question-form ${other}`
+      ? `; this is a ${other} answer: import it as the ${other} question`
       : /^\s*\d+\s*$/.test(text)
         ? '; the export holds choice numbers: export the responses again with choice text'
         : '';
   return fail(
     `${origin.where}: respondent ${JSON.stringify(origin.respondent)}, column ${JSON.stringify(origin.column)}: ` +
-      `unrecognised choice ${JSON.stringify(text)} for --question-form ${form} (expected a label starting with ${words.join(', ')})${hint}`,
+      `unrecognised choice ${JSON.stringify(text)} for the ${form} question (expected a label starting with ${words.join(', ')})${hint}`,
   );
 }
 

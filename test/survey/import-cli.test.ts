@@ -263,7 +263,10 @@ describe('evalkit survey import --from surveymonkey-api (CLI)', () => {
       delete process.env.SURVEYMONKEY_ACCESS_TOKEN;
       const none = await runInProcess([...args, '-o', join(dir, 'sm.json')]);
       assert.equal(none.code, 2);
-      assert.match(none.stderr, /survey\.surveymonkey-token-missing: .*\(or pass --surveymonkey-token\)/);
+      assert.match(
+        none.stderr,
+        /survey\.surveymonkey-token-missing: .*\(set SURVEYMONKEY_ACCESS_TOKEN, or pass --surveymonkey-token\)/,
+      );
       process.env.SURVEYMONKEY_ACCESS_TOKEN = 'not-the-token-xyz';
       const bad = await runInProcess([...args, '-o', join(dir, 'sm.json')]);
       assert.equal(bad.code, 2);

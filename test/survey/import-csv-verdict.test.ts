@@ -104,11 +104,11 @@ describe('verdictFromChoice: the decode tables', () => {
       (e: DataError) =>
         e.code === 'survey.unknown-choice' &&
         e.message ===
-          'r.csv:7: respondent "R_1", column "c2": unrecognised choice "Maybe" for --question-form support (expected a label starting with Good, Bad, Abstain)',
+          'r.csv:7: respondent "R_1", column "c2": unrecognised choice "Maybe" for the support question (expected a label starting with Good, Bad, Abstain)',
     );
     assert.throws(
       () => decodeChoice('Coherent — fine', 'support', origin),
-      /this is a coherence answer: import with --question-form coherence/,
+      /this is a coherence answer: import it as the coherence question/,
     );
     assert.throws(() => decodeChoice('2', 'support', origin), /export the responses again with choice text/);
   });

@@ -132,7 +132,11 @@ describe('surveymonkey-api', () => {
     );
     assert.equal(server.requests.length, 1);
     assert.ok(!e.message.includes('wrong-token-abcdef'));
-    await rejects(run({}, { token: '  ' }), 'survey.surveymonkey-token-missing', /SURVEYMONKEY_ACCESS_TOKEN/);
+    await rejects(
+      run({}, { token: '  ' }),
+      'survey.surveymonkey-token-missing',
+      /no SurveyMonkey access token given/,
+    );
   });
 
   it('waits as long as Retry-After asks on a 429, then goes on', async () => {

@@ -45,7 +45,8 @@ const HINTS: Record<string, string> = {
   'survey.panel-unused': 'leave out --panel',
   'survey.frame-mismatch': 'declare the recorded frame with --coherence-frame, or export the survey again',
   'survey.form-mismatch': 'leave out --question-form to use the recorded one',
-  'survey.surveymonkey-token-missing': 'or pass --surveymonkey-token',
+  'survey.surveymonkey-token-missing': 'set SURVEYMONKEY_ACCESS_TOKEN, or pass --surveymonkey-token',
+  'survey.surveymonkey-auth': 'the token comes from SURVEYMONKEY_ACCESS_TOKEN or --surveymonkey-token',
 };
 
 function withHint(error: unknown): unknown {

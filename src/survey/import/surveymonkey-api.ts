@@ -89,7 +89,7 @@ export class SurveyMonkeyClient {
     if (options.token.trim() === '')
       throw new UsageError(
         'survey.surveymonkey-token-missing',
-        'no SurveyMonkey access token: set SURVEYMONKEY_ACCESS_TOKEN (developer.surveymonkey.com → My Apps → Settings → Access Token)',
+        'no SurveyMonkey access token given (developer.surveymonkey.com → My Apps → Settings → Access Token)',
       );
     const base = (options.baseUrl ?? DEFAULT_SURVEYMONKEY_BASE_URL).replace(/\/+$/, '');
     const redactor = createRedactor([options.token, ...urlSecrets(base)]);
@@ -171,7 +171,7 @@ export class SurveyMonkeyClient {
     if (e.kind === 'auth')
       throw new UsageError(
         'survey.surveymonkey-auth',
-        `${text}; the access token was refused (check SURVEYMONKEY_ACCESS_TOKEN and that the app may read responses)`,
+        `${text}; the access token was refused (check the token, and that its app may read this survey's responses)`,
       );
     if (e.status === 404) throw new IoError('survey.surveymonkey-not-found', `${text}; no such survey?`);
     throw new IoError('survey.surveymonkey-api', text);
