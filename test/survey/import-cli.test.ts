@@ -1,4 +1,4 @@
-// `evalkit survey import` end to end on the repository's example (examples/infereval/survey): exit codes, text and
+// `evalkit survey import` end to end on the repository's example (examples/survey): exit codes, text and
 // JSON output, --force, refusing -o = an input, a stable re-import, validate and hash of the output. The expected
 // benchmark is built here by hand from the example CSV's cells, and its hash compared with `evalkit hash`.
 import { strict as assert } from 'node:assert';
@@ -18,7 +18,7 @@ import { runInProcess } from '../metrics/inproc.js';
 import { ABSTAIN, BAD, benchmarkDoc, GOOD, sidecarRows, tempDir, write } from './import-fixture.js';
 
 const BENCH = 'examples/infereval/benchmark.json';
-const CSV = 'examples/infereval/survey/responses.qualtrics.csv';
+const CSV = 'examples/survey/ferry.qualtrics-responses.csv';
 const dir = tempDir();
 const base = ['survey', 'import', BENCH, CSV, '--from', 'qualtrics-csv', '--panel', 'survey'];
 
@@ -56,7 +56,7 @@ describe('evalkit survey import (CLI)', () => {
     assert.equal(r.code, 1);
     assert.match(
       r.stderr,
-      /error survey\.incomplete: 1 incomplete respondent\(s\): "R_0pQ1rS2tU3vW4xY" \(.*responses\.qualtrics\.csv:39\) did not finish the survey \(pass --allow-partial/,
+      /error survey\.incomplete: 1 incomplete respondent\(s\): "R_0pQ1rS2tU3vW4xY" \(.*ferry\.qualtrics-responses\.csv:39\) did not finish the survey \(pass --allow-partial/,
     );
   });
 
@@ -65,7 +65,7 @@ describe('evalkit survey import (CLI)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /survey import: 3 respondent\(s\) in examples\/infereval\/survey\/responses\.qualtrics\.csv \(qualtrics-csv, support question, frame default-v1; mapping examples\/infereval\/survey\/responses\.qualtrics\.csv\.mapping\.json\)/,
+      /survey import: 3 respondent\(s\) in examples\/survey\/ferry\.qualtrics-responses\.csv \(qualtrics-csv, support question, frame default-v1; mapping examples\/survey\/ferry\.qualtrics-responses\.csv\.mapping\.json\)/,
     );
     assert.match(
       r.stdout,
