@@ -2,12 +2,14 @@
 // at seeded random places (a field deleted, or replaced by null, a string, a number, an array, an object), one to
 // four changes per case. Whatever the change, a converter either fails with one of our errors (a code and a message,
 // never a TypeError from deep inside) or writes pairs that pass every evalkit check with no warning and the upstream
-// 0.3.0 schemas. The seed is printed with any failure so the case can be replayed.
+// 0.3.0 schemas. Inspect `.eval` archives are read, one JSON member changed, and zipped again. The seed is printed with any failure so the case can be replayed.
 import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
+import { zipSync } from 'fflate';
 import { EvalkitError } from '../../src/errors.js';
+import { ZipReader } from '../../src/io/zip.js';
 import type { SourceId } from '../../src/convert/types.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { assertUpstreamValid, assertValidTree, convertInto, load, tempRoot } from './helpers.js';
@@ -86,26 +88,53 @@ function mutate(doc: unknown, random: () => number): string {
   return `${where} = ${JSON.stringify(replacement)}`;
 }
 
-function jsonFiles(path: string): string[] {
-  if (statSync(path).isFile()) return /\.jsonl?$/.test(path) ? [path] : [];
+function changeableFiles(path: string): string[] {
+  if (statSync(path).isFile()) return /\.(jsonl?|eval)$/.test(path) ? [path] : [];
   return readdirSync(path)
     .sort()
-    .flatMap((name) => jsonFiles(join(path, name)));
+    .flatMap((name) => changeableFiles(join(path, name)));
+}
+
+/**
+ * An Inspect `.eval` archive with one JSON member changed, written back with deflate (zstd members are
+ * recompressed as deflate: the reader must not care which).
+ */
+async function mutateArchive(file: string, changes: number, random: () => number): Promise<string> {
+  const zip = await ZipReader.open(file);
+  const members: Record<string, Uint8Array> = {};
+  try {
+    for (const entry of zip.uniqueEntries()) members[entry.name] = await zip.read(entry);
+  } finally {
+    await zip.close();
+  }
+  const names = Object.keys(members).filter((n) => n.endsWith('.json'));
+  const name = names[Math.floor(random() * names.length)];
+  const doc = JSON.parse(
+    Buffer.from(members[name])
+      .toString('utf8')
+      .replace(/\bNaN\b|-?\bInfinity\b/g, 'null'),
+  );
+  const said: string[] = [];
+  for (let c = 0; c < changes; c++) said.push(mutate(doc, random));
+  members[name] = Buffer.from(JSON.stringify(doc));
+  writeFileSync(file, zipSync(members, { level: 1 }));
+  return `member ${name}: ${said.join('; ')}`;
 }
 
 /** Copies the unit, changes one of its JSON or JSONL files, and says what was changed. */
-function mutatedCopy(unitPath: string, dir: string, random: () => number): string | undefined {
+async function mutatedCopy(unitPath: string, dir: string, random: () => number): Promise<string | undefined> {
   const copy = join(dir, basename(unitPath));
   cpSync(unitPath, copy, { recursive: true });
-  const files = jsonFiles(copy);
+  const files = changeableFiles(copy);
   if (files.length === 0) return undefined;
   const file = files[Math.floor(random() * files.length)];
-  const text = readFileSync(file, 'utf8');
   const changes = 1 + Math.floor(random() * 4);
+  if (file.endsWith('.eval')) return `${basename(file)} ${await mutateArchive(file, changes, random)}`;
+  const text = readFileSync(file, 'utf8');
   const said: string[] = [];
   if (file.endsWith('.jsonl')) {
     const lines = text.split('\n');
-    const filled = lines.map((l, i) => i).filter((i) => lines[i].trim() !== '');
+    const filled = [...lines.keys()].filter((i) => lines[i].trim() !== '');
     for (let c = 0; c < changes; c++) {
       const i = filled[Math.floor(random() * filled.length)];
       const row = JSON.parse(lines[i]);
@@ -135,7 +164,7 @@ test(
         const random = generator(seed);
         const dir = tempRoot('evalkit-mutated-');
         try {
-          const change = mutatedCopy(unit.path, dir, random);
+          const change = await mutatedCopy(unit.path, dir, random);
           if (change === undefined) continue;
           const replay = `${unit.path} (seed ${seed}) with ${change}`;
           const out = await convertInto([join(dir, basename(unit.path))], {
