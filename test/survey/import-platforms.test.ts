@@ -69,6 +69,19 @@ describe('qualtrics-csv', () => {
     assert.deepEqual(r.summary.ignored_columns, []);
   });
 
+  it('recognises header rows by content: the reference tests' "{...}" third row', async () => {
+    const text = [
+      'ResponseId,StartDate,Finished,expertise,c1,c2,' + ODD_TAG,
+      'Response ID,Start Date,Finished,expertise,Verdict,Verdict,Verdict',
+      '{...},{...},{...},{...},{...},{...},{...}',
+      `R_1,2026-01-01 00:00:00,True,pulmonologist,${INCOHERENT},${COHERENT},${UNCLEAR}`,
+    ].join('\n');
+    const responses = write(dir, 'ref-shape.csv', text);
+    const r = await run({ responses, from: 'qualtrics-csv', questionForm: 'coherence' });
+    assert.deepEqual(lastColumn(JSON.parse(r.text)), ['good', 'bad', 'abstain']);
+    assert.equal(r.summary.respondents_read, 1);
+  });
+
   it('recognises an older export with two header rows', async () => {
     const responses = write(dir, 'q2.csv', qualtricsCsv(full, 2));
     const r = await run({ responses, from: 'qualtrics-csv' });

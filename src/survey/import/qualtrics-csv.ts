@@ -3,7 +3,7 @@
  * (each question's DataExportTag: the item tags, `<tag>_rationale`, `expertise`, and Qualtrics' own columns such as
  * ResponseId, Finished, StartDate); rows 2 and 3 are the question texts and the `{"ImportId":…}` descriptors. Older
  * exports have only row 2, so header rows are recognised by content (the ResponseId cell reads "Response ID" or
- * starts with `{"ImportId"`), not counted. Qualtrics' own columns are ignored unless named below.
+ * starts with `{`, as `{"ImportId":"_recordId"}` does; a Qualtrics response id is `R_…`), not counted. Qualtrics' own columns are ignored unless named below.
  */
 import { DataError } from '../../errors.js';
 import type { CsvRecord } from '../../io/csv-reader.js';
@@ -46,7 +46,7 @@ const isBlank = (r: CsvRecord): boolean => r.fields.every((f) => f.trim() === ''
 
 function isHeaderRow(responseIdCell: string): boolean {
   const c = responseIdCell.trim();
-  return c === 'Response ID' || c === 'ResponseId' || c.startsWith('{"ImportId"');
+  return c === 'Response ID' || c === 'ResponseId' || c.startsWith('{');
 }
 
 /** Qualtrics' Finished cell: True/False (choice text) or 1/0 (numeric export). */
