@@ -69,7 +69,7 @@ describe('qualtrics-csv', () => {
     assert.deepEqual(r.summary.ignored_columns, []);
   });
 
-  it('recognises header rows by content: the reference tests' "{...}" third row', async () => {
+  it('recognises header rows by content (the "{...}" third row of the reference tests)', async () => {
     const text = [
       'ResponseId,StartDate,Finished,expertise,c1,c2,' + ODD_TAG,
       'Response ID,Start Date,Finished,expertise,Verdict,Verdict,Verdict',
