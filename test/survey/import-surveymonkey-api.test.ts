@@ -78,7 +78,16 @@ const rejects = async (p: Promise<unknown>, code: string, message: RegExp): Prom
 
 describe('surveymonkey-api', () => {
   it('reads the details and every page of responses, decoding choice ids through the question choices', async () => {
-    const r = await run();
+    const pages: [number, number | undefined][] = [];
+    const r = await run(
+      {},
+      { onPage: (read: number, total: number | undefined) => pages.push([read, total]) },
+    );
+    assert.deepEqual(pages, [
+      [2, 5],
+      [4, 5],
+      [5, 5],
+    ]);
     const doc = JSON.parse(r.text);
     assert.deepEqual(
       doc.analysts.map((a: { id: string }) => a.id),

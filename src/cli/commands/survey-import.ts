@@ -16,6 +16,7 @@ import {
 import { DEFAULT_SURVEYMONKEY_BASE_URL } from '../../survey/import/surveymonkey-api.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
+import { createProgress } from '../output/progress.js';
 import { surveyGroup } from './survey-group.js';
 
 interface ImportFlags {
@@ -178,6 +179,7 @@ export const surveyImportCommand: CommandModule = {
               'survey.output-exists',
               `${flags.output} exists (pass --force to overwrite it)`,
             );
+          const progress = createProgress(io, { unit: 'items' });
           let result;
           try {
             result = await importSurvey({
@@ -195,10 +197,13 @@ export const surveyImportCommand: CommandModule = {
               surveyMonkey: {
                 token: flags.surveymonkeyToken ?? io.env.SURVEYMONKEY_ACCESS_TOKEN ?? '',
                 baseUrl: flags.surveymonkeyBaseUrl,
+                onPage: (read, total) => progress.update(read, Math.max(read, total ?? read), 'responses'),
               },
             });
           } catch (error) {
             throw withHint(error);
+          } finally {
+            progress.done();
           }
           await writeFileAtomic(output, result.text);
           // Paths as the user typed them (an auto-found sidecar relative to the working folder).

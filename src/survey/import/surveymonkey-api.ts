@@ -35,6 +35,8 @@ export interface SurveyMonkeyOptions {
   /** Stop after this many pages of responses (a server whose links.next never ends). */
   maxPages?: number;
   signal?: AbortSignal;
+  /** Called after each page of responses: responses read so far, and the total the server announced. */
+  onPage?: (read: number, total: number | undefined) => void;
 }
 
 /** The parts of the v3 shapes we read. */
@@ -84,6 +86,7 @@ export class SurveyMonkeyClient {
   readonly #redact: (s: string) => string;
   readonly #signal: AbortSignal;
   readonly #origin: string;
+  readonly #onPage: SurveyMonkeyOptions['onPage'];
 
   constructor(options: SurveyMonkeyOptions) {
     if (options.token.trim() === '')
@@ -108,6 +111,7 @@ export class SurveyMonkeyClient {
     this.#policy = { ...DEFAULT_RETRY, timeoutMs: 30_000, ...options.retry };
     this.#hooks = options.retryHooks ?? {};
     this.#signal = options.signal ?? new AbortController().signal;
+    this.#onPage = options.onPage;
   }
 
   /** GET a JSON document, with retries; a URL off the base URL's origin is refused. */
@@ -203,6 +207,7 @@ export class SurveyMonkeyClient {
       const body = await this.getJson(url);
       if (!isObject(body) || !Array.isArray(body.data)) throw badShape('no "data" list of responses', shown);
       for (const [i, raw] of body.data.entries()) out.push(parseResponse(raw, `${shown} data[${i}]`));
+      this.#onPage?.(out.length, typeof body.total === 'number' ? body.total : undefined);
       const next = isObject(body.links) ? body.links.next : undefined;
       if (next === undefined || next === null || next === '') url = undefined;
       else if (typeof next !== 'string' || !URL.canParse(next, this.baseUrl))
