@@ -82,6 +82,12 @@ describe('qualtrics-csv', () => {
     assert.equal(r.summary.respondents_read, 1);
   });
 
+  it('reads a file with a byte-order mark and CRLF line ends, as Qualtrics writes it', async () => {
+    const responses = write(dir, 'bom.csv', `\uFEFF${qualtricsCsv(full)}`);
+    const r = await run({ responses, from: 'qualtrics-csv' });
+    assert.deepEqual(lastColumn(JSON.parse(r.text)), ['bad', 'good', 'good']);
+  });
+
   it('recognises an older export with two header rows', async () => {
     const responses = write(dir, 'q2.csv', qualtricsCsv(full, 2));
     const r = await run({ responses, from: 'qualtrics-csv' });
