@@ -2,7 +2,7 @@
 // JSON output, --force, refusing -o = an input, a stable re-import, validate and hash of the output. The expected
 // benchmark is built here by hand from the example CSV's cells, and its hash compared with `evalkit hash`.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
@@ -206,6 +206,7 @@ describe('evalkit survey import (CLI)', () => {
       frame.stderr,
       /survey\.frame-mismatch: the survey was exported under frame "default-v1" .* declares frame "thin-v1".*\(declare the recorded frame with --coherence-frame/,
     );
+    assert.equal(existsSync(join(dir, 'x.json')), false, 'nothing written on a refusal');
     const panel = await runInProcess([
       'survey',
       'import',
