@@ -81,6 +81,18 @@ const API = new Set([
   'cloudflare-ai',
   'voyage',
 ]);
+/** A prompt summary's fields that become results; the others are kept as details. */
+const SUMMARY_SCORE_FIELDS = new Set([
+  'score',
+  'testPassCount',
+  'testFailCount',
+  'testErrorCount',
+  'assertPassCount',
+  'assertFailCount',
+  'namedScores',
+  'namedScoresCount',
+]);
+
 const LOCAL = new Set(['ollama', 'llama', 'localai', 'vllm', 'llamafile', 'transformers']);
 
 function providerModelFacts(id: string, label: string | undefined): ModelFacts {
@@ -384,18 +396,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     }
     if (s) {
       for (const k of Object.keys(s))
-        if (
-          ![
-            'score',
-            'testPassCount',
-            'testFailCount',
-            'testErrorCount',
-            'assertPassCount',
-            'assertFailCount',
-            'namedScores',
-            'namedScoresCount',
-          ].includes(k)
-        )
+        if (!SUMMARY_SCORE_FIELDS.has(k))
           report.details(`${g.summaryField}.${k}`, `/source_metadata/additional_details/summary.${k}`);
     }
     if (results.results.length === 0)
@@ -525,19 +526,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     };
     if (s)
       for (const [k, v] of Object.entries(s))
-        if (
-          ![
-            'score',
-            'testPassCount',
-            'testFailCount',
-            'testErrorCount',
-            'assertPassCount',
-            'assertFailCount',
-            'namedScores',
-            'namedScoresCount',
-          ].includes(k)
-        )
-          sourceDetails[`summary.${k}`] = v;
+        if (!SUMMARY_SCORE_FIELDS.has(k)) sourceDetails[`summary.${k}`] = v;
     if (isObj(res.stats)) sourceDetails['file_stats'] = res.stats;
     if (typeof top.shareableUrl === 'string') sourceDetails.shareable_url = top.shareableUrl;
     const libraryDetails: Obj = {};
