@@ -51,24 +51,46 @@ export interface JsonlValue {
 }
 
 /**
- * The lines of a JSONL file, parsed, one batch per chunk read (memory: one chunk plus one line). A line that is not
- * JSON, or a last line cut short, is a DataError naming file and line.
+ * A DataError about one line of a file (`path:line: detail`) that keeps the line and the detail apart: a worker
+ * that read a byte range numbers lines within it, and the line in the file is put in their place (see
+ * row-blocks.ts). Its name is DataError, as for every other bad-content error.
  */
-export async function* readJsonlBatches(path: string): AsyncGenerator<JsonlValue[]> {
+export class LineError extends DataError {
+  readonly line: number;
+  readonly detail: string;
+  constructor(code: string, path: string, line: number, detail: string) {
+    super(code, `${path}:${line}: ${detail}`);
+    this.name = 'DataError';
+    this.line = line;
+    this.detail = detail;
+  }
+}
+
+/**
+ * The lines of a JSONL file (or of a byte range of it, lines then numbered from 1 within the range), parsed, one
+ * batch per chunk read (memory: one chunk plus one line). A line that is not JSON, or a last line cut short, is a
+ * LineError naming file and line. `stats.lines` is set at the end to the number of lines read, blank ones included.
+ */
+export async function* readJsonlBatches(
+  path: string,
+  range: { start?: number; end?: number } = {},
+  stats?: { lines: number },
+): AsyncGenerator<JsonlValue[]> {
   try {
-    for await (const batch of readJsonlFile(path)) {
+    for await (const batch of readJsonlFile(path, range, { stats })) {
       const out: JsonlValue[] = new Array(batch.length);
       for (let i = 0; i < batch.length; i++) {
         const l = batch[i];
-        if (l.tooLong)
-          throw new DataError('convert.bad-jsonl', `${path}:${l.line}: the line is too long to read`);
+        if (l.tooLong) throw new LineError('convert.bad-jsonl', path, l.line, 'the line is too long to read');
         let value: unknown;
         try {
           value = JSON.parse(l.bytes.toString('utf8'));
         } catch (error) {
-          throw new DataError(
+          throw new LineError(
             'convert.bad-jsonl',
-            `${path}:${l.line}: not valid JSON (${(error as Error).message}); the file may be truncated or corrupted`,
+            path,
+            l.line,
+            `not valid JSON (${(error as Error).message}); the file may be truncated or corrupted`,
           );
         }
         out[i] = { line: l.line, value };

@@ -518,6 +518,7 @@ export function convertedRecord(parts: {
   ids: RecordIds;
   aggregate: Obj;
   rows?: () => AsyncIterable<Obj>;
+  rowBlocks?: ConvertedRecord['rowBlocks'];
   report: FieldReport;
   notes?: string[];
 }): ConvertedRecord {
@@ -532,6 +533,7 @@ export function convertedRecord(parts: {
   if (parts.rows) {
     record.samplesPath = parts.ids.samplesPath;
     record.rows = parts.rows;
+    if (parts.rowBlocks) record.rowBlocks = parts.rowBlocks;
   }
   return record;
 }

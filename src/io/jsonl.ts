@@ -2,6 +2,7 @@
  * Streaming JSONL: splits a byte stream into lines without ever holding more than one chunk plus one partial line.
  * Handles LF and CRLF, a last line without a newline, and numbers lines from 1 (blank lines count but are skipped).
  */
+import { open } from 'node:fs/promises';
 import { createRegularReadStream } from './regular-file.js';
 
 export interface JsonlLine {
@@ -120,4 +121,36 @@ export function readJsonlFile(
     highWaterMark: 1024 * 1024,
   });
   return splitLines(stream, options);
+}
+
+/**
+ * Cut offsets for reading a file as `pieces` byte ranges of whole lines: 0, then the offset just after the first
+ * newline at or after each even cut, then the size (fewer pieces when lines are longer than a piece).
+ */
+export async function lineBoundaries(absPath: string, size: number, pieces: number): Promise<number[]> {
+  const handle = await open(absPath, 'r');
+  const cuts = [0];
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    for (let k = 1; k < pieces; k++) {
+      let pos = Math.max(Math.floor((size * k) / pieces), cuts[cuts.length - 1]);
+      let found = -1;
+      while (pos < size) {
+        const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+        if (nl !== -1) {
+          found = pos + nl + 1;
+          break;
+        }
+        pos += bytesRead;
+      }
+      if (found === -1 || found >= size) break;
+      if (found > cuts[cuts.length - 1]) cuts.push(found);
+    }
+  } finally {
+    await handle.close();
+  }
+  cuts.push(size);
+  return cuts;
 }

@@ -178,7 +178,7 @@ export const convertCommand: CommandModule = {
           let rowsSeen = 0;
           const counted = (record: ConvertedRecord): ConvertedRecord => {
             if (!record.rows) return record;
-            const rows = record.rows;
+            const { rows, rowBlocks } = record;
             const label = `rows ${record.sourcePath}`;
             return {
               ...record,
@@ -189,6 +189,15 @@ export const convertCommand: CommandModule = {
                   yield row;
                 }
               },
+              ...(rowBlocks && {
+                rowBlocks: async function* () {
+                  for await (const block of rowBlocks()) {
+                    rowsSeen += block.rows;
+                    progress.update(rowsSeen, 0, label);
+                    yield block;
+                  }
+                },
+              }),
             };
           };
           const absolute = paths.map((p) => resolvePath(io.cwd, p));

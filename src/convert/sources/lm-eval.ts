@@ -12,7 +12,8 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { metricFacts } from '../metric-facts.js';
-import { isObject, readJsonSource, readJsonlBatches } from '../read.js';
+import { isObject, LineError, readJsonSource, readJsonlBatches } from '../read.js';
+import { rowBlocksOf, type RowBlock } from '../row-blocks.js';
 import {
   buildAggregate,
   buildModel,
@@ -504,38 +505,90 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     hasRows: samples.length > 0,
   });
 
-  const makeRow = rowMaker(ids.evaluationId, model.id);
-  const knownIds = results.ids;
+  const knownIds = [...results.ids];
+  const rowContext = (s: SamplesFile): LmEvalRowContext => ({
+    task: s.task,
+    path: s.path,
+    taskConfig: configs[s.task],
+    knownIds,
+    taskResultIds: resultIdsByTask.get(s.task) ?? [],
+    evaluationId: ids.evaluationId,
+    modelId: model.id,
+  });
   const rows =
     samples.length === 0
       ? undefined
       : async function* (): AsyncGenerator<Obj> {
           for (const s of samples) {
-            const taskConfig = configs[s.task];
+            const map = lmEvalRowMapper(rowContext(s));
             for await (const batch of readJsonlBatches(s.path))
-              for (const { line, value } of batch) {
-                if (!isObject(value))
-                  throw new DataError(
-                    'convert.lm-eval.sample',
-                    `${s.path}:${line}: a samples line must be a JSON object`,
-                  );
-                yield makeRow(
-                  sampleRow(s, value, line, taskConfig, knownIds, resultIdsByTask.get(s.task) ?? []),
-                );
-              }
+              for (const { line, value } of batch) yield map(value, line);
+          }
+        };
+  // The same rows as JSONL bytes, a large samples file cut into ranges that worker threads convert.
+  const rowBlocks =
+    samples.length === 0
+      ? undefined
+      : async function* (): AsyncGenerator<RowBlock> {
+          for (const s of samples) {
+            const context = rowContext(s);
+            yield* rowBlocksOf(
+              { source: 'lm-eval', path: s.path, context },
+              () => lmEvalLineMapper(context),
+              options.parallel,
+            );
           }
         };
   if (samples.length > 0)
     notes.push(
       'instance rows: one per samples line, scored by its first metric (metrics[0]); the other per-sample metric values are in the row metadata',
     );
-  return convertedRecord({ source: 'lm-eval', sourcePath: path, ids, aggregate, rows, report, notes });
+  return convertedRecord({
+    source: 'lm-eval',
+    sourcePath: path,
+    ids,
+    aggregate,
+    rows,
+    rowBlocks,
+    report,
+    notes,
+  });
 }
 
 interface SamplesFile {
   task: string;
   path: string;
   file: string;
+}
+
+/** What turning the lines of one samples file into rows needs, as plain data (a worker thread receives it). */
+export interface LmEvalRowContext {
+  task: string;
+  path: string;
+  taskConfig: unknown;
+  /** Every evaluation_result_id of the record. */
+  knownIds: string[];
+  /** The evaluation_result_ids of this task. */
+  taskResultIds: string[];
+  evaluationId: string;
+  modelId: string;
+}
+
+/** A samples line (parsed; its line number) → the EEE instance row. */
+export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: number) => Obj {
+  const makeRow = rowMaker(c.evaluationId, c.modelId);
+  const known = new Set(c.knownIds);
+  return (value, line) => {
+    if (!isObject(value))
+      throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
+    return makeRow(sampleRow(c, value, line, c.taskConfig, known, c.taskResultIds));
+  };
+}
+
+/** A samples line → the row's JSONL text (what the writer writes for it). */
+export function lmEvalLineMapper(c: LmEvalRowContext): (value: unknown, line: number) => string {
+  const map = lmEvalRowMapper(c);
+  return (value, line) => JSON.stringify(map(value, line));
 }
 
 async function samplesFiles(
@@ -586,7 +639,7 @@ const isLoglikelihood = (v: unknown): v is unknown[] =>
   Array.isArray(v) && v.length === 2 && !Number.isNaN(Number(v[0])) && typeof v[0] !== 'object';
 
 function sampleRow(
-  s: SamplesFile,
+  s: { task: string; path: string },
   line: Obj,
   lineNo: number,
   taskConfig: unknown,
@@ -644,9 +697,11 @@ function sampleRow(
   }
   resultId ??= taskResultIds.find((id) => id.endsWith(`,${filter}`)) ?? taskResultIds[0];
   if (resultId === undefined)
-    throw new DataError(
+    throw new LineError(
       'convert.lm-eval.sample',
-      `${s.path}:${lineNo}: task ${s.task} has no result to attach the row to`,
+      s.path,
+      lineNo,
+      `task ${s.task} has no result to attach the row to`,
     );
 
   let extracted: string;

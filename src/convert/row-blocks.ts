@@ -1,0 +1,250 @@
+/**
+ * Instance rows as bytes: the JSONL text of rows gathered into blocks of whole lines, ready for the writer (which
+ * hashes and writes each block as it comes, see write.ts). A source whose rows come one per line of a large JSONL
+ * file (lm-eval samples) offers them this way too, and then the file is cut into byte ranges at newlines that
+ * worker threads parse, map and serialise, while this thread puts their blocks back in file order: the bytes are
+ * the same as from one thread, errors name the line in the file, and memory stays bounded by the chunks in flight
+ * (counted in chunks, not rows). Small files are converted in this thread: a pool is not worth starting for them.
+ */
+import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { DataError, EvalkitError, IoError, UsageError } from '../errors.js';
+import { lineBoundaries } from '../io/jsonl.js';
+import { startWorker } from '../io/worker-thread.js';
+import { LineError, readJsonlBatches } from './read.js';
+import type { ParallelOptions } from './types.js';
+
+/** Whole JSONL lines (each row's JSON text and a newline) and how many rows they hold. */
+export interface RowBlock {
+  bytes: Buffer;
+  rows: number;
+}
+
+/** Rows are gathered into blocks of about this many bytes. */
+export const BLOCK_BYTES = 1 << 20;
+
+/** Files smaller than this are converted in this thread (default of `ParallelOptions.thresholdBytes`). */
+export const DEFAULT_THRESHOLD_BYTES = 32 * 1024 * 1024;
+/** Byte range one worker task reads (default of `ParallelOptions.chunkBytes`). */
+export const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
+/** More threads than this gain little: this thread writes and hashes every byte in order. */
+const MAX_WORKERS = 4;
+
+/**
+ * Encodes row lines straight into blocks (no joined string, no Buffer per row). `add` returns the finished block
+ * when a line no longer fits in the current one; `take` returns what is left.
+ */
+export class BlockEncoder {
+  private buf: Buffer | undefined;
+  private used = 0;
+  private rows = 0;
+  constructor(private readonly blockBytes = BLOCK_BYTES) {}
+
+  add(json: string): RowBlock | undefined {
+    // A UTF-16 unit takes at most 3 UTF-8 bytes.
+    const worst = json.length * 3 + 1;
+    let done: RowBlock | undefined;
+    if (this.buf !== undefined && this.buf.length - this.used < worst) done = this.take();
+    if (this.buf === undefined)
+      this.buf = Buffer.allocUnsafe(worst > this.blockBytes ? Buffer.byteLength(json) + 1 : this.blockBytes);
+    this.used += this.buf.write(json, this.used);
+    this.buf[this.used++] = 0x0a;
+    this.rows++;
+    return done;
+  }
+
+  take(): RowBlock | undefined {
+    if (this.buf === undefined || this.rows === 0) return undefined;
+    const block = { bytes: this.buf.subarray(0, this.used), rows: this.rows };
+    this.buf = undefined;
+    this.used = 0;
+    this.rows = 0;
+    return block;
+  }
+}
+
+/** Which source's row mapper a worker uses (see row-mappers.ts), with its context as plain (cloneable) data. */
+export interface RowJob {
+  source: 'lm-eval';
+  /** The JSONL file whose non-blank lines are the rows. */
+  path: string;
+  context: unknown;
+}
+
+/** Maps one parsed line (its number within what is read) to the row's JSON text. Throws LineError for bad lines. */
+export type LineMapper = (value: unknown, line: number) => string;
+
+/**
+ * The blocks of the rows of `path` (or of a byte range of it, lines numbered within the range), mapped in this
+ * thread. `stats.lines` is set at the end (blank lines included).
+ */
+export async function* encodeRange(
+  path: string,
+  map: LineMapper,
+  range: { start?: number; end?: number } = {},
+  stats?: { lines: number },
+): AsyncGenerator<RowBlock> {
+  const encoder = new BlockEncoder();
+  for await (const batch of readJsonlBatches(path, range, stats))
+    for (const { line, value } of batch) {
+      const done = encoder.add(map(value, line));
+      if (done) yield done;
+    }
+  const rest = encoder.take();
+  if (rest) yield rest;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Worker protocol
+
+export interface ChunkTask {
+  id: number;
+  job: RowJob;
+  range: { start: number; end: number };
+}
+
+export type ChunkReply =
+  | {
+      kind: 'done';
+      id: number;
+      blocks: { buffer: ArrayBuffer; length: number; rows: number }[];
+      lines: number;
+    }
+  | {
+      kind: 'failed';
+      id: number;
+      name: string;
+      code: string;
+      message: string;
+      line?: number;
+      detail?: string;
+    };
+
+/** A thrown error as a reply (line and detail kept apart for a LineError, so that the line can be renumbered). */
+export function failedReply(id: number, error: unknown): ChunkReply {
+  const e = error as Error;
+  if (error instanceof LineError)
+    return {
+      kind: 'failed',
+      id,
+      name: 'LineError',
+      code: error.code,
+      message: error.message,
+      line: error.line,
+      detail: error.detail,
+    };
+  return {
+    kind: 'failed',
+    id,
+    name: error instanceof EvalkitError ? error.constructor.name : 'Error',
+    code: error instanceof EvalkitError ? error.code : 'internal',
+    message: e?.message ?? String(error),
+  };
+}
+
+/** The error a failed reply stands for; a LineError's line is moved by `lineBase` (the lines before its chunk). */
+function replyError(reply: ChunkReply & { kind: 'failed' }, path: string, lineBase: number): Error {
+  if (reply.line !== undefined && reply.detail !== undefined)
+    return new LineError(reply.code, path, lineBase + reply.line, reply.detail);
+  if (reply.name === 'IoError') return new IoError(reply.code, reply.message);
+  if (reply.name === 'UsageError') return new UsageError(reply.code, reply.message);
+  if (reply.name === 'DataError') return new DataError(reply.code, reply.message);
+  return new Error(reply.message);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The pool
+
+/** Worker threads to use by default: the machine's parallelism, capped. */
+export function defaultJobs(): number {
+  return Math.max(1, Math.min(availableParallelism(), MAX_WORKERS));
+}
+
+/**
+ * The blocks of a JSONL file's rows, in file order. `map` is the same mapping the workers build from `job` (used
+ * here for a file under the threshold, or with one job).
+ */
+export async function* rowBlocksOf(
+  job: RowJob,
+  map: () => LineMapper,
+  options: ParallelOptions = {},
+): AsyncGenerator<RowBlock> {
+  const jobs = options.jobs ?? defaultJobs();
+  const threshold = options.thresholdBytes ?? DEFAULT_THRESHOLD_BYTES;
+  const info = await stat(job.path).catch(() => undefined);
+  if (jobs <= 1 || info === undefined || !info.isFile() || info.size < threshold) {
+    yield* encodeRange(job.path, map());
+    return;
+  }
+  const chunkBytes = Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  const cuts = await lineBoundaries(job.path, info.size, Math.ceil(info.size / chunkBytes));
+  const tasks: ChunkTask[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++)
+    tasks.push({ id: k, job, range: { start: cuts[k], end: cuts[k + 1] } });
+  yield* inWorkers(job.path, tasks, Math.min(jobs, tasks.length));
+}
+
+/** Runs the chunk tasks on `count` workers and yields their blocks in task order (at most 2 chunks per worker held). */
+async function* inWorkers(path: string, tasks: ChunkTask[], count: number): AsyncGenerator<RowBlock> {
+  const maxAhead = count * 2;
+  const replies = new Map<number, ChunkReply>();
+  let wake: (() => void) | undefined;
+  let crash: Error | undefined;
+  let next = 0; // next task to send
+  let wanted = 0; // next task to yield
+  let stop = false;
+  const idle: Worker[] = [];
+  const workers: Worker[] = [];
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const feed = (): void => {
+    while (!stop && idle.length > 0 && next < tasks.length && next < wanted + maxAhead)
+      idle.pop()!.postMessage(tasks[next++]);
+  };
+  for (let i = 0; i < count; i++) {
+    const worker = startWorker(import.meta.url, 'convert-worker');
+    workers.push(worker);
+    worker.on('message', (reply: ChunkReply) => {
+      replies.set(reply.id, reply);
+      // Nothing after a failed chunk is needed: the first failure in file order ends the conversion.
+      if (reply.kind === 'failed') stop = true;
+      idle.push(worker);
+      feed();
+      notify();
+    });
+    worker.on('error', (error) => {
+      crash ??= error;
+      notify();
+    });
+    worker.on('exit', (code) => {
+      if (!stop) crash ??= new Error(`a conversion worker stopped (exit code ${code})`);
+      notify();
+    });
+    idle.push(worker);
+  }
+  try {
+    feed();
+    let lineBase = 0;
+    while (wanted < tasks.length) {
+      const reply = replies.get(wanted);
+      if (reply === undefined) {
+        if (crash) throw crash;
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      replies.delete(wanted);
+      if (reply.kind === 'failed') throw replyError(reply, path, lineBase);
+      wanted++;
+      feed();
+      lineBase += reply.lines;
+      for (const b of reply.blocks) yield { bytes: Buffer.from(b.buffer, 0, b.length), rows: b.rows };
+    }
+  } finally {
+    stop = true;
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
