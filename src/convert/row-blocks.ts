@@ -173,7 +173,7 @@ export async function* rowBlocksOf(
   const jobs = options.jobs ?? defaultJobs();
   const threshold = options.thresholdBytes ?? DEFAULT_THRESHOLD_BYTES;
   const info = await stat(job.path).catch(() => undefined);
-  if (jobs <= 1 || info === undefined || !info.isFile() || info.size < threshold) {
+  if (jobs <= 1 || info === undefined || !info.isFile() || info.size === 0 || info.size < threshold) {
     yield* encodeRange(job.path, map());
     return;
   }
@@ -181,7 +181,7 @@ export async function* rowBlocksOf(
   const cuts = await lineBoundaries(job.path, info.size, Math.ceil(info.size / chunkBytes));
   const tasks: ChunkTask[] = [];
   for (let k = 0; k + 1 < cuts.length; k++)
-    tasks.push({ id: k, job, range: { start: cuts[k], end: cuts[k + 1] } });
+    tasks.push({ id: tasks.length, job, range: { start: cuts[k], end: cuts[k + 1] } });
   yield* inWorkers(job.path, tasks, Math.min(jobs, tasks.length));
 }
 
