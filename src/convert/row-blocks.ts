@@ -171,13 +171,15 @@ export async function* rowBlocksOf(
   options: ParallelOptions = {},
 ): AsyncGenerator<RowBlock> {
   const jobs = options.jobs ?? defaultJobs();
-  const threshold = options.thresholdBytes ?? DEFAULT_THRESHOLD_BYTES;
+  const chunkBytes = Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  // Jobs asked for explicitly: workers for any file of more than one chunk.
+  const threshold =
+    options.thresholdBytes ?? (options.jobs === undefined ? DEFAULT_THRESHOLD_BYTES : chunkBytes);
   const info = await stat(job.path).catch(() => undefined);
   if (jobs <= 1 || info === undefined || !info.isFile() || info.size === 0 || info.size < threshold) {
     yield* encodeRange(job.path, map());
     return;
   }
-  const chunkBytes = Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
   const cuts = await lineBoundaries(job.path, info.size, Math.ceil(info.size / chunkBytes));
   const tasks: ChunkTask[] = [];
   for (let k = 0; k + 1 < cuts.length; k++)

@@ -26,7 +26,7 @@ export interface ConvertOverrides {
 export interface ParallelOptions {
   /** Threads in the pool (default: the machine's parallelism, at most 4); 1 converts in this thread. */
   jobs?: number;
-  /** Files smaller than this are converted in this thread (default 32 MiB). */
+  /** Files smaller than this are converted in this thread (default 32 MiB; one chunk when `jobs` is given). */
   thresholdBytes?: number;
   /** The byte range one worker task reads (default 4 MiB). */
   chunkBytes?: number;
