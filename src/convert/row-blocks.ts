@@ -26,10 +26,18 @@ export const BLOCK_BYTES = 1 << 20;
 
 /** Files smaller than this are converted in this thread (default of `ParallelOptions.thresholdBytes`). */
 export const DEFAULT_THRESHOLD_BYTES = 32 * 1024 * 1024;
-/** Byte range one worker task reads (default of `ParallelOptions.chunkBytes`). */
-export const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
-/** More threads than this gain little: this thread writes and hashes every byte in order. */
-const MAX_WORKERS = 4;
+/**
+ * Byte range one worker task reads (default of `ParallelOptions.chunkBytes`). Small ranges keep the workers' heaps
+ * and the blocks in flight small (measured: 1 MiB ranges, 220 MB peak RSS with two workers; 4 MiB, 285 MB) at no
+ * cost in throughput.
+ */
+export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Workers by default, at most: each holds about 55 MB (its own V8 heap and code), and peak RSS must stay under
+ * 256 MB. This thread only hashes and writes (under a tenth of the work), so it is not what limits more workers;
+ * `--jobs N` may ask for more.
+ */
+const MAX_DEFAULT_WORKERS = 2;
 
 /**
  * Encodes row lines straight into blocks (no joined string, no Buffer per row). `add` returns the finished block
@@ -156,9 +164,9 @@ function replyError(reply: ChunkReply & { kind: 'failed' }, path: string, lineBa
 // ---------------------------------------------------------------------------------------------------------------
 // The pool
 
-/** Worker threads to use by default: the machine's parallelism, capped. */
+/** Worker threads to use by default: the machine's parallelism, capped for memory. */
 export function defaultJobs(): number {
-  return Math.max(1, Math.min(availableParallelism(), MAX_WORKERS));
+  return Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
 }
 
 /**

@@ -24,11 +24,11 @@ export interface ConvertOverrides {
 
 /** How rows from large JSONL files are converted on worker threads (see row-blocks.ts). All optional. */
 export interface ParallelOptions {
-  /** Threads in the pool (default: the machine's parallelism, at most 4); 1 converts in this thread. */
+  /** Worker threads (default: the machine's parallelism, at most 2, for memory); 1 converts in this thread. */
   jobs?: number;
   /** Files smaller than this are converted in this thread (default 32 MiB; one chunk when `jobs` is given). */
   thresholdBytes?: number;
-  /** The byte range one worker task reads (default 4 MiB). */
+  /** The byte range one worker task reads (default 1 MiB). */
   chunkBytes?: number;
 }
 

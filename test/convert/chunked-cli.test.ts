@@ -22,8 +22,8 @@ before(async () => {
     bundleCli(outdir: string): Promise<string>;
   };
   cli = await bundleCli(outdir);
-  // Two samples files of ~6 MiB: two 4 MiB chunks each with --jobs 2.
-  results = writeGeneratedRun(join(tempRoot(), 'run'), 6 * 1024 * 1024).results;
+  // Two samples files of ~3 MiB: three 1 MiB chunks each with --jobs 2.
+  results = writeGeneratedRun(join(tempRoot(), 'run'), 3 * 1024 * 1024).results;
 });
 after(() => rmSync(outdir, { recursive: true, force: true }));
 

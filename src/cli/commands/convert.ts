@@ -165,8 +165,8 @@ export const convertCommand: CommandModule = {
       )
       .option(
         '-j, --jobs <n>',
-        'worker threads for large JSONL inputs (lm-eval samples files, cut into 4 MiB byte ranges), or auto: one ' +
-          'per CPU (at most 4) for files of 32 MiB or more. 1 converts in this thread only. The output is the same bytes',
+        'worker threads for large JSONL inputs (lm-eval samples files, cut into 1 MiB byte ranges), or auto: one ' +
+          'per CPU (at most 2) for files of 32 MiB or more. 1 converts in this thread only. The output is the same bytes',
         'auto',
       )
       .addOption(
