@@ -616,19 +616,24 @@ async function samplesFiles(
   return out;
 }
 
+/** Keys in the order of the number in them (`arg_2` before `arg_10`); a stable sort, numbers computed once. */
+function byNumberInKey(keys: string[]): string[] {
+  if (keys.length < 2) return keys;
+  return keys
+    .map((k) => ({ k, n: Number(k.replace(/\D/g, '')) }))
+    .sort((a, b) => a.n - b.n)
+    .map((e) => e.k);
+}
+
 /** `arguments` as a list of argument lists (0.4.x writes `{gen_args_0: {arg_0, arg_1}}`, earlier lists). */
 function argumentLists(args: unknown): unknown[][] {
   if (Array.isArray(args)) return args.map((a) => (Array.isArray(a) ? a : [a]));
   if (isObject(args))
-    return Object.keys(args)
-      .sort((a, b) => Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')))
-      .map((k) => {
-        const a = args[k];
-        if (!isObject(a)) return [a];
-        return Object.keys(a)
-          .sort((x, y) => Number(x.replace(/\D/g, '')) - Number(y.replace(/\D/g, '')))
-          .map((x) => a[x]);
-      });
+    return byNumberInKey(Object.keys(args)).map((k) => {
+      const a = args[k];
+      if (!isObject(a)) return [a];
+      return byNumberInKey(Object.keys(a)).map((x) => a[x]);
+    });
   return [];
 }
 
@@ -637,6 +642,19 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringif
 /** A loglikelihood response: [logprob, is_greedy] (numbers or their strings). */
 const isLoglikelihood = (v: unknown): v is unknown[] =>
   Array.isArray(v) && v.length === 2 && !Number.isNaN(Number(v[0])) && typeof v[0] !== 'object';
+
+/** A per-sample metric value as a number (booleans as 1/0), or undefined. */
+const numeric = (v: unknown): number | undefined =>
+  typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+
+/** `resps.flat().map(text)` without the intermediate array. */
+function flatTexts(list: unknown[]): string[] {
+  const out: string[] = [];
+  for (const item of list)
+    if (Array.isArray(item)) for (const x of item) out.push(text(x));
+    else out.push(text(item));
+  return out;
+}
 
 function sampleRow(
   s: { task: string; path: string },
@@ -667,16 +685,14 @@ function sampleRow(
     ? line.metrics.filter((m): m is string => typeof m === 'string')
     : Object.keys(line).filter((k) => !SAMPLE_KEYS.has(k));
   const filter = typeof line.filter === 'string' ? line.filter : 'none';
-  const numeric = (v: unknown): number | undefined =>
-    typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' && Number.isFinite(v) ? v : undefined;
   const scored = metricNames.find((m) => numeric(line[m]) !== undefined);
   const metadata: Obj = { doc_id: line.doc_id, filter };
   for (const k of ['doc_hash', 'prompt_hash', 'target_hash'])
     if (line[k] !== undefined) metadata[k] = line[k];
   for (const m of metricNames) if (m !== scored && line[m] !== undefined) metadata[`metric.${m}`] = line[m];
   if (line.doc !== undefined) metadata.doc = line.doc;
-  for (const [k, v] of Object.entries(line))
-    if (!SAMPLE_KEYS.has(k) && !metricNames.includes(k)) metadata[k] = v;
+  for (const k in line)
+    if (Object.hasOwn(line, k) && !SAMPLE_KEYS.has(k) && !metricNames.includes(k)) metadata[k] = line[k];
 
   let score = 0;
   let isCorrect = false;
@@ -718,7 +734,7 @@ function sampleRow(
     evaluationResultId: resultId,
     sampleId,
     input: { raw, reference, ...(choices ? { choices } : {}) },
-    output: { raw: resps.flat().map(text) },
+    output: { raw: flatTexts(resps) },
     answerAttribution: [
       {
         turn_idx: 0,
