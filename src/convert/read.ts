@@ -69,15 +69,17 @@ export class LineError extends DataError {
 /**
  * The lines of a JSONL file (or of a byte range of it, lines then numbered from 1 within the range), parsed, one
  * batch per chunk read (memory: one chunk plus one line). A line that is not JSON, or a last line cut short, is a
- * LineError naming file and line. `stats.lines` is set at the end to the number of lines read, blank ones included.
+ * LineError naming file and line. `stats.lines` is set at the end to the number of lines read, blank ones included;
+ * `readBuffer`: read into it again and again (see readJsonlFile).
  */
 export async function* readJsonlBatches(
   path: string,
   range: { start?: number; end?: number } = {},
   stats?: { lines: number },
+  readBuffer?: Buffer,
 ): AsyncGenerator<JsonlValue[]> {
   try {
-    for await (const batch of readJsonlFile(path, range, { stats })) {
+    for await (const batch of readJsonlFile(path, range, { stats, readBuffer })) {
       const out: JsonlValue[] = new Array(batch.length);
       for (let i = 0; i < batch.length; i++) {
         const l = batch[i];

@@ -41,21 +41,32 @@ const MAX_DEFAULT_WORKERS = 2;
 
 /**
  * Encodes row lines straight into blocks (no joined string, no Buffer per row). `add` returns the finished block
- * when a line no longer fits in the current one; `take` returns what is left.
+ * when a line no longer fits in the current one; `take` returns what is left. New blocks reuse the memory in
+ * `spares` (buffers of `blockBytes` whose blocks were written) before allocating.
  */
 export class BlockEncoder {
   private buf: Buffer | undefined;
   private used = 0;
   private rows = 0;
-  constructor(private readonly blockBytes = BLOCK_BYTES) {}
+  constructor(
+    private readonly blockBytes = BLOCK_BYTES,
+    private readonly spares: ArrayBuffer[] = [],
+  ) {}
+
+  private allocate(json: string, worst: number): Buffer {
+    if (worst > this.blockBytes) return Buffer.allocUnsafe(Buffer.byteLength(json) + 1);
+    const spare = this.spares.pop();
+    return spare !== undefined && spare.byteLength === this.blockBytes
+      ? Buffer.from(spare)
+      : Buffer.allocUnsafe(this.blockBytes);
+  }
 
   add(json: string): RowBlock | undefined {
     // A UTF-16 unit takes at most 3 UTF-8 bytes.
     const worst = json.length * 3 + 1;
     let done: RowBlock | undefined;
     if (this.buf !== undefined && this.buf.length - this.used < worst) done = this.take();
-    if (this.buf === undefined)
-      this.buf = Buffer.allocUnsafe(worst > this.blockBytes ? Buffer.byteLength(json) + 1 : this.blockBytes);
+    if (this.buf === undefined) this.buf = this.allocate(json, worst);
     this.used += this.buf.write(json, this.used);
     this.buf[this.used++] = 0x0a;
     this.rows++;
@@ -85,16 +96,17 @@ export type LineMapper = (value: unknown, line: number) => string;
 
 /**
  * The blocks of the rows of `path` (or of a byte range of it, lines numbered within the range), mapped in this
- * thread. `stats.lines` is set at the end (blank lines included).
+ * thread. `stats.lines` is set at the end (blank lines included). `reuse`: memory to use again (a worker's).
  */
 export async function* encodeRange(
   path: string,
   map: LineMapper,
   range: { start?: number; end?: number } = {},
   stats?: { lines: number },
+  reuse?: { spares: ArrayBuffer[]; readBuffer: Buffer },
 ): AsyncGenerator<RowBlock> {
-  const encoder = new BlockEncoder();
-  for await (const batch of readJsonlBatches(path, range, stats))
+  const encoder = new BlockEncoder(BLOCK_BYTES, reuse?.spares);
+  for await (const batch of readJsonlBatches(path, range, stats, reuse?.readBuffer))
     for (const { line, value } of batch) {
       const done = encoder.add(map(value, line));
       if (done) yield done;
@@ -110,6 +122,8 @@ export interface ChunkTask {
   id: number;
   job: RowJob;
   range: { start: number; end: number };
+  /** Block buffers already written, handed back for reuse (transferred). */
+  spares?: ArrayBuffer[];
 }
 
 export type ChunkReply =
@@ -195,9 +209,17 @@ export async function* rowBlocksOf(
   yield* inWorkers(job.path, tasks, Math.min(jobs, tasks.length));
 }
 
-/** Runs the chunk tasks on `count` workers and yields their blocks in task order (at most 2 chunks per worker held). */
+/** Written block buffers kept for reuse, at most (beyond, they are left to the GC). */
+const MAX_SPARES = 8;
+
+/**
+ * Runs the chunk tasks on `count` workers and yields their blocks in task order (at most 2 chunks per worker held).
+ * Each block's memory goes back to a worker once the consumer asks for the next block (it has been written then):
+ * left to the garbage collector, transferred buffers pile up to tens of MB before V8 frees them.
+ */
 async function* inWorkers(path: string, tasks: ChunkTask[], count: number): AsyncGenerator<RowBlock> {
   const maxAhead = count * 2;
+  const spares: ArrayBuffer[] = [];
   const replies = new Map<number, ChunkReply>();
   let wake: (() => void) | undefined;
   let crash: Error | undefined;
@@ -212,8 +234,10 @@ async function* inWorkers(path: string, tasks: ChunkTask[], count: number): Asyn
     w?.();
   };
   const feed = (): void => {
-    while (!stop && idle.length > 0 && next < tasks.length && next < wanted + maxAhead)
-      idle.pop()!.postMessage(tasks[next++]);
+    while (!stop && idle.length > 0 && next < tasks.length && next < wanted + maxAhead) {
+      const give = spares.splice(0, 2);
+      idle.pop()!.postMessage({ ...tasks[next++], spares: give }, give);
+    }
   };
   for (let i = 0; i < count; i++) {
     const worker = startWorker(import.meta.url, 'convert-worker');
@@ -251,7 +275,10 @@ async function* inWorkers(path: string, tasks: ChunkTask[], count: number): Asyn
       wanted++;
       feed();
       lineBase += reply.lines;
-      for (const b of reply.blocks) yield { bytes: Buffer.from(b.buffer, 0, b.length), rows: b.rows };
+      for (const b of reply.blocks) {
+        yield { bytes: Buffer.from(b.buffer, 0, b.length), rows: b.rows };
+        if (b.buffer.byteLength === BLOCK_BYTES && spares.length < MAX_SPARES) spares.push(b.buffer);
+      }
     }
   } finally {
     stop = true;

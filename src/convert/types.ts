@@ -67,7 +67,8 @@ export interface ConvertedRecord {
   /**
    * The same rows already serialised: blocks of whole JSONL lines, byte for byte what the writer makes of `rows`
    * (one `JSON.stringify(row)` and a newline each). Offered by sources that can make them faster (on worker
-   * threads); the writer uses them when present.
+   * threads); the writer uses them when present. A block's bytes are valid until the next block is requested
+   * (their memory may be reused).
    */
   rowBlocks?: () => AsyncIterable<{ bytes: Buffer; rows: number }>;
   /** Every source field's fate (the per-source report). */
