@@ -269,14 +269,16 @@ export class ResultsBuilder {
     const i = this.results.length;
     const at = `/evaluation_results/${i}`;
     const facts = metricFacts(input.metric);
+    // A score outside the table's bounds means the table does not describe this source's scale (accuracy as a
+    // percentage, say): the metric's kind and direction still hold, its unit and bounds are not written.
+    const scoreFits =
+      facts !== undefined && input.score >= Number(facts.min) && input.score <= Number(facts.max);
     const metricConfig: Obj = {};
     if (input.description !== undefined) metricConfig.evaluation_description = input.description;
     metricConfig.metric_id = input.metricId ?? metricKey(input.metric);
     metricConfig.metric_name = input.metricName ?? input.metric;
-    if (facts) {
-      metricConfig.metric_kind = facts.kind;
-      metricConfig.metric_unit = facts.unit;
-    }
+    if (facts) metricConfig.metric_kind = facts.kind;
+    if (facts && scoreFits) metricConfig.metric_unit = facts.unit;
     if (input.metricParameters !== undefined && Object.keys(input.metricParameters).length > 0)
       metricConfig.metric_parameters = input.metricParameters;
     if (input.lowerIsBetter !== undefined) {
@@ -297,7 +299,7 @@ export class ResultsBuilder {
         `neither the source nor the metric facts table says; higher-is-better assumed`,
       );
     }
-    if (facts) {
+    if (facts && scoreFits) {
       metricConfig.score_type = facts.scoreType;
       metricConfig.min_score = facts.min;
       metricConfig.max_score = facts.max;
@@ -305,6 +307,11 @@ export class ResultsBuilder {
         input.field,
         `${at}/metric_config/min_score`,
         `bounds [${facts.min}, ${facts.max}] from the metric facts table ("${metricKey(input.metric)}")`,
+      );
+    } else if (facts) {
+      this.report.notMapped(
+        `${input.field} (bounds)`,
+        `score ${input.score} lies outside [${facts.min}, ${facts.max}], the metric facts table's bounds for "${metricKey(input.metric)}": no bounds, score_type or unit written`,
       );
     } else {
       this.report.notMapped(
@@ -330,9 +337,16 @@ export class ResultsBuilder {
       };
     }
     if (input.standardDeviation !== undefined) uncertainty.standard_deviation = input.standardDeviation;
-    if (input.numSamples !== undefined) uncertainty.num_samples = input.numSamples;
-    if (input.numBootstrapSamples !== undefined)
-      uncertainty.num_bootstrap_samples = input.numBootstrapSamples;
+    // Counts are integers in 0.3.0: a source's fractional or negative count is reported, not written.
+    for (const [count, key] of [
+      [input.numSamples, 'num_samples'],
+      [input.numBootstrapSamples, 'num_bootstrap_samples'],
+    ] as const) {
+      if (count === undefined) continue;
+      if (Number.isSafeInteger(count) && count >= 0) uncertainty[key] = count;
+      else
+        this.report.notMapped(`${input.field} (${key})`, `${count} is not a count (a non-negative integer)`);
+    }
     if (Object.keys(uncertainty).length > 0) scoreDetails.uncertainty = uncertainty;
 
     const result: Obj = {

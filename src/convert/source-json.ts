@@ -69,3 +69,6 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** A count as EEE writes it (token numbers, sample sizes): a non-negative safe integer. */
+export const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;

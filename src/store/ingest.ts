@@ -15,7 +15,13 @@ import { datastoreLocation, uuidOfName } from '../checks/names.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError } from '../errors.js';
 import { declaredEeeVersion, migrateEeeAggregate, migrateEeeInstanceRow } from '../formats/eee/migrate.js';
-import { convertPaths, isConvertFailure, type ConvertedRecord, type SourceId } from '../convert/index.js';
+import {
+  convertPaths,
+  isConvertFailure,
+  type ConvertedRecord,
+  type ConvertOverrides,
+  type SourceId,
+} from '../convert/index.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from '../convert/registry.js';
 import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
@@ -36,6 +42,8 @@ export interface IngestOptions {
   allowDuplicates?: boolean;
   /** Which converter reads inputs that are not EEE (default: recognise each). */
   from?: SourceId | 'auto';
+  /** What converted sources cannot say (as `evalkit convert`'s options); EEE records are stored as they are. */
+  overrides?: ConvertOverrides;
   onProgress?: (progress: IngestProgress) => void;
 }
 
@@ -143,7 +151,7 @@ export async function ingestPaths(
       unit.kind === 'parquet'
         ? await readParquetExport(unit.path, unit.display, context)
         : unit.kind === 'convert'
-          ? await ingestConverted(unit, options.from ?? 'auto', engine, context)
+          ? await ingestConverted(unit, options.from ?? 'auto', options.overrides ?? {}, engine, context)
           : await ingestEeeFile(unit, engine, context);
     for (const item of outcome.items) {
       items.push(item);
@@ -513,6 +521,7 @@ export function collectionOf(path: string | undefined, aggregate: Json): string 
 async function ingestConverted(
   unit: Unit,
   from: SourceId | 'auto',
+  overrides: ConvertOverrides,
   engine: Engine,
   context: UnitContext,
 ): Promise<UnitOutcome> {
@@ -525,7 +534,7 @@ async function ingestConverted(
       return outcome;
     }
   }
-  for await (const converted of convertPaths([unit.path], { from })) {
+  for await (const converted of convertPaths([unit.path], { from, overrides })) {
     if (isConvertFailure(converted)) {
       const e = converted.error;
       if (!(e instanceof DataError) && !(e instanceof IoError)) throw e;

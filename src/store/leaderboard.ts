@@ -26,16 +26,16 @@ import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import { checkBenchmarkAndMetric, chosenResultsSql, displayDate, pairingCtes } from './selection.js';
+import {
+  checkBenchmarkAndMetric,
+  chosenResultsSql,
+  displayDate,
+  pairingCtes,
+  type SelectionFilters,
+} from './selection.js';
 
-export interface LeaderboardOptions {
-  benchmark?: string;
-  metric?: string;
-  developer?: string;
-  deploymentType?: string;
-  availability?: string;
-  sourceOrganization?: string;
-  collection?: string;
+/** The selection filters (every filter but an explicit model list), and whether to add the composite table. */
+export interface LeaderboardOptions extends Omit<SelectionFilters, 'models'> {
   composite?: boolean;
 }
 export interface LeaderboardRow {

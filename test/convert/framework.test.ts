@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { detectSource, SOURCES } from '../../src/convert/registry.js';
 import { metricFacts, METRIC_FACTS } from '../../src/convert/metric-facts.js';
 import { writeConverted } from '../../src/convert/write.js';
+import { FieldReport, ResultsBuilder } from '../../src/convert/record.js';
 import type { ConvertedRecord } from '../../src/convert/types.js';
 import { DataError } from '../../src/errors.js';
 import { cli } from '../checks/cli-inproc.js';
@@ -39,6 +40,41 @@ test('the metric facts table: known bounds, unknown metrics get none', () => {
   assert.equal(metricFacts('my_custom_score'), undefined);
   const names = METRIC_FACTS.flatMap((f) => f.names);
   assert.equal(new Set(names).size, names.length, 'no name in two rows');
+});
+
+test("a score outside the facts table's bounds gets no bounds or unit, and a fractional count is not a num_samples", () => {
+  const report = new FieldReport();
+  const results = new ResultsBuilder(report);
+  const common = { evaluationName: 't', sourceData: { dataset_name: 't', source_type: 'other' } };
+  // accuracy reported as a percentage: the table says [0, 1], so the record must not claim those bounds
+  const pct = results.add({
+    ...common,
+    metric: 'accuracy',
+    resultId: 'pct',
+    field: 'acc',
+    score: 87.5,
+  }) as any;
+  assert.equal(pct.metric_config.min_score, undefined);
+  assert.equal(pct.metric_config.max_score, undefined);
+  assert.equal(pct.metric_config.metric_unit, undefined);
+  assert.equal(pct.metric_config.metric_kind, 'accuracy');
+  assert.equal(pct.metric_config.lower_is_better, false);
+  assert.ok(
+    report.fates.some((f) => f.field === 'acc (bounds)' && /87\.5 lies outside \[0, 1\]/.test(f.reason!)),
+  );
+  const ok = results.add({
+    ...common,
+    metric: 'accuracy',
+    resultId: 'ok',
+    field: 'acc2',
+    score: 0.875,
+    standardError: { value: 0.01, method: 'm' },
+    numSamples: 2.5,
+  }) as any;
+  assert.deepEqual([ok.metric_config.min_score, ok.metric_config.max_score], [0, 1]);
+  assert.equal(ok.score_details.uncertainty.num_samples, undefined);
+  assert.equal(ok.score_details.uncertainty.standard_error.value, 0.01);
+  assert.ok(report.fates.some((f) => f.field === 'acc2 (num_samples)' && f.fate === 'not-mapped'));
 });
 
 function fakeRecord(rows: () => AsyncIterable<Record<string, unknown>>, tag = 'a'): ConvertedRecord {

@@ -211,3 +211,34 @@ test('a second writer at the same time is told the store is in use, and nothing 
   );
   assert.deepEqual(after.rows, [{ n: 8 }]);
 });
+
+test('ingest takes convert’s options for what a converted source cannot say, and leaves EEE records as they are', async () => {
+  const store = join(temp, 'overrides.duckdb');
+  const args = ['--db', store, '--model-id', 'acme/renamed-7b', '--collection', 'my-runs'];
+  const args2 = ['--source-organization-name', 'Example Lab', '--deployment-type', 'self_deployed'];
+  const done = await runCli([
+    'ingest',
+    'examples/convert/lm-eval',
+    EEE,
+    ...args,
+    ...args2,
+    '--format',
+    'json',
+  ]);
+  assert.equal(done.code, 0, done.stderr);
+  const sql =
+    'SELECT origin_kind, model_id, collection, source_organization_name, deployment_type FROM records ORDER BY origin_kind';
+  const rows = JSON.parse((await runCli(['query', sql, '--db', store, '--format', 'json'])).stdout).rows;
+  const converted = rows.filter((r: { origin_kind: string }) => r.origin_kind === 'lm-eval');
+  const eee = rows.filter((r: { origin_kind: string }) => r.origin_kind !== 'lm-eval');
+  assert.ok(converted.length > 0 && eee.length > 0, JSON.stringify(rows));
+  for (const r of converted)
+    assert.deepEqual(
+      [r.model_id, r.collection, r.source_organization_name, r.deployment_type],
+      ['acme/renamed-7b', 'my-runs', 'Example Lab', 'self_deployed'],
+    );
+  for (const r of eee) assert.notEqual(r.model_id, 'acme/renamed-7b');
+  const bad = await runCli(['ingest', EEE, '--db', store, '--retrieved-timestamp', 'yesterday']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--retrieved-timestamp expects Unix epoch seconds/);
+});

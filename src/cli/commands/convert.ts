@@ -1,29 +1,21 @@
 import { Option } from 'commander';
-import { EvalkitError, UsageError } from '../../errors.js';
+import { EvalkitError } from '../../errors.js';
 import { convertPaths, isConvertFailure } from '../../convert/index.js';
 import { SOURCES } from '../../convert/registry.js';
-import type { ConvertedRecord, ConvertOverrides, FieldFate, SourceId } from '../../convert/types.js';
+import type { ConvertedRecord, FieldFate, SourceId } from '../../convert/types.js';
 import { writeConverted, type WriteOutcome } from '../../convert/write.js';
 import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
+import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
 
-interface ConvertFlags {
+interface ConvertFlags extends OverrideFlags {
   output: string;
   from: SourceId | 'auto';
   force?: boolean;
   dryRun?: boolean;
   format: 'text' | 'json';
-  sourceOrganizationName?: string;
-  sourceOrganizationUrl?: string;
-  evaluatorRelationship?: ConvertOverrides['evaluatorRelationship'];
-  collection?: string;
-  developer?: string;
-  modelId?: string;
-  deploymentType?: ConvertOverrides['deploymentType'];
-  modelAvailability?: ConvertOverrides['modelAvailability'];
-  retrievedTimestamp?: string;
   jobs: string;
 }
 
@@ -44,36 +36,6 @@ interface FailureReport {
   source?: SourceId;
   code: string;
   message: string;
-}
-
-function overridesFrom(flags: ConvertFlags): ConvertOverrides {
-  const o: ConvertOverrides = {};
-  const nonEmpty = (value: string | undefined, flag: string): string | undefined => {
-    if (value !== undefined && value.trim() === '')
-      throw new UsageError('usage.bad-option', `${flag} must not be empty`);
-    return value;
-  };
-  const set = <K extends keyof ConvertOverrides>(key: K, value: ConvertOverrides[K] | undefined): void => {
-    if (value !== undefined) o[key] = value;
-  };
-  set('sourceOrganizationName', nonEmpty(flags.sourceOrganizationName, '--source-organization-name'));
-  set('sourceOrganizationUrl', nonEmpty(flags.sourceOrganizationUrl, '--source-organization-url'));
-  set('evaluatorRelationship', flags.evaluatorRelationship);
-  set('collection', nonEmpty(flags.collection, '--collection'));
-  set('developer', nonEmpty(flags.developer, '--developer'));
-  set('modelId', nonEmpty(flags.modelId, '--model-id'));
-  set('deploymentType', flags.deploymentType);
-  set('modelAvailability', flags.modelAvailability);
-  if (flags.retrievedTimestamp !== undefined) {
-    const t = flags.retrievedTimestamp.trim();
-    if (!/^\d+(\.\d+)?$/.test(t))
-      throw new UsageError(
-        'usage.bad-option',
-        `--retrieved-timestamp expects Unix epoch seconds (e.g. 1767225600), got "${flags.retrievedTimestamp}"`,
-      );
-    o.retrievedTimestamp = t;
-  }
-  return o;
 }
 
 const failureOf = (sourcePath: string, source: SourceId | undefined, error: Error): FailureReport => ({
@@ -113,7 +75,7 @@ function textReport(r: RecordReport): string {
 
 export const convertCommand: CommandModule = {
   register(program, io, run) {
-    program
+    const command = program
       .command('convert')
       .summary("other tools' outputs (lm-eval, OpenAI evals, ...) into Every Eval Ever 0.3.0 records")
       .description(
@@ -136,39 +98,13 @@ export const convertCommand: CommandModule = {
       )
       .option('--force', 'replace existing files that differ')
       .option('--dry-run', 'print the plan (which record, from which source, to where) and write nothing')
-      .option('--source-organization-name <name>', 'who ran the evaluation (source_metadata)')
-      .option('--source-organization-url <url>', 'their URL')
-      .addOption(
-        new Option(
-          '--evaluator-relationship <r>',
-          'relation of the evaluator to the model developer',
-        ).choices(['first_party', 'third_party', 'collaborative', 'other']),
-      )
-      .option('--collection <name>', 'datastore collection (default: the source id)')
-      .option('--developer <name>', 'model developer (default: from the model name)')
-      .option('--model-id <id>', 'model id, e.g. meta-llama/Llama-3.1-8B (default: from the source)')
-      .addOption(
-        new Option(
-          '--deployment-type <t>',
-          'model_info deployment_type (default: inferred or unknown)',
-        ).choices(['self_deployed', 'externally_managed', 'unknown']),
-      )
-      .addOption(
-        new Option(
-          '--model-availability <a>',
-          'model_info model_availability (default: inferred or unknown)',
-        ).choices(['open_weights', 'closed_weights', 'unknown']),
-      )
-      .option(
-        '--retrieved-timestamp <epoch>',
-        'retrieved_timestamp in Unix seconds (default: the date in the source)',
-      )
       .option(
         '-j, --jobs <n>',
         'worker threads for large JSONL inputs (lm-eval samples files, cut into 1 MiB byte ranges), or auto: one ' +
           'per CPU (at most 2) for files of 32 MiB or more. 1 converts in this thread only. The output is the same bytes',
         'auto',
-      )
+      );
+    addOverrideOptions(command)
       .addOption(
         new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
       )

@@ -6,8 +6,9 @@ import { addDbOption, dbPathOf, json } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
+import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
 
-interface IngestFlags {
+interface IngestFlags extends OverrideFlags {
   db?: string;
   allowDuplicates?: boolean;
   from: string;
@@ -24,6 +25,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { ingestPaths } = await import('../../store/ingest.js');
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
+  const overrides = overridesFrom(flags);
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
   const store = await openStore(dbPath, { readOnly: false });
@@ -34,6 +36,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
       cwd: io.cwd,
       allowDuplicates: flags.allowDuplicates,
       from,
+      overrides,
       onProgress: (p) =>
         progress.update(
           p.bytesDone,
@@ -81,7 +84,9 @@ export const ingestCommand: CommandModule = {
           'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
           '--allow-duplicates. One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
           'Exit codes: 0 everything stored or already there, 1 an input was rejected, 2 usage or I/O error\n' +
-          '(including a store in use by another process).',
+          '(including a store in use by another process).\n\n' +
+          'The options from --source-organization-name to --retrieved-timestamp say what a converted source cannot\n' +
+          '(as in `evalkit convert`); they apply to converted inputs only, never to EEE records, which say it already.',
       )
       .argument('<paths...>', 'files and folders to ingest');
     addDbOption(command)
@@ -93,7 +98,8 @@ export const ingestCommand: CommandModule = {
         '--from <source>',
         'the converter for inputs that are not EEE (lm-eval, inspect, helm, promptfoo, openai-evals, bench, infereval), or auto to recognise each',
         'auto',
-      )
+      );
+    addOverrideOptions(command)
       .addOption(
         new Option('-f, --format <format>', 'summary as text or one JSON object')
           .choices(['text', 'json'])

@@ -1,20 +1,12 @@
 import { Option } from 'commander';
-import type { Leaderboard, CompositeRow } from '../../store/leaderboard.js';
+import type { Leaderboard, CompositeRow, LeaderboardOptions } from '../../store/leaderboard.js';
 import type { CommandModule } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../output/tables.js';
 import { formatInterval, formatNumber } from '../output/numbers.js';
 import { addDbOption, dbPathOf, json } from '../options.js';
 
-interface LeaderboardFlags {
+interface LeaderboardFlags extends LeaderboardOptions {
   db?: string;
-  benchmark?: string;
-  metric?: string;
-  developer?: string;
-  deploymentType?: string;
-  availability?: string;
-  sourceOrganization?: string;
-  collection?: string;
-  composite?: boolean;
   format: 'text' | 'markdown' | 'csv' | 'json';
 }
 

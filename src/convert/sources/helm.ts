@@ -358,7 +358,7 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
       const result = isObj(rs.result) ? rs.result : {};
       const tokens = (name: string) => {
         const st = perStat.get(`#${name}`);
-        return st && finite(st.sum) ? Math.round(st.sum) : undefined;
+        return st && finite(st.sum) && st.sum >= 0 ? Math.round(st.sum) : undefined;
       };
       const inputTokens = tokens('num_prompt_tokens');
       const outputTokens = tokens('num_output_tokens') ?? tokens('num_completion_tokens');

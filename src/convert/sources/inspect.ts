@@ -24,7 +24,7 @@ import {
   stringMap,
   type ModelFacts,
 } from '../record.js';
-import { finite, isObj, type Obj } from '../source-json.js';
+import { finite, isCount, isObj, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 import { openInspectLog, type InspectLog } from './inspect-log.js';
 
@@ -253,7 +253,7 @@ function tokenUsage(usage: unknown): Obj | undefined {
   const models = Object.values(usage).filter(isObj);
   if (models.length === 0) return undefined;
   const sum = (key: string): number | undefined => {
-    const values = models.map((m) => m[key]).filter(finite);
+    const values = models.map((m) => m[key]).filter(isCount);
     return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
   };
   const input = sum('input_tokens') ?? 0;

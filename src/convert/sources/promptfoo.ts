@@ -23,7 +23,7 @@ import {
   rowMaker,
   type ModelFacts,
 } from '../record.js';
-import { finite, isObj, readSourceJson, type Obj } from '../source-json.js';
+import { finite, isCount, isObj, readSourceJson, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 
 function detect(probe: Probe): boolean {
@@ -81,6 +81,18 @@ const API = new Set([
   'cloudflare-ai',
   'voyage',
 ]);
+/** A prompt summary's fields that become results; the others are kept as details. */
+const SUMMARY_SCORE_FIELDS = new Set([
+  'score',
+  'testPassCount',
+  'testFailCount',
+  'testErrorCount',
+  'assertPassCount',
+  'assertFailCount',
+  'namedScores',
+  'namedScoresCount',
+]);
+
 const LOCAL = new Set(['ollama', 'llama', 'localai', 'vllm', 'llamafile', 'transformers']);
 
 function providerModelFacts(id: string, label: string | undefined): ModelFacts {
@@ -129,17 +141,17 @@ function outputString(response: unknown): string {
 function usageOf(response: unknown): Obj | undefined {
   if (!isObj(response) || !isObj(response.tokenUsage)) return undefined;
   const u = response.tokenUsage;
-  if (!finite(u.prompt) && !finite(u.completion)) return undefined;
-  const input = finite(u.prompt) ? Math.round(u.prompt) : 0;
-  const output = finite(u.completion) ? Math.round(u.completion) : 0;
+  if (!isCount(u.prompt) && !isCount(u.completion)) return undefined;
+  const input = isCount(u.prompt) ? u.prompt : 0;
+  const output = isCount(u.completion) ? u.completion : 0;
   const out: Obj = {
     input_tokens: input,
     output_tokens: output,
-    total_tokens: finite(u.total) ? Math.round(u.total) : input + output,
+    total_tokens: isCount(u.total) ? u.total : input + output,
   };
-  if (finite(u.cached)) out.input_tokens_cache_read = Math.round(u.cached);
-  if (isObj(u.completionDetails) && finite(u.completionDetails.reasoning))
-    out.reasoning_tokens = Math.round(u.completionDetails.reasoning);
+  if (isCount(u.cached)) out.input_tokens_cache_read = u.cached;
+  if (isObj(u.completionDetails) && isCount(u.completionDetails.reasoning))
+    out.reasoning_tokens = u.completionDetails.reasoning;
   return out;
 }
 
@@ -384,18 +396,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     }
     if (s) {
       for (const k of Object.keys(s))
-        if (
-          ![
-            'score',
-            'testPassCount',
-            'testFailCount',
-            'testErrorCount',
-            'assertPassCount',
-            'assertFailCount',
-            'namedScores',
-            'namedScoresCount',
-          ].includes(k)
-        )
+        if (!SUMMARY_SCORE_FIELDS.has(k))
           report.details(`${g.summaryField}.${k}`, `/source_metadata/additional_details/summary.${k}`);
     }
     if (results.results.length === 0)
@@ -525,19 +526,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     };
     if (s)
       for (const [k, v] of Object.entries(s))
-        if (
-          ![
-            'score',
-            'testPassCount',
-            'testFailCount',
-            'testErrorCount',
-            'assertPassCount',
-            'assertFailCount',
-            'namedScores',
-            'namedScoresCount',
-          ].includes(k)
-        )
-          sourceDetails[`summary.${k}`] = v;
+        if (!SUMMARY_SCORE_FIELDS.has(k)) sourceDetails[`summary.${k}`] = v;
     if (isObj(res.stats)) sourceDetails['file_stats'] = res.stats;
     if (typeof top.shareableUrl === 'string') sourceDetails.shareable_url = top.shareableUrl;
     const libraryDetails: Obj = {};

@@ -1,0 +1,81 @@
+// The options for what a converted source cannot say (who ran it, which collection, the model's id and
+// deployment, when it was retrieved): shared by `convert` and `ingest`, which convert through the same importers.
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import type { ConvertOverrides } from '../convert/types.js';
+
+export interface OverrideFlags {
+  sourceOrganizationName?: string;
+  sourceOrganizationUrl?: string;
+  evaluatorRelationship?: ConvertOverrides['evaluatorRelationship'];
+  collection?: string;
+  developer?: string;
+  modelId?: string;
+  deploymentType?: ConvertOverrides['deploymentType'];
+  modelAvailability?: ConvertOverrides['modelAvailability'];
+  retrievedTimestamp?: string;
+}
+
+export function addOverrideOptions(command: Command): Command {
+  return command
+    .option('--source-organization-name <name>', 'who ran the evaluation (source_metadata)')
+    .option('--source-organization-url <url>', 'their URL')
+    .addOption(
+      new Option('--evaluator-relationship <r>', 'relation of the evaluator to the model developer').choices([
+        'first_party',
+        'third_party',
+        'collaborative',
+        'other',
+      ]),
+    )
+    .option('--collection <name>', 'datastore collection (default: the source id)')
+    .option('--developer <name>', 'model developer (default: from the model name)')
+    .option('--model-id <id>', 'model id, e.g. meta-llama/Llama-3.1-8B (default: from the source)')
+    .addOption(
+      new Option(
+        '--deployment-type <t>',
+        'model_info deployment_type (default: inferred or unknown)',
+      ).choices(['self_deployed', 'externally_managed', 'unknown']),
+    )
+    .addOption(
+      new Option(
+        '--model-availability <a>',
+        'model_info model_availability (default: inferred or unknown)',
+      ).choices(['open_weights', 'closed_weights', 'unknown']),
+    )
+    .option(
+      '--retrieved-timestamp <epoch>',
+      'retrieved_timestamp in Unix seconds (default: the date in the source)',
+    );
+}
+
+/** The overrides the flags ask for; an empty name or a timestamp that is not epoch seconds is a UsageError. */
+export function overridesFrom(flags: OverrideFlags): ConvertOverrides {
+  const o: ConvertOverrides = {};
+  const nonEmpty = (value: string | undefined, flag: string): string | undefined => {
+    if (value !== undefined && value.trim() === '')
+      throw new UsageError('usage.bad-option', `${flag} must not be empty`);
+    return value;
+  };
+  const set = <K extends keyof ConvertOverrides>(key: K, value: ConvertOverrides[K] | undefined): void => {
+    if (value !== undefined) o[key] = value;
+  };
+  set('sourceOrganizationName', nonEmpty(flags.sourceOrganizationName, '--source-organization-name'));
+  set('sourceOrganizationUrl', nonEmpty(flags.sourceOrganizationUrl, '--source-organization-url'));
+  set('evaluatorRelationship', flags.evaluatorRelationship);
+  set('collection', nonEmpty(flags.collection, '--collection'));
+  set('developer', nonEmpty(flags.developer, '--developer'));
+  set('modelId', nonEmpty(flags.modelId, '--model-id'));
+  set('deploymentType', flags.deploymentType);
+  set('modelAvailability', flags.modelAvailability);
+  if (flags.retrievedTimestamp !== undefined) {
+    const t = flags.retrievedTimestamp.trim();
+    if (!/^\d+(\.\d+)?$/.test(t))
+      throw new UsageError(
+        'usage.bad-option',
+        `--retrieved-timestamp expects Unix epoch seconds (e.g. 1767225600), got "${flags.retrievedTimestamp}"`,
+      );
+    o.retrievedTimestamp = t;
+  }
+  return o;
+}
