@@ -12,7 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { DataError, EvalkitError, IoError, UsageError } from '../errors.js';
 import { lineBoundaries } from '../io/jsonl.js';
 import { startWorker } from '../io/worker-thread.js';
-import { LineError, readJsonlBatches } from './read.js';
+import { LineError, parseJsonlLine, readJsonlLines } from './read.js';
 import type { ParallelOptions } from './types.js';
 
 /** Whole JSONL lines (each row's JSON text and a newline) and how many rows they hold. */
@@ -106,9 +106,11 @@ export async function* encodeRange(
   reuse?: { spares: ArrayBuffer[]; readBuffer: Buffer },
 ): AsyncGenerator<RowBlock> {
   const encoder = new BlockEncoder(BLOCK_BYTES, reuse?.spares);
-  for await (const batch of readJsonlBatches(path, range, stats, reuse?.readBuffer))
-    for (const { line, value } of batch) {
-      const done = encoder.add(map(value, line));
+  // Each line parsed just before it is mapped: parsed values do not outlive their row (a batch of parsed lines would
+  // survive the young generation's collections and be copied and promoted).
+  for await (const batch of readJsonlLines(path, range, stats, reuse?.readBuffer))
+    for (const l of batch) {
+      const done = encoder.add(map(parseJsonlLine(path, l), l.line));
       if (done) yield done;
     }
   const rest = encoder.take();
