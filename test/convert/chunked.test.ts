@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { convertPaths, isConvertFailure } from '../../src/convert/index.js';
 import type { ParallelOptions } from '../../src/convert/types.js';
+import { BlockEncoder } from '../../src/convert/row-blocks.js';
 import { writeConverted } from '../../src/convert/write.js';
 import { lineBoundaries } from '../../src/io/jsonl.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
@@ -152,4 +153,27 @@ test('a chunk cut that falls inside a multi-byte UTF-8 character moves to the ne
   const single = await convert([run.results], ONE_THREAD);
   assert.deepEqual(chunked.errors, []);
   assert.equal(treeDigest(chunked.root), treeDigest(single.root));
+});
+
+test('the block encoder: whole lines per block, lines longer than a block, multi-byte text, reused memory', () => {
+  const lines = ['{"a":1}', `{"t":"${'é😀'.repeat(40)}"}`, 'x'.repeat(300), '{}', `"${'中'.repeat(10)}"`];
+  const spare = new ArrayBuffer(64);
+  const encoder = new BlockEncoder(64, [spare]);
+  const blocks: Buffer[] = [];
+  const memory: ArrayBufferLike[] = [];
+  let rows = 0;
+  const keep = (b: { bytes: Buffer; rows: number } | undefined): void => {
+    if (!b) return;
+    blocks.push(Buffer.from(b.bytes));
+    memory.push(b.bytes.buffer);
+    rows += b.rows;
+    assert.equal(b.bytes[b.bytes.length - 1], 0x0a, 'a block ends with a whole line');
+  };
+  for (const l of lines) keep(encoder.add(l));
+  keep(encoder.take());
+  assert.equal(encoder.take(), undefined);
+  assert.equal(rows, lines.length);
+  assert.equal(memory[0], spare, 'the first block was written into the spare buffer');
+  assert.ok(blocks.length >= 3);
+  assert.equal(Buffer.concat(blocks).toString('utf8'), lines.map((l) => `${l}\n`).join(''));
 });
