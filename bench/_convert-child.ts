@@ -16,7 +16,9 @@ if (mode === 'convert') {
   const [root, ...paths] = args;
   let records = 0;
   let rows = 0;
-  for await (const item of convertPaths(paths)) {
+  // CONVERT_JOBS=1 converts in one thread (to compare with the worker pool).
+  const jobs = process.env.CONVERT_JOBS === undefined ? undefined : Number(process.env.CONVERT_JOBS);
+  for await (const item of convertPaths(paths, { parallel: { jobs } })) {
     if (isConvertFailure(item)) throw item.error;
     const outcome = await writeConverted(item, root, { force: true });
     records++;

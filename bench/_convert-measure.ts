@@ -14,10 +14,11 @@ export interface ChildFigures {
   [key: string]: unknown;
 }
 
-/** Runs `_convert-child.ts <mode> <args...>` (or another child script) and returns its figures. */
+/** Runs `_convert-child.ts <mode> <args...>` (or another child script; a `.mjs` one without tsx) and returns its figures. */
 export function runChild(args: string[], script = join(here, '_convert-child.ts')): Promise<ChildFigures> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, script, ...args], {
+    const loader = script.endsWith('.mjs') ? [] : ['--import', TSX];
+    const child = spawn(process.execPath, [...loader, script, ...args], {
       stdio: ['ignore', 'inherit', 'pipe'],
     });
     let err = '';

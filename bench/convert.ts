@@ -1,12 +1,18 @@
-// evalkit convert on a generated lm-eval run whose samples file is ≥ 500 MB (CONVERT_BENCH_MB to change): throughput
-// against splitting and JSON.parse'ing the same bytes, and peak RSS, each in a fresh child process.
+// evalkit convert on a generated lm-eval run whose samples file is ≥ 500 MB (CONVERT_BENCH_MB to change; rounds:
+// CONVERT_BENCH_ROUNDS): throughput against splitting and JSON.parse'ing the same bytes, by wall time and by CPU
+// time, and peak RSS, each in a fresh child process. The converter is the bundled CLI as shipped, with its worker
+// threads (--jobs auto) and in one thread (--jobs 1).
 // Targets (from the issue): ≥ 0.5× the JSON.parse baseline; peak RSS < 256 MB whatever the input size.
 // Other sources add their own file (bench/convert-inspect.ts: a 50,000-sample .eval) using _convert-measure.ts.
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { once } from 'node:events';
-import { compareWithBaseline } from './_convert-measure.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runChild, type ChildFigures } from './_convert-measure.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
 
 const TS = '2025-01-01T00-00-00.000000';
 const TASK = 'bench_task';
@@ -67,18 +73,70 @@ export async function generate(
   return { samples, bytes: statSync(samples).size, lines };
 }
 
+/** The CLI bundle as `npm run build` ships it (scripts/bundle.mjs, with its worker files). */
+async function cliBundle(): Promise<string> {
+  const { bundleCli } = (await import(pathToFileURL(join(root, 'scripts', 'bundle.mjs')).href)) as {
+    bundleCli(outdir: string): Promise<string>;
+  };
+  return bundleCli(join(here, '.data', 'bundle-convert'));
+}
+
+const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
+const median = (xs: number[]): number => sorted(xs)[xs.length >> 1];
+const range = (xs: number[], digits: number): string =>
+  `${sorted(xs)[0].toFixed(digits)}–${sorted(xs)[xs.length - 1].toFixed(digits)}`;
+
 export async function run(): Promise<void> {
   const mb = Number(process.env.CONVERT_BENCH_MB ?? 512);
+  const rounds = Number(process.env.CONVERT_BENCH_ROUNDS ?? 3);
   const dir = mkdtempSync(join(tmpdir(), 'evalkit-bench-convert-'));
   try {
+    const cli = await cliBundle();
     const { samples, bytes, lines } = await generate(join(dir), mb * 1024 * 1024);
-    console.log(`generated ${lines} lm-eval samples lines (${(bytes / 1024 / 1024).toFixed(0)} MB)`);
-    await compareWithBaseline({
-      label: 'lm-eval samples → EEE pair',
-      bytes,
-      baseline: ['parse-jsonl', samples],
-      convert: ['convert', join(dir, 'out'), join(dir, `results_${TS}.json`)],
-    });
+    const results = join(dir, `results_${TS}.json`);
+    const size = bytes / 1024 / 1024;
+    console.log(
+      `lm-eval samples → EEE pair: generated ${lines} samples lines (${size.toFixed(0)} MB); ${rounds} interleaved ` +
+        `rounds, each in a fresh process; the converter is the bundled CLI (\`evalkit convert --format json\`)`,
+    );
+    const variants = [
+      { label: 'evalkit convert (workers: --jobs auto)', jobs: 'auto' },
+      { label: 'evalkit convert --jobs 1 (one thread)', jobs: '1' },
+    ];
+    const base: ChildFigures[] = [];
+    const conv: ChildFigures[][] = variants.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      base.push(await runChild(['parse-jsonl', samples]));
+      for (let v = 0; v < variants.length; v++) {
+        const out = join(dir, `out-${r}-${v}`);
+        const args = [cli, 'convert', results, '-o', out, '--jobs', variants[v].jobs, '--format', 'json'];
+        conv[v].push(await runChild(args, join(here, '_convert-cli-child.mjs')));
+        rmSync(out, { recursive: true, force: true });
+      }
+    }
+    const wallRate = (f: ChildFigures): number => size / f.seconds;
+    const cpuRate = (f: ChildFigures): number => size / (f.cpuSeconds as number);
+    console.log(
+      `  baseline (split + JSON.parse of the same bytes): ${median(base.map(wallRate)).toFixed(0)} MB/s wall ` +
+        `(${range(base.map(wallRate), 0)}), ${median(base.map(cpuRate)).toFixed(0)} MB/s of CPU time, ` +
+        `peak RSS ${Math.max(...base.map((b) => b.maxRssMb)).toFixed(0)} MB`,
+    );
+    for (let v = 0; v < variants.length; v++) {
+      // Each round's conversion against the same round's baseline (a noisy moment hits both).
+      const wall = conv[v].map((c, r) => wallRate(c) / wallRate(base[r]));
+      const cpu = conv[v].map((c, r) => cpuRate(c) / cpuRate(base[r]));
+      const rss = conv[v].map((c) => c.maxRssMb);
+      console.log(
+        `  ${variants[v].label}: ${median(conv[v].map(wallRate)).toFixed(0)} MB/s wall = ` +
+          `${median(wall).toFixed(2)}× baseline (rounds ${range(wall, 2)}; target ≥ 0.5×); by CPU time ` +
+          `${median(cpu).toFixed(2)}× (${range(cpu, 2)}); peak RSS ${range(rss, 0)} MB (target < 256 MB); ` +
+          `${conv[v][0].rows} rows`,
+      );
+    }
+    console.log(
+      `  (wall time is what the target means; with N cores the workers can at most divide it by N. Load average ` +
+        `${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs.)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,7 +9,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Writes <outdir>/cli.mjs (exports `main`) and <outdir>/worker.js, the file parallel.ts starts next to itself. */
+/**
+ * Writes <outdir>/cli.mjs (exports `main`) and the worker files started next to it: worker.js (validate --jobs) and
+ * convert-worker.js (convert's chunked rows).
+ */
 export async function bundleCli(outdir = join(root, 'dist', 'bundle')) {
   const common = {
     bundle: true,
@@ -30,7 +33,15 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle')) {
     outdir,
     outExtension: { '.js': '.mjs' },
   });
-  await build({ ...common, entryPoints: { worker: join(root, 'src/validate/worker.ts') }, outdir });
+  await build({
+    ...common,
+    entryPoints: {
+      worker: join(root, 'src/validate/worker.ts'),
+      // convert's chunk worker (src/convert/row-blocks.ts starts it by this name, next to cli.mjs).
+      'convert-worker': join(root, 'src/convert/convert-worker.ts'),
+    },
+    outdir,
+  });
   return join(outdir, 'cli.mjs');
 }
 

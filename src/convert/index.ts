@@ -9,7 +9,13 @@ import { join, resolve } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from './registry.js';
-import type { ConvertedRecord, ConvertOverrides, SourceConverter, SourceId } from './types.js';
+import type {
+  ConvertedRecord,
+  ConvertOverrides,
+  ParallelOptions,
+  SourceConverter,
+  SourceId,
+} from './types.js';
 
 export * from './types.js';
 export { SOURCES, detectSource, sourceById, probePath } from './registry.js';
@@ -34,6 +40,8 @@ export interface ConvertPathsOptions {
   onSkip?: (path: string, reason: string) => void;
   /** Folders not to walk into (absolute paths), e.g. the output datastore when it lies inside an input folder. */
   exclude?: string[];
+  /** Worker threads for the rows of large JSONL files (lm-eval samples). */
+  parallel?: ParallelOptions;
 }
 
 /**
@@ -54,7 +62,7 @@ export async function* convertPaths(
 
   async function* run(source: SourceConverter, path: string): AsyncGenerator<ConvertItem> {
     try {
-      for await (const record of source.convert(path, { overrides })) {
+      for await (const record of source.convert(path, { overrides, parallel: options.parallel })) {
         const first = seen.get(record.aggregatePath);
         if (first !== undefined) {
           skip(record.sourcePath, `the same record as from ${first} (${record.aggregatePath})`);

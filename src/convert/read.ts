@@ -4,7 +4,7 @@
  * Every failure is a DataError (bad content) or an IoError (unreadable), naming the file.
  */
 import { DataError, IoError } from '../errors.js';
-import { readJsonlFile } from '../io/jsonl.js';
+import { readJsonlFile, type JsonlLine } from '../io/jsonl.js';
 import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { contentDigest } from './record.js';
@@ -51,35 +51,72 @@ export interface JsonlValue {
 }
 
 /**
- * The lines of a JSONL file, parsed, one batch per chunk read (memory: one chunk plus one line). A line that is not
- * JSON, or a last line cut short, is a DataError naming file and line.
+ * A DataError about one line of a file (`path:line: detail`) that keeps the line and the detail apart: a worker
+ * that read a byte range numbers lines within it, and the line in the file is put in their place (see
+ * row-blocks.ts). Its name is DataError, as for every other bad-content error.
  */
-export async function* readJsonlBatches(path: string): AsyncGenerator<JsonlValue[]> {
+export class LineError extends DataError {
+  readonly line: number;
+  readonly detail: string;
+  constructor(code: string, path: string, line: number, detail: string) {
+    super(code, `${path}:${line}: ${detail}`);
+    this.name = 'DataError';
+    this.line = line;
+    this.detail = detail;
+  }
+}
+
+/**
+ * The lines of a JSONL file (or of a byte range of it, lines then numbered from 1 within the range) as bytes, one
+ * batch per chunk read (memory: one chunk plus one line; a batch is valid until the next is asked for). An unreadable
+ * file is an IoError. `stats.lines` is set at the end to the number of lines read, blank ones included;
+ * `readBuffer`: read into it again and again (see readJsonlFile).
+ */
+export async function* readJsonlLines(
+  path: string,
+  range: { start?: number; end?: number } = {},
+  stats?: { lines: number },
+  readBuffer?: Buffer,
+): AsyncGenerator<JsonlLine[]> {
   try {
-    for await (const batch of readJsonlFile(path)) {
-      const out: JsonlValue[] = new Array(batch.length);
-      for (let i = 0; i < batch.length; i++) {
-        const l = batch[i];
-        if (l.tooLong)
-          throw new DataError('convert.bad-jsonl', `${path}:${l.line}: the line is too long to read`);
-        let value: unknown;
-        try {
-          value = JSON.parse(l.bytes.toString('utf8'));
-        } catch (error) {
-          throw new DataError(
-            'convert.bad-jsonl',
-            `${path}:${l.line}: not valid JSON (${(error as Error).message}); the file may be truncated or corrupted`,
-          );
-        }
-        out[i] = { line: l.line, value };
-      }
-      yield out;
-    }
+    yield* readJsonlFile(path, range, { stats, readBuffer });
   } catch (error) {
     if (error instanceof DataError) throw error;
     const e = error as NodeJS.ErrnoException;
     if (typeof e?.code === 'string') throw new IoError('io.read', `cannot read ${path}: ${e.message}`);
     throw error;
+  }
+}
+
+/** One line's JSON value; a line that is not JSON (or was too long to read) is a LineError naming file and line. */
+export function parseJsonlLine(path: string, l: JsonlLine): unknown {
+  if (l.tooLong) throw new LineError('convert.bad-jsonl', path, l.line, 'the line is too long to read');
+  try {
+    return JSON.parse(l.bytes.toString('utf8'));
+  } catch (error) {
+    throw new LineError(
+      'convert.bad-jsonl',
+      path,
+      l.line,
+      `not valid JSON (${(error as Error).message}); the file may be truncated or corrupted`,
+    );
+  }
+}
+
+/**
+ * The lines of a JSONL file (or of a byte range of it), parsed, one batch per chunk read. A line that is not JSON,
+ * or a last line cut short, is a LineError naming file and line (see readJsonlLines for the other arguments).
+ */
+export async function* readJsonlBatches(
+  path: string,
+  range: { start?: number; end?: number } = {},
+  stats?: { lines: number },
+): AsyncGenerator<JsonlValue[]> {
+  for await (const batch of readJsonlLines(path, range, stats)) {
+    const out: JsonlValue[] = new Array(batch.length);
+    for (let i = 0; i < batch.length; i++)
+      out[i] = { line: batch[i].line, value: parseJsonlLine(path, batch[i]) };
+    yield out;
   }
 }
 

@@ -532,6 +532,7 @@ export function convertedRecord(parts: {
   ids: RecordIds;
   aggregate: Obj;
   rows?: () => AsyncIterable<Obj>;
+  rowBlocks?: ConvertedRecord['rowBlocks'];
   report: FieldReport;
   notes?: string[];
 }): ConvertedRecord {
@@ -546,6 +547,7 @@ export function convertedRecord(parts: {
   if (parts.rows) {
     record.samplesPath = parts.ids.samplesPath;
     record.rows = parts.rows;
+    if (parts.rowBlocks) record.rowBlocks = parts.rowBlocks;
   }
   return record;
 }

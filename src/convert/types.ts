@@ -22,8 +22,19 @@ export interface ConvertOverrides {
   retrievedTimestamp?: string;
 }
 
+/** How rows from large JSONL files are converted on worker threads (see row-blocks.ts). All optional. */
+export interface ParallelOptions {
+  /** Worker threads (default: the machine's parallelism, at most 2, for memory); 1 converts in this thread. */
+  jobs?: number;
+  /** Files smaller than this are converted in this thread (default 32 MiB; one chunk when `jobs` is given). */
+  thresholdBytes?: number;
+  /** The byte range one worker task reads (default 1 MiB). */
+  chunkBytes?: number;
+}
+
 export interface ConvertOptions {
   overrides: ConvertOverrides;
+  parallel?: ParallelOptions;
 }
 
 /** What happened to one source field: mapped to a record field, inferred, kept in additional_details, or not mapped. */
@@ -53,6 +64,13 @@ export interface ConvertedRecord {
   samplesPath?: string;
   /** The instance rows (EEE 0.3.0 instance objects), streamed from the source; iterate it once. */
   rows?: () => AsyncIterable<Record<string, unknown>>;
+  /**
+   * The same rows already serialised: blocks of whole JSONL lines, byte for byte what the writer makes of `rows`
+   * (one `JSON.stringify(row)` and a newline each). Offered by sources that can make them faster (on worker
+   * threads); the writer uses them when present. A block's bytes are valid until the next block is requested
+   * (their memory may be reused).
+   */
+  rowBlocks?: () => AsyncIterable<{ bytes: Buffer; rows: number }>;
   /** Every source field's fate (the per-source report). */
   fields: FieldFate[];
   /** Things a reader must know (e.g. "the run did not finish: status cancelled"). */

@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
+import { BlockEncoder, type RowBlock } from './row-blocks.js';
 import type { ConvertedRecord } from './types.js';
 
 export interface WriteOptions {
@@ -31,9 +32,6 @@ export interface WriteOutcome {
   exists?: boolean;
 }
 
-/** Rows are gathered into blocks of about this many bytes before each write. */
-const BLOCK_BYTES = 1 << 20;
-
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(
     () => true,
@@ -54,31 +52,34 @@ export function aggregateText(aggregate: Record<string, unknown>): string {
   return `${JSON.stringify(aggregate, null, 2)}\n`;
 }
 
-/** Streams rows into an open file; returns the row count and sha256. */
+/** The record's rows as blocks of JSONL bytes: the source's own blocks, or its rows serialised here. */
+async function* blocksOf(record: ConvertedRecord): AsyncGenerator<RowBlock> {
+  if (record.rowBlocks) {
+    yield* record.rowBlocks();
+    return;
+  }
+  if (!record.rows) return;
+  const encoder = new BlockEncoder();
+  for await (const row of record.rows()) {
+    const done = encoder.add(JSON.stringify(row));
+    if (done) yield done;
+  }
+  const rest = encoder.take();
+  if (rest) yield rest;
+}
+
+/** Streams the rows into an open file, the sha256 updated with each block as it is written; row count and sha256. */
 async function streamRows(
-  rows: AsyncIterable<Record<string, unknown>>,
+  record: ConvertedRecord,
   handle: FileHandle | undefined,
 ): Promise<{ totalRows: number; checksum: string }> {
   const hash = createHash('sha256');
   let totalRows = 0;
-  let block: string[] = [];
-  let blockBytes = 0;
-  const flush = async (): Promise<void> => {
-    if (block.length === 0) return;
-    const buf = Buffer.from(block.join(''), 'utf8');
-    block = [];
-    blockBytes = 0;
-    hash.update(buf);
-    if (handle) await handle.write(buf);
-  };
-  for await (const row of rows) {
-    const line = `${JSON.stringify(row)}\n`;
-    block.push(line);
-    blockBytes += line.length;
-    totalRows++;
-    if (blockBytes >= BLOCK_BYTES) await flush();
+  for await (const block of blocksOf(record)) {
+    hash.update(block.bytes);
+    totalRows += block.rows;
+    if (handle) await handle.write(block.bytes);
   }
-  await flush();
   return { totalRows, checksum: hash.digest('hex') };
 }
 
@@ -104,7 +105,7 @@ export async function writeConverted(
   const samplesPath = record.rows && record.samplesPath ? join(root, record.samplesPath) : undefined;
 
   if (options.dryRun) {
-    const totalRows = record.rows ? (await streamRows(record.rows(), undefined)).totalRows : 0;
+    const totalRows = record.rows ? (await streamRows(record, undefined)).totalRows : 0;
     const there = (await exists(aggregatePath)) || (samplesPath !== undefined && (await exists(samplesPath)));
     return { status: 'planned', aggregatePath, samplesPath, totalRows, exists: there };
   }
@@ -125,7 +126,7 @@ export async function writeConverted(
       temps.push(samplesTemp);
       const handle = await open(samplesTemp, 'w');
       try {
-        ({ totalRows, checksum } = await streamRows(record.rows(), handle));
+        ({ totalRows, checksum } = await streamRows(record, handle));
         await handle.sync();
       } finally {
         await handle.close();

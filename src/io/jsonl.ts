@@ -2,7 +2,8 @@
  * Streaming JSONL: splits a byte stream into lines without ever holding more than one chunk plus one partial line.
  * Handles LF and CRLF, a last line without a newline, and numbers lines from 1 (blank lines count but are skipped).
  */
-import { createRegularReadStream } from './regular-file.js';
+import { open } from 'node:fs/promises';
+import { createRegularReadStream, openRegularFile } from './regular-file.js';
 
 export interface JsonlLine {
   /** 1-based line number in the file (or, for a byte range, within the range). */
@@ -18,6 +19,11 @@ export interface LineReaderOptions {
   maxLineBytes?: number;
   /** Filled in at the end: the number of lines read, blank ones included (a last line without newline counts). */
   stats?: { lines: number };
+  /**
+   * Read into this buffer, again and again, instead of a new one per read: a worker that reads range after range
+   * leaves no garbage behind. Lines are then valid until the next batch is requested.
+   */
+  readBuffer?: Buffer;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
@@ -108,16 +114,66 @@ export function countNewlines(b: Buffer): number {
   return n;
 }
 
+/** The bytes of [start, end) of a file, read into one reused buffer (each piece valid until the next is asked for). */
+async function* readInto(path: string, range: { start?: number; end?: number }, buffer: Buffer) {
+  const handle = await openRegularFile(path);
+  try {
+    let pos = range.start ?? 0;
+    const end = range.end ?? Infinity;
+    while (pos < end) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, end - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Reads a file (or a byte range [start, end) of it) as batches of lines. */
 export function readJsonlFile(
   path: string,
   range: { start?: number; end?: number } = {},
   options: LineReaderOptions = {},
 ): AsyncGenerator<JsonlLine[]> {
+  if (options.readBuffer) return splitLines(readInto(path, range, options.readBuffer), options);
   const stream = createRegularReadStream(path, {
     start: range.start,
     end: range.end === undefined ? undefined : range.end - 1,
     highWaterMark: 1024 * 1024,
   });
   return splitLines(stream, options);
+}
+
+/**
+ * Cut offsets for reading a file as `pieces` byte ranges of whole lines: 0, then the offset just after the first
+ * newline at or after each even cut, then the size (fewer pieces when lines are longer than a piece).
+ */
+export async function lineBoundaries(absPath: string, size: number, pieces: number): Promise<number[]> {
+  const handle = await open(absPath, 'r');
+  const cuts = [0];
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    for (let k = 1; k < pieces; k++) {
+      let pos = Math.max(Math.floor((size * k) / pieces), cuts[cuts.length - 1]);
+      let found = -1;
+      while (pos < size) {
+        const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+        if (nl !== -1) {
+          found = pos + nl + 1;
+          break;
+        }
+        pos += bytesRead;
+      }
+      if (found === -1 || found >= size) break;
+      if (found > cuts[cuts.length - 1]) cuts.push(found);
+    }
+  } finally {
+    await handle.close();
+  }
+  cuts.push(size);
+  return cuts;
 }

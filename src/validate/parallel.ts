@@ -3,10 +3,11 @@
  * end just after a newline; each task numbers lines from 1 within its range and reports how many lines it read, so
  * the results are renumbered here. Workers send back diagnostics and counts, not documents.
  */
-import { open } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { RowCheckContext, RowCheckResult } from '../checks/eee-tree.js';
 import { IoError } from '../errors.js';
+import { lineBoundaries } from '../io/jsonl.js';
+import { startWorker } from '../io/worker-thread.js';
 import type { EngineOptions } from './engine.js';
 import { emptyFileResult, type FileResult } from './file.js';
 import { runTask } from './task.js';
@@ -41,49 +42,6 @@ export interface ParallelFile {
 
 /** JSONL files above this size are split into ranges. */
 export const DEFAULT_RANGE_BYTES = 16 * 1024 * 1024;
-
-/** Offsets just after the first newline at or after each cut, so that ranges hold whole lines. */
-async function lineBoundaries(absPath: string, size: number, pieces: number): Promise<number[]> {
-  const handle = await open(absPath, 'r');
-  const cuts = [0];
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    for (let k = 1; k < pieces; k++) {
-      let pos = Math.max(Math.floor((size * k) / pieces), cuts[cuts.length - 1]);
-      let found = -1;
-      while (pos < size) {
-        const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
-        if (bytesRead === 0) break;
-        const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
-        if (nl !== -1) {
-          found = pos + nl + 1;
-          break;
-        }
-        pos += bytesRead;
-      }
-      if (found === -1 || found >= size) break;
-      if (found > cuts[cuts.length - 1]) cuts.push(found);
-    }
-  } finally {
-    await handle.close();
-  }
-  cuts.push(size);
-  return cuts;
-}
-
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    // Workers inherit this process's Node options; --input-type (from `node -e`) is refused for a worker file.
-    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
-    return new Worker(new URL('./worker.js', import.meta.url), { execArgv });
-  }
-  // Running from source: Node 20 does not pass tsx's loader to workers, so the worker registers it first.
-  const source = new URL('./worker.ts', import.meta.url).href;
-  // Resolved here (next to the project's node_modules), not from the worker's working directory.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(source)}); });`;
-  return new Worker(boot, { eval: true });
-}
 
 /**
  * Validates files with `jobs` workers and returns one result per file, in the order given, with line numbers as in
@@ -162,7 +120,7 @@ export async function validateInWorkers(
   };
   await Promise.all([
     ...Array.from({ length: helpers }, () => {
-      const worker = startWorker();
+      const worker = startWorker(import.meta.url, 'worker');
       workers.push(worker);
       return inWorker(worker);
     }),

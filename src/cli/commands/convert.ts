@@ -6,7 +6,7 @@ import type { ConvertedRecord, FieldFate, SourceId } from '../../convert/types.j
 import { writeConverted, type WriteOutcome } from '../../convert/write.js';
 import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
-import { json, resolvePath } from '../options.js';
+import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
 
@@ -16,6 +16,7 @@ interface ConvertFlags extends OverrideFlags {
   force?: boolean;
   dryRun?: boolean;
   format: 'text' | 'json';
+  jobs: string;
 }
 
 interface RecordReport {
@@ -96,7 +97,13 @@ export const convertCommand: CommandModule = {
           .default('auto'),
       )
       .option('--force', 'replace existing files that differ')
-      .option('--dry-run', 'print the plan (which record, from which source, to where) and write nothing');
+      .option('--dry-run', 'print the plan (which record, from which source, to where) and write nothing')
+      .option(
+        '-j, --jobs <n>',
+        'worker threads for large JSONL inputs (lm-eval samples files, cut into 1 MiB byte ranges), or auto: one ' +
+          'per CPU (at most 2) for files of 32 MiB or more. 1 converts in this thread only. The output is the same bytes',
+        'auto',
+      );
     addOverrideOptions(command)
       .addOption(
         new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
@@ -104,6 +111,7 @@ export const convertCommand: CommandModule = {
       .action((paths: string[], flags: ConvertFlags) =>
         run(async () => {
           const overrides = overridesFrom(flags);
+          const jobs = flags.jobs === 'auto' ? undefined : optionalInteger(flags.jobs, '--jobs', 1);
           const root = resolvePath(io.cwd, flags.output);
           // The shared output guard: the datastore root is neither an input nor a file, nor under one.
           if (!flags.dryRun) checkOutputs({ inputs: paths, folders: [flags.output], cwd: io.cwd });
@@ -114,7 +122,7 @@ export const convertCommand: CommandModule = {
           let rowsSeen = 0;
           const counted = (record: ConvertedRecord): ConvertedRecord => {
             if (!record.rows) return record;
-            const rows = record.rows;
+            const { rows, rowBlocks } = record;
             const label = `rows ${record.sourcePath}`;
             return {
               ...record,
@@ -125,6 +133,15 @@ export const convertCommand: CommandModule = {
                   yield row;
                 }
               },
+              ...(rowBlocks && {
+                rowBlocks: async function* () {
+                  for await (const block of rowBlocks()) {
+                    rowsSeen += block.rows;
+                    progress.update(rowsSeen, 0, label);
+                    yield block;
+                  }
+                },
+              }),
             };
           };
           const absolute = paths.map((p) => resolvePath(io.cwd, p));
@@ -145,6 +162,7 @@ export const convertCommand: CommandModule = {
               from: flags.from,
               overrides,
               exclude: [root],
+              parallel: { jobs },
               onSkip: (path, reason) => skipped.push({ path: shown(path), reason: unresolved(reason) }),
             })) {
               if (isConvertFailure(item)) {

@@ -12,7 +12,8 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { metricFacts } from '../metric-facts.js';
-import { isObject, readJsonSource, readJsonlBatches } from '../read.js';
+import { isObject, LineError, readJsonSource, readJsonlBatches } from '../read.js';
+import { rowBlocksOf, type RowBlock } from '../row-blocks.js';
 import {
   buildAggregate,
   buildModel,
@@ -504,38 +505,90 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     hasRows: samples.length > 0,
   });
 
-  const makeRow = rowMaker(ids.evaluationId, model.id);
-  const knownIds = results.ids;
+  const knownIds = [...results.ids];
+  const rowContext = (s: SamplesFile): LmEvalRowContext => ({
+    task: s.task,
+    path: s.path,
+    taskConfig: configs[s.task],
+    knownIds,
+    taskResultIds: resultIdsByTask.get(s.task) ?? [],
+    evaluationId: ids.evaluationId,
+    modelId: model.id,
+  });
   const rows =
     samples.length === 0
       ? undefined
       : async function* (): AsyncGenerator<Obj> {
           for (const s of samples) {
-            const taskConfig = configs[s.task];
+            const map = lmEvalRowMapper(rowContext(s));
             for await (const batch of readJsonlBatches(s.path))
-              for (const { line, value } of batch) {
-                if (!isObject(value))
-                  throw new DataError(
-                    'convert.lm-eval.sample',
-                    `${s.path}:${line}: a samples line must be a JSON object`,
-                  );
-                yield makeRow(
-                  sampleRow(s, value, line, taskConfig, knownIds, resultIdsByTask.get(s.task) ?? []),
-                );
-              }
+              for (const { line, value } of batch) yield map(value, line);
+          }
+        };
+  // The same rows as JSONL bytes, a large samples file cut into ranges that worker threads convert.
+  const rowBlocks =
+    samples.length === 0
+      ? undefined
+      : async function* (): AsyncGenerator<RowBlock> {
+          for (const s of samples) {
+            const context = rowContext(s);
+            yield* rowBlocksOf(
+              { source: 'lm-eval', path: s.path, context },
+              () => lmEvalLineMapper(context),
+              options.parallel,
+            );
           }
         };
   if (samples.length > 0)
     notes.push(
       'instance rows: one per samples line, scored by its first metric (metrics[0]); the other per-sample metric values are in the row metadata',
     );
-  return convertedRecord({ source: 'lm-eval', sourcePath: path, ids, aggregate, rows, report, notes });
+  return convertedRecord({
+    source: 'lm-eval',
+    sourcePath: path,
+    ids,
+    aggregate,
+    rows,
+    rowBlocks,
+    report,
+    notes,
+  });
 }
 
 interface SamplesFile {
   task: string;
   path: string;
   file: string;
+}
+
+/** What turning the lines of one samples file into rows needs, as plain data (a worker thread receives it). */
+export interface LmEvalRowContext {
+  task: string;
+  path: string;
+  taskConfig: unknown;
+  /** Every evaluation_result_id of the record. */
+  knownIds: string[];
+  /** The evaluation_result_ids of this task. */
+  taskResultIds: string[];
+  evaluationId: string;
+  modelId: string;
+}
+
+/** A samples line (parsed; its line number) → the EEE instance row. */
+export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: number) => Obj {
+  const makeRow = rowMaker(c.evaluationId, c.modelId);
+  const known = new Set(c.knownIds);
+  return (value, line) => {
+    if (!isObject(value))
+      throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
+    return makeRow(sampleRow(c, value, line, c.taskConfig, known, c.taskResultIds));
+  };
+}
+
+/** A samples line → the row's JSONL text (what the writer writes for it). */
+export function lmEvalLineMapper(c: LmEvalRowContext): (value: unknown, line: number) => string {
+  const map = lmEvalRowMapper(c);
+  return (value, line) => JSON.stringify(map(value, line));
 }
 
 async function samplesFiles(
@@ -563,19 +616,24 @@ async function samplesFiles(
   return out;
 }
 
+/** Keys in the order of the number in them (`arg_2` before `arg_10`); a stable sort, numbers computed once. */
+function byNumberInKey(keys: string[]): string[] {
+  if (keys.length < 2) return keys;
+  return keys
+    .map((k) => ({ k, n: Number(k.replace(/\D/g, '')) }))
+    .sort((a, b) => a.n - b.n)
+    .map((e) => e.k);
+}
+
 /** `arguments` as a list of argument lists (0.4.x writes `{gen_args_0: {arg_0, arg_1}}`, earlier lists). */
 function argumentLists(args: unknown): unknown[][] {
   if (Array.isArray(args)) return args.map((a) => (Array.isArray(a) ? a : [a]));
   if (isObject(args))
-    return Object.keys(args)
-      .sort((a, b) => Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')))
-      .map((k) => {
-        const a = args[k];
-        if (!isObject(a)) return [a];
-        return Object.keys(a)
-          .sort((x, y) => Number(x.replace(/\D/g, '')) - Number(y.replace(/\D/g, '')))
-          .map((x) => a[x]);
-      });
+    return byNumberInKey(Object.keys(args)).map((k) => {
+      const a = args[k];
+      if (!isObject(a)) return [a];
+      return byNumberInKey(Object.keys(a)).map((x) => a[x]);
+    });
   return [];
 }
 
@@ -585,8 +643,21 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringif
 const isLoglikelihood = (v: unknown): v is unknown[] =>
   Array.isArray(v) && v.length === 2 && !Number.isNaN(Number(v[0])) && typeof v[0] !== 'object';
 
+/** A per-sample metric value as a number (booleans as 1/0), or undefined. */
+const numeric = (v: unknown): number | undefined =>
+  typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+
+/** `resps.flat().map(text)` without the intermediate array. */
+function flatTexts(list: unknown[]): string[] {
+  const out: string[] = [];
+  for (const item of list)
+    if (Array.isArray(item)) for (const x of item) out.push(text(x));
+    else out.push(text(item));
+  return out;
+}
+
 function sampleRow(
-  s: SamplesFile,
+  s: { task: string; path: string },
   line: Obj,
   lineNo: number,
   taskConfig: unknown,
@@ -614,16 +685,14 @@ function sampleRow(
     ? line.metrics.filter((m): m is string => typeof m === 'string')
     : Object.keys(line).filter((k) => !SAMPLE_KEYS.has(k));
   const filter = typeof line.filter === 'string' ? line.filter : 'none';
-  const numeric = (v: unknown): number | undefined =>
-    typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' && Number.isFinite(v) ? v : undefined;
   const scored = metricNames.find((m) => numeric(line[m]) !== undefined);
   const metadata: Obj = { doc_id: line.doc_id, filter };
   for (const k of ['doc_hash', 'prompt_hash', 'target_hash'])
     if (line[k] !== undefined) metadata[k] = line[k];
   for (const m of metricNames) if (m !== scored && line[m] !== undefined) metadata[`metric.${m}`] = line[m];
   if (line.doc !== undefined) metadata.doc = line.doc;
-  for (const [k, v] of Object.entries(line))
-    if (!SAMPLE_KEYS.has(k) && !metricNames.includes(k)) metadata[k] = v;
+  for (const k in line)
+    if (Object.hasOwn(line, k) && !SAMPLE_KEYS.has(k) && !metricNames.includes(k)) metadata[k] = line[k];
 
   let score = 0;
   let isCorrect = false;
@@ -644,9 +713,11 @@ function sampleRow(
   }
   resultId ??= taskResultIds.find((id) => id.endsWith(`,${filter}`)) ?? taskResultIds[0];
   if (resultId === undefined)
-    throw new DataError(
+    throw new LineError(
       'convert.lm-eval.sample',
-      `${s.path}:${lineNo}: task ${s.task} has no result to attach the row to`,
+      s.path,
+      lineNo,
+      `task ${s.task} has no result to attach the row to`,
     );
 
   let extracted: string;
@@ -663,7 +734,7 @@ function sampleRow(
     evaluationResultId: resultId,
     sampleId,
     input: { raw, reference, ...(choices ? { choices } : {}) },
-    output: { raw: resps.flat().map(text) },
+    output: { raw: flatTexts(resps) },
     answerAttribution: [
       {
         turn_idx: 0,
