@@ -153,6 +153,15 @@ EXPECTED.store = [
 ];
 EXPECTED.view = ['exportStaticSite', 'isLoopback', 'startViewServer'];
 EXPECTED.survey = [
+  // survey export and the sidecar
+  'EXPORT_TARGETS',
+  'exportSurvey',
+  'mappingRows',
+  'mappingSidecarPath',
+  'planSurvey',
+  'questionText',
+  'readMappingSidecar',
+  'writeMappingSidecar',
   // survey import
   'DEFAULT_SURVEYMONKEY_BASE_URL',
   'IMPORT_SOURCES',

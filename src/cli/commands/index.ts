@@ -23,6 +23,7 @@ import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
 import { leaderboardCommand } from './leaderboard.js';
 import { compareCommand } from './compare.js';
+import { surveyExportCommand } from './survey-export.js';
 import { surveyImportCommand } from './survey-import.js';
 import type { CommandModule } from '../context.js';
 
@@ -52,6 +53,7 @@ export const commandModules: CommandModule[] = [
   leaderboardCommand,
   compareCommand,
   exportCommand,
+  surveyExportCommand,
   surveyImportCommand,
   viewCommand,
 ];
