@@ -16,6 +16,7 @@ import { CSV_COLUMNS } from '../../src/survey/export/csv.js';
 import { exportSurvey } from '../../src/survey/export/index.js';
 import { readMappingSidecar } from '../../src/survey/mapping.js';
 import { cli } from '../checks/cli-inproc.js';
+import { projectRoot } from '../helpers/shared.js';
 import {
   ABSTAIN,
   BAD,
@@ -379,3 +380,38 @@ function checkAnalysts(doc: any, expected: Record<string, string[]>): void {
     );
   }
 }
+
+test('the examples in examples/survey are what survey export writes today', async () => {
+  const dir = tempDir();
+  const bench = join(projectRoot, 'examples/infereval/benchmark.json');
+  const runs: [string, string[]][] = [
+    ['ferry.qsf', ['--to', 'qualtrics-qsf', '--title', 'Ferry and lawn: analyst survey']],
+    [
+      'ferry.gs',
+      [
+        '--to',
+        'google-forms-gas',
+        '--question-form',
+        'coherence',
+        '--coherence-frame',
+        'defeasible-coherence-explicit-v1',
+      ],
+    ],
+    ['ferry-items.csv', ['--to', 'csv', '--no-include-rationales']],
+  ];
+  for (const [name, args] of runs) {
+    const r = await cli(['survey', 'export', bench, ...args, '-o', join(dir, name)]);
+    assert.equal(r.code, 0, r.stderr);
+    for (const file of [name, `${name}.mapping.json`])
+      assert.equal(
+        readFileSync(join(dir, file), 'utf8'),
+        readFileSync(join(projectRoot, 'examples/survey', file), 'utf8'),
+        `examples/survey/${file} is stale: run the export again`,
+      );
+  }
+  // The hand-written Qualtrics responses example answers the survey in ferry.qsf: the same sidecar.
+  assert.equal(
+    readFileSync(join(projectRoot, 'examples/survey/ferry.qsf.mapping.json'), 'utf8'),
+    readFileSync(join(projectRoot, 'examples/survey/ferry.qualtrics-responses.csv.mapping.json'), 'utf8'),
+  );
+});

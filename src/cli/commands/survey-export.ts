@@ -48,16 +48,14 @@ export const surveyExportCommand: CommandModule = {
           'Each item is one required multiple-choice question (its header, the premises and conclusion, three ' +
           'choices) and, unless --no-include-rationales, an optional text question for the reason. The survey ' +
           'starts with a free-text question on the respondent\u2019s expertise.\n\n' +
-          '  --question-form support    "is the conclusion a good diagnostic inference, a bad one, or can you not ' +
-          'judge?" Good / Bad / Abstain; single-conclusion items only.\n' +
-          '  --question-form coherence  the frame\u2019s survey header and the commit/deny position the model is ' +
-          'shown; Coherent / Incoherent / Unclear; any number of conclusions. Frame: --coherence-frame, else the ' +
-          "benchmark's coherence_frame_id, else thin-v1.\n\n" +
-          'Targets:\n' +
-          '  qualtrics-qsf     a .qsf file; columns of the response CSV are the item tags (item ids made CSV-safe)\n' +
-          '  google-forms-gas  an Apps Script that creates the form in your Google account (items are not shuffled: ' +
-          'Google Forms cannot shuffle part of a form)\n' +
-          '  csv               one row per item, to build the survey by hand in another tool (e.g. SurveyMonkey)\n\n' +
+          'Question forms. support: "is the conclusion a good diagnostic inference, a bad one, or can you not ' +
+          'judge?", Good / Bad / Abstain, single-conclusion items only. coherence: the frame\u2019s survey header ' +
+          'and the commit/deny position the model is shown, Coherent / Incoherent / Unclear, any number of ' +
+          "conclusions; the frame is --coherence-frame, else the benchmark's coherence_frame_id, else thin-v1.\n\n" +
+          'Targets. qualtrics-qsf: a .qsf file; the response CSV\u2019s columns are the item tags (item ids made ' +
+          'CSV-safe). google-forms-gas: an Apps Script that creates the form in your Google account (items keep ' +
+          'their order: Google Forms cannot shuffle part of a form). csv: one row per item, to build the survey by ' +
+          'hand in another tool (e.g. SurveyMonkey).\n\n' +
           'The sidecar is always written (the reference skipped it for default-frame Qualtrics exports): it records ' +
           'the question form and frame so an import under another frame is refused. Both files are written ' +
           'atomically; existing files are not replaced without --force.\n\n' +
