@@ -19,6 +19,7 @@ import { queryCommand } from './query.js';
 import { exportCommand } from './export.js';
 import { modelCommand } from './model.js';
 import { describeCommand } from './describe.js';
+import { bearersImportCommand } from './bearers-import.js';
 import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
 import { leaderboardCommand } from './leaderboard.js';
@@ -37,6 +38,7 @@ export const commandModules: CommandModule[] = [
   evaluateCommand,
   sweepCommand,
   describeCommand,
+  bearersImportCommand,
   metricsCommand,
   retestCommand,
   compareRunsCommand,
