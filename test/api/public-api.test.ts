@@ -24,6 +24,7 @@ const EXPECTED: Record<string, string[]> = {
   formats: [
     'BENCHMARK_FIELD_SET',
     'SAMPLE_HASH_RECIPES',
+    'bearersImport',
     'benchOutputType',
     'benchmarkHash',
     'checkInfereval',

@@ -9,7 +9,8 @@
  *
  * `itemViolations` checks each item against them (the reference leaves this to the item generator; here every
  * rule an item breaks is reported, naming the item):
- * - `bearers.copresence-unsaturated`: the premises carry a tier of some families of a `@copresent` rule but not all;
+ * - `bearers.copresence-unsaturated`: the premises carry a tier of some families of a `@copresent` rule but not all
+ *   (items with no conclusion are exempt: they are the compiler's own exclusivity sequents, which name one family);
  * - `bearers.exclusive-tiers`: the premises hold two tiers of one family while the item asks about a conclusion (an
  *   item with no conclusion is the exclusivity sequent itself, and fine);
  * - `bearers.entailment-contradicted`: the premises hold `a` of `@entails a -> b` and another tier of b's family.
@@ -71,7 +72,7 @@ export function itemViolations(
       const f = familyOf.get(p);
       if (f !== undefined) present.set(f, [...(present.get(f) ?? []), p]);
     }
-    for (const rule of compiled.admissibility) {
+    for (const rule of conclusions.length > 0 ? compiled.admissibility : []) {
       const carried = rule.families.filter((f) => present.has(f));
       if (carried.length > 0 && carried.length < rule.families.length) {
         const missing = rule.families.filter((f) => !present.has(f));
