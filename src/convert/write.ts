@@ -6,11 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
 import type { ConvertedRecord } from './types.js';
+import { pathExists } from '../io/files.js';
 
 export interface WriteOptions {
   /** Replace existing files that differ. */
@@ -31,12 +32,6 @@ export interface WriteOutcome {
   /** Dry run: whether a file already exists at the target. */
   exists?: boolean;
 }
-
-const exists = (path: string): Promise<boolean> =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 const tempBeside = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -106,7 +101,8 @@ export async function writeConverted(
 
   if (options.dryRun) {
     const totalRows = record.rows ? (await streamRows(record, undefined)).totalRows : 0;
-    const there = (await exists(aggregatePath)) || (samplesPath !== undefined && (await exists(samplesPath)));
+    const there =
+      (await pathExists(aggregatePath)) || (samplesPath !== undefined && (await pathExists(samplesPath)));
     return { status: 'planned', aggregatePath, samplesPath, totalRows, exists: there };
   }
 
@@ -145,8 +141,8 @@ export async function writeConverted(
     }
     const text = aggregateText(aggregate);
 
-    const aggregateThere = await exists(aggregatePath);
-    const samplesThere = samplesPath !== undefined && (await exists(samplesPath));
+    const aggregateThere = await pathExists(aggregatePath);
+    const samplesThere = samplesPath !== undefined && (await pathExists(samplesPath));
     let status: WriteOutcome['status'] = 'written';
     if (aggregateThere || samplesThere) {
       const sameAggregate = aggregateThere && (await readFile(aggregatePath, 'utf8')) === text;

@@ -11,6 +11,13 @@ import { describeFileKind } from './file-kind.js';
 export const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.hg', '.svn']);
 
 /** Extensions read when a directory is walked. */
+/** True when something exists at the path (a file, a folder, a link). */
+export const pathExists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
 export const DATA_EXTENSIONS = ['.json', '.jsonl', '.ndjson'];
 
 export function isJsonlPath(path: string): boolean {

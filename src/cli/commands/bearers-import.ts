@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { access } from 'node:fs/promises';
+import { pathExists } from '../../io/files.js';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -54,11 +54,7 @@ export const bearersImportCommand: CommandModule = {
           const inputs = [resolvePath(io.cwd, bearers), resolvePath(io.cwd, items)];
           if (output !== undefined) {
             checkOutputs({ inputs, files: [output], cwd: io.cwd });
-            const there = await access(output).then(
-              () => true,
-              () => false,
-            );
-            if (there && !flags.force)
+            if ((await pathExists(output)) && !flags.force)
               throw new UsageError(
                 'bearers.output-exists',
                 `${flags.output} exists (pass --force to overwrite it)`,

@@ -1,5 +1,4 @@
 import { Option } from 'commander';
-import { access } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -10,6 +9,7 @@ import { mappingSidecarPath, writeMappingSidecar, type QuestionForm } from '../.
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 import { surveyGroup } from './survey-group.js';
+import { pathExists } from '../../io/files.js';
 
 interface ExportFlags {
   to: ExportTarget;
@@ -23,12 +23,6 @@ interface ExportFlags {
   force?: boolean;
   format: 'text' | 'json';
 }
-
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
 
 const NEXT_STEP: Record<ExportTarget, string> = {
   'qualtrics-qsf': 'import it in Qualtrics (Create project → Survey → From a file)',
@@ -104,7 +98,7 @@ export const surveyExportCommand: CommandModule = {
               [output, flags.output],
               [sidecar, mappingSidecarPath(flags.output)],
             ])
-              if (await exists(path))
+              if (await pathExists(path))
                 throw new UsageError('survey.output-exists', `${shown} exists (pass --force to replace it)`);
           const { benchmark: parsed } = await readBenchmarkDocument(benchmarkPath);
           const result = exportSurvey(parsed, {

@@ -1,5 +1,4 @@
 import { Option } from 'commander';
-import { access } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import { EvalkitError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
@@ -18,6 +17,7 @@ import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 import { createProgress } from '../output/progress.js';
 import { surveyGroup } from './survey-group.js';
+import { pathExists } from '../../io/files.js';
 
 interface ImportFlags {
   from: ImportSource;
@@ -55,12 +55,6 @@ function withHint(error: unknown): unknown {
   const Kind = error.constructor as new (code: string, message: string) => EvalkitError;
   return new Kind(error.code, `${error.message} (${HINTS[error.code]})`);
 }
-
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
 
 function renderText(s: SurveyImportSummary, output: string): string {
   const lines: string[] = [];
@@ -174,7 +168,7 @@ export const surveyImportCommand: CommandModule = {
             files: [output],
             cwd: io.cwd,
           });
-          if (!flags.force && (await exists(output)))
+          if (!flags.force && (await pathExists(output)))
             throw new UsageError(
               'survey.output-exists',
               `${flags.output} exists (pass --force to overwrite it)`,

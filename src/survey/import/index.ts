@@ -4,7 +4,6 @@
  * respondent, and check the result as `evalkit validate` would. Returns the new benchmark's text and a summary;
  * writing it is the caller's (the CLI writes atomically after its output checks).
  */
-import { access } from 'node:fs/promises';
 import { DataError, UsageError } from '../../errors.js';
 import { inferevalBenchmarkType } from '../../formats/infereval/document-types.js';
 import { benchmarkHash } from '../../formats/infereval/hash.js';
@@ -26,6 +25,7 @@ import { parseGoogleFormsCsv } from './google-forms-csv.js';
 import { parseQualtricsCsv } from './qualtrics-csv.js';
 import { SurveyMonkeyClient, surveyMonkeyRespondents, type SurveyMonkeyOptions } from './surveymonkey-api.js';
 import { parseSurveyMonkeyCsv } from './surveymonkey-csv.js';
+import { pathExists } from '../../io/files.js';
 
 export const IMPORT_SOURCES = [
   'qualtrics-csv',
@@ -87,13 +87,6 @@ export interface SurveyImportResult {
   summary: SurveyImportSummary;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** The sidecar path the import uses: the one given, else `<responses>.mapping.json` when it exists. */
 export async function findMappingSidecar(
   options: Pick<SurveyImportOptions, 'mapping' | 'responses' | 'from'>,
@@ -101,7 +94,7 @@ export async function findMappingSidecar(
   if (options.mapping !== undefined) return options.mapping;
   if (options.from === 'surveymonkey-api') return null;
   const beside = mappingSidecarPath(options.responses);
-  return (await exists(beside)) ? beside : null;
+  return (await pathExists(beside)) ? beside : null;
 }
 
 export async function readBenchmarkDocument(
