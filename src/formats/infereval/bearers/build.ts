@@ -139,8 +139,9 @@ function sourcePointer(pointer: string, itemsDoc: Obj): string | undefined {
 function itemName(pointer: string, benchmark: Obj, message: string): string {
   const m = /^\/items\/(\d+)/.exec(pointer);
   const items = benchmark.items as Obj[];
-  if (!m || !items[Number(m[1])]) return '';
-  const name = `item ${JSON.stringify(items[Number(m[1])].id)}`;
+  const id = m ? items[Number(m[1])]?.id : undefined;
+  if (typeof id !== 'string') return m ? `items[${m[1]}]: ` : '';
+  const name = `item ${JSON.stringify(id)}`;
   return message.includes(name) ? '' : `${name}: `;
 }
 
