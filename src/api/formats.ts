@@ -20,3 +20,7 @@ export { retrievalGoldType, retrievalResultType, retrievalEventType } from '../f
 export { benchOutputType } from '../formats/bench-output/index.js';
 export { benchmarkHash, BENCHMARK_FIELD_SET } from '../formats/infereval/hash.js';
 export { sampleHash, matchingSampleHashRecipe, SAMPLE_HASH_RECIPES } from '../formats/eee/sample-hash.js';
+// bearers-import: a bearers file + an items document → an infereval benchmark, with the constraint compiler.
+export { bearersImport, type BearersImportResult } from '../formats/infereval/bearers/build.js';
+export type { BearersDoc, FamilyDecl } from '../formats/infereval/bearers/parse.js';
+export type { CompiledConstraints, Sequent } from '../formats/infereval/bearers/compile.js';

@@ -24,6 +24,7 @@ const EXPECTED: Record<string, string[]> = {
   formats: [
     'BENCHMARK_FIELD_SET',
     'SAMPLE_HASH_RECIPES',
+    'bearersImport',
     'benchOutputType',
     'benchmarkHash',
     'checkInfereval',
@@ -153,6 +154,15 @@ EXPECTED.store = [
 ];
 EXPECTED.view = ['exportStaticSite', 'isLoopback', 'startViewServer'];
 EXPECTED.survey = [
+  // survey export and the sidecar
+  'EXPORT_TARGETS',
+  'exportSurvey',
+  'mappingRows',
+  'mappingSidecarPath',
+  'planSurvey',
+  'questionText',
+  'readMappingSidecar',
+  'writeMappingSidecar',
   // survey import
   'DEFAULT_SURVEYMONKEY_BASE_URL',
   'IMPORT_SOURCES',

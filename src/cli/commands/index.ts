@@ -19,10 +19,12 @@ import { queryCommand } from './query.js';
 import { exportCommand } from './export.js';
 import { modelCommand } from './model.js';
 import { describeCommand } from './describe.js';
+import { bearersImportCommand } from './bearers-import.js';
 import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
 import { leaderboardCommand } from './leaderboard.js';
 import { compareCommand } from './compare.js';
+import { surveyExportCommand } from './survey-export.js';
 import { surveyImportCommand } from './survey-import.js';
 import type { CommandModule } from '../context.js';
 
@@ -36,6 +38,7 @@ export const commandModules: CommandModule[] = [
   evaluateCommand,
   sweepCommand,
   describeCommand,
+  bearersImportCommand,
   metricsCommand,
   retestCommand,
   compareRunsCommand,
@@ -52,6 +55,7 @@ export const commandModules: CommandModule[] = [
   leaderboardCommand,
   compareCommand,
   exportCommand,
+  surveyExportCommand,
   surveyImportCommand,
   viewCommand,
 ];
