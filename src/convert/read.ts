@@ -88,11 +88,16 @@ export async function* readJsonlLines(
   }
 }
 
-/** One line's JSON value; a line that is not JSON (or was too long to read) is a LineError naming file and line. */
-export function parseJsonlLine(path: string, l: JsonlLine): unknown {
+/** One line's text; a line too long to read is a LineError naming file and line. */
+export function jsonlLineText(path: string, l: JsonlLine): string {
   if (l.tooLong) throw new LineError('convert.bad-jsonl', path, l.line, 'the line is too long to read');
+  return l.bytes.toString('utf8');
+}
+
+/** One line's JSON value; a line that is not JSON (or was too long to read) is a LineError naming file and line. */
+export function parseJsonlLine(path: string, l: JsonlLine, text = jsonlLineText(path, l)): unknown {
   try {
-    return JSON.parse(l.bytes.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw new LineError(
       'convert.bad-jsonl',

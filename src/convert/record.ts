@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../io/canonical.js';
+import { jsonString } from './json-text.js';
 import { datastorePaths, derivedUuid4 } from '../formats/eee/datastore.js';
 import { sampleHash } from '../formats/eee/sample-hash.js';
 import { metricFacts, metricKey } from './metric-facts.js';
@@ -415,6 +416,85 @@ export function rowMaker(evaluationId: string, modelId: string): (row: RowInput)
     if (r.error !== undefined && r.error !== null) out.error = r.error;
     if (r.metadata !== undefined && Object.keys(r.metadata).length > 0) out.metadata = stringMap(r.metadata);
     return out;
+  };
+}
+
+/** JSON texts a source already has for some of a row's values (each exactly what JSON.stringify would write). */
+export interface KnownRowJson {
+  /** Of `input.raw`. */
+  raw?: string;
+  /** Of `metadata` values after stringification (`JSON.stringify(detailString(value))`), by key. */
+  metadata?: Record<string, string>;
+}
+
+/** `,"key":value` as JSON.stringify writes a member (nothing for an undefined value); `key` needs no escape. */
+const member = (key: string, value: unknown): string => {
+  const json = typeof value === 'string' ? jsonString(value) : (JSON.stringify(value) as string | undefined);
+  return json === undefined ? '' : `,"${key}":${json}`;
+};
+
+/** A one-entry memo: most rows of a record repeat the previous row's value (task name, result id, metadata keys). */
+function lastValueMemo(f: (value: string) => string): (value: string) => string {
+  let last: string | undefined;
+  let lastOut = '';
+  return (value) => {
+    if (value !== last) {
+      last = value;
+      lastOut = f(value);
+    }
+    return lastOut;
+  };
+}
+
+/**
+ * The row's JSONL text: the same characters as `JSON.stringify(rowMaker(evaluationId, modelId)(row))` (a test holds
+ * the two together), built in pieces so that the texts in `known` are used instead of serialising those values
+ * again; `input.raw`'s text is also the one the sample_hash is taken over.
+ */
+export function rowTextMaker(
+  evaluationId: string,
+  modelId: string,
+): (row: RowInput, known?: KnownRowJson) => string {
+  const head = `{"schema_version":${JSON.stringify(EEE_SCHEMA_VERSION)}${member('evaluation_id', evaluationId)}${member('model_id', modelId)}`;
+  const nameJson = lastValueMemo((name) => member('evaluation_name', name));
+  const resultJson = lastValueMemo((id) => member('evaluation_result_id', id));
+  const keyJsons = new Map<string, string>();
+  const keyJson = (key: string): string => {
+    let json = keyJsons.get(key);
+    if (json === undefined) keyJsons.set(key, (json = jsonString(key)));
+    return json;
+  };
+  return (r, known) => {
+    const raw = r.input.raw;
+    const rawJson =
+      known?.raw ?? (typeof raw === 'string' ? jsonString(raw) : (JSON.stringify(raw) as string | undefined));
+    const hash = sampleHash({ raw, reference: r.input.reference }, 'sha256', rawJson);
+    let text = `${head}${nameJson(r.evaluationName)}${resultJson(r.evaluationResultId)}${member('sample_id', r.sampleId)},"sample_hash":"${hash}"${member('interaction_type', r.interactionType ?? 'single_turn')},"input":{`;
+    text += rawJson === undefined ? '' : `"raw":${rawJson}`;
+    let input = '';
+    if (r.input.formatted !== undefined) input += member('formatted', r.input.formatted);
+    input += member('reference', r.input.reference);
+    if (r.input.choices !== undefined) input += member('choices', r.input.choices);
+    text += rawJson === undefined ? input.slice(1) : input;
+    text += '}';
+    if (r.output !== undefined) text += member('output', r.output);
+    if (r.messages !== undefined) text += member('messages', r.messages);
+    text += member('answer_attribution', r.answerAttribution ?? []);
+    text += member('evaluation', r.evaluation);
+    if (r.tokenUsage !== undefined) text += member('token_usage', r.tokenUsage);
+    if (r.performance !== undefined) text += member('performance', r.performance);
+    if (r.error !== undefined && r.error !== null) text += member('error', r.error);
+    if (r.metadata !== undefined && Object.keys(r.metadata).length > 0) {
+      let entries = '';
+      for (const k of Object.keys(r.metadata)) {
+        const v = r.metadata[k];
+        if (v === undefined) continue;
+        const json = known?.metadata?.[k] ?? jsonString(detailString(v));
+        entries += `,${keyJson(k)}:${json}`;
+      }
+      text += `,"metadata":{${entries.slice(1)}}`;
+    }
+    return `${text}}`;
   };
 }
 

@@ -12,7 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { DataError, EvalkitError, IoError, UsageError } from '../errors.js';
 import { lineBoundaries } from '../io/jsonl.js';
 import { startWorker } from '../io/worker-thread.js';
-import { LineError, parseJsonlLine, readJsonlLines } from './read.js';
+import { jsonlLineText, LineError, parseJsonlLine, readJsonlLines } from './read.js';
 import type { ParallelOptions } from './types.js';
 
 /** Whole JSONL lines (each row's JSON text and a newline) and how many rows they hold. */
@@ -91,8 +91,11 @@ export interface RowJob {
   context: unknown;
 }
 
-/** Maps one parsed line (its number within what is read) to the row's JSON text. Throws LineError for bad lines. */
-export type LineMapper = (value: unknown, line: number) => string;
+/**
+ * Maps one parsed line (its number within what is read, and its text, which JSON.parse accepted) to the row's JSON
+ * text. Throws LineError for bad lines.
+ */
+export type LineMapper = (value: unknown, line: number, text: string) => string;
 
 /**
  * The blocks of the rows of `path` (or of a byte range of it, lines numbered within the range), mapped in this
@@ -110,7 +113,8 @@ export async function* encodeRange(
   // survive the young generation's collections and be copied and promoted).
   for await (const batch of readJsonlLines(path, range, stats, reuse?.readBuffer))
     for (const l of batch) {
-      const done = encoder.add(map(parseJsonlLine(path, l), l.line));
+      const text = jsonlLineText(path, l);
+      const done = encoder.add(map(parseJsonlLine(path, l, text), l.line, text));
       if (done) yield done;
     }
   const rest = encoder.take();

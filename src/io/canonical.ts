@@ -40,10 +40,9 @@ const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).pad
 /**
  * A JSON string literal as Python writes it with ensure_ascii=True. JSON.stringify already escapes quotes,
  * backslashes and control characters exactly as Python does (\n, \u001f, a lone surrogate as \udXXX), so only the
- * UTF-16 units above U+007E remain to be escaped, one at a time.
+ * UTF-16 units above U+007E remain to be escaped, one at a time. `json`: JSON.stringify(s), when already known.
  */
-export function pythonJsonString(s: string): string {
-  const json = JSON.stringify(s);
+export function pythonJsonString(s: string, json = JSON.stringify(s)): string {
   ABOVE_TILDE.lastIndex = 0;
   return ABOVE_TILDE.test(json) ? json.replace(ABOVE_TILDE, escapeUnit) : json;
 }

@@ -13,7 +13,15 @@ import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { metricFacts } from '../metric-facts.js';
 import { isObject, LineError, readJsonSource, readJsonlBatches } from '../read.js';
-import { rowBlocksOf, type RowBlock } from '../row-blocks.js';
+import {
+  detailLiteralAt,
+  elementSpans,
+  memberSpans,
+  stringLiteralAt,
+  wholeSpan,
+  type Span,
+} from '../json-text.js';
+import { rowBlocksOf, type LineMapper, type RowBlock } from '../row-blocks.js';
 import {
   buildAggregate,
   buildModel,
@@ -24,6 +32,8 @@ import {
   recordIds,
   ResultsBuilder,
   rowMaker,
+  rowTextMaker,
+  type KnownRowJson,
   type ModelFacts,
   type RowInput,
 } from '../record.js';
@@ -585,10 +595,49 @@ export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: num
   };
 }
 
-/** A samples line → the row's JSONL text (what the writer writes for it). */
-export function lmEvalLineMapper(c: LmEvalRowContext): (value: unknown, line: number) => string {
-  const map = lmEvalRowMapper(c);
-  return (value, line) => JSON.stringify(map(value, line));
+/**
+ * A samples line → the row's JSONL text (what the writer writes for it). The prompt's and the doc's text are taken
+ * from the line itself where they are already what JSON.stringify would write (json-text.ts): they are most of a
+ * line, and serialising them again was most of the conversion's time.
+ */
+export function lmEvalLineMapper(c: LmEvalRowContext): LineMapper {
+  const toText = rowTextMaker(c.evaluationId, c.modelId);
+  const known = new Set(c.knownIds);
+  return (value, line, text) => {
+    if (!isObject(value))
+      throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
+    const row = sampleRow(c, value, line, c.taskConfig, known, c.taskResultIds);
+    return toText(row, sourceJson(value, text));
+  };
+}
+
+/** The texts of the line that the row repeats unchanged: the prompt (`input.raw`) and the doc (`metadata.doc`). */
+function sourceJson(line: Obj, text: string): KnownRowJson | undefined {
+  const members = memberSpans(text, wholeSpan(text), ['arguments', 'doc']);
+  if (members === undefined) return undefined;
+  const [args, doc] = members;
+  const known: KnownRowJson = {};
+  const rawSpan = args && firstArgumentSpan(line.arguments, text, args);
+  if (rawSpan) known.raw = stringLiteralAt(text, rawSpan);
+  const docJson = doc && line.doc !== undefined ? detailLiteralAt(text, doc) : undefined;
+  if (docJson !== undefined) known.metadata = { doc: docJson };
+  return known;
+}
+
+/** The span of `argumentLists(args)[0][0]` (the prompt) in the line, found the same way. */
+function firstArgumentSpan(args: unknown, text: string, span: Span): Span | undefined {
+  if (Array.isArray(args)) {
+    const first = elementSpans(text, span)?.[0];
+    return first && Array.isArray(args[0]) ? elementSpans(text, first)?.[0] : first;
+  }
+  if (!isObject(args)) return undefined;
+  const key = byNumberInKey(Object.keys(args))[0];
+  if (key === undefined) return undefined;
+  const inner = memberSpans(text, span, [key])?.[0];
+  const a = args[key];
+  if (inner === undefined || !isObject(a)) return inner;
+  const first = byNumberInKey(Object.keys(a))[0];
+  return first === undefined ? undefined : memberSpans(text, inner, [first])?.[0];
 }
 
 async function samplesFiles(
@@ -616,13 +665,25 @@ async function samplesFiles(
   return out;
 }
 
+/** The number in a key (its digits read together: `gen_args_12` → 12; 0 without digits). */
+function numberInKey(key: string): number {
+  let n = 0;
+  let digits = '';
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) digits += key[i];
+  }
+  if (digits !== '') n = Number(digits);
+  return n;
+}
+
 /** Keys in the order of the number in them (`arg_2` before `arg_10`); a stable sort, numbers computed once. */
 function byNumberInKey(keys: string[]): string[] {
   if (keys.length < 2) return keys;
-  return keys
-    .map((k) => ({ k, n: Number(k.replace(/\D/g, '')) }))
-    .sort((a, b) => a.n - b.n)
-    .map((e) => e.k);
+  const numbered = keys.map((k) => ({ k, n: numberInKey(k) }));
+  let sorted = true;
+  for (let i = 1; i < numbered.length && sorted; i++) sorted = numbered[i - 1].n <= numbered[i].n;
+  return sorted ? keys : numbered.sort((a, b) => a.n - b.n).map((e) => e.k);
 }
 
 /** `arguments` as a list of argument lists (0.4.x writes `{gen_args_0: {arg_0, arg_1}}`, earlier lists). */

@@ -50,9 +50,12 @@ export const SAMPLE_HASH_RECIPES: readonly SampleHashRecipe[] = [
   },
 ];
 
-/** The canonical text when every value is a string (keys "raw" < "reference"): the same bytes as canonicalJson. */
-export function fastCanonical(raw: string, reference: string[]): string {
-  let out = `{"raw":${pythonJsonString(raw)},"reference":[`;
+/**
+ * The canonical text when every value is a string (keys "raw" < "reference"): the same bytes as canonicalJson.
+ * `rawJson`: JSON.stringify(raw), when the caller has it already.
+ */
+export function fastCanonical(raw: string, reference: string[], rawJson?: string): string {
+  let out = `{"raw":${pythonJsonString(raw, rawJson)},"reference":[`;
   for (let i = 0; i < reference.length; i++) out += (i > 0 ? ',' : '') + pythonJsonString(reference[i]);
   return `${out}]}`;
 }
@@ -73,12 +76,21 @@ export function algorithmOfHash(hash: string): SampleHashAlgorithm {
   return hash.length === 32 ? 'md5' : 'sha256';
 }
 
-/** The canonical sample_hash of a row's `input` ({raw, reference}). */
+/**
+ * The canonical sample_hash of a row's `input` ({raw, reference}). `rawJson`: JSON.stringify(input.raw), when the
+ * caller has it already (a converter writing the row).
+ */
 export function sampleHash(
   input: { raw?: unknown; reference?: unknown },
   algorithm: SampleHashAlgorithm = 'sha256',
+  rawJson?: string,
 ): string {
-  return digest(SAMPLE_HASH_RECIPES[0].text(input.raw ?? null, referenceList(input.reference)), algorithm);
+  const reference = referenceList(input.reference);
+  const text =
+    rawJson !== undefined && typeof input.raw === 'string'
+      ? fastCanonical(input.raw, reference, rawJson)
+      : SAMPLE_HASH_RECIPES[0].text(input.raw ?? null, reference);
+  return digest(text, algorithm);
 }
 
 /** The first recipe whose hash equals `hash` (algorithm taken from its length), or undefined. */

@@ -1,0 +1,208 @@
+// A row's JSONL text is built in pieces (record.ts rowTextMaker, and lm-eval's mapper that reuses the line's own text
+// for the prompt and the doc): it must be the same characters as JSON.stringify of the row object, for seeded random
+// rows and samples lines in the styles real writers use, and for every real lm-eval samples file of the reference data.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { rowMaker, rowTextMaker, detailString, type RowInput } from '../../src/convert/record.js';
+import {
+  lmEvalLineMapper,
+  lmEvalRowMapper,
+  type LmEvalRowContext,
+} from '../../src/convert/sources/lm-eval.js';
+import { createRng } from '../../src/metrics/stats/rng.js';
+import { reference, skipWithoutReference } from '../helpers/shared.js';
+
+const TEXTS = [
+  '',
+  'plain',
+  'quote " and \\ slash /',
+  'line\nbreak\ttab',
+  '\u0001ctl',
+  'é ß ключ',
+  '😀',
+  '\ud800lone',
+  '\u2028',
+];
+
+function pick<T>(random: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(random() * xs.length)];
+}
+
+function text(random: () => number): string {
+  let s = '';
+  for (let n = Math.floor(random() * 4); n > 0; n--) s += pick(random, TEXTS);
+  return s;
+}
+
+function maybe<T>(random: () => number, make: () => T): T | undefined {
+  return random() < 0.5 ? make() : undefined;
+}
+
+function randomRow(random: () => number): RowInput {
+  const metadata: Record<string, unknown> = {};
+  for (let n = Math.floor(random() * 5); n > 0; n--)
+    metadata[pick(random, ['doc', 'doc_id', '0', 'k"', text(random)])] = pick(random, [
+      undefined,
+      null,
+      0,
+      -0,
+      1.5,
+      true,
+      text(random),
+      [text(random), 1],
+      { a: text(random), b: [null] },
+    ]);
+  return {
+    evaluationName: text(random),
+    evaluationResultId: text(random),
+    sampleId: text(random),
+    interactionType: pick(random, [undefined, 'single_turn', 'multi_turn', 'agentic'] as const),
+    input: {
+      raw: text(random),
+      formatted: pick(random, [undefined, null, text(random)]),
+      reference: Array.from({ length: Math.floor(random() * 3) }, () => text(random)),
+      choices: pick(random, [undefined, null, [text(random), text(random)]]),
+    },
+    output: maybe(random, () => ({ raw: [text(random)] })),
+    messages: maybe(random, () => [{ role: 'user', content: text(random) }]),
+    answerAttribution: maybe(random, () => [{ turn_idx: 0, extracted_value: text(random) }]),
+    evaluation: { score: pick(random, [0, 1, 0.25, -0]), is_correct: random() < 0.5 },
+    tokenUsage: maybe(random, () => ({ input_tokens: 3 })),
+    performance: maybe(random, () => ({ latency_ms: 1.5 })),
+    error: pick(random, [undefined, null, text(random)]),
+    metadata: random() < 0.8 ? metadata : undefined,
+  };
+}
+
+test('rowTextMaker writes JSON.stringify(rowMaker(row)), with and without texts known in advance', () => {
+  const random = createRng(11);
+  const asObject = rowMaker('id-1', 'dev/model');
+  const asText = rowTextMaker('id-1', 'dev/model');
+  for (let i = 0; i < 3000; i++) {
+    const row = randomRow(random);
+    const expected = JSON.stringify(asObject(row));
+    assert.equal(asText(row), expected, `row ${i}`);
+    const metadata = Object.fromEntries(
+      Object.entries(row.metadata ?? {})
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, JSON.stringify(detailString(v))]),
+    );
+    assert.equal(asText(row, { raw: JSON.stringify(row.input.raw), metadata }), expected, `row ${i} (known)`);
+  }
+});
+
+const CONTEXT: LmEvalRowContext = {
+  task: 'task',
+  path: 'samples_task.jsonl',
+  taskConfig: {},
+  knownIds: ['task/acc,none', 'task/exact_match,strict-match'],
+  taskResultIds: ['task/acc,none', 'task/exact_match,strict-match'],
+  evaluationId: 'e1',
+  modelId: 'dev/model',
+};
+
+/** Python's json.dumps with its default separators (`, ` and `: `), non-ASCII escaped when `asciiOnly`. */
+function pythonDumps(value: unknown, asciiOnly: boolean): string {
+  if (Array.isArray(value)) return `[${value.map((v) => pythonDumps(v, asciiOnly)).join(', ')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonDumps(k, asciiOnly)}: ${pythonDumps(v, asciiOnly)}`)
+      .join(', ')}}`;
+  const json = JSON.stringify(value);
+  return asciiOnly
+    ? json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
+}
+
+function randomSample(random: () => number, i: number): Record<string, unknown> {
+  const prompt = `Question ${i}: ${text(random)}`;
+  const args = pick(random, [
+    { gen_args_0: { arg_0: prompt, arg_1: { until: ['\n'] } } },
+    { gen_args_1: { arg_0: 'second', arg_1: ' b' }, gen_args_0: { arg_1: ' a', arg_0: prompt } },
+    { gen_args_10: { arg_0: 'ten' }, gen_args_2: { arg_0: prompt } },
+    [
+      [prompt, ' a'],
+      [prompt, ' b'],
+    ],
+    [prompt],
+    { gen_args_0: prompt },
+    { gen_args_0: { arg_0: 42 } },
+    {},
+  ]);
+  return {
+    doc_id: i,
+    doc: pick(random, [
+      { question: text(random), answer: [1, 2.5, '3'], '0': 'index key' },
+      text(random),
+      7,
+      null,
+      { q: prompt },
+    ]),
+    target: pick(random, [text(random), [text(random)], 3]),
+    arguments: args,
+    resps: [[text(random)]],
+    filtered_resps: pick(random, [
+      [text(random)],
+      [
+        ['-1.5', 'False'],
+        ['-0.5', 'True'],
+      ],
+    ]),
+    filter: pick(random, ['none', 'strict-match']),
+    metrics: ['exact_match', 'acc'],
+    exact_match: pick(random, [0, 1, 1.0]),
+    acc: 1,
+    doc_hash: 'a'.repeat(64),
+  };
+}
+
+test('lm-eval: the line mapper reusing the line’s text writes the same row as serialising the parsed line', () => {
+  const random = createRng(23);
+  const fromText = lmEvalLineMapper(CONTEXT);
+  const fromValue = lmEvalRowMapper(CONTEXT);
+  for (let i = 0; i < 2000; i++) {
+    const sample = randomSample(random, i);
+    const line = i % 3 === 0 ? JSON.stringify(sample) : pythonDumps(sample, i % 3 === 2);
+    // A repeated key in the line: JSON.parse keeps the last value at the first place.
+    const withRepeat = i % 10 === 0 ? line.replace(/^\{/, '{"doc": "first", "arguments": [], ') : line;
+    const value: unknown = JSON.parse(withRepeat);
+    assert.equal(
+      fromText(value, i, withRepeat),
+      JSON.stringify(fromValue(value, i)),
+      `line ${i}: ${withRepeat}`,
+    );
+  }
+});
+
+const skip = skipWithoutReference('peers-wild/MANIFEST.json');
+
+test(
+  'lm-eval: every real samples file of the reference data maps to the same rows both ways',
+  { skip },
+  () => {
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true }))
+        if (e.isDirectory()) walk(join(dir, e.name));
+        else if (/^samples_.*\.jsonl$/.test(e.name)) files.push(join(dir, e.name));
+    };
+    walk(reference('peers')!);
+    walk(reference('peers-wild')!);
+    assert.ok(files.length >= 5, `found ${files.length} samples files`);
+    const fromText = lmEvalLineMapper(CONTEXT);
+    const fromValue = lmEvalRowMapper(CONTEXT);
+    let lines = 0;
+    for (const file of files)
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .forEach((l, i) => {
+          const value: unknown = JSON.parse(l);
+          assert.equal(fromText(value, i, l), JSON.stringify(fromValue(value, i)), `${file}:${i + 1}`);
+          lines++;
+        });
+    assert.ok(lines >= 50, `${lines} lines`);
+  },
+);
