@@ -7,6 +7,7 @@ import { convertPaths, isConvertFailure } from '../src/convert/index.js';
 import { writeConverted } from '../src/convert/write.js';
 import { readJsonlFile } from '../src/io/jsonl.js';
 import { ZipReader } from '../src/io/zip.js';
+import { peakRssMb } from './_peak-rss.mjs';
 
 const [mode, ...args] = process.argv.slice(2);
 const started = performance.now();
@@ -47,5 +48,5 @@ if (mode === 'convert') {
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuStart);
 process.stderr.write(
-  `${JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRssMb: process.resourceUsage().maxRSS / 1024, ...extra })}\n`,
+  `${JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, maxRssMb: peakRssMb(), ...extra })}\n`,
 );

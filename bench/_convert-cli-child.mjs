@@ -3,6 +3,7 @@
 // time spent converting (module loading excluded), its CPU time and the peak RSS as one JSON line on standard error.
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { peakRssMb } from './_peak-rss.mjs';
 
 const [bundle, ...args] = process.argv.slice(2);
 const { main } = await import(pathToFileURL(bundle).href);
@@ -30,7 +31,7 @@ process.stderr.write(
   `${JSON.stringify({
     seconds,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    maxRssMb: peakRssMb(),
     rows: report.records.reduce((n, r) => n + r.rows, 0),
   })}\n`,
 );

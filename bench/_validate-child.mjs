@@ -3,6 +3,7 @@
 // loading excluded) and the peak RSS as one JSON line on standard error.
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { peakRssMb } from './_peak-rss.mjs';
 
 const [bundle, file, jobs, ...extra] = process.argv.slice(2);
 const { main } = await import(pathToFileURL(bundle).href);
@@ -23,6 +24,4 @@ const code = await main(['node', 'evalkit', 'validate', file, '--jobs', jobs, '-
 });
 const seconds = (performance.now() - started) / 1000;
 const summary = out ? JSON.parse(out).summary : undefined;
-process.stderr.write(
-  `${JSON.stringify({ code, seconds, maxRssMb: process.resourceUsage().maxRSS / 1024, summary })}\n`,
-);
+process.stderr.write(`${JSON.stringify({ code, seconds, maxRssMb: peakRssMb(), summary })}\n`);

@@ -4,7 +4,14 @@
  * lines read, or the failure with its line counted within the range.
  */
 import { parentPort } from 'node:worker_threads';
-import { encodeRange, failedReply, type ChunkReply, type ChunkTask } from './row-blocks.js';
+import {
+  encodeRange,
+  failedReply,
+  type ChunkReply,
+  type ChunkTask,
+  type LineMapper,
+  type RowJob,
+} from './row-blocks.js';
 import { lineMapperFor } from './row-mappers.js';
 
 /**
@@ -14,10 +21,21 @@ import { lineMapperFor } from './row-mappers.js';
 const spares: ArrayBuffer[] = [];
 const readBuffer = Buffer.allocUnsafe(1 << 20);
 
+/**
+ * A worker serves the chunks of one file (see inWorkers), so its mapper is built once and reused: a new mapper per
+ * chunk would also start its functions' type feedback afresh.
+ */
+let current: { key: string; map: LineMapper } | undefined;
+function mapperFor(job: RowJob): LineMapper {
+  const key = JSON.stringify(job);
+  if (current?.key !== key) current = { key, map: lineMapperFor(job) };
+  return current.map;
+}
+
 async function runChunk(task: ChunkTask): Promise<{ reply: ChunkReply; transfer: ArrayBuffer[] }> {
   for (const spare of task.spares ?? []) if (spares.length < 4) spares.push(spare);
   try {
-    const map = lineMapperFor(task.job);
+    const map = mapperFor(task.job);
     const stats = { lines: 0 };
     const blocks: (ChunkReply & { kind: 'done' })['blocks'] = [];
     const transfer: ArrayBuffer[] = [];

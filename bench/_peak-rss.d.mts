@@ -1,0 +1,2 @@
+/** Peak resident memory of this process, in MB (see _peak-rss.mjs). */
+export function peakRssMb(): number;
