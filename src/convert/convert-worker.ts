@@ -1,17 +1,10 @@
 /**
- * Worker thread of the chunked conversion (row-blocks.ts): for each task, reads its byte range of a JSONL file,
- * maps and serialises the rows, and posts back the blocks (their memory transferred, not copied) and the number of
- * lines read, or the failure with its line counted within the range.
+ * Worker thread of the chunked conversion (row-blocks.ts): for each task, converts its byte range of a JSONL file
+ * (convertChunk) and posts back the blocks (their memory transferred, not copied) and the number of lines read, or
+ * the failure with its line counted within the range.
  */
 import { parentPort } from 'node:worker_threads';
-import {
-  encodeRange,
-  failedReply,
-  type ChunkReply,
-  type ChunkTask,
-  type LineMapper,
-  type RowJob,
-} from './row-blocks.js';
+import { convertChunk, type ChunkReply, type ChunkTask, type LineMapper, type RowJob } from './row-blocks.js';
 import { lineMapperFor } from './row-mappers.js';
 
 /**
@@ -34,24 +27,13 @@ function mapperFor(job: RowJob): LineMapper {
 
 async function runChunk(task: ChunkTask): Promise<{ reply: ChunkReply; transfer: ArrayBuffer[] }> {
   for (const spare of task.spares ?? []) if (spares.length < 4) spares.push(spare);
-  try {
-    const map = mapperFor(task.job);
-    const stats = { lines: 0 };
-    const blocks: (ChunkReply & { kind: 'done' })['blocks'] = [];
-    const transfer: ArrayBuffer[] = [];
-    for await (const block of encodeRange(task.job.path, map, task.range, stats, { spares, readBuffer })) {
-      // Blocks own their memory from offset 0 (see BlockEncoder); anything else is copied before the transfer.
-      const bytes = block.bytes.byteOffset === 0 ? block.bytes : Uint8Array.prototype.slice.call(block.bytes);
-      const buffer = bytes.buffer as ArrayBuffer;
-      blocks.push({ buffer, length: bytes.length, rows: block.rows });
-      transfer.push(buffer);
-    }
-    return { reply: { kind: 'done', id: task.id, blocks, lines: stats.lines }, transfer };
-  } catch (error) {
-    return { reply: failedReply(task.id, error), transfer: [] };
-  }
+  return convertChunk(task, mapperFor(task.job), { spares, readBuffer });
 }
 
+// Tasks run one after another (a second one may be queued while the first runs; see inPool).
+let queue: Promise<void> = Promise.resolve();
 parentPort!.on('message', (task: ChunkTask) => {
-  void runChunk(task).then(({ reply, transfer }) => parentPort!.postMessage(reply, transfer));
+  queue = queue.then(() =>
+    runChunk(task).then(({ reply, transfer }) => parentPort!.postMessage(reply, transfer)),
+  );
 });

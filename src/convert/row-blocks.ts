@@ -33,11 +33,10 @@ export const DEFAULT_THRESHOLD_BYTES = 32 * 1024 * 1024;
  */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
 /**
- * Workers by default, at most: each holds about 55 MB (its own V8 heap and code), and peak RSS must stay under
- * 256 MB. This thread only hashes and writes (under a tenth of the work), so it is not what limits more workers;
- * `--jobs N` may ask for more.
+ * Threads by default, at most (this one and two workers): each worker holds about 55 MB (its own V8 heap and code),
+ * and peak RSS must stay under 256 MB. `--jobs N` may ask for more.
  */
-const MAX_DEFAULT_WORKERS = 2;
+const MAX_DEFAULT_JOBS = 3;
 
 /**
  * Encodes row lines straight into blocks (no joined string, no Buffer per row). `add` returns the finished block
@@ -171,6 +170,39 @@ export function failedReply(id: number, error: unknown): ChunkReply {
   };
 }
 
+/** Memory a thread uses again from chunk to chunk (see encodeRange). */
+export interface ChunkMemory {
+  spares: ArrayBuffer[];
+  readBuffer: Buffer;
+}
+
+/**
+ * Converts one chunk task into its reply, in whichever thread calls it: the blocks (each owning its memory from
+ * offset 0, ready to be transferred) and the number of lines read, or the failure with its line counted within the
+ * range.
+ */
+export async function convertChunk(
+  task: ChunkTask,
+  map: LineMapper,
+  memory: ChunkMemory,
+): Promise<{ reply: ChunkReply; transfer: ArrayBuffer[] }> {
+  try {
+    const stats = { lines: 0 };
+    const blocks: (ChunkReply & { kind: 'done' })['blocks'] = [];
+    const transfer: ArrayBuffer[] = [];
+    for await (const block of encodeRange(task.job.path, map, task.range, stats, memory)) {
+      // Blocks own their memory from offset 0 (see BlockEncoder); anything else is copied before the transfer.
+      const bytes = block.bytes.byteOffset === 0 ? block.bytes : Uint8Array.prototype.slice.call(block.bytes);
+      const buffer = bytes.buffer as ArrayBuffer;
+      blocks.push({ buffer, length: bytes.length, rows: block.rows });
+      transfer.push(buffer);
+    }
+    return { reply: { kind: 'done', id: task.id, blocks, lines: stats.lines }, transfer };
+  } catch (error) {
+    return { reply: failedReply(task.id, error), transfer: [] };
+  }
+}
+
 /** The error a failed reply stands for; a LineError's line is moved by `lineBase` (the lines before its chunk). */
 function replyError(reply: ChunkReply & { kind: 'failed' }, path: string, lineBase: number): Error {
   if (reply.line !== undefined && reply.detail !== undefined)
@@ -184,9 +216,9 @@ function replyError(reply: ChunkReply & { kind: 'failed' }, path: string, lineBa
 // ---------------------------------------------------------------------------------------------------------------
 // The pool
 
-/** Worker threads to use by default: the machine's parallelism, capped for memory. */
+/** Threads to use by default: the machine's parallelism, capped for memory. */
 export function defaultJobs(): number {
-  return Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_WORKERS));
+  return Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_JOBS));
 }
 
 /**
@@ -212,47 +244,66 @@ export async function* rowBlocksOf(
   const tasks: ChunkTask[] = [];
   for (let k = 0; k + 1 < cuts.length; k++)
     tasks.push({ id: tasks.length, job, range: { start: cuts[k], end: cuts[k + 1] } });
-  yield* inWorkers(job.path, tasks, Math.min(jobs, tasks.length));
+  yield* inPool(job.path, tasks, Math.min(jobs, tasks.length) - 1, map());
 }
 
 /** Written block buffers kept for reuse, at most (beyond, they are left to the GC). */
 const MAX_SPARES = 8;
+/**
+ * Tasks a worker holds at once: the one it converts and the next, so that it never waits for this thread (busy
+ * converting a chunk of its own) to hand it more.
+ */
+const TASKS_PER_WORKER = 2;
 
 /**
- * Runs the chunk tasks on `count` workers and yields their blocks in task order (at most 2 chunks per worker held).
- * Each block's memory goes back to a worker once the consumer asks for the next block (it has been written then):
- * left to the garbage collector, transferred buffers pile up to tens of MB before V8 frees them.
+ * Runs the chunk tasks on `workerCount` workers and this thread, and yields their blocks in task order. This thread
+ * converts a chunk itself whenever the next block to write is not ready (with as many threads as cores, a thread
+ * that only waited, hashed and wrote would leave a core part idle, and one more busy thread would only take turns
+ * with the others). At most 2 chunks per thread are ahead of the one being written. Each block's memory goes back
+ * to a converter once the consumer asks for the next block (it has been written then): left to the garbage
+ * collector, transferred buffers pile up to tens of MB before V8 frees them.
  */
-async function* inWorkers(path: string, tasks: ChunkTask[], count: number): AsyncGenerator<RowBlock> {
-  const maxAhead = count * 2;
+async function* inPool(
+  path: string,
+  tasks: ChunkTask[],
+  workerCount: number,
+  map: LineMapper,
+): AsyncGenerator<RowBlock> {
+  const maxAhead = (workerCount + 1) * 2;
   const spares: ArrayBuffer[] = [];
+  const memory: ChunkMemory = { spares, readBuffer: Buffer.allocUnsafe(DEFAULT_CHUNK_BYTES) };
   const replies = new Map<number, ChunkReply>();
   let wake: (() => void) | undefined;
   let crash: Error | undefined;
-  let next = 0; // next task to send
+  let next = 0; // next task to start
   let wanted = 0; // next task to yield
   let stop = false;
-  const idle: Worker[] = [];
-  const workers: Worker[] = [];
+  const held = new Map<Worker, number>();
   const notify = (): void => {
     const w = wake;
     wake = undefined;
     w?.();
   };
+  const canStart = (): boolean => !stop && next < tasks.length && next < wanted + maxAhead;
   const feed = (): void => {
-    while (!stop && idle.length > 0 && next < tasks.length && next < wanted + maxAhead) {
-      const give = spares.splice(0, 2);
-      idle.pop()!.postMessage({ ...tasks[next++], spares: give }, give);
-    }
+    for (const [worker, count] of held)
+      for (let n = count; n < TASKS_PER_WORKER && canStart(); n++) {
+        const give = spares.splice(0, 2);
+        worker.postMessage({ ...tasks[next++], spares: give }, give);
+        held.set(worker, n + 1);
+      }
   };
-  for (let i = 0; i < count; i++) {
+  const settle = (reply: ChunkReply): void => {
+    replies.set(reply.id, reply);
+    // Nothing after a failed chunk is needed: the first failure in file order ends the conversion.
+    if (reply.kind === 'failed') stop = true;
+  };
+  for (let i = 0; i < workerCount; i++) {
     const worker = startWorker(import.meta.url, 'convert-worker');
-    workers.push(worker);
+    held.set(worker, 0);
     worker.on('message', (reply: ChunkReply) => {
-      replies.set(reply.id, reply);
-      // Nothing after a failed chunk is needed: the first failure in file order ends the conversion.
-      if (reply.kind === 'failed') stop = true;
-      idle.push(worker);
+      settle(reply);
+      held.set(worker, held.get(worker)! - 1);
       feed();
       notify();
     });
@@ -264,7 +315,6 @@ async function* inWorkers(path: string, tasks: ChunkTask[], count: number): Asyn
       if (!stop) crash ??= new Error(`a conversion worker stopped (exit code ${code})`);
       notify();
     });
-    idle.push(worker);
   }
   try {
     feed();
@@ -273,7 +323,10 @@ async function* inWorkers(path: string, tasks: ChunkTask[], count: number): Asyn
       const reply = replies.get(wanted);
       if (reply === undefined) {
         if (crash) throw crash;
-        await new Promise<void>((resolve) => (wake = resolve));
+        if (canStart()) {
+          settle((await convertChunk(tasks[next++], map, memory)).reply);
+          feed();
+        } else await new Promise<void>((resolve) => (wake = resolve));
         continue;
       }
       replies.delete(wanted);
@@ -288,6 +341,6 @@ async function* inWorkers(path: string, tasks: ChunkTask[], count: number): Asyn
     }
   } finally {
     stop = true;
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all([...held.keys()].map((w) => w.terminate()));
   }
 }

@@ -24,7 +24,10 @@ export interface ConvertOverrides {
 
 /** How rows from large JSONL files are converted on worker threads (see row-blocks.ts). All optional. */
 export interface ParallelOptions {
-  /** Worker threads (default: the machine's parallelism, at most 2, for memory); 1 converts in this thread. */
+  /**
+   * Threads: this one and `jobs − 1` workers (default: the machine's parallelism, at most 3, for memory); 1 converts
+   * in this thread only.
+   */
   jobs?: number;
   /** Files smaller than this are converted in this thread (default 32 MiB; one chunk when `jobs` is given). */
   thresholdBytes?: number;

@@ -1,5 +1,5 @@
-// The chunked conversion of large lm-eval samples files (src/convert/row-blocks.ts): worker threads map byte ranges
-// and this thread writes their blocks in order. It must give the same bytes as one thread and as the converter
+// The chunked conversion of large lm-eval samples files (src/convert/row-blocks.ts): worker threads and this thread
+// map byte ranges, and this thread writes their blocks in order. It must give the same bytes as one thread and as the converter
 // before it existed (digests below were taken from main's output before the change), name the line in the file
 // for an error in a later chunk, and write nothing on failure. Chunks are made tiny so that small files have many.
 import assert from 'node:assert/strict';
@@ -113,6 +113,24 @@ test('an error in a later chunk names the line in the file, the same as one thre
   const notObject = await convert([run.results], CHUNKED);
   assert.match(notObject.errors[0], new RegExp(`\\.jsonl:${bad + 11}: a samples line must be a JSON object`));
   assert.deepEqual(notObject.errors, (await convert([run.results], ONE_THREAD)).errors);
+});
+
+test('whichever thread converts the failing chunk (a worker or this one), the error names the same line', async () => {
+  const run = writeGeneratedRun(join(tempRoot(), 'run'), 400_000);
+  const lines = readFileSync(run.generation, 'utf8').split('\n');
+  const bad = 700;
+  lines[bad - 1] = lines[bad - 1].slice(0, 50);
+  writeFileSync(run.generation, lines.join('\n'));
+  const expected = (await convert([run.results], ONE_THREAD)).errors;
+  assert.equal(expected.length, 1);
+  // Chunk sizes and thread counts that put the bad line in chunks of different numbers, taken by different threads;
+  // one chunk as large as the file leaves no work for a worker (this thread converts it).
+  for (const chunkBytes of [8 * 1024, 20 * 1024, 50 * 1024, 130 * 1024, 1 << 30])
+    for (const jobs of [2, 3]) {
+      const { errors, root } = await convert([run.results], { jobs, thresholdBytes: 0, chunkBytes });
+      assert.deepEqual(errors, expected, `chunks of ${chunkBytes} bytes, ${jobs} threads`);
+      assert.deepEqual([...treeBytes(root).keys()], []);
+    }
 });
 
 test('a truncated last line fails at its line; an empty or blank samples file gives no rows, as with one thread', async () => {

@@ -100,8 +100,9 @@ export const convertCommand: CommandModule = {
       .option('--dry-run', 'print the plan (which record, from which source, to where) and write nothing')
       .option(
         '-j, --jobs <n>',
-        'worker threads for large JSONL inputs (lm-eval samples files, cut into 1 MiB byte ranges), or auto: one ' +
-          'per CPU (at most 2) for files of 32 MiB or more. 1 converts in this thread only. The output is the same bytes',
+        'threads for large JSONL inputs (lm-eval samples files, cut into 1 MiB byte ranges): this one and N − 1 ' +
+          'workers; auto: one per CPU (at most 3) for files of 32 MiB or more. 1 converts in this thread only. The ' +
+          'output is the same bytes',
         'auto',
       );
     addOverrideOptions(command)
