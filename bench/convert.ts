@@ -100,7 +100,7 @@ export async function run(): Promise<void> {
         `rounds, each in a fresh process; the converter is the bundled CLI (\`evalkit convert --format json\`)`,
     );
     const variants = [
-      { label: 'evalkit convert (workers: --jobs auto)', jobs: 'auto' },
+      { label: 'evalkit convert --jobs auto (this thread and workers)', jobs: 'auto' },
       { label: 'evalkit convert --jobs 1 (one thread)', jobs: '1' },
     ];
     const base: ChildFigures[] = [];
@@ -134,7 +134,7 @@ export async function run(): Promise<void> {
       );
     }
     console.log(
-      `  (wall time is what the target means; with N cores the workers can at most divide it by N. Load average ` +
+      `  (wall time is what the target means; with N cores the threads can at most divide it by N. Load average ` +
         `${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs.)`,
     );
   } finally {
