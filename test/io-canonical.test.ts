@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { canonicalJson, pythonFloatRepr } from '../src/io/canonical.js';
+import { canonicalJson, pythonFloatRepr, pythonJsonString } from '../src/io/canonical.js';
 
 test('floats print as Python repr prints them', () => {
   // Values and their Python 3 repr(), written down from CPython.
@@ -25,4 +25,22 @@ test('canonical JSON sorts keys by code point and escapes non-ASCII like Python'
     { isFloat: (p) => p === '/b' },
   );
   assert.equal(s, '{"a":"\\u00e9\\ud83d\\ude00","b":1.0,"c":[0.5,2],"\\uffff":null,"\\ud800\\udc00":true}');
+});
+
+test('string literals as Python json.dumps writes them (ensure_ascii), ASCII fast path included', () => {
+  // json.dumps(s) in CPython 3, written down: DEL and everything above it escaped, the rest as JSON.stringify.
+  const cases: [string, string][] = [
+    ['plain ascii ~', '"plain ascii ~"'],
+    ['q"b\\n\n', '"q\\"b\\\\n\\n"'],
+    ['del\x7f', '"del\\u007f"'],
+    ['caf\u00e9', '"caf\\u00e9"'],
+    ['\u0080', '"\\u0080"'],
+    ['\u{1F600}', '"\\ud83d\\ude00"'],
+    ['lone \ud800', '"lone \\ud800"'],
+    ['\u0001', '"\\u0001"'],
+  ];
+  for (const [s, expected] of cases) {
+    assert.equal(pythonJsonString(s), expected, JSON.stringify(s));
+    assert.equal(pythonJsonString(s, JSON.stringify(s)), expected);
+  }
 });
