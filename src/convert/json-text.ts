@@ -130,9 +130,36 @@ export function wholeSpan(text: string): Span {
   return { start: skipSpace(text, 0), end };
 }
 
-/** A string literal's content holds only the escapes JSON.stringify writes (see the module comment). */
+const LETTER_U = 0x75;
+const SLASH = 0x2f;
+
+/**
+ * A string literal's content escaped once more (each backslash and quote gets a backslash: `\"` → `\\\"`, `\n` →
+ * `\\n`), or undefined when it holds an escape JSON.stringify does not write (`\u`, `\/`; see the module comment).
+ * Its quotes are all escaped ones, so only its backslashes are visited.
+ */
+function escapedAgain(content: string): string | undefined {
+  let b = content.indexOf('\\');
+  if (b === -1) return content;
+  let out = '';
+  let from = 0;
+  while (b !== -1) {
+    const next = content.charCodeAt(b + 1);
+    if (next === LETTER_U || next === SLASH) return undefined;
+    out += `${content.slice(from, b)}\\\\${next === QUOTE || next === BACKSLASH ? '\\' : ''}${content[b + 1]}`;
+    from = b + 2;
+    b = content.indexOf('\\', from);
+  }
+  return out + content.slice(from);
+}
+
+/** A string literal's content holds only the escapes JSON.stringify writes. */
 function plainEscapes(content: string): boolean {
-  return content.indexOf('\\') === -1 || !/\\[u/]/.test(content);
+  for (let b = content.indexOf('\\'); b !== -1; b = content.indexOf('\\', b + 2)) {
+    const next = content.charCodeAt(b + 1);
+    if (next === LETTER_U || next === SLASH) return false;
+  }
+  return true;
 }
 
 /** The span's text when it is a string literal exactly as JSON.stringify writes its value, else undefined. */
@@ -166,7 +193,8 @@ export function compactJsonStringLiteral(text: string, span: Span): string | und
     if (c === QUOTE) {
       const end = stringEnd(text, i);
       const content = text.slice(i + 1, end - 1);
-      if (!plainEscapes(content)) return undefined;
+      const again = escapedAgain(content);
+      if (again === undefined) return undefined;
       if (expectKey) {
         const key = content.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : content;
         const seen = keys[keys.length - 1]!;
@@ -174,8 +202,8 @@ export function compactJsonStringLiteral(text: string, span: Span): string | und
         seen.push(key);
         expectKey = false;
       }
-      // Inside the outer literal, each backslash and quote of the inner one is escaped once more.
-      out += `\\"${content.indexOf('\\') === -1 ? content : content.replace(/[\\"]/g, '\\$&')}\\"`;
+      // Inside the outer literal, the inner one's quotes and its escapes are escaped once more.
+      out += `\\"${again}\\"`;
       i = end;
       continue;
     }
