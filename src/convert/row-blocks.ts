@@ -273,9 +273,9 @@ const TASKS_PER_WORKER = 2;
  * Runs the chunk tasks on `workerCount` workers and this thread, and yields their blocks in task order. This thread
  * converts a chunk itself whenever the next block to write is not ready (with as many threads as cores, a thread
  * that only waited, hashed and wrote would leave a core part idle, and one more busy thread would only take turns
- * with the others). At most CHUNKS_AHEAD_PER_THREAD chunks per thread are ahead of the one being written. Each block's memory goes back
- * to a converter once the consumer asks for the next block (it has been written then): left to the garbage
- * collector, transferred buffers pile up to tens of MB before V8 frees them.
+ * with the others). At most CHUNKS_AHEAD_PER_THREAD chunks per thread are ahead of the one being written. Each
+ * block's memory goes back to a converter once the consumer asks for the next block (it has been written then): left
+ * to the garbage collector, transferred buffers pile up to tens of MB before V8 frees them.
  */
 async function* inPool(
   path: string,
