@@ -4,24 +4,9 @@ import { isInteractive, useColor, type CliIO } from './context.js';
 import { terminalSafeStream } from './output/terminal-text.js';
 import { commandModules } from './commands/index.js';
 import { createRedactor } from '../run/redact.js';
+import { withCliHint } from './hints.js';
 
 export const VERSION = '0.1.0';
-
-/**
- * The flag that acts on a library error, for the errors whose remedy is one (the library never names flags).
- */
-const CLI_HINTS: Record<string, string> = {
-  'run.stopped-early': 'once the cause is fixed, run the same command with --retry-failed',
-  'run.api-key-missing': 'name another variable with --api-key-env NAME',
-  'run.config-changed': 'pass another -o',
-  'metrics.reference-needs-benchmark': 'pass --benchmark FILE',
-  'run.replay-needs-fixture': 'pass --replay-from FIXTURE.jsonl',
-  'sweep.no-values': 'e.g. --values 1,3,5',
-  'sweep.duplicate-value': 'in --values',
-  'run.support-needs-one-conclusion': 'run it with --question-form coherence',
-  'metrics.rsr-target-needs-benchmark': 'pass --benchmark FILE',
-  'metrics.rsr-target': 'in --by-rsr-target',
-};
 
 /** Error text never shows URL credentials or API-key-shaped tokens, whatever produced it. */
 const errorRedactor = createRedactor();
@@ -59,9 +44,8 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
       return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof EvalkitError) {
-      const hint = CLI_HINTS[error.code];
       io.stderr.write(
-        `evalkit: error ${error.code}: ${errorRedactor.text(error.message)}${hint ? ` (${hint})` : ''}\n`,
+        `evalkit: error ${error.code}: ${errorRedactor.text(withCliHint(error.code, error.message))}\n`,
       );
       return exitCodeFor(error);
     }

@@ -163,7 +163,7 @@ export async function writeConverted(
       if (!options.force)
         throw new DataError(
           'convert.exists',
-          `${aggregateThere ? aggregatePath : samplesPath} already exists with different content (use --force to replace it)`,
+          `${aggregateThere ? aggregatePath : samplesPath} already exists with different content`,
         );
       status = 'overwritten';
     }

@@ -189,16 +189,17 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
   const cwd = options.cwd ?? process.cwd();
   if (paths.length === 0) throw new UsageError('usage.no-paths', 'no files given to migrate');
   const modes = [options.outDir !== undefined, options.inPlace === true].filter(Boolean).length;
-  if (modes > 1) throw new UsageError('usage.migrate-mode', 'choose one of -o DIR and --in-place');
+  if (modes > 1)
+    throw new UsageError('usage.migrate-mode', 'choose one place to write: an output folder or in place');
   if (modes === 0 && !options.dryRun)
     throw new UsageError(
       'usage.migrate-mode',
-      'say where to write: -o DIR, --in-place, or --dry-run to only report',
+      'say where to write (an output folder or in place), or ask for a dry run that only reports',
     );
   if (options.to !== undefined && !Object.values(MIGRATION_TARGETS).includes(options.to))
     throw new UsageError(
       'usage.migrate-to',
-      `--to ${options.to}: evalkit migrates to EEE 0.3.0 or benchmark output v1`,
+      `target ${JSON.stringify(options.to)}: evalkit migrates to EEE 0.3.0 or benchmark output v1`,
     );
   const outDir = options.outDir !== undefined ? resolve(cwd, options.outDir) : undefined;
   const inputs = await collect(paths, cwd);
@@ -236,7 +237,7 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
   const wantBench = options.to === undefined || options.to === 'v1';
   const leftAlone = (report: FileReport, kind: FileKind): Planned => {
     report.kind = kind;
-    report.problems.push(`left alone: --to ${options.to} does not apply to ${kind}`);
+    report.problems.push(`left alone: the target ${options.to} does not apply to ${kind}`);
     return { report, writes: [] };
   };
 

@@ -9,6 +9,7 @@ import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import { withCliHint } from '../hints.js';
 
 interface ConvertFlags extends OverrideFlags {
   output: string;
@@ -42,7 +43,7 @@ const failureOf = (sourcePath: string, source: SourceId | undefined, error: Erro
   sourcePath,
   ...(source ? { source } : {}),
   code: error instanceof EvalkitError ? error.code : 'internal',
-  message: error.message,
+  message: error instanceof EvalkitError ? withCliHint(error.code, error.message) : error.message,
 });
 
 function fieldSummary(fields: FieldFate[]): string {

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { isAbsolute, relative } from 'node:path';
-import { EvalkitError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';
 import type { QuestionForm } from '../../survey/mapping.js';
@@ -35,25 +35,6 @@ interface ImportFlags {
   surveymonkeyToken?: string;
   surveymonkeyBaseUrl: string;
   format: 'text' | 'json';
-}
-
-/** The flag that acts on a library error (the library never names flags). */
-const HINTS: Record<string, string> = {
-  'survey.incomplete': 'pass --allow-partial to import them with ABSTAIN where they gave no verdict',
-  'survey.analyst-exists':
-    'pass --replace to replace them, or another --analyst-id-prefix to add them beside',
-  'survey.panel-needed': 'pass --panel NAME',
-  'survey.panel-unused': 'leave out --panel',
-  'survey.frame-mismatch': 'declare the recorded frame with --coherence-frame, or export the survey again',
-  'survey.form-mismatch': 'leave out --question-form to use the recorded one',
-  'survey.surveymonkey-token-missing': 'set SURVEYMONKEY_ACCESS_TOKEN, or pass --surveymonkey-token',
-  'survey.surveymonkey-auth': 'the token comes from SURVEYMONKEY_ACCESS_TOKEN or --surveymonkey-token',
-};
-
-function withHint(error: unknown): unknown {
-  if (!(error instanceof EvalkitError) || HINTS[error.code] === undefined) return error;
-  const Kind = error.constructor as new (code: string, message: string) => EvalkitError;
-  return new Kind(error.code, `${error.message} (${HINTS[error.code]})`);
 }
 
 function renderText(s: SurveyImportSummary, output: string): string {
@@ -194,8 +175,6 @@ export const surveyImportCommand: CommandModule = {
                 onPage: (read, total) => progress.update(read, Math.max(read, total ?? read), 'responses'),
               },
             });
-          } catch (error) {
-            throw withHint(error);
           } finally {
             progress.done();
           }

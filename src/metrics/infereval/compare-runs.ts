@@ -127,7 +127,7 @@ function assertSameSetup(a: RunLike, b: RunLike): void {
   if (ma.provider !== mb.provider || ma.model_id !== mb.model_id) {
     throw new DataError(
       'compare.mismatch.model',
-      `a cross-run comparison needs the same model: ${ma.provider}:${ma.model_id} vs ${mb.provider}:${mb.model_id} (--allow-different-setup to override)`,
+      `a cross-run comparison needs the same model: ${ma.provider}:${ma.model_id} vs ${mb.provider}:${mb.model_id}`,
     );
   }
   if (stable(ma.params ?? {}) !== stable(mb.params ?? {})) {
@@ -136,7 +136,7 @@ function assertSameSetup(a: RunLike, b: RunLike): void {
       .filter((k) => stable(ma.params?.[k]) !== stable(mb.params?.[k]));
     throw new DataError(
       'compare.mismatch.params',
-      `a cross-run comparison needs identical sampler parameters; they differ in ${keys.map((k) => `${k} (${stable(ma.params?.[k])} vs ${stable(mb.params?.[k])})`).join(', ')} (--allow-different-setup to override)`,
+      `a cross-run comparison needs identical sampler parameters; they differ in ${keys.map((k) => `${k} (${stable(ma.params?.[k])} vs ${stable(mb.params?.[k])})`).join(', ')}`,
     );
   }
 }

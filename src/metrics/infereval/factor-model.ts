@@ -173,7 +173,7 @@ export function fitFactorModel(
   if (factors.length === 0) {
     throw new DataError(
       'model.no-factors',
-      'the benchmark declares no factors, so there is nothing to model; declare `factors` and give items `factor_levels` (or use `evalkit metrics --by-tag` for a tag decomposition)',
+      'the benchmark declares no factors, so there is nothing to model; declare `factors` and give items `factor_levels`',
     );
   }
   const ref = resolveReference(spec, benchmark.analysts.length, benchmark as never);

@@ -86,7 +86,7 @@ export function checkRetestCompatibility(a: EvaluationLike, b: EvaluationLike): 
     if (fa !== fb) {
       throw new DataError(
         key === 'question_form' ? 'retest.mismatch.question-form' : 'retest.mismatch.coherence-frame',
-        `the runs were elicited under different ${what}: ${A} ${JSON.stringify(fa)}, ${B} ${JSON.stringify(fb)}; a retest compares identical instruments — use compare-runs --guard template to compare them`,
+        `the runs were elicited under different ${what}: ${A} ${JSON.stringify(fa)}, ${B} ${JSON.stringify(fb)}; a retest compares identical instruments`,
       );
     }
   }
