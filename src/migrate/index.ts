@@ -397,7 +397,7 @@ export async function migratePaths(paths: string[], options: MigrateOptions = {}
       };
       if (!folder && !samplesInput && samplesRel.startsWith('..'))
         samplesReport.problems.push(
-          'the samples file lies outside the folder being migrated: migrate the datastore folder, or use --layout',
+          'the samples file lies outside the folder being migrated: migrate the datastore folder, or migrate the layout too',
         );
       if (samplesReport.problems.length > 0) {
         samplesReport.status = 'failed';

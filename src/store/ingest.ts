@@ -488,7 +488,7 @@ export async function admit(
     pointer: '',
     severity: 'warning',
     code: 'store.duplicate-record',
-    message: `the same record is stored under evaluation_id ${JSON.stringify(decision.duplicateOf)} (EEE check 10): skipped (--allow-duplicates stores it)`,
+    message: `the same record is stored under evaluation_id ${JSON.stringify(decision.duplicateOf)} (EEE check 10): skipped`,
   });
   return false;
 }

@@ -5,6 +5,7 @@
 import pc from 'picocolors';
 import type { Diagnostic } from '../../diagnostics.js';
 import type { FileResult, ValidationSummary } from '../../validate/index.js';
+import { withCliHint } from '../hints.js';
 
 export type OutputFormat = 'text' | 'json' | 'github';
 export const OUTPUT_FORMATS: OutputFormat[] = ['text', 'json', 'github'];
@@ -25,7 +26,7 @@ export function diagnosticLine(d: Diagnostic, color = false): string {
   const c = pc.createColors(color);
   const where = d.pointer ? c.dim(` (at ${d.pointer})`) : '';
   const severity = d.severity === 'error' ? c.red(c.bold('error')) : c.yellow(c.bold('warning'));
-  return `${c.cyan(d.file)}:${d.line}:${d.column} ${severity} ${c.dim(d.code)} ${d.message}${where}`;
+  return `${c.cyan(d.file)}:${d.line}:${d.column} ${severity} ${c.dim(d.code)} ${withCliHint(d.code, d.message)}${where}`;
 }
 
 function plural(n: number, word: string): string {
@@ -125,7 +126,7 @@ export function githubLine(d: Diagnostic): string {
   if (d.column > 0) props.push(`col=${d.column}`);
   props.push(`title=${escapeProperty(d.code)}`);
   const where = d.pointer ? ` (at ${d.pointer})` : '';
-  return `::${d.severity} ${props.join(',')}::${escapeData(d.message + where)}`;
+  return `::${d.severity} ${props.join(',')}::${escapeData(withCliHint(d.code, d.message) + where)}`;
 }
 
 export function githubReport(
