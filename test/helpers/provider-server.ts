@@ -96,6 +96,18 @@ function contentText(content: unknown): string {
   return '';
 }
 
+/** The start of a CLI run against the server: `evaluate BENCHMARK --provider openai --model m --base-url <server>`. */
+export const evaluateAgainst = (server: ProviderServer, benchmark: string): string[] => [
+  'evaluate',
+  benchmark,
+  '--provider',
+  'openai',
+  '--model',
+  'm',
+  '--base-url',
+  server.openaiBaseUrl,
+];
+
 export async function startProviderServer(
   options: { script?: Script; latencyMs?: number; log?: boolean; port?: number } = {},
 ): Promise<ProviderServer> {

@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
-import { hashedVerdicts, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
+import {
+  hashedVerdicts,
+  startProviderServer,
+  evaluateAgainst,
+  type ProviderServer,
+} from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
 import { loadBenchmarkForRun, createProvider } from '../../src/run/setup.js';
 import { parseSweepValues, runSweep, sweepVerdict } from '../../src/run/sweep.js';
@@ -25,14 +30,7 @@ after(async () => {
 
 test('--dry-run prints every prompt and sends nothing', async () => {
   const r = await runCli([
-    'evaluate',
-    bench,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
+    ...evaluateAgainst(server, bench),
     '--dry-run',
     '--format',
     'json',

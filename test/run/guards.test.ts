@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { hashedVerdicts, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
+import {
+  hashedVerdicts,
+  startProviderServer,
+  evaluateAgainst,
+  type ProviderServer,
+} from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
 
 const bench = join(projectRoot, 'examples/run/birds.benchmark.json');
@@ -25,14 +30,7 @@ after(async () => {
 });
 
 const evaluateArgs = (...extra: string[]) => [
-  'evaluate',
-  bench,
-  '--provider',
-  'openai',
-  '--model',
-  'm',
-  '--base-url',
-  server.openaiBaseUrl,
+  ...evaluateAgainst(server, bench),
   '--n-samples',
   '2',
   '--retry-base-ms',
@@ -91,32 +89,8 @@ test('an output that is an input is refused before anything is sent, and the inp
   writeFileSync(copy, readFileSync(bench));
   const before_ = readFileSync(copy);
   const cases = [
-    [
-      'evaluate',
-      copy,
-      '--provider',
-      'openai',
-      '--model',
-      'm',
-      '--base-url',
-      server.openaiBaseUrl,
-      '-o',
-      copy,
-    ],
-    [
-      'evaluate',
-      copy,
-      '--provider',
-      'openai',
-      '--model',
-      'm',
-      '--base-url',
-      server.openaiBaseUrl,
-      '-o',
-      join(dir, 'x.json'),
-      '--log',
-      copy,
-    ],
+    [...evaluateAgainst(server, copy), '-o', copy],
+    [...evaluateAgainst(server, copy), '-o', join(dir, 'x.json'), '--log', copy],
     [
       'evaluate',
       bench,

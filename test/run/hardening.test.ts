@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
-import { hashedVerdicts, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
+import {
+  hashedVerdicts,
+  startProviderServer,
+  evaluateAgainst,
+  type ProviderServer,
+} from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
 import { createRedactor, redactUrl } from '../../src/run/redact.js';
 import { checkUsage } from '../../src/run/usage.js';
@@ -116,14 +121,7 @@ test('an endless chunked body fails its sample (response-too-large) without grow
   const out = join(dir, 'endless.json');
   const r = await runCli(
     [
-      'evaluate',
-      bench,
-      '--provider',
-      'openai',
-      '--model',
-      'm',
-      '--base-url',
-      server.openaiBaseUrl,
+      ...evaluateAgainst(server, bench),
       '--n-samples',
       '1',
       '--max-response-bytes',
@@ -151,14 +149,7 @@ test('Retry-After is capped by --max-retry-after-ms and the run log says so (ite
   server.setScript((ctx) => (ctx.attempt === 1 ? { status: 429, retryAfter: '3600' } : hashedVerdicts(ctx)));
   const log = join(dir, 'retry-after.jsonl');
   const r = await runCli([
-    'evaluate',
-    bench,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
+    ...evaluateAgainst(server, bench),
     '--n-samples',
     '1',
     '--max-retry-after-ms',
@@ -203,14 +194,7 @@ test('usage counts that are not non-negative integers are dropped and noted (ite
   const out = join(dir, 'usage.json');
   const log = join(dir, 'usage.jsonl');
   const r = await runCli([
-    'evaluate',
-    bench,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
+    ...evaluateAgainst(server, bench),
     '--n-samples',
     '2',
     '--concurrency',
@@ -287,20 +271,7 @@ test('a dead server stops the run early, says why, and keeps the journal (item 1
 
 test('the summary counts items whose samples all failed apart from abstentions (item 19)', async () => {
   server.setScript((ctx) => (ctx.user.includes('penguin') ? { status: 400 } : hashedVerdicts(ctx)));
-  const args = [
-    'evaluate',
-    bench,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
-    '--n-samples',
-    '2',
-    '-o',
-    join(dir, 'some-failed.json'),
-  ];
+  const args = [...evaluateAgainst(server, bench), '--n-samples', '2', '-o', join(dir, 'some-failed.json')];
   const r = await runCli([...args, '--format', 'json']);
   const summary = JSON.parse(r.stdout);
   assert.equal(summary.itemsAllFailed, 1);
@@ -318,14 +289,7 @@ test('the summary counts items whose samples all failed apart from abstentions (
 test('run.config-changed names the setting that changed (item 19)', async () => {
   const out = join(dir, 'changed.json');
   const args = (t: string): string[] => [
-    'evaluate',
-    bench,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
+    ...evaluateAgainst(server, bench),
     '--n-samples',
     '1',
     '--temperature',
