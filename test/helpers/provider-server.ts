@@ -96,16 +96,21 @@ function contentText(content: unknown): string {
   return '';
 }
 
-/** The start of a CLI run against the server: `evaluate BENCHMARK --provider openai --model m --base-url <server>`. */
-export const evaluateAgainst = (server: ProviderServer, benchmark: string): string[] => [
-  'evaluate',
-  benchmark,
+/** The CLI options that point a run at the server: `--provider openai --model m --base-url <server>`. */
+export const providerArgs = (server: ProviderServer): string[] => [
   '--provider',
   'openai',
   '--model',
   'm',
   '--base-url',
   server.openaiBaseUrl,
+];
+
+/** The start of a CLI run against the server: `evaluate BENCHMARK` and providerArgs. */
+export const evaluateAgainst = (server: ProviderServer, benchmark: string): string[] => [
+  'evaluate',
+  benchmark,
+  ...providerArgs(server),
 ];
 
 export async function startProviderServer(

@@ -9,6 +9,7 @@ import {
   hashedVerdicts,
   startProviderServer,
   evaluateAgainst,
+  providerArgs,
   type ProviderServer,
 } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -113,12 +114,7 @@ test('sweep over tie_break draws each sample once and writes sweep-summary.json'
       'tie_break',
       '--values',
       'abstain,good,first',
-      '--provider',
-      'openai',
-      '--model',
-      'm',
-      '--base-url',
-      server.openaiBaseUrl,
+      ...providerArgs(server),
       '--n-samples',
       '4',
       '-o',

@@ -12,6 +12,7 @@ import {
   hashedVerdicts,
   startProviderServer,
   evaluateAgainst,
+  providerArgs,
   type ProviderServer,
 } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -205,12 +206,7 @@ test('two sweeps into one folder: the second is refused', async () => {
   const args = [
     'sweep',
     bench,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
+    ...providerArgs(server),
     '--vary',
     'n_samples',
     '--values',
