@@ -4,18 +4,24 @@
  * the failure with its line counted within the range.
  */
 import { parentPort } from 'node:worker_threads';
-import { convertChunk, type ChunkReply, type ChunkTask, type LineMapper, type RowJob } from './row-blocks.js';
+import {
+  chunkMemory,
+  convertChunk,
+  type ChunkReply,
+  type ChunkTask,
+  type LineMapper,
+  type RowJob,
+} from './row-blocks.js';
 import { lineMapperFor } from './row-mappers.js';
 
 /**
  * Memory used again from task to task (one task runs at a time): block buffers handed back by the main thread, and
  * the buffer ranges are read into. Left to the garbage collector, they pile up to tens of MB per thread.
  */
-const spares: ArrayBuffer[] = [];
-const readBuffer = Buffer.allocUnsafe(1 << 20);
+const memory = chunkMemory();
 
 /**
- * A worker serves the chunks of one file (see inWorkers), so its mapper is built once and reused: a new mapper per
+ * A worker serves the chunks of one file (see inPool), so its mapper is built once and reused: a new mapper per
  * chunk would also start its functions' type feedback afresh.
  */
 let current: { key: string; map: LineMapper } | undefined;
@@ -26,8 +32,8 @@ function mapperFor(job: RowJob): LineMapper {
 }
 
 async function runChunk(task: ChunkTask): Promise<{ reply: ChunkReply; transfer: ArrayBuffer[] }> {
-  for (const spare of task.spares ?? []) if (spares.length < 4) spares.push(spare);
-  return convertChunk(task, mapperFor(task.job), { spares, readBuffer });
+  for (const spare of task.spares ?? []) if (memory.spares.length < 4) memory.spares.push(spare);
+  return convertChunk(task, mapperFor(task.job), memory);
 }
 
 // Tasks run one after another (a second one may be queued while the first runs; see inPool).

@@ -176,6 +176,24 @@ export interface ChunkMemory {
   readBuffer: Buffer;
 }
 
+/** A thread's reusable memory, empty of spares. */
+export const chunkMemory = (): ChunkMemory => ({
+  spares: [],
+  readBuffer: Buffer.allocUnsafe(DEFAULT_CHUNK_BYTES),
+});
+
+/** Written block buffers kept for reuse, at most (beyond, they are left to the GC). */
+const MAX_SPARES = 8;
+
+/**
+ * Keeps a written block's memory for the next blocks (fresh memory for every block costs page faults and
+ * collections, about 5% of a conversion); only whole block buffers, and at most MAX_SPARES.
+ */
+function keepForReuse(spares: ArrayBuffer[], bytes: Buffer): void {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === BLOCK_BYTES && spares.length < MAX_SPARES)
+    spares.push(bytes.buffer as ArrayBuffer);
+}
+
 /**
  * Converts one chunk task into its reply, in whichever thread calls it: the blocks (each owning its memory from
  * offset 0, ready to be transferred) and the number of lines read, or the failure with its line counted within the
@@ -237,13 +255,11 @@ export async function* rowBlocksOf(
     options.thresholdBytes ?? (options.jobs === undefined ? DEFAULT_THRESHOLD_BYTES : chunkBytes);
   const info = await stat(job.path).catch(() => undefined);
   if (jobs <= 1 || info === undefined || !info.isFile() || info.size === 0 || info.size < threshold) {
-    const memory: ChunkMemory = { spares: [], readBuffer: Buffer.allocUnsafe(DEFAULT_CHUNK_BYTES) };
+    const memory = chunkMemory();
     for await (const block of encodeRange(job.path, map(), {}, undefined, memory)) {
       yield block;
-      // Written once the consumer asks for the next block: its memory takes the next rows (fresh memory for every
-      // block cost about 5% of the conversion, in page faults and collections).
-      if (block.bytes.byteOffset === 0 && block.bytes.buffer.byteLength === BLOCK_BYTES)
-        memory.spares.push(block.bytes.buffer as ArrayBuffer);
+      // Written once the consumer asks for the next block.
+      keepForReuse(memory.spares, block.bytes);
     }
     return;
   }
@@ -261,8 +277,6 @@ export async function* rowBlocksOf(
  * 16 and 32 no better), and each chunk ahead holds about 1.2 MB of output.
  */
 const CHUNKS_AHEAD_PER_THREAD = 8;
-/** Written block buffers kept for reuse, at most (beyond, they are left to the GC). */
-const MAX_SPARES = 8;
 /**
  * Tasks a worker holds at once: the one it converts and the next, so that it never waits for this thread (busy
  * converting a chunk of its own) to hand it more.
@@ -284,8 +298,8 @@ async function* inPool(
   map: LineMapper,
 ): AsyncGenerator<RowBlock> {
   const maxAhead = (workerCount + 1) * CHUNKS_AHEAD_PER_THREAD;
-  const spares: ArrayBuffer[] = [];
-  const memory: ChunkMemory = { spares, readBuffer: Buffer.allocUnsafe(DEFAULT_CHUNK_BYTES) };
+  const memory = chunkMemory();
+  const { spares } = memory;
   const replies = new Map<number, ChunkReply>();
   let wake: (() => void) | undefined;
   let crash: Error | undefined;
@@ -349,8 +363,9 @@ async function* inPool(
       feed();
       lineBase += reply.lines;
       for (const b of reply.blocks) {
-        yield { bytes: Buffer.from(b.buffer, 0, b.length), rows: b.rows };
-        if (b.buffer.byteLength === BLOCK_BYTES && spares.length < MAX_SPARES) spares.push(b.buffer);
+        const bytes = Buffer.from(b.buffer, 0, b.length);
+        yield { bytes, rows: b.rows };
+        keepForReuse(spares, bytes);
       }
     }
   } finally {

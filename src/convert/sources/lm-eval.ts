@@ -584,15 +584,21 @@ export interface LmEvalRowContext {
   modelId: string;
 }
 
-/** A samples line (parsed; its line number) → the EEE instance row. */
-export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: number) => Obj {
-  const makeRow = rowMaker(c.evaluationId, c.modelId);
+/** A samples line (parsed; its line number) → the row's parts; a line that is not an object is a LineError. */
+function sampleRowMaker(c: LmEvalRowContext): (value: unknown, line: number) => { row: RowInput; line: Obj } {
   const known = new Set(c.knownIds);
   return (value, line) => {
     if (!isObject(value))
       throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
-    return makeRow(sampleRow(c, value, line, c.taskConfig, known, c.taskResultIds));
+    return { row: sampleRow(c, value, line, known), line: value };
   };
+}
+
+/** A samples line (parsed; its line number) → the EEE instance row. */
+export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: number) => Obj {
+  const makeRow = rowMaker(c.evaluationId, c.modelId);
+  const rowOf = sampleRowMaker(c);
+  return (value, line) => makeRow(rowOf(value, line).row);
 }
 
 /**
@@ -602,12 +608,10 @@ export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: num
  */
 export function lmEvalLineMapper(c: LmEvalRowContext): LineMapper {
   const toText = rowTextMaker(c.evaluationId, c.modelId);
-  const known = new Set(c.knownIds);
-  return (value, line, text) => {
-    if (!isObject(value))
-      throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
-    const row = sampleRow(c, value, line, c.taskConfig, known, c.taskResultIds);
-    return toText(row, sourceJson(value, text));
+  const rowOf = sampleRowMaker(c);
+  return (value, lineNo, text) => {
+    const { row, line } = rowOf(value, lineNo);
+    return toText(row, sourceJson(line, text));
   };
 }
 
@@ -667,14 +671,9 @@ async function samplesFiles(
 
 /** The number in a key (its digits read together: `gen_args_12` → 12; 0 without digits). */
 function numberInKey(key: string): number {
-  let n = 0;
   let digits = '';
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) digits += key[i];
-  }
-  if (digits !== '') n = Number(digits);
-  return n;
+  for (const ch of key) if (ch >= '0' && ch <= '9') digits += ch;
+  return digits === '' ? 0 : Number(digits);
 }
 
 /** Keys in the order of the number in them (`arg_2` before `arg_10`); a stable sort, numbers computed once. */
@@ -717,14 +716,8 @@ function flatTexts(list: unknown[]): string[] {
   return out;
 }
 
-function sampleRow(
-  s: { task: string; path: string },
-  line: Obj,
-  lineNo: number,
-  taskConfig: unknown,
-  knownIds: Set<string>,
-  taskResultIds: string[],
-): RowInput {
+function sampleRow(s: LmEvalRowContext, line: Obj, lineNo: number, knownIds: Set<string>): RowInput {
+  const { taskConfig, taskResultIds } = s;
   const argLists = argumentLists(line.arguments);
   const raw = argLists.length > 0 ? text(argLists[0][0]) : '';
   const resps = Array.isArray(line.resps) ? line.resps : [];

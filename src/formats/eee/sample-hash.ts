@@ -87,7 +87,7 @@ export function sampleHash(
 ): string {
   const reference = referenceList(input.reference);
   const text =
-    rawJson !== undefined && typeof input.raw === 'string'
+    typeof input.raw === 'string'
       ? fastCanonical(input.raw, reference, rawJson)
       : SAMPLE_HASH_RECIPES[0].text(input.raw ?? null, reference);
   return digest(text, algorithm);
