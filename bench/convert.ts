@@ -1,7 +1,10 @@
 // evalkit convert on a generated lm-eval run whose samples file is ≥ 500 MB, in two shapes (CONVERT_BENCH_MB,
 // CONVERT_BENCH_ROUNDS and CONVERT_BENCH_SHAPES=compact,python to change): throughput against splitting and
-// JSON.parse'ing the same bytes, by wall time and by CPU time, and peak RSS, each in a fresh child process. The converter is the bundled CLI as shipped, with its worker
-// threads (--jobs auto) and in one thread (--jobs 1).
+// JSON.parse'ing the same bytes, by wall time and by CPU time, and peak RSS, each in a fresh child process. The
+// converter is the bundled CLI as shipped, with its worker threads (--jobs auto) and in one thread (--jobs 1).
+// Beside them, what this machine allows at best: the floor (the work any converter of the file must do besides
+// building rows, in one thread), how much more work the machine does with several threads busy, and the ceiling
+// they give together.
 // Targets (from the issue): ≥ 0.5× the JSON.parse baseline; peak RSS < 256 MB whatever the input size.
 // Other sources add their own file (bench/convert-inspect.ts: a 50,000-sample .eval) using _convert-measure.ts.
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runChild, type ChildFigures } from './_convert-measure.js';
+import { MAX_DEFAULT_JOBS } from '../src/convert/row-blocks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -184,8 +188,17 @@ async function measureShape(
   ];
   const base: ChildFigures[] = [];
   const conv: ChildFigures[][] = variants.map(() => []);
+  const floor: ChildFigures[] = [];
+  const together: number[] = [];
+  const copies = Math.min(availableParallelism(), MAX_DEFAULT_JOBS);
   for (let r = 0; r < rounds; r++) {
     base.push(await runChild(['parse-jsonl', samples]));
+    const floorOut = join(dir, 'floor.jsonl');
+    floor.push(await runChild(['floor-jsonl', samples, floorOut]));
+    rmSync(floorOut, { force: true });
+    // `copies` baselines at once: how much more work the machine does with that many threads busy.
+    const many = await Promise.all(Array.from({ length: copies }, () => runChild(['parse-jsonl', samples])));
+    together.push((copies * base[r].seconds) / Math.max(...many.map((m) => m.seconds)));
     for (let v = 0; v < variants.length; v++) {
       const out = join(dir, `out-${r}-${v}`);
       const args = [cli, 'convert', results, '-o', out, '--jobs', variants[v].jobs, '--format', 'json'];
@@ -212,6 +225,25 @@ async function measureShape(
         `${conv[v][0].rows} rows`,
     );
   }
+  // The floor's work other than its fsync spread over the threads with the measured gain, its fsync after it: no
+  // converter that also builds rows can be faster than this on this machine.
+  const ceiling = floor.map((f, r) => {
+    const sync = f.fsyncSeconds as number;
+    return base[r].seconds / (sync + (f.seconds - sync) / together[r]);
+  });
+  const floorRatio = floor.map((f, r) => base[r].seconds / f.seconds);
+  const syncShare = floor.map((f, r) => (f.fsyncSeconds as number) / base[r].seconds);
+  console.log(
+    `  floor, one thread (the baseline's parse, each prompt's sample_hash, an output as large as the input ` +
+      `encoded, sha256'd, written and fsync'd; no row built): ${median(floorRatio).toFixed(2)}× baseline ` +
+      `(rounds ${range(floorRatio, 2)}); its fsync alone takes ${median(syncShare).toFixed(2)}× the baseline's time`,
+  );
+  console.log(
+    `  ${copies} baselines at once do ${median(together).toFixed(2)}× the work of one (rounds ` +
+      `${range(together, 2)}) → ceiling on this machine ${median(ceiling).toFixed(2)}× (rounds ` +
+      `${range(ceiling, 2)}): the floor's work spread over ${copies} threads with that gain, then its fsync; ` +
+      `building the rows can only add to it`,
+  );
   console.log(
     `  (wall time is what the target means; with N cores the threads can at most divide it by N. Load average ` +
       `${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs.)`,

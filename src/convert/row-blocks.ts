@@ -36,7 +36,7 @@ export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
  * Threads by default, at most (this one and two workers): each worker holds about 55 MB (its own V8 heap and code),
  * and peak RSS must stay under 256 MB. `--jobs N` may ask for more.
  */
-const MAX_DEFAULT_JOBS = 3;
+export const MAX_DEFAULT_JOBS = 3;
 
 /**
  * Encodes row lines straight into blocks (no joined string, no Buffer per row). `add` returns the finished block
