@@ -3,6 +3,8 @@
  * stream of parsed lines (errors with the line number), and the digest of a file's bytes (which seeds record ids).
  * Every failure is a DataError (bad content) or an IoError (unreadable), naming the file.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { DataError, IoError } from '../errors.js';
 import { readJsonlFile, type JsonlLine } from '../io/jsonl.js';
 import { readRegularFile } from '../io/regular-file.js';
@@ -19,6 +21,18 @@ export interface JsonSource {
 /** The file's bytes, through the shared regular-file guard (a FIFO or device is refused, never read). */
 export function readBytes(path: string): Promise<Buffer> {
   return readRegularFile(path);
+}
+
+/** The sha256 (hex) of a file's bytes, read as a stream (a file too large to hold, or one not parsed whole). */
+export async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
+      hash.update(chunk as Buffer);
+  } catch (error) {
+    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  return hash.digest('hex');
 }
 
 /** A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position). */

@@ -5,10 +5,11 @@
  * are never overwritten without `force`; identical bytes already there are "unchanged", not an error.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
+import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
@@ -35,12 +36,6 @@ export interface WriteOutcome {
 
 const tempBeside = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-
-async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 /** The aggregate's text as written (two-space indent, final newline). */
 export function aggregateText(aggregate: Record<string, unknown>): string {
@@ -156,7 +151,7 @@ export async function writeConverted(
     if (aggregateThere || samplesThere) {
       const sameAggregate = aggregateThere && (await readFile(aggregatePath, 'utf8')) === text;
       const sameSamples =
-        samplesPath === undefined || (samplesThere && (await sha256OfFile(samplesPath)) === checksum);
+        samplesPath === undefined || (samplesThere && (await fileDigest(samplesPath)) === checksum);
       if (sameAggregate && sameSamples) {
         return { status: 'unchanged', aggregatePath, samplesPath, totalRows, checksum };
       }

@@ -4,10 +4,10 @@
  * that never finished, `_journal/start.json`), `reductions.json`, and one `samples/<id>_epoch_<n>.json` member per
  * sample and epoch, read one member at a time. A `.json` log is one document holding everything.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { DataError, IoError } from '../../errors.js';
+import { DataError } from '../../errors.js';
 import { ZipReader, type ZipEntry } from '../../io/zip.js';
+import { fileDigest } from '../read.js';
+import { contentDigest } from '../record.js';
 import { isObj, parseSourceJson, readSourceJson, type Obj } from '../source-json.js';
 
 export interface InspectSample {
@@ -34,17 +34,6 @@ export interface InspectLog {
 }
 
 const SAMPLE_MEMBER = /^samples\/(.+)_epoch_(\d+)\.json$/;
-
-async function fileDigest(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
-      hash.update(chunk as Buffer);
-  } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
-  }
-  return hash.digest('hex');
-}
 
 function asReductions(value: unknown, where: string): Obj[] {
   if (value === undefined || value === null) return [];
@@ -93,7 +82,7 @@ async function openJson(path: string): Promise<InspectLog> {
     header: rest,
     fromJournal: false,
     reductions,
-    digest: async () => createHash('sha256').update(text).digest('hex'),
+    digest: async () => contentDigest(text),
     sampleCount: samples.length,
     maxEpoch,
     async *samples() {

@@ -7,11 +7,9 @@
  * carrying the prompt and completion of its `sampling` event. The file is read twice: once for the spec, the report
  * and the digest, once to stream the rows.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { DataError, IoError } from '../../errors.js';
-import { isObject, readJsonlValues } from '../read.js';
+import { DataError } from '../../errors.js';
+import { fileDigest, isObject, readJsonlValues } from '../read.js';
 import {
   buildAggregate,
   buildModel,
@@ -47,17 +45,6 @@ export const openaiEvalsSource: SourceConverter = {
     return convertLog(path, options);
   },
 };
-
-async function fileDigest(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
-      hash.update(chunk as Buffer);
-  } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
-  }
-  return hash.digest('hex');
-}
 
 /** The time an evals log states ("2023-05-02 22:00:53.948570", UTC) as epoch seconds. */
 function evalsTime(value: unknown): string | undefined {
