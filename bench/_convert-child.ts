@@ -5,10 +5,10 @@
 //   parse-eval <file.eval>         the Inspect baseline: every sample member inflated and JSON.parse'd
 //   floor-jsonl <file> <out>       what any converter of a samples file must do besides building its rows (below)
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { convertPaths, isConvertFailure } from '../src/convert/index.js';
 import { BlockEncoder } from '../src/convert/row-blocks.js';
-import { writeConverted } from '../src/convert/write.js';
+import { writeAll, writeConverted } from '../src/convert/write.js';
 import { readJsonlFile } from '../src/io/jsonl.js';
 import { ZipReader } from '../src/io/zip.js';
 import { sampleHash } from '../src/formats/eee/sample-hash.js';
@@ -50,7 +50,7 @@ if (mode === 'convert') {
   const encoder = new BlockEncoder();
   const write = (bytes: Uint8Array): void => {
     hash.update(bytes);
-    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+    writeAll(fd, bytes);
   };
   let lines = 0;
   for await (const batch of readJsonlFile(file))

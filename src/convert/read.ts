@@ -4,10 +4,10 @@
  * Every failure is a DataError (bad content) or an IoError (unreadable), naming the file.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { DataError, IoError } from '../errors.js';
+import { readError } from '../io/file-kind.js';
 import { readJsonlFile, type JsonlLine } from '../io/jsonl.js';
-import { readRegularFile } from '../io/regular-file.js';
+import { createRegularReadStream, readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { contentDigest } from './record.js';
 
@@ -23,14 +23,17 @@ export function readBytes(path: string): Promise<Buffer> {
   return readRegularFile(path);
 }
 
-/** The sha256 (hex) of a file's bytes, read as a stream (a file too large to hold, or one not parsed whole). */
+/**
+ * The sha256 (hex) of a file's bytes, read as a stream (a file too large to hold, or one not parsed whole), through
+ * the same regular-file guard as readBytes.
+ */
 export async function fileDigest(path: string): Promise<string> {
   const hash = createHash('sha256');
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
+    for await (const chunk of createRegularReadStream(path, { highWaterMark: 1 << 20 }))
       hash.update(chunk as Buffer);
   } catch (error) {
-    throw new IoError('io.read', `cannot read ${path}: ${(error as Error).message}`);
+    throw readError(path, error);
   }
   return hash.digest('hex');
 }

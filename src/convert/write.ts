@@ -63,7 +63,7 @@ async function* blocksOf(record: ConvertedRecord): AsyncGenerator<RowBlock> {
  * millisecond, while an asynchronous write costs a round trip through libuv's thread pool during which this thread
  * (which converts rows too, see row-blocks.ts) waits.
  */
-function writeAll(fd: number, bytes: Uint8Array): void {
+export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
