@@ -4,21 +4,25 @@
  * renamed into place only when everything succeeded, so a failure mid-stream leaves no partial pair. Existing files
  * are never overwritten without `force`; identical bytes already there are "unchanged", not an error.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
+import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';
+import type { InputGuard } from '../io/output-is-input.js';
 
 export interface WriteOptions {
   /** Replace existing files that differ. */
   force?: boolean;
   /** Write nothing: read the rows (so a broken source still fails) and say where the record would go. */
   dryRun?: boolean;
+  /** The command's inputs: a file to be written that is one of them (by real path or inode) is refused. */
+  inputs?: InputGuard;
 }
 
 export interface WriteOutcome {
@@ -33,9 +37,6 @@ export interface WriteOutcome {
   /** Dry run: whether a file already exists at the target. */
   exists?: boolean;
 }
-
-const tempBeside = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 
 /** The aggregate's text as written (two-space indent, final newline). */
 export function aggregateText(aggregate: Record<string, unknown>): string {
@@ -82,8 +83,10 @@ async function streamRows(
   return { totalRows, checksum: hash.digest('hex') };
 }
 
-async function writeTemp(path: string, data: string): Promise<string> {
-  const tmp = tempBeside(path);
+/** Writes `data` to a new temporary file beside `path`, named in `temps` before it exists (so it is always removed). */
+async function writeTemp(path: string, data: string, temps: string[]): Promise<string> {
+  const tmp = tempPathFor(path);
+  temps.push(tmp);
   const handle = await open(tmp, 'w');
   try {
     await handle.writeFile(data);
@@ -115,6 +118,12 @@ export async function writeConverted(
   } catch (error) {
     throw new IoError('io.write', `cannot create ${dirname(aggregatePath)}: ${(error as Error).message}`);
   }
+  // Temporaries of processes killed mid-write (kill -9) are removed before this one writes its own.
+  await sweepStaleTemporaries(dirname(aggregatePath));
+  if (samplesPath) await sweepStaleTemporaries(dirname(samplesPath));
+  for (const path of [aggregatePath, samplesPath]) if (path) options.inputs?.assertNotInput(path);
+  // Every temporary is listed here before it is created and removed on every way out (written, unchanged, refused,
+  // failed); after a successful rename the name is gone and removing it is a no-op.
   const temps: string[] = [];
   try {
     let totalRows = 0;
@@ -122,7 +131,7 @@ export async function writeConverted(
     const aggregate = structuredClone(record.aggregate);
     let samplesTemp: string | undefined;
     if (samplesPath && record.rows) {
-      samplesTemp = tempBeside(samplesPath);
+      samplesTemp = tempPathFor(samplesPath);
       temps.push(samplesTemp);
       const handle = await open(samplesTemp, 'w');
       try {
@@ -162,18 +171,18 @@ export async function writeConverted(
         );
       status = 'overwritten';
     }
-    const aggregateTemp = await writeTemp(aggregatePath, text);
-    temps.push(aggregateTemp);
+    const aggregateTemp = await writeTemp(aggregatePath, text, temps);
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
     return { status, aggregatePath, samplesPath, totalRows, checksum };
   } catch (error) {
-    await Promise.all(temps.map((t) => rm(t, { force: true })));
     if (error instanceof DataError || error instanceof IoError) throw error;
     const e = error as NodeJS.ErrnoException;
     if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code))
       throw new IoError('io.write', `cannot write ${aggregatePath}: ${e.message}`);
     throw error;
+  } finally {
+    await Promise.all(temps.map((t) => rm(t, { force: true })));
   }
 }

@@ -8,6 +8,7 @@ import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
+import { InputGuard } from '../../io/output-is-input.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
 import { withCliHint } from '../hints.js';
 
@@ -117,6 +118,8 @@ export const convertCommand: CommandModule = {
           const root = resolvePath(io.cwd, flags.output);
           // The shared output guard: the datastore root is neither an input nor a file, nor under one.
           if (!flags.dryRun) checkOutputs({ inputs: paths, folders: [flags.output], cwd: io.cwd });
+          // And every file written under it is checked against every input (real paths, links, inodes).
+          const inputs = new InputGuard(paths, [root], io.cwd);
           const records: RecordReport[] = [];
           const failures: FailureReport[] = [];
           const skipped: { path: string; reason: string }[] = [];
@@ -175,6 +178,7 @@ export const convertCommand: CommandModule = {
                 const outcome = await writeConverted(counted(item), root, {
                   force: flags.force,
                   dryRun: flags.dryRun,
+                  inputs,
                 });
                 records.push({
                   source: item.source,
