@@ -89,7 +89,8 @@ export const convertCommand: CommandModule = {
           'Deterministic: the same input and options give the same ids, file names and bytes; the same run found\n' +
           'twice is written once. Instance rows are streamed (constant memory). A report lists, per record, every\n' +
           'source field mapped, inferred, kept in additional_details, or not mapped (with the reason).\n\n' +
-          'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error.',
+          'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error,\n' +
+          'or nothing convertible found in PATHS.',
       )
       .argument('<paths...>', 'output files or folders of the harnesses')
       .requiredOption('-o, --output <root>', 'datastore root (the folder that holds data/)')
@@ -218,6 +219,14 @@ export const convertCommand: CommandModule = {
               `${records.length} record(s), ${rows} row(s) ${flags.dryRun ? 'planned (nothing written: --dry-run)' : `under ${root}`}` +
                 `${failures.length > 0 ? `; ${failures.length} source(s) failed` : ''}\n`,
             );
+          }
+          if (records.length === 0 && failures.length === 0) {
+            // Nothing recognised: a wrong folder or --from, not a successful conversion of nothing.
+            io.stderr.write(
+              `error usage.nothing-to-convert: no ${flags.from === 'auto' ? 'known tool' : flags.from} output found in ${paths.join(', ')}` +
+                `${skipped.length > 0 ? ` (${skipped.length} file(s) skipped, listed above)` : ''}; sources: ${SOURCES.map((s) => s.id).join(', ')}\n`,
+            );
+            return 2;
           }
           if (failures.some((f) => f.code.startsWith('io.'))) return 2;
           return failures.length > 0 ? 1 : 0;

@@ -65,6 +65,12 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
         `(${s.skipped - s.duplicates} already stored, ${s.duplicates} duplicates), ${s.rejected} rejected → ${dbPath}\n`,
     );
   }
+  if (result.items.length === 0) {
+    io.stderr.write(
+      `error usage.nothing-to-ingest: no record or known tool output found in ${paths.join(', ')}\n`,
+    );
+    return 2;
+  }
   return s.rejected > 0 ? 1 : 0;
 }
 
@@ -84,7 +90,7 @@ export const ingestCommand: CommandModule = {
           'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
           '--allow-duplicates. One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
           'Exit codes: 0 everything stored or already there, 1 an input was rejected, 2 usage or I/O error\n' +
-          '(including a store in use by another process).\n\n' +
+          '(including a store in use by another process, and paths where nothing to store was found).\n\n' +
           'The options from --source-organization-name to --retrieved-timestamp say what a converted source cannot\n' +
           '(as in `evalkit convert`); they apply to converted inputs only, never to EEE records, which say it already.',
       )
