@@ -8,6 +8,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { Decompress as ZstdDecompress, decompress as zstdDecompress } from 'fzstd';
 import { DataError, IoError } from '../errors.js';
+import { decodeUtf8 } from './utf8.js';
 
 export interface ZipEntry {
   name: string;
@@ -92,7 +93,7 @@ export class ZipReader {
 
   /** The member as UTF-8 text. */
   async readText(entry: ZipEntry): Promise<string> {
-    return (await this.read(entry)).toString('utf8');
+    return decodeUtf8(await this.read(entry), `${this.path}: member ${entry.name}`);
   }
 
   /** The member's decompressed bytes as a stream of chunks; the CRC-32 and size are checked at its end. */
