@@ -19,6 +19,7 @@ const CLI_HINTS: Record<string, string> = {
   'compare.mismatch.params': '--allow-different-setup to override',
   'model.no-factors': '`evalkit metrics --by-tag` gives a decomposition by tag',
   'convert.exists': 'pass --force to replace it',
+  'zip.too-large': 'if the archive is trusted, raise the caps with --zip-member-limit / --zip-archive-limit',
   'store.duplicate-record': '--allow-duplicates stores it',
   'usage.migrate-mode': 'pass -o DIR, --in-place, or --dry-run to only report',
   'usage.migrate-to': 'in --to',

@@ -11,8 +11,9 @@ import { checkOutputs } from '../../io/preflight.js';
 import { InputGuard } from '../../io/output-is-input.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
 import { withCliHint } from '../hints.js';
+import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-limits.js';
 
-interface ConvertFlags extends OverrideFlags {
+interface ConvertFlags extends OverrideFlags, ZipLimitFlags {
   output: string;
   from: SourceId | 'auto';
   force?: boolean;
@@ -108,13 +109,14 @@ export const convertCommand: CommandModule = {
           'output is the same bytes',
         'auto',
       );
-    addOverrideOptions(command)
+    addZipLimitOptions(addOverrideOptions(command))
       .addOption(
         new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
       )
       .action((paths: string[], flags: ConvertFlags) =>
         run(async () => {
           const overrides = overridesFrom(flags);
+          applyZipLimits(flags);
           const jobs = flags.jobs === 'auto' ? undefined : optionalInteger(flags.jobs, '--jobs', 1);
           const root = resolvePath(io.cwd, flags.output);
           // The shared output guard: the datastore root is neither an input nor a file, nor under one.

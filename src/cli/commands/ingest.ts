@@ -7,8 +7,9 @@ import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-limits.js';
 
-interface IngestFlags extends OverrideFlags {
+interface IngestFlags extends OverrideFlags, ZipLimitFlags {
   db?: string;
   allowDuplicates?: boolean;
   from: string;
@@ -26,6 +27,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
   const overrides = overridesFrom(flags);
+  applyZipLimits(flags);
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
   const store = await openStore(dbPath, { readOnly: false });
@@ -105,7 +107,7 @@ export const ingestCommand: CommandModule = {
         'the converter for inputs that are not EEE (lm-eval, inspect, helm, promptfoo, openai-evals, bench, infereval), or auto to recognise each',
         'auto',
       );
-    addOverrideOptions(command)
+    addZipLimitOptions(addOverrideOptions(command))
       .addOption(
         new Option('-f, --format <format>', 'summary as text or one JSON object')
           .choices(['text', 'json'])
