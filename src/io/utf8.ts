@@ -4,7 +4,7 @@
  * naming the file, line and column, never replaced by U+FFFD. (The validator applies its own, stricter verdict to
  * EEE documents: a BOM there is a finding, see strict-json.ts.)
  */
-import { isUtf8 } from 'node:buffer';
+import { constants, isUtf8 } from 'node:buffer';
 import { DataError } from '../errors.js';
 import { firstInvalidUtf8 } from './strict-json.js';
 
@@ -47,5 +47,13 @@ export function decodeUtf8(bytes: Uint8Array, where: string, code = INVALID_UTF8
   const bad = invalidUtf8At(bytes);
   if (bad) throw new DataError(code, `${where}:${bad.line}:${bad.column}: ${invalidUtf8Message(bad.byte)}`);
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return (startsWithBom(view) ? view.subarray(3) : view).toString('utf8');
+  try {
+    return (startsWithBom(view) ? view.subarray(3) : view).toString('utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw error;
+    throw new DataError(
+      'input.too-large',
+      `${where}: ${view.length} bytes of text is more than can be read as one document (at most ${constants.MAX_STRING_LENGTH} characters)`,
+    );
+  }
 }
