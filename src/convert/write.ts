@@ -36,6 +36,8 @@ export interface WriteOutcome {
   checksum?: string;
   /** Dry run: whether a file already exists at the target. */
   exists?: boolean;
+  /** What the writer changed that a reader must know (repeated sample ids renamed). */
+  notes?: string[];
 }
 
 /** The aggregate's text as written (two-space indent, final newline). */
@@ -68,19 +70,101 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
-/** Streams the rows into an open file, the sha256 updated with each block as it is written; row count and sha256. */
+const SAMPLE_ID_KEY = Buffer.from('"sample_id":"');
+
+/**
+ * Keeps every row's sample_id unique in the samples file, as validation requires (EEE check 9): a source that holds
+ * the same item twice (an lm-eval samples file with a repeated doc_id, two runs' lines in one file) would otherwise
+ * give a pair that `validate` rejects. A repeat is written as `ID#2`, `ID#3`, … in file order (so the same input
+ * gives the same bytes on one thread or many), and the record says so in a note. The id is the row's first
+ * `"sample_id":"` member: the row writers put it before any nested object.
+ */
+export class UniqueSampleIds {
+  private readonly seen = new Map<string, number>();
+  private row = 0;
+  /** Repeats renamed. */
+  renamed = 0;
+  private example: { id: string; first: number; again: number } | undefined;
+
+  /** The id for the next row: `id` itself the first time, else `id#2`, `id#3`, … (the first free one). */
+  next(id: string): string {
+    this.row++;
+    const first = this.seen.get(id);
+    if (first === undefined) {
+      this.seen.set(id, this.row);
+      return id;
+    }
+    let n = 2;
+    while (this.seen.has(`${id}#${n}`)) n++;
+    const unique = `${id}#${n}`;
+    this.seen.set(unique, this.row);
+    this.renamed++;
+    this.example ??= { id, first, again: this.row };
+    return unique;
+  }
+
+  /** A block of JSONL rows with repeated ids renamed (the same buffer when nothing repeats). */
+  block(bytes: Buffer): Buffer {
+    let out: Buffer[] | undefined;
+    let copied = 0;
+    for (let start = 0; start < bytes.length;) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end === -1) end = bytes.length;
+      const key = bytes.indexOf(SAMPLE_ID_KEY, start);
+      if (key !== -1 && key < end) {
+        const open = key + SAMPLE_ID_KEY.length;
+        let close = open;
+        let escaped = false;
+        while (close < end && bytes[close] !== 0x22) {
+          if (bytes[close] === 0x5c) escaped = true;
+          close += bytes[close] === 0x5c ? 2 : 1;
+        }
+        const raw = bytes.toString('utf8', open, close);
+        const id = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        const unique = this.next(id);
+        if (unique !== id) {
+          out ??= [];
+          out.push(bytes.subarray(copied, close), Buffer.from(unique.slice(id.length)));
+          copied = close;
+        }
+      } else this.row++;
+      start = end + 1;
+    }
+    if (!out) return bytes;
+    out.push(bytes.subarray(copied));
+    return Buffer.concat(out);
+  }
+
+  /** The note for the record's report, when a repeat was renamed. */
+  note(): string | undefined {
+    if (!this.example) return undefined;
+    const { id, first, again } = this.example;
+    return (
+      `${this.renamed} row(s) repeat a sample_id already used (e.g. ${JSON.stringify(id)} on rows ${first} and ${again}): ` +
+      `the source holds the same item more than once; the repeats are written as ${JSON.stringify(`${id}#2`)}, … so ` +
+      'that every sample_id is unique'
+    );
+  }
+}
+
+/**
+ * Streams the rows into an open file, the sha256 updated with each block as it is written (repeated sample ids
+ * renamed on the way, see UniqueSampleIds); row count, sha256 and the note about renamed ids.
+ */
 async function streamRows(
   record: ConvertedRecord,
   handle: FileHandle | undefined,
-): Promise<{ totalRows: number; checksum: string }> {
+): Promise<{ totalRows: number; checksum: string; note?: string }> {
   const hash = createHash('sha256');
+  const ids = new UniqueSampleIds();
   let totalRows = 0;
   for await (const block of blocksOf(record)) {
-    hash.update(block.bytes);
+    const bytes = ids.block(block.bytes);
+    hash.update(bytes);
     totalRows += block.rows;
-    if (handle) writeAll(handle.fd, block.bytes);
+    if (handle) writeAll(handle.fd, bytes);
   }
-  return { totalRows, checksum: hash.digest('hex') };
+  return { totalRows, checksum: hash.digest('hex'), note: ids.note() };
 }
 
 /** Writes `data` to a new temporary file beside `path`, named in `temps` before it exists (so it is always removed). */
@@ -107,10 +191,18 @@ export async function writeConverted(
   const samplesPath = record.rows && record.samplesPath ? join(root, record.samplesPath) : undefined;
 
   if (options.dryRun) {
-    const totalRows = record.rows ? (await streamRows(record, undefined)).totalRows : 0;
+    const streamed = record.rows ? await streamRows(record, undefined) : undefined;
+    const totalRows = streamed?.totalRows ?? 0;
     const there =
       (await pathExists(aggregatePath)) || (samplesPath !== undefined && (await pathExists(samplesPath)));
-    return { status: 'planned', aggregatePath, samplesPath, totalRows, exists: there };
+    return {
+      status: 'planned',
+      aggregatePath,
+      samplesPath,
+      totalRows,
+      exists: there,
+      ...(streamed?.note ? { notes: [streamed.note] } : {}),
+    };
   }
 
   try {
@@ -125,6 +217,7 @@ export async function writeConverted(
   // Every temporary is listed here before it is created and removed on every way out (written, unchanged, refused,
   // failed); after a successful rename the name is gone and removing it is a no-op.
   const temps: string[] = [];
+  const notes: string[] = [];
   try {
     let totalRows = 0;
     let checksum: string | undefined;
@@ -135,7 +228,9 @@ export async function writeConverted(
       temps.push(samplesTemp);
       const handle = await open(samplesTemp, 'w');
       try {
-        ({ totalRows, checksum } = await streamRows(record, handle));
+        let note: string | undefined;
+        ({ totalRows, checksum, note } = await streamRows(record, handle));
+        if (note) notes.push(note);
         await handle.sync();
       } finally {
         await handle.close();
@@ -162,7 +257,14 @@ export async function writeConverted(
       const sameSamples =
         samplesPath === undefined || (samplesThere && (await fileDigest(samplesPath)) === checksum);
       if (sameAggregate && sameSamples) {
-        return { status: 'unchanged', aggregatePath, samplesPath, totalRows, checksum };
+        return {
+          status: 'unchanged',
+          aggregatePath,
+          samplesPath,
+          totalRows,
+          checksum,
+          ...(notes.length ? { notes } : {}),
+        };
       }
       if (!options.force)
         throw new DataError(
@@ -175,7 +277,7 @@ export async function writeConverted(
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
-    return { status, aggregatePath, samplesPath, totalRows, checksum };
+    return { status, aggregatePath, samplesPath, totalRows, checksum, ...(notes.length ? { notes } : {}) };
   } catch (error) {
     if (error instanceof DataError || error instanceof IoError) throw error;
     const e = error as NodeJS.ErrnoException;

@@ -192,7 +192,7 @@ export const convertCommand: CommandModule = {
                   rows: outcome.totalRows,
                   ...(outcome.exists !== undefined ? { exists: outcome.exists } : {}),
                   fields: item.fields,
-                  notes: item.notes,
+                  notes: [...item.notes, ...(outcome.notes ?? [])],
                 });
               } catch (error) {
                 failures.push(failureOf(shown(item.sourcePath), item.source, error as Error));
