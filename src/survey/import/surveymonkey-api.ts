@@ -5,15 +5,15 @@
  *
  * Bearer-token auth (`Authorization: Bearer <token>`); the token never appears in an error (redact.ts). Each request
  * has a timeout and a response size cap; 429 and 5xx, dropped connections and bodies that are not JSON are retried
- * with backoff, honouring Retry-After (run/retry.ts, the policy the model runs use); 401/403 are a clear auth error
+ * with backoff, honouring Retry-After (io/net/retry.ts, the policy the model runs use); 401/403 are a clear auth error
  * at once. `links.next` is followed only on the base URL's origin, so the token is never sent to another host.
  */
 import { DataError, IoError, UsageError } from '../../errors.js';
 import type { Verdict } from '../../formats/infereval/types.js';
-import { createRedactor, urlSecrets } from '../../run/redact.js';
-import { DEFAULT_RETRY, withRetry, type RetryHooks, type RetryPolicy } from '../../run/retry.js';
-import { createNodeHttpFetch } from '../../run/providers/http-fetch.js';
-import { ProviderError, retryAfterMs } from '../../run/providers/provider.js';
+import { createRedactor, urlSecrets } from '../../io/net/redact.js';
+import { DEFAULT_RETRY, withRetry, type RetryHooks, type RetryPolicy } from '../../io/net/retry.js';
+import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
+import { ProviderError, retryAfterMs } from '../../io/net/call-error.js';
 import type { QuestionForm } from '../mapping.js';
 import type { SurveyRespondent } from '../respondent.js';
 import { decodeChoice } from '../verdict.js';
