@@ -31,6 +31,7 @@ const CLI_HINTS: Record<string, string> = {
   'survey.frame-mismatch': 'declare the recorded frame with --coherence-frame, or export the survey again',
   'survey.form-mismatch': 'leave out --question-form to use the recorded one',
   'survey.surveymonkey-token-missing': 'set SURVEYMONKEY_ACCESS_TOKEN, or pass --surveymonkey-token',
+  'survey.surveymonkey-too-many-pages': 'if the survey really holds more, raise --surveymonkey-max-pages',
   'survey.surveymonkey-auth': 'the token comes from SURVEYMONKEY_ACCESS_TOKEN or --surveymonkey-token',
 };
 

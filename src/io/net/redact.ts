@@ -41,10 +41,39 @@ export function urlSecrets(url: string | undefined): string[] {
   return out;
 }
 
+/** The shortest encoded form searched for: shorter runs of base64 letters occur by chance. */
+const MIN_ENCODED_LENGTH = 8;
+
+/**
+ * The forms a server may echo a secret in besides as written: URL-encoded (upper- and lower-case escapes, `+` for a
+ * space), and base64 / base64url at each of the three alignments it can take inside a longer encoded text (only the
+ * characters that depend on the secret's bytes alone, e.g. of `Basic base64(user:token)` or of a whole header).
+ */
+export function encodedForms(secret: string): string[] {
+  const out = new Set<string>();
+  const url = encodeURIComponent(secret);
+  if (url !== secret) {
+    out.add(url);
+    out.add(url.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()));
+    out.add(url.replace(/%20/g, '+'));
+  }
+  const bytes = Buffer.from(secret, 'utf8');
+  for (let pad = 0; pad < 3; pad++) {
+    const encoded = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64');
+    const start = Math.ceil((8 * pad) / 6);
+    const end = Math.floor((8 * (pad + bytes.length)) / 6);
+    const stable = encoded.slice(start, end);
+    if (stable.length < MIN_ENCODED_LENGTH) continue;
+    out.add(stable);
+    out.add(stable.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  out.delete(secret);
+  return [...out];
+}
+
 export function createRedactor(secrets: readonly (string | undefined)[] = []): Redactor {
-  const known = [
-    ...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH)),
-  ]
+  const plain = secrets.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH);
+  const known = [...new Set([...plain, ...plain.flatMap(encodedForms)])]
     // the longest first, so that a secret containing another is replaced whole
     .sort((a, b) => b.length - a.length);
   const secretPattern = known.length > 0 ? new RegExp(known.map(escapeRegExp).join('|'), 'g') : undefined;
