@@ -51,8 +51,7 @@ describe('parseCsv', () => {
     const bytes = Buffer.from([0x47, 0x6f, 0x6f, 0x64, 0x20, 0x97]);
     assert.throws(
       () => decodeCsvBytes(bytes, 'r.csv'),
-      (e: DataError) =>
-        e.code === 'csv.not-utf8' && /^r\.csv:1:6: invalid UTF-8 byte 0x97/.test(e.message),
+      (e: DataError) => e.code === 'csv.not-utf8' && /^r\.csv:1:6: invalid UTF-8 byte 0x97/.test(e.message),
     );
   });
 
