@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { neutraliseControls } from '../src/cli/output/terminal-text.js';
 import { scoreUncertainty } from '../src/metrics/eee/uncertainty.js';
-import { createRedactor } from '../src/run/redact.js';
+import { createRedactor } from '../src/io/net/redact.js';
 
 function time(fn: () => void, repeat: number): number {
   fn();

@@ -21,9 +21,10 @@ export {
 export { createOpenAIProvider } from '../run/providers/openai.js';
 export { createAnthropicProvider } from '../run/providers/anthropic.js';
 export { createReplayProvider, recordingProvider } from '../run/providers/replay.js';
-export { DEFAULT_MAX_RESPONSE_BYTES } from '../run/providers/http-fetch.js';
-export { withRetry, DEFAULT_RETRY, type RetryPolicy } from '../run/retry.js';
-export { createRedactor, redactingProvider, type Redactor } from '../run/redact.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from '../io/net/http-fetch.js';
+export { withRetry, DEFAULT_RETRY, type RetryPolicy } from '../io/net/retry.js';
+export { createRedactor, type Redactor } from '../io/net/redact.js';
+export { redactingProvider } from '../run/redact.js';
 export { planPrompts, type PromptOptions } from '../run/prompts.js';
 export { parseVerdict, parseCoherence } from '../run/parse.js';
 export { journalPathFor } from '../run/journal.js';

@@ -19,6 +19,7 @@ const CLI_HINTS: Record<string, string> = {
   'compare.mismatch.params': '--allow-different-setup to override',
   'model.no-factors': '`evalkit metrics --by-tag` gives a decomposition by tag',
   'convert.exists': 'pass --force to replace it',
+  'zip.too-large': 'if the archive is trusted, raise the caps with --zip-member-limit / --zip-archive-limit',
   'store.duplicate-record': '--allow-duplicates stores it',
   'usage.migrate-mode': 'pass -o DIR, --in-place, or --dry-run to only report',
   'usage.migrate-to': 'in --to',
@@ -30,6 +31,7 @@ const CLI_HINTS: Record<string, string> = {
   'survey.frame-mismatch': 'declare the recorded frame with --coherence-frame, or export the survey again',
   'survey.form-mismatch': 'leave out --question-form to use the recorded one',
   'survey.surveymonkey-token-missing': 'set SURVEYMONKEY_ACCESS_TOKEN, or pass --surveymonkey-token',
+  'survey.surveymonkey-too-many-pages': 'if the survey really holds more, raise --surveymonkey-max-pages',
   'survey.surveymonkey-auth': 'the token comes from SURVEYMONKEY_ACCESS_TOKEN or --surveymonkey-token',
 };
 

@@ -3,7 +3,7 @@ import { DataError, EvalkitError } from '../errors.js';
 import { isInteractive, useColor, type CliIO } from './context.js';
 import { terminalSafeStream } from './output/terminal-text.js';
 import { commandModules } from './commands/index.js';
-import { createRedactor } from '../run/redact.js';
+import { createRedactor } from '../io/net/redact.js';
 import { withCliHint } from './hints.js';
 
 export const VERSION = '0.1.0';

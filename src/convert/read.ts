@@ -9,6 +9,7 @@ import { readError } from '../io/file-kind.js';
 import { readJsonlFile, type JsonlLine } from '../io/jsonl.js';
 import { createRegularReadStream, readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
+import { INVALID_UTF8, invalidUtf8At, invalidUtf8Message } from '../io/utf8.js';
 import { contentDigest } from './record.js';
 
 export interface JsonSource {
@@ -96,7 +97,7 @@ export async function* readJsonlLines(
   readBuffer?: Buffer,
 ): AsyncGenerator<JsonlLine[]> {
   try {
-    yield* readJsonlFile(path, range, { stats, readBuffer });
+    yield* readJsonlFile(path, range, { stats, readBuffer, dropBom: !range.start });
   } catch (error) {
     if (error instanceof DataError) throw error;
     const e = error as NodeJS.ErrnoException;
@@ -105,9 +106,14 @@ export async function* readJsonlLines(
   }
 }
 
-/** One line's text; a line too long to read is a LineError naming file and line. */
+/**
+ * One line's text; a line too long to read, or not UTF-8 (the rule of io/utf8.ts), is a LineError naming file, line
+ * (and column).
+ */
 export function jsonlLineText(path: string, l: JsonlLine): string {
   if (l.tooLong) throw new LineError('convert.bad-jsonl', path, l.line, 'the line is too long to read');
+  const bad = invalidUtf8At(l.bytes);
+  if (bad) throw new LineError(INVALID_UTF8, path, l.line, `${bad.column}: ${invalidUtf8Message(bad.byte)}`);
   return l.bytes.toString('utf8');
 }
 

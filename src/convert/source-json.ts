@@ -7,6 +7,7 @@
 import { DataError } from '../errors.js';
 import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
+import { decodeUtf8 } from '../io/utf8.js';
 
 /** `where`: the file, or `file: member name` for an archive member. */
 export function parseSourceJson(text: string, where: string): unknown {
@@ -30,7 +31,7 @@ export function parseSourceJson(text: string, where: string): unknown {
 
 /** Reads and parses a JSON file (see `parseSourceJson`). */
 export async function readSourceJson(path: string): Promise<{ value: unknown; text: string }> {
-  const text = (await readRegularFile(path)).toString('utf8');
+  const text = decodeUtf8(await readRegularFile(path), path);
   return { value: parseSourceJson(text, path), text };
 }
 

@@ -4,21 +4,25 @@
  * renamed into place only when everything succeeded, so a failure mid-stream leaves no partial pair. Existing files
  * are never overwritten without `force`; identical bytes already there are "unchanged", not an error.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
+import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';
+import type { InputGuard } from '../io/output-is-input.js';
 
 export interface WriteOptions {
   /** Replace existing files that differ. */
   force?: boolean;
   /** Write nothing: read the rows (so a broken source still fails) and say where the record would go. */
   dryRun?: boolean;
+  /** The command's inputs: a file to be written that is one of them (by real path or inode) is refused. */
+  inputs?: InputGuard;
 }
 
 export interface WriteOutcome {
@@ -32,10 +36,9 @@ export interface WriteOutcome {
   checksum?: string;
   /** Dry run: whether a file already exists at the target. */
   exists?: boolean;
+  /** What the writer changed that a reader must know (repeated sample ids renamed). */
+  notes?: string[];
 }
-
-const tempBeside = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 
 /** The aggregate's text as written (two-space indent, final newline). */
 export function aggregateText(aggregate: Record<string, unknown>): string {
@@ -67,23 +70,107 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
-/** Streams the rows into an open file, the sha256 updated with each block as it is written; row count and sha256. */
+const SAMPLE_ID_KEY = Buffer.from('"sample_id":"');
+
+/**
+ * Keeps every row's sample_id unique in the samples file, as validation requires (EEE check 9): a source that holds
+ * the same item twice (an lm-eval samples file with a repeated doc_id, two runs' lines in one file) would otherwise
+ * give a pair that `validate` rejects. A repeat is written as `ID#2`, `ID#3`, … in file order (so the same input
+ * gives the same bytes on one thread or many), and the record says so in a note. The id is the row's first
+ * `"sample_id":"` member: the row writers put it before any nested object.
+ */
+export class UniqueSampleIds {
+  private readonly seen = new Map<string, number>();
+  private row = 0;
+  /** Repeats renamed. */
+  renamed = 0;
+  private example: { id: string; first: number; again: number } | undefined;
+
+  /** The id for the next row: `id` itself the first time, else `id#2`, `id#3`, … (the first free one). */
+  next(id: string): string {
+    this.row++;
+    const first = this.seen.get(id);
+    if (first === undefined) {
+      this.seen.set(id, this.row);
+      return id;
+    }
+    let n = 2;
+    while (this.seen.has(`${id}#${n}`)) n++;
+    const unique = `${id}#${n}`;
+    this.seen.set(unique, this.row);
+    this.renamed++;
+    this.example ??= { id, first, again: this.row };
+    return unique;
+  }
+
+  /** A block of JSONL rows with repeated ids renamed (the same buffer when nothing repeats). */
+  block(bytes: Buffer): Buffer {
+    let out: Buffer[] | undefined;
+    let copied = 0;
+    for (let start = 0; start < bytes.length;) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end === -1) end = bytes.length;
+      const key = bytes.indexOf(SAMPLE_ID_KEY, start);
+      if (key !== -1 && key < end) {
+        const open = key + SAMPLE_ID_KEY.length;
+        let close = open;
+        let escaped = false;
+        while (close < end && bytes[close] !== 0x22) {
+          if (bytes[close] === 0x5c) escaped = true;
+          close += bytes[close] === 0x5c ? 2 : 1;
+        }
+        const raw = bytes.toString('utf8', open, close);
+        const id = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        const unique = this.next(id);
+        if (unique !== id) {
+          out ??= [];
+          out.push(bytes.subarray(copied, close), Buffer.from(unique.slice(id.length)));
+          copied = close;
+        }
+      } else this.row++;
+      start = end + 1;
+    }
+    if (!out) return bytes;
+    out.push(bytes.subarray(copied));
+    return Buffer.concat(out);
+  }
+
+  /** The note for the record's report, when a repeat was renamed. */
+  note(): string | undefined {
+    if (!this.example) return undefined;
+    const { id, first, again } = this.example;
+    return (
+      `${this.renamed} row(s) repeat a sample_id already used (e.g. ${JSON.stringify(id)} on rows ${first} and ${again}): ` +
+      `the source holds the same item more than once; the repeats are written as ${JSON.stringify(`${id}#2`)}, … so ` +
+      'that every sample_id is unique'
+    );
+  }
+}
+
+/**
+ * Streams the rows into an open file, the sha256 updated with each block as it is written (repeated sample ids
+ * renamed on the way, see UniqueSampleIds); row count, sha256 and the note about renamed ids.
+ */
 async function streamRows(
   record: ConvertedRecord,
   handle: FileHandle | undefined,
-): Promise<{ totalRows: number; checksum: string }> {
+): Promise<{ totalRows: number; checksum: string; note?: string }> {
   const hash = createHash('sha256');
+  const ids = new UniqueSampleIds();
   let totalRows = 0;
   for await (const block of blocksOf(record)) {
-    hash.update(block.bytes);
+    const bytes = ids.block(block.bytes);
+    hash.update(bytes);
     totalRows += block.rows;
-    if (handle) writeAll(handle.fd, block.bytes);
+    if (handle) writeAll(handle.fd, bytes);
   }
-  return { totalRows, checksum: hash.digest('hex') };
+  return { totalRows, checksum: hash.digest('hex'), note: ids.note() };
 }
 
-async function writeTemp(path: string, data: string): Promise<string> {
-  const tmp = tempBeside(path);
+/** Writes `data` to a new temporary file beside `path`, named in `temps` before it exists (so it is always removed). */
+async function writeTemp(path: string, data: string, temps: string[]): Promise<string> {
+  const tmp = tempPathFor(path);
+  temps.push(tmp);
   const handle = await open(tmp, 'w');
   try {
     await handle.writeFile(data);
@@ -104,10 +191,18 @@ export async function writeConverted(
   const samplesPath = record.rows && record.samplesPath ? join(root, record.samplesPath) : undefined;
 
   if (options.dryRun) {
-    const totalRows = record.rows ? (await streamRows(record, undefined)).totalRows : 0;
+    const streamed = record.rows ? await streamRows(record, undefined) : undefined;
+    const totalRows = streamed?.totalRows ?? 0;
     const there =
       (await pathExists(aggregatePath)) || (samplesPath !== undefined && (await pathExists(samplesPath)));
-    return { status: 'planned', aggregatePath, samplesPath, totalRows, exists: there };
+    return {
+      status: 'planned',
+      aggregatePath,
+      samplesPath,
+      totalRows,
+      exists: there,
+      ...(streamed?.note ? { notes: [streamed.note] } : {}),
+    };
   }
 
   try {
@@ -115,18 +210,27 @@ export async function writeConverted(
   } catch (error) {
     throw new IoError('io.write', `cannot create ${dirname(aggregatePath)}: ${(error as Error).message}`);
   }
+  // Temporaries of processes killed mid-write (kill -9) are removed before this one writes its own.
+  await sweepStaleTemporaries(dirname(aggregatePath));
+  if (samplesPath) await sweepStaleTemporaries(dirname(samplesPath));
+  for (const path of [aggregatePath, samplesPath]) if (path) options.inputs?.assertNotInput(path);
+  // Every temporary is listed here before it is created and removed on every way out (written, unchanged, refused,
+  // failed); after a successful rename the name is gone and removing it is a no-op.
   const temps: string[] = [];
+  const notes: string[] = [];
   try {
     let totalRows = 0;
     let checksum: string | undefined;
     const aggregate = structuredClone(record.aggregate);
     let samplesTemp: string | undefined;
     if (samplesPath && record.rows) {
-      samplesTemp = tempBeside(samplesPath);
+      samplesTemp = tempPathFor(samplesPath);
       temps.push(samplesTemp);
       const handle = await open(samplesTemp, 'w');
       try {
-        ({ totalRows, checksum } = await streamRows(record, handle));
+        let note: string | undefined;
+        ({ totalRows, checksum, note } = await streamRows(record, handle));
+        if (note) notes.push(note);
         await handle.sync();
       } finally {
         await handle.close();
@@ -153,7 +257,14 @@ export async function writeConverted(
       const sameSamples =
         samplesPath === undefined || (samplesThere && (await fileDigest(samplesPath)) === checksum);
       if (sameAggregate && sameSamples) {
-        return { status: 'unchanged', aggregatePath, samplesPath, totalRows, checksum };
+        return {
+          status: 'unchanged',
+          aggregatePath,
+          samplesPath,
+          totalRows,
+          checksum,
+          ...(notes.length ? { notes } : {}),
+        };
       }
       if (!options.force)
         throw new DataError(
@@ -162,18 +273,18 @@ export async function writeConverted(
         );
       status = 'overwritten';
     }
-    const aggregateTemp = await writeTemp(aggregatePath, text);
-    temps.push(aggregateTemp);
+    const aggregateTemp = await writeTemp(aggregatePath, text, temps);
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
-    return { status, aggregatePath, samplesPath, totalRows, checksum };
+    return { status, aggregatePath, samplesPath, totalRows, checksum, ...(notes.length ? { notes } : {}) };
   } catch (error) {
-    await Promise.all(temps.map((t) => rm(t, { force: true })));
     if (error instanceof DataError || error instanceof IoError) throw error;
     const e = error as NodeJS.ErrnoException;
     if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code))
       throw new IoError('io.write', `cannot write ${aggregatePath}: ${e.message}`);
     throw error;
+  } finally {
+    await Promise.all(temps.map((t) => rm(t, { force: true })));
   }
 }

@@ -6,7 +6,7 @@
  * otherwise turn "—" into mojibake silently).
  */
 import { DataError } from '../errors.js';
-import { firstInvalidUtf8 } from './strict-json.js';
+import { decodeUtf8 } from './utf8.js';
 
 export interface CsvRecord {
   /** The fields, unquoted. */
@@ -15,18 +15,12 @@ export interface CsvRecord {
   line: number;
 }
 
-const decoder = new TextDecoder('utf-8');
-
-/** Decodes UTF-8 bytes (BOM dropped); invalid UTF-8 is a DataError `csv.not-utf8` naming the byte offset. */
+/**
+ * Decodes UTF-8 bytes by the rule of utf8.ts (BOM dropped); invalid UTF-8 is a DataError `csv.not-utf8` naming
+ * file:line:column.
+ */
 export function decodeCsvBytes(bytes: Uint8Array, file: string): string {
-  const bad = firstInvalidUtf8(bytes);
-  if (bad >= 0)
-    throw new DataError(
-      'csv.not-utf8',
-      `${file}: not UTF-8 (invalid byte at offset ${bad}); export the CSV again as UTF-8`,
-    );
-  const text = decoder.decode(bytes);
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return decodeUtf8(bytes, file, 'csv.not-utf8');
 }
 
 /**

@@ -5,6 +5,7 @@
 import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRegularReadStream, openRegularFile } from './regular-file.js';
+import { startsWithBom } from './utf8.js';
 
 export interface JsonlLine {
   /** 1-based line number in the file (or, for a byte range, within the range). */
@@ -25,6 +26,11 @@ export interface LineReaderOptions {
    * leaves no garbage behind. Lines are then valid until the next batch is requested.
    */
   readBuffer?: Buffer;
+  /**
+   * Drop a UTF-8 byte order mark at the start of the first line (readers of other tools' files: see utf8.ts). Only
+   * for a stream that starts at the start of the file.
+   */
+  dropBom?: boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
@@ -66,6 +72,7 @@ export async function* splitLines(
       carry = [];
       carryBytes = 0;
     } else bytes = chunk.subarray(start, end);
+    if (lineNo === 1 && options.dropBom && startsWithBom(bytes)) bytes = bytes.subarray(3);
     let stop = bytes.length;
     if (stop > 0 && bytes[stop - 1] === 0x0d) stop--;
     if (!isBlank(bytes, 0, stop))

@@ -3,11 +3,18 @@
  * included), then each member is read on its own, as a stream of decompressed chunks, so an archive of thousands of
  * members never sits in memory. Methods: stored (0), deflate (8) and zstd (93, as Inspect writes it). Each member's
  * CRC-32 and size are checked; every error names the archive and the member.
+ *
+ * Expanded sizes are capped (a "zip bomb" of a few MiB can expand to GiBs): per member and per archive (the sum of
+ * what one reader decompresses). A member whose declared size is over the cap is refused before any byte is
+ * decompressed; a member that decompresses to more than it declares is stopped at its declared size; a zstd frame
+ * whose header asks for a window or content larger than that is refused before the decoder allocates it. Memory
+ * therefore stays within the largest member read whole, itself within the cap.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { Decompress as ZstdDecompress, decompress as zstdDecompress } from 'fzstd';
 import { DataError, IoError } from '../errors.js';
+import { decodeUtf8 } from './utf8.js';
 
 export interface ZipEntry {
   name: string;
@@ -28,8 +35,46 @@ const EOCD_MIN = 22;
 const MAX_COMMENT = 0xffff;
 /** Members up to this compressed size are read in one go; larger ones are read in chunks of this size. */
 const CHUNK = 1 << 20;
+/** Compressed bytes handed to the decoder at a time (deflate expands at most ~1032×: ≤ 64 MiB of output per slice). */
+const SLICE = 64 * 1024;
 /** The read window of `readMany` (small: windows already read wait for a GC as external memory). */
 const WINDOW = 1 << 20;
+
+export interface ZipLimits {
+  /** Largest expanded size of one member, in bytes. */
+  maxMemberBytes: number;
+  /** Largest expanded size of all members one reader decompresses, in bytes. */
+  maxArchiveBytes: number;
+}
+
+const GiB = 1024 ** 3;
+/**
+ * Real Inspect logs hold members of KiBs to tens of MiBs (a sample with a long transcript) and archives of up to
+ * a few GiB expanded; the caps leave room for those and stop a bomb well before memory runs out.
+ */
+export const DEFAULT_ZIP_LIMITS: Readonly<ZipLimits> = { maxMemberBytes: 1 * GiB, maxArchiveBytes: 4 * GiB };
+let processLimits: ZipLimits = { ...DEFAULT_ZIP_LIMITS };
+
+/** The caps readers opened without explicit limits use (a command sets them once from its options). */
+export function setDefaultZipLimits(limits: Partial<ZipLimits>): void {
+  processLimits = { ...processLimits, ...limits };
+}
+
+/** The caps in force for readers opened without explicit limits. */
+export function defaultZipLimits(): ZipLimits {
+  return { ...processLimits };
+}
+
+/** Bytes as a short figure: 1 GiB, 512 MiB, 1,000 bytes. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [
+    ['GiB', GiB],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const)
+    if (n >= size) return `${Number((n / size).toFixed(2))} ${unit}`;
+  return `${n.toLocaleString('en')} bytes`;
+}
 
 export const ZIP_METHODS: Record<number, string> = { 0: 'stored', 8: 'deflate', 93: 'zstd' };
 
@@ -38,16 +83,23 @@ function zipError(path: string, member: string | undefined, what: string): DataE
 }
 
 export class ZipReader {
+  /** Bytes decompressed so far by this reader (counted against `limits.maxArchiveBytes`). */
+  private expanded = 0;
+
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
     readonly size: number,
     /** Every member in central-directory order (a name written twice appears twice). */
     readonly entries: ZipEntry[],
+    readonly limits: ZipLimits,
   ) {}
 
-  /** Opens an archive and reads its central directory. A file that is not a whole ZIP archive is a DataError. */
-  static async open(path: string): Promise<ZipReader> {
+  /**
+   * Opens an archive and reads its central directory. A file that is not a whole ZIP archive is a DataError.
+   * `limits`: the expansion caps (default: the process's, see setDefaultZipLimits).
+   */
+  static async open(path: string, limits: ZipLimits = defaultZipLimits()): Promise<ZipReader> {
     let handle: FileHandle;
     try {
       handle = await open(path, 'r');
@@ -57,7 +109,7 @@ export class ZipReader {
     try {
       const { size } = await handle.stat();
       const entries = await readCentralDirectory(path, handle, size);
-      return new ZipReader(path, handle, size, entries);
+      return new ZipReader(path, handle, size, entries, limits);
     } catch (error) {
       await handle.close();
       throw error;
@@ -82,47 +134,92 @@ export class ZipReader {
     return [...last.values()];
   }
 
+  /**
+   * Refuses a member whose declared expanded size is over the per-member cap, or would take this reader past the
+   * per-archive cap; counts it against the latter.
+   */
+  private admit(entry: ZipEntry): void {
+    const { maxMemberBytes, maxArchiveBytes } = this.limits;
+    if (entry.uncompressedSize > maxMemberBytes)
+      throw tooLarge(
+        this.path,
+        entry.name,
+        `expands to ${formatBytes(entry.uncompressedSize)}, more than the limit of ${formatBytes(maxMemberBytes)} per member`,
+      );
+    if (this.expanded + entry.uncompressedSize > maxArchiveBytes)
+      throw tooLarge(
+        this.path,
+        entry.name,
+        `takes the archive past the limit of ${formatBytes(maxArchiveBytes)} expanded in all (${formatBytes(this.expanded)} read before it, ${formatBytes(entry.uncompressedSize)} in it)`,
+      );
+    this.expanded += entry.uncompressedSize;
+  }
+
   /** The member's decompressed bytes, checked against its CRC-32 and size. */
   async read(entry: ZipEntry): Promise<Buffer> {
     if (entry.compressedSize <= CHUNK && entry.method in ZIP_METHODS) return this.readSmall(entry);
-    const parts: Buffer[] = [];
-    for await (const chunk of this.stream(entry)) parts.push(chunk);
-    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    // One buffer of the declared size (within the cap), filled as the member decompresses: no second copy.
+    const whole = Buffer.allocUnsafe(entry.uncompressedSize);
+    let at = 0;
+    for await (const _ of this.decode(entry, (chunk) => (at += chunk.copy(whole, at))));
+    return whole;
   }
 
   /** The member as UTF-8 text. */
   async readText(entry: ZipEntry): Promise<string> {
-    return (await this.read(entry)).toString('utf8');
+    return decodeUtf8(await this.read(entry), `${this.path}: member ${entry.name}`);
   }
 
   /** The member's decompressed bytes as a stream of chunks; the CRC-32 and size are checked at its end. */
   async *stream(entry: ZipEntry): AsyncGenerator<Buffer> {
+    let pending: Buffer[] = [];
+    for await (const _ of this.decode(entry, (chunk) => pending.push(chunk))) {
+      const ready = pending;
+      pending = [];
+      yield* ready;
+    }
+    yield* pending;
+  }
+
+  /**
+   * Decompresses a member into `sink`, one slice of compressed data at a time (yielding after each, so a stream's
+   * reader takes the output as it comes). Every output chunk is counted as it is produced: past the declared size
+   * the decoder is stopped at once, so a member that lies about its size costs no more memory than it declared.
+   */
+  private async *decode(entry: ZipEntry, sink: (chunk: Buffer) => void): AsyncGenerator<void> {
     const fail = (what: string) => zipError(this.path, entry.name, what);
     if (!(entry.method in ZIP_METHODS))
       throw fail(`compression method ${entry.method} is not supported (expected stored, deflate or zstd)`);
+    this.admit(entry);
     const dataStart = await this.dataOffset(entry);
     const end = dataStart + entry.compressedSize;
     if (end > this.size) throw fail(`its data runs past the end of the archive (truncated file?)`);
     let crc = 0;
     let total = 0;
-    const check = (chunk: Buffer): Buffer => {
-      if (chunk.length > 0) crc = crc32(chunk, crc); // (zlib's crc32 of an empty buffer is 0, not its seed)
+    const take = (chunk: Buffer): void => {
+      if (chunk.length === 0) return;
       total += chunk.length;
       if (total > entry.uncompressedSize)
         throw fail(`decompresses to more than the ${entry.uncompressedSize} bytes the directory declares`);
-      return chunk;
+      crc = crc32(chunk, crc); // (zlib's crc32 of an empty buffer is 0, not its seed: empty chunks are skipped)
+      sink(chunk);
     };
-    const decoder = decoderFor(entry.method, fail);
+    const decoder = decoderFor(entry.method, fail, entry.uncompressedSize, take);
     for (let pos = dataStart; pos < end;) {
       const length = Math.min(CHUNK, end - pos);
       const buf = Buffer.allocUnsafe(length);
       const { bytesRead } = await this.handle.read(buf, 0, length, pos);
       if (bytesRead !== length) throw fail('unexpected end of file while reading its data');
       pos += length;
-      for (const out of await decoder.push(buf, pos >= end)) yield check(out);
+      for (let at = 0; at < length; at += SLICE) {
+        await decoder.push(
+          buf.subarray(at, Math.min(length, at + SLICE)),
+          pos >= end && at + SLICE >= length,
+        );
+        yield;
+      }
     }
-    if (entry.compressedSize === 0)
-      for (const out of await decoder.push(Buffer.alloc(0), true)) yield check(out);
+    if (entry.compressedSize === 0) await decoder.push(Buffer.alloc(0), true);
     if (total !== entry.uncompressedSize)
       throw fail(
         `decompressed to ${total} bytes, the directory declares ${entry.uncompressedSize} (truncated member?)`,
@@ -135,6 +232,7 @@ export class ZipReader {
 
   /** A small member in one read and one synchronous decompression (the common case, and the fast one). */
   private async readSmall(entry: ZipEntry): Promise<Buffer> {
+    this.admit(entry);
     const dataStart = await this.dataOffset(entry);
     if (dataStart + entry.compressedSize > this.size)
       throw zipError(this.path, entry.name, `its data runs past the end of the archive (truncated file?)`);
@@ -151,12 +249,18 @@ export class ZipReader {
     let out: Buffer;
     try {
       if (entry.method === 0) out = raw;
-      else if (entry.method === 8) out = inflateRawSync(raw);
+      else if (entry.method === 8)
+        // Never more than the declared size (+1 to tell "more" from "exactly"): a lying member stops there.
+        out = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize + 1) });
       else {
-        const u8 = zstdDecompress(raw);
+        checkZstdFrame(raw, entry.uncompressedSize, fail);
+        const u8 = zstdDecompress(raw, new Uint8Array(entry.uncompressedSize));
         out = Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength);
       }
     } catch (error) {
+      if (error instanceof DataError) throw error;
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw fail(`decompresses to more than the ${entry.uncompressedSize} bytes the directory declares`);
       throw fail(`${ZIP_METHODS[entry.method]} data is invalid: ${(error as Error).message}`);
     }
     if (out.length !== entry.uncompressedSize)
@@ -202,6 +306,7 @@ export class ZipReader {
         yield { entry, data: await this.read(entry) };
         continue;
       }
+      this.admit(entry);
       const off = entry.localHeaderOffset;
       await ensure(off, off + 30, entry);
       const h = off - windowStart;
@@ -225,58 +330,115 @@ export class ZipReader {
 
 const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
 
-interface Decoder {
-  /** Feeds compressed bytes; resolves to the decompressed chunks produced so far. */
-  push(chunk: Buffer, final: boolean): Promise<Buffer[]>;
+function tooLarge(path: string, member: string, what: string): DataError {
+  return new DataError('zip.too-large', `${path}: member ${member} ${what}`);
 }
 
-function decoderFor(method: number, fail: (what: string) => DataError): Decoder {
-  if (method === 0) return { push: async (chunk) => (chunk.length > 0 ? [chunk] : []) };
+/**
+ * zstd's largest window for ordinary levels is 8 MiB, and 128 MiB with --long; more than that and than the content
+ * is a decoder allocation no real archive needs.
+ */
+const MAX_ZSTD_WINDOW = 128 * 1024 ** 2;
+
+/**
+ * Refuses a zstd frame whose header asks for more than `declared` bytes of content, or for a window larger than
+ * both that and MAX_ZSTD_WINDOW (the decoder allocates the window up front). Only the first frame's header is read.
+ */
+function checkZstdFrame(data: Uint8Array, declared: number, fail: (what: string) => DataError): void {
+  if (data.length < 6 || data[0] !== 0x28 || data[1] !== 0xb5 || data[2] !== 0x2f || data[3] !== 0xfd) return;
+  const flags = data[4];
+  const singleSegment = (flags >> 5) & 1;
+  const dictBytes = [0, 1, 2, 4][flags & 3];
+  const fcsFlag = flags >> 6;
+  const fcsBytes = fcsFlag ? 1 << fcsFlag : singleSegment;
+  const at = 5 + (singleSegment ? 0 : 1) + dictBytes;
+  let contentSize = -1;
+  if (fcsBytes > 0 && at + fcsBytes <= data.length) {
+    contentSize = 0;
+    for (let i = fcsBytes - 1; i >= 0; i--) contentSize = contentSize * 256 + data[at + i];
+    if (fcsBytes === 2) contentSize += 256;
+  }
+  let window = contentSize;
+  if (!singleSegment) {
+    const base = 2 ** (10 + (data[5] >> 3));
+    window = base + (base / 8) * (data[5] & 7);
+  }
+  if (contentSize > declared)
+    throw fail(
+      `its zstd frame declares ${contentSize} bytes, more than the ${declared} the directory declares`,
+    );
+  if (window > Math.max(declared, MAX_ZSTD_WINDOW))
+    throw fail(
+      `its zstd frame asks for a ${formatBytes(window)} window, more than its ${formatBytes(declared)} of content`,
+    );
+}
+
+interface Decoder {
+  /** Feeds compressed bytes; the output goes to the sink as it is produced. */
+  push(chunk: Buffer, final: boolean): Promise<void>;
+}
+
+/** `sink` receives every output chunk; an error it throws stops the decoder and is what push rejects with. */
+function decoderFor(
+  method: number,
+  fail: (what: string) => DataError,
+  declared: number,
+  sink: (chunk: Buffer) => void,
+): Decoder {
+  if (method === 0) return { push: async (chunk) => sink(chunk) };
   if (method === 93) {
-    let out: Buffer[] = [];
-    const z = new ZstdDecompress((data) => {
-      out.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-    });
+    let first = true;
+    const z = new ZstdDecompress((data) => sink(Buffer.from(data.buffer, data.byteOffset, data.byteLength)));
     return {
       async push(chunk, final) {
+        if (first) {
+          checkZstdFrame(chunk, declared, fail);
+          first = false;
+        }
         try {
           z.push(chunk, final);
         } catch (error) {
+          if (error instanceof DataError) throw error;
           throw fail(`zstd data is invalid: ${(error as Error).message}`);
         }
-        const produced = out;
-        out = [];
-        return produced;
       },
     };
   }
-  // deflate: one zlib stream per member, fed chunk by chunk.
+  // deflate: one zlib stream per member, fed slice by slice; output is handed over chunk by chunk as zlib makes it.
   const inflate = createInflateRaw();
-  let out: Buffer[] = [];
   let error: Error | undefined;
+  let stopped: Error | undefined;
   let ended = false;
-  inflate.on('data', (d: Buffer) => out.push(d));
-  inflate.on('error', (e) => (error = e));
+  inflate.on('data', (d: Buffer) => {
+    if (stopped) return;
+    try {
+      sink(d);
+    } catch (e) {
+      stopped = e as Error;
+      inflate.destroy();
+    }
+  });
+  inflate.on('error', (e) => (error ??= e));
+  const closed = new Promise<void>((resolve) => inflate.on('close', () => resolve()));
   const endPromise = new Promise<void>((resolve) => {
     inflate.on('end', () => {
       ended = true;
       resolve();
     });
-    inflate.on('error', () => resolve());
   });
   return {
     async push(chunk, final) {
-      if (final) {
-        inflate.end(chunk);
-        await endPromise;
-      } else {
-        await new Promise<void>((resolve) => inflate.write(chunk, () => resolve()));
+      if (!stopped && !error) {
+        if (final) {
+          inflate.end(chunk);
+          await Promise.race([endPromise, closed]);
+        } else {
+          await Promise.race([new Promise<void>((resolve) => inflate.write(chunk, () => resolve())), closed]);
+        }
       }
+      if (stopped) throw stopped;
       if (error) throw fail(`deflate data is invalid: ${error.message}`);
       if (final && !ended) throw fail('deflate data ends early (truncated member?)');
-      const produced = out;
-      out = [];
-      return produced;
     },
   };
 }

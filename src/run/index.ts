@@ -20,7 +20,13 @@ export * from './providers/provider.js';
 export { createOpenAIProvider, usesMaxCompletionTokens } from './providers/openai.js';
 export { createAnthropicProvider } from './providers/anthropic.js';
 export { createReplayProvider, recordingProvider, replayKey } from './providers/replay.js';
-export { withRetry, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type RetryHooks } from './retry.js';
+export {
+  withRetry,
+  backoffDelay,
+  DEFAULT_RETRY,
+  type RetryPolicy,
+  type RetryHooks,
+} from '../io/net/retry.js';
 export { createRateLimiter, type RateLimiter } from './rate-limit.js';
 export { openJournal, journalPathFor, type OpenedJournal, type JournalHeader } from './journal.js';
 export { openRunLog, type RunLog } from './run-log.js';

@@ -1,5 +1,5 @@
 /** Spaces request starts to at most `rps` per second (a single-slot token bucket). */
-import { sleep } from './retry.js';
+import { sleep } from '../io/net/retry.js';
 
 export interface RateLimiter {
   acquire(signal: AbortSignal): Promise<void>;

@@ -1,7 +1,6 @@
 /**
- * Keeping secrets out of everything a run writes or prints. One redactor per run knows the secret values (the API
- * key, a password in the base URL); it is applied where provider text enters (completions, error messages) and to
- * URLs before they are logged, journaled or written to the η and EEE records.
+ * A run's provider with its secrets kept out: one redactor per run (io/net/redact.ts) knows the secret values (the
+ * API key, a password in the base URL) and is applied where provider text enters (completions, error messages).
  */
 import {
   ProviderError,
@@ -9,65 +8,7 @@ import {
   type CompletionRequest,
   type Provider,
 } from './providers/provider.js';
-
-export const REDACTED = '[redacted]';
-
-/** Secrets shorter than this are not searched for (a placeholder key such as "none" is no secret). */
-const MIN_SECRET_LENGTH = 6;
-
-/** `scheme://user:password@host` or `scheme://token@host`: the user-info part of any URL in a text. */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@?#]+@/gi;
-
-/** The shapes of common API keys, redacted even when the key value itself is not known. */
-const KEY_SHAPES = /\b(?:sk|rk|pk)-(?:[a-z]+-)?[A-Za-z0-9_-]{16,}/g;
-
-export interface Redactor {
-  /** The text with every known secret, URL credential and API-key-shaped token replaced by [redacted]. */
-  text(value: string): string;
-  /** A URL with its user-info replaced (http://[redacted]@host/…); other URLs unchanged. */
-  url(value: string): string;
-}
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** The user name and password of a URL (decoded and as written), to be redacted wherever they appear. */
-export function urlSecrets(url: string | undefined): string[] {
-  if (url === undefined || !URL.canParse(url)) return [];
-  const parsed = new URL(url);
-  const out: string[] = [];
-  for (const raw of [parsed.username, parsed.password]) {
-    if (raw === '') continue;
-    out.push(raw);
-    try {
-      out.push(decodeURIComponent(raw));
-    } catch {
-      // a malformed escape: the raw form is enough
-    }
-  }
-  return out;
-}
-
-export function createRedactor(secrets: readonly (string | undefined)[] = []): Redactor {
-  const known = [
-    ...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= MIN_SECRET_LENGTH)),
-  ]
-    // the longest first, so that a secret containing another is replaced whole
-    .sort((a, b) => b.length - a.length);
-  const secretPattern = known.length > 0 ? new RegExp(known.map(escapeRegExp).join('|'), 'g') : undefined;
-  // Every completion passes here: each pattern runs only when the text holds its telltale substring.
-  const text = (value: string): string => {
-    let out = value;
-    if (out.includes('@')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
-    if (out.includes('k-')) out = out.replace(KEY_SHAPES, REDACTED);
-    if (secretPattern !== undefined && known.some((k) => out.includes(k)))
-      out = out.replace(secretPattern, REDACTED);
-    return out;
-  };
-  return { text, url: text };
-}
-
-/** Redacts URL credentials only (no key known): for URLs recorded by code that never saw the key. */
-export const redactUrl = (url: string): string => createRedactor(urlSecrets(url)).url(url);
+import type { Redactor } from '../io/net/redact.js';
 
 /**
  * A provider whose completions and errors carry no secret: what the server sends back (an echoed key in an error,

@@ -15,8 +15,8 @@ import { parseCoherence, parseVerdict } from './parse.js';
 import { planPrompts, type Prompt, type PromptOptions, type PromptPlan } from './prompts.js';
 import type { Completion, CompletionRequest, Provider } from './providers/provider.js';
 import { createRateLimiter } from './rate-limit.js';
-import { withRetry, type RetryHooks, type RetryPolicy } from './retry.js';
-import { redactUrl } from './redact.js';
+import { withRetry, type RetryHooks, type RetryPolicy } from '../io/net/retry.js';
+import { redactUrl } from '../io/net/redact.js';
 import { nullRunLog, type RunLog } from './run-log.js';
 import { checkUsage } from './usage.js';
 import type {

@@ -5,7 +5,8 @@ import type { Benchmark } from '../formats/infereval/types.js';
 import { UsageError } from '../errors.js';
 import type { Provider } from './providers/provider.js';
 import { createReplayProvider, recordingProvider } from './providers/replay.js';
-import { createRedactor, redactingProvider, urlSecrets } from './redact.js';
+import { createRedactor, urlSecrets } from '../io/net/redact.js';
+import { redactingProvider } from './redact.js';
 import type { BenchmarkLike } from './types.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openrouter', 'replay'] as const;

@@ -23,6 +23,7 @@ import {
   type SourceId,
 } from '../convert/index.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from '../convert/registry.js';
+import { UniqueSampleIds } from '../convert/write.js';
 import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
@@ -573,8 +574,10 @@ async function storeConverted(
   const rows: RowFeeder | undefined = record.rows
     ? async (append) => {
         let line = 0;
+        const ids = new UniqueSampleIds(); // repeated sample ids renamed as `evalkit convert` writes them
         for await (const row of record.rows!()) {
           line++;
+          if (typeof row.sample_id === 'string') row.sample_id = ids.next(row.sample_id);
           const text = JSON.stringify(row);
           hash.update(`${text}\n`);
           const verdict = engine.check(row);

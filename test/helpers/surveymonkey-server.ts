@@ -10,7 +10,9 @@ export type Misbehaviour =
   | { garbage: string }
   | { drop: true }
   | { delayMs: number }
-  | { nextOffsite: string };
+  | { nextOffsite: string }
+  /** links.next always points at the next page, past the last response (`total: false` leaves total out). */
+  | { endlessNext: true; total?: boolean };
 
 export interface SmRequest {
   path: string;
@@ -109,7 +111,8 @@ export async function startSurveyMonkeyServer(data: SurveyData): Promise<SurveyM
       const perPage = Number(url.searchParams.get('per_page') ?? '50');
       const page = Number(url.searchParams.get('page') ?? '1');
       const slice = data.responses.slice((page - 1) * perPage, page * perPage);
-      const more = page * perPage < data.responses.length;
+      const endless = trouble && 'endlessNext' in trouble ? trouble : undefined;
+      const more = endless !== undefined || page * perPage < data.responses.length;
       const links: Record<string, string> = {
         self: `${baseUrl}/surveys/${data.surveyId}/responses/bulk?page=${page}&per_page=${perPage}`,
       };
@@ -121,7 +124,13 @@ export async function startSurveyMonkeyServer(data: SurveyData): Promise<SurveyM
       send(
         res,
         200,
-        JSON.stringify({ data: slice, per_page: perPage, page, total: data.responses.length, links }),
+        JSON.stringify({
+          data: slice,
+          per_page: perPage,
+          page,
+          ...(endless?.total === false ? {} : { total: data.responses.length }),
+          links,
+        }),
       );
       return;
     }

@@ -13,7 +13,7 @@ import {
   type ProviderServer,
 } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
-import { createRedactor, redactUrl } from '../../src/run/redact.js';
+import { createRedactor, redactUrl } from '../../src/io/net/redact.js';
 import { checkUsage } from '../../src/run/usage.js';
 
 const bench = join(projectRoot, 'examples/run/birds.benchmark.json');

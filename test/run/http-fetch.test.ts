@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { nodeHttpFetch } from '../../src/run/providers/http-fetch.js';
+import { nodeHttpFetch } from '../../src/io/net/http-fetch.js';
 
 let server: Server;
 let base: string;

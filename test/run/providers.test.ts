@@ -9,7 +9,7 @@ import {
   type CompletionRequest,
   type Provider,
 } from '../../src/run/providers/provider.js';
-import { withRetry, type RetryPolicy } from '../../src/run/retry.js';
+import { withRetry, type RetryPolicy } from '../../src/io/net/retry.js';
 import { startProviderServer, type Behaviour, type ProviderServer } from '../helpers/provider-server.js';
 
 let server: ProviderServer;

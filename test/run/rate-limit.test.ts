@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createRateLimiter } from '../../src/run/rate-limit.js';
 import { ProviderError } from '../../src/run/providers/provider.js';
-import { backoffDelay, withRetry } from '../../src/run/retry.js';
+import { backoffDelay, withRetry } from '../../src/io/net/retry.js';
 
 test('at most rps request starts per second', async () => {
   const limiter = createRateLimiter(50);

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_RETRY } from '../../src/run/retry.js';
+import { DEFAULT_RETRY } from '../../src/io/net/retry.js';
 import { runEvaluation } from '../../src/run/runner.js';
 import { createProvider, loadBenchmarkForRun } from '../../src/run/setup.js';
 import { hashedVerdicts, startProviderServer } from '../helpers/provider-server.js';

@@ -46,13 +46,12 @@ describe('parseCsv', () => {
     assert.equal(decodeCsvBytes(bytes, 'f.csv'), 'Good — yes');
   });
 
-  it('refuses bytes that are not UTF-8, naming the offset', () => {
+  it('refuses bytes that are not UTF-8, naming line and column', () => {
     // "Good " then 0x97, Windows-1252's em dash
     const bytes = Buffer.from([0x47, 0x6f, 0x6f, 0x64, 0x20, 0x97]);
     assert.throws(
       () => decodeCsvBytes(bytes, 'r.csv'),
-      (e: DataError) =>
-        e.code === 'csv.not-utf8' && /r\.csv: not UTF-8 \(invalid byte at offset 5\)/.test(e.message),
+      (e: DataError) => e.code === 'csv.not-utf8' && /^r\.csv:1:6: invalid UTF-8 byte 0x97/.test(e.message),
     );
   });
 

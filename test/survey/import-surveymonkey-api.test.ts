@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { EvalkitError } from '../../src/errors.js';
 import { importSurvey, type SurveyImportOptions } from '../../src/survey/import/index.js';
-import type { RetryInfo } from '../../src/run/retry.js';
+import type { RetryInfo } from '../../src/io/net/retry.js';
 import {
   startSurveyMonkeyServer,
   surveyDetails,

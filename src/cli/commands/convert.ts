@@ -8,10 +8,12 @@ import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
+import { InputGuard } from '../../io/output-is-input.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
 import { withCliHint } from '../hints.js';
+import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-limits.js';
 
-interface ConvertFlags extends OverrideFlags {
+interface ConvertFlags extends OverrideFlags, ZipLimitFlags {
   output: string;
   from: SourceId | 'auto';
   force?: boolean;
@@ -88,7 +90,8 @@ export const convertCommand: CommandModule = {
           'Deterministic: the same input and options give the same ids, file names and bytes; the same run found\n' +
           'twice is written once. Instance rows are streamed (constant memory). A report lists, per record, every\n' +
           'source field mapped, inferred, kept in additional_details, or not mapped (with the reason).\n\n' +
-          'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error.',
+          'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error,\n' +
+          'or nothing convertible found in PATHS.',
       )
       .argument('<paths...>', 'output files or folders of the harnesses')
       .requiredOption('-o, --output <root>', 'datastore root (the folder that holds data/)')
@@ -106,17 +109,20 @@ export const convertCommand: CommandModule = {
           'output is the same bytes',
         'auto',
       );
-    addOverrideOptions(command)
+    addZipLimitOptions(addOverrideOptions(command))
       .addOption(
         new Option('-f, --format <format>', 'report format').choices(['text', 'json']).default('text'),
       )
       .action((paths: string[], flags: ConvertFlags) =>
         run(async () => {
           const overrides = overridesFrom(flags);
+          applyZipLimits(flags);
           const jobs = flags.jobs === 'auto' ? undefined : optionalInteger(flags.jobs, '--jobs', 1);
           const root = resolvePath(io.cwd, flags.output);
           // The shared output guard: the datastore root is neither an input nor a file, nor under one.
           if (!flags.dryRun) checkOutputs({ inputs: paths, folders: [flags.output], cwd: io.cwd });
+          // And every file written under it is checked against every input (real paths, links, inodes).
+          const inputs = new InputGuard(paths, [root], io.cwd);
           const records: RecordReport[] = [];
           const failures: FailureReport[] = [];
           const skipped: { path: string; reason: string }[] = [];
@@ -175,6 +181,7 @@ export const convertCommand: CommandModule = {
                 const outcome = await writeConverted(counted(item), root, {
                   force: flags.force,
                   dryRun: flags.dryRun,
+                  inputs,
                 });
                 records.push({
                   source: item.source,
@@ -185,7 +192,7 @@ export const convertCommand: CommandModule = {
                   rows: outcome.totalRows,
                   ...(outcome.exists !== undefined ? { exists: outcome.exists } : {}),
                   fields: item.fields,
-                  notes: item.notes,
+                  notes: [...item.notes, ...(outcome.notes ?? [])],
                 });
               } catch (error) {
                 failures.push(failureOf(shown(item.sourcePath), item.source, error as Error));
@@ -214,6 +221,14 @@ export const convertCommand: CommandModule = {
               `${records.length} record(s), ${rows} row(s) ${flags.dryRun ? 'planned (nothing written: --dry-run)' : `under ${root}`}` +
                 `${failures.length > 0 ? `; ${failures.length} source(s) failed` : ''}\n`,
             );
+          }
+          if (records.length === 0 && failures.length === 0) {
+            // Nothing recognised: a wrong folder or --from, not a successful conversion of nothing.
+            io.stderr.write(
+              `error usage.nothing-to-convert: no ${flags.from === 'auto' ? 'known tool' : flags.from} output found in ${paths.join(', ')}` +
+                `${skipped.length > 0 ? ` (${skipped.length} file(s) skipped, listed above)` : ''}; sources: ${SOURCES.map((s) => s.id).join(', ')}\n`,
+            );
+            return 2;
           }
           if (failures.some((f) => f.code.startsWith('io.'))) return 2;
           return failures.length > 0 ? 1 : 0;

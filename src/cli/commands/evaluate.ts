@@ -4,10 +4,10 @@ import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
 import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from '../../run/coherence-frames.js';
 import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
-import { DEFAULT_RETRY, type RetryPolicy } from '../../run/retry.js';
+import { DEFAULT_RETRY, type RetryPolicy } from '../../io/net/retry.js';
 import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../run/providers/http-fetch.js';
-import { redactUrl } from '../../run/redact.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../io/net/http-fetch.js';
+import { redactUrl } from '../../io/net/redact.js';
 import { openRunLog } from '../../run/run-log.js';
 import {
   buildRequest,

@@ -7,8 +7,9 @@ import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-limits.js';
 
-interface IngestFlags extends OverrideFlags {
+interface IngestFlags extends OverrideFlags, ZipLimitFlags {
   db?: string;
   allowDuplicates?: boolean;
   from: string;
@@ -26,6 +27,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
   const overrides = overridesFrom(flags);
+  applyZipLimits(flags);
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
   const store = await openStore(dbPath, { readOnly: false });
@@ -65,6 +67,12 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
         `(${s.skipped - s.duplicates} already stored, ${s.duplicates} duplicates), ${s.rejected} rejected → ${dbPath}\n`,
     );
   }
+  if (result.items.length === 0) {
+    io.stderr.write(
+      `error usage.nothing-to-ingest: no record or known tool output found in ${paths.join(', ')}\n`,
+    );
+    return 2;
+  }
   return s.rejected > 0 ? 1 : 0;
 }
 
@@ -84,7 +92,7 @@ export const ingestCommand: CommandModule = {
           'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
           '--allow-duplicates. One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
           'Exit codes: 0 everything stored or already there, 1 an input was rejected, 2 usage or I/O error\n' +
-          '(including a store in use by another process).\n\n' +
+          '(including a store in use by another process, and paths where nothing to store was found).\n\n' +
           'The options from --source-organization-name to --retrieved-timestamp say what a converted source cannot\n' +
           '(as in `evalkit convert`); they apply to converted inputs only, never to EEE records, which say it already.',
       )
@@ -99,7 +107,7 @@ export const ingestCommand: CommandModule = {
         'the converter for inputs that are not EEE (lm-eval, inspect, helm, promptfoo, openai-evals, bench, infereval), or auto to recognise each',
         'auto',
       );
-    addOverrideOptions(command)
+    addZipLimitOptions(addOverrideOptions(command))
       .addOption(
         new Option('-f, --format <format>', 'summary as text or one JSON object')
           .choices(['text', 'json'])

@@ -12,12 +12,36 @@ import {
   type ImportSource,
   type SurveyImportSummary,
 } from '../../survey/import/index.js';
-import { DEFAULT_SURVEYMONKEY_BASE_URL } from '../../survey/import/surveymonkey-api.js';
-import type { CommandModule } from '../context.js';
-import { json, resolvePath } from '../options.js';
+import {
+  DEFAULT_SURVEYMONKEY_BASE_URL,
+  DEFAULT_SURVEYMONKEY_MAX_PAGES,
+} from '../../survey/import/surveymonkey-api.js';
+import type { RetryInfo } from '../../io/net/retry.js';
+import { isInteractive, type CliIO, type CommandModule } from '../context.js';
+import { json, optionalInteger, resolvePath } from '../options.js';
 import { createProgress } from '../output/progress.js';
 import { surveyGroup } from './survey-group.js';
 import { pathExists } from '../../io/files.js';
+
+/** Pages between two progress lines when standard error is not a terminal. */
+const PAGES_PER_LINE = 20;
+/** Waits from this long on are said (a short backoff is not worth a line). */
+const SAY_WAIT_FROM_MS = 5000;
+
+/** A line saying how long the importer waits before retrying, when the wait is long (a server's Retry-After). */
+function sayLongWait(io: CliIO, info: RetryInfo): void {
+  if (info.delayMs < SAY_WAIT_FROM_MS) return;
+  const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
+  const asked =
+    info.retryAfterMs === undefined
+      ? ''
+      : info.retryAfterCapped
+        ? ` (it asked for ${seconds(info.retryAfterMs)} with Retry-After; waiting at most ${seconds(info.delayMs)})`
+        : ' (as its Retry-After asks)';
+  io.stderr.write(
+    `${isInteractive(io) ? '\r\x1b[K' : ''}SurveyMonkey answered ${info.error.message}; waiting ${seconds(info.delayMs)} before trying again${asked}\n`,
+  );
+}
 
 interface ImportFlags {
   from: ImportSource;
@@ -34,6 +58,7 @@ interface ImportFlags {
   force?: boolean;
   surveymonkeyToken?: string;
   surveymonkeyBaseUrl: string;
+  surveymonkeyMaxPages?: string;
   format: 'text' | 'json';
 }
 
@@ -126,6 +151,10 @@ export const surveyImportCommand: CommandModule = {
         'SurveyMonkey access token (default $SURVEYMONKEY_ACCESS_TOKEN; visible to other users in the process list, prefer the variable)',
       )
       .option('--surveymonkey-base-url <url>', 'SurveyMonkey API base URL', DEFAULT_SURVEYMONKEY_BASE_URL)
+      .option(
+        '--surveymonkey-max-pages <n>',
+        `stop following links.next after N pages of responses (default ${DEFAULT_SURVEYMONKEY_MAX_PAGES}, of 100 responses each)`,
+      )
       .addOption(
         new Option('-f, --format <format>', 'summary as text or json')
           .choices(['text', 'json'])
@@ -172,7 +201,16 @@ export const surveyImportCommand: CommandModule = {
               surveyMonkey: {
                 token: flags.surveymonkeyToken ?? io.env.SURVEYMONKEY_ACCESS_TOKEN ?? '',
                 baseUrl: flags.surveymonkeyBaseUrl,
-                onPage: (read, total) => progress.update(read, Math.max(read, total ?? read), 'responses'),
+                maxPages: optionalInteger(flags.surveymonkeyMaxPages, '--surveymonkey-max-pages', 1),
+                onPage: (read, total, pages) => {
+                  progress.update(read, Math.max(read, total ?? read), `responses, page ${pages}`);
+                  // Without a terminal (no bar), a line now and then: a long chain is never followed silently.
+                  if (!isInteractive(io) && pages % PAGES_PER_LINE === 0)
+                    io.stderr.write(
+                      `SurveyMonkey: ${pages} pages read, ${read} responses${total === undefined ? '' : ` of ${total}`}\n`,
+                    );
+                },
+                retryHooks: { onRetry: (info) => sayLongWait(io, info) },
               },
             });
           } finally {

@@ -8,6 +8,7 @@ import { DataError } from '../../errors.js';
 import { ZipReader, type ZipEntry } from '../../io/zip.js';
 import { fileDigest } from '../read.js';
 import { contentDigest } from '../record.js';
+import { decodeUtf8 } from '../../io/utf8.js';
 import { isObj, parseSourceJson, readSourceJson, type Obj } from '../source-json.js';
 
 export interface InspectSample {
@@ -136,7 +137,7 @@ async function openEval(path: string): Promise<InspectLog> {
       try {
         for await (const { entry, data } of reader.readMany(sampleMembers(reader))) {
           const where = `${path}: member ${entry.name}`;
-          const sample = parseSourceJson(data.toString('utf8'), where);
+          const sample = parseSourceJson(decodeUtf8(data, where), where);
           if (!isObj(sample)) throw new DataError('convert.inspect', `${where}: a sample must be an object`);
           yield { sample, where };
         }

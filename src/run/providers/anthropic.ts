@@ -1,6 +1,6 @@
 /** Anthropic Messages API over the official SDK. */
 import Anthropic from '@anthropic-ai/sdk';
-import { createNodeHttpFetch } from './http-fetch.js';
+import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 

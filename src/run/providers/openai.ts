@@ -1,6 +1,6 @@
 /** OpenAI chat completions over the official SDK; any OpenAI-compatible server through baseURL. */
 import OpenAI from 'openai';
-import { createNodeHttpFetch } from './http-fetch.js';
+import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 

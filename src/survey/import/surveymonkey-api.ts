@@ -5,15 +5,15 @@
  *
  * Bearer-token auth (`Authorization: Bearer <token>`); the token never appears in an error (redact.ts). Each request
  * has a timeout and a response size cap; 429 and 5xx, dropped connections and bodies that are not JSON are retried
- * with backoff, honouring Retry-After (run/retry.ts, the policy the model runs use); 401/403 are a clear auth error
+ * with backoff, honouring Retry-After (io/net/retry.ts, the policy the model runs use); 401/403 are a clear auth error
  * at once. `links.next` is followed only on the base URL's origin, so the token is never sent to another host.
  */
 import { DataError, IoError, UsageError } from '../../errors.js';
 import type { Verdict } from '../../formats/infereval/types.js';
-import { createRedactor, urlSecrets } from '../../run/redact.js';
-import { DEFAULT_RETRY, withRetry, type RetryHooks, type RetryPolicy } from '../../run/retry.js';
-import { createNodeHttpFetch } from '../../run/providers/http-fetch.js';
-import { ProviderError, retryAfterMs } from '../../run/providers/provider.js';
+import { createRedactor, urlSecrets } from '../../io/net/redact.js';
+import { DEFAULT_RETRY, withRetry, type RetryHooks, type RetryPolicy } from '../../io/net/retry.js';
+import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
+import { ProviderError, retryAfterMs } from '../../io/net/call-error.js';
 import type { QuestionForm } from '../mapping.js';
 import type { SurveyRespondent } from '../respondent.js';
 import { decodeChoice } from '../verdict.js';
@@ -32,12 +32,20 @@ export interface SurveyMonkeyOptions {
   retryHooks?: RetryHooks;
   maxResponseBytes?: number;
   perPage?: number;
-  /** Stop after this many pages of responses (a server whose links.next never ends). */
+  /**
+   * Stop after this many pages of responses (a server whose links.next never ends); default
+   * DEFAULT_SURVEYMONKEY_MAX_PAGES. A chain longer than the server's own `total` needs is stopped sooner.
+   */
   maxPages?: number;
   signal?: AbortSignal;
-  /** Called after each page of responses: responses read so far, and the total the server announced. */
-  onPage?: (read: number, total: number | undefined) => void;
+  /** Called after each page of responses: responses read so far, the total the server announced, the page count. */
+  onPage?: (read: number, total: number | undefined, pages: number) => void;
 }
+
+/** 1,000 pages of 100: a survey of 100,000 responses, far beyond a panel of human raters. */
+export const DEFAULT_SURVEYMONKEY_MAX_PAGES = 1000;
+/** Pages past what the announced total needs before the chain is taken for a loop (responses may arrive meanwhile). */
+const PAGES_PAST_TOTAL = 2;
 
 /** The parts of the v3 shapes we read. */
 export interface SmChoice {
@@ -86,6 +94,7 @@ export class SurveyMonkeyClient {
   readonly #redact: (s: string) => string;
   readonly #signal: AbortSignal;
   readonly #origin: string;
+  readonly #basePath: string;
   readonly #onPage: SurveyMonkeyOptions['onPage'];
 
   constructor(options: SurveyMonkeyOptions) {
@@ -94,7 +103,7 @@ export class SurveyMonkeyClient {
         'survey.surveymonkey-token-missing',
         'no SurveyMonkey access token given (developer.surveymonkey.com → My Apps → Settings → Access Token)',
       );
-    const base = (options.baseUrl ?? DEFAULT_SURVEYMONKEY_BASE_URL).replace(/\/+$/, '');
+    const base = options.baseUrl ?? DEFAULT_SURVEYMONKEY_BASE_URL;
     const redactor = createRedactor([options.token, ...urlSecrets(base)]);
     this.#redact = redactor.text;
     if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol))
@@ -102,8 +111,12 @@ export class SurveyMonkeyClient {
         'survey.surveymonkey-base-url',
         `the SurveyMonkey base URL ${JSON.stringify(this.#redact(base))} is not an http(s) URL`,
       );
-    this.baseUrl = base;
-    this.#origin = new URL(base).origin;
+    const parsed = new URL(base);
+    parsed.hash = '';
+    parsed.pathname = parsed.pathname.replace(/\/+$/, '');
+    this.baseUrl = parsed.href;
+    this.#basePath = parsed.pathname;
+    this.#origin = parsed.origin;
     this.#token = options.token.trim();
     this.#fetch = createNodeHttpFetch({
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_SURVEYMONKEY_MAX_RESPONSE_BYTES,
@@ -181,33 +194,64 @@ export class SurveyMonkeyClient {
     throw new IoError('survey.surveymonkey-api', text);
   }
 
+  /** A URL as shown in messages: its path below the base URL's (with its query), redacted. */
   #shown(url: string): string {
-    return this.#redact(url.startsWith(this.baseUrl) ? url.slice(this.baseUrl.length) || '/' : url);
+    if (!URL.canParse(url)) return this.#redact(url);
+    const u = new URL(url);
+    const below =
+      u.origin === this.#origin && u.pathname.startsWith(this.#basePath)
+        ? `${u.pathname.slice(this.#basePath.length) || '/'}${u.search}`
+        : url;
+    return this.#redact(below);
+  }
+
+  /** `path` under the base URL, built with the URL API: a base URL's own query is kept, `query` added after it. */
+  endpoint(path: string, query: Record<string, string> = {}): string {
+    const u = new URL(this.baseUrl);
+    u.pathname = `${this.#basePath}${path}`;
+    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
+    return u.href;
   }
 
   async surveyDetails(surveyId: string): Promise<SmSurveyDetails> {
-    const url = `${this.baseUrl}/surveys/${encodeURIComponent(surveyId)}/details`;
+    const url = this.endpoint(`/surveys/${encodeURIComponent(surveyId)}/details`);
     return parseDetails(await this.getJson(url), this.#shown(url));
   }
 
   async responses(
     surveyId: string,
     perPage = SURVEYMONKEY_PER_PAGE,
-    maxPages = 10_000,
+    maxPages = DEFAULT_SURVEYMONKEY_MAX_PAGES,
   ): Promise<SmResponse[]> {
-    let url: string | undefined =
-      `${this.baseUrl}/surveys/${encodeURIComponent(surveyId)}/responses/bulk?per_page=${perPage}&page=1`;
+    let url: string | undefined = this.endpoint(`/surveys/${encodeURIComponent(surveyId)}/responses/bulk`, {
+      per_page: String(perPage),
+      page: '1',
+    });
     const out: SmResponse[] = [];
     const seen = new Set<string>();
+    let total: number | undefined;
+    let served = perPage;
     while (url !== undefined) {
       if (seen.has(url)) throw badShape('links.next repeats a page already read', this.#shown(url));
-      if (seen.size >= maxPages) throw badShape(`more than ${maxPages} pages of responses`, this.#shown(url));
+      if (seen.size >= maxPages)
+        throw new IoError(
+          'survey.surveymonkey-too-many-pages',
+          `SurveyMonkey ${this.#shown(url)}: links.next goes on past ${maxPages} pages (${out.length} responses read${total === undefined ? '' : `, the server announced ${total}`}); stopped`,
+        );
+      if (total !== undefined && seen.size >= Math.ceil(total / served) + PAGES_PAST_TOTAL)
+        throw badShape(
+          `links.next goes on past page ${seen.size}, more than the ${total} responses the server announced need at ${served} a page (${out.length} read); stopped`,
+          this.#shown(url),
+        );
       seen.add(url);
       const shown = this.#shown(url);
       const body = await this.getJson(url);
       if (!isObject(body) || !Array.isArray(body.data)) throw badShape('no "data" list of responses', shown);
       for (const [i, raw] of body.data.entries()) out.push(parseResponse(raw, `${shown} data[${i}]`));
-      this.#onPage?.(out.length, typeof body.total === 'number' ? body.total : undefined);
+      total = typeof body.total === 'number' && Number.isSafeInteger(body.total) ? body.total : undefined;
+      if (typeof body.per_page === 'number' && Number.isSafeInteger(body.per_page) && body.per_page > 0)
+        served = body.per_page;
+      this.#onPage?.(out.length, total, seen.size);
       const next = isObject(body.links) ? body.links.next : undefined;
       if (next === undefined || next === null || next === '') url = undefined;
       else if (typeof next !== 'string' || !URL.canParse(next, this.baseUrl))

@@ -7,7 +7,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import { ProviderError } from './provider.js';
+import { ProviderError } from './call-error.js';
 
 /** The largest response body read by default: a chat completion is kilobytes; anything near this is a fault. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

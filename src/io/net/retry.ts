@@ -3,7 +3,7 @@
  * empty or malformed bodies) are retried with exponential backoff and full jitter, honouring Retry-After;
  * any other failure is returned at once.
  */
-import { ProviderError } from './providers/provider.js';
+import { ProviderError } from './call-error.js';
 
 export interface RetryPolicy {
   maxAttempts: number;
