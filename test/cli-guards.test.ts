@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli } from './checks/cli-inproc.js';
+import { cli } from './helpers/cli.js';
 import { runCli } from './helpers/cli.js';
 import { projectRoot } from './helpers/shared.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Diagnostic } from '../../src/diagnostics.js';
 import { runCli } from '../helpers/cli.js';
-import { cli } from './cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { EXAMPLES, MODEL_DIR, benchRepoWithStrayOutput, copyTree } from './tree-fixture.js';
 import { valuePosition } from './text-position.js';
 

@@ -1,6 +1,16 @@
-// Runs the real CLI in a child process (from source, through tsx) and captures what it prints.
+// Running the CLI from tests.
+//
+// - `cli(args, options)` runs `main(argv, io)` inside the test process with captured stdout/stderr: the same code
+//   path as the binary without a Node start-up and a tsx compile per call. Use it by default.
+// - `runCli` / `runNode` start a real child process. Use them only where the process itself is the point: signals,
+//   kill -9, a TTY, EPIPE, locks between processes, the bundled binary.
+//
+// An in-process call must leave nothing behind that a later call (or a later test) could notice. `cli` checks after
+// every call that the exit code, working directory, environment and process-wide listeners are as before, and that
+// no server, child process or watcher was left running, and fails the call when they are not.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { projectRoot } from './shared.js';
 
 export interface CliResult {
@@ -13,14 +23,191 @@ export interface CliResult {
 /** tsx's loader by absolute URL, so that the CLI also starts in a working directory outside the project. */
 const TSX = import.meta.resolve('tsx');
 
+/** What an in-process call gives: always an exit code, never a signal. */
+export interface InProcessResult extends CliResult {
+  code: number;
+  signal: null;
+}
+
 export interface RunOptions {
+  /** Working directory of the call (default: the project root). */
   cwd?: string;
-  env?: NodeJS.ProcessEnv;
+  /** Added to the test process's environment (NO_COLOR=1 is set first); an `undefined` value removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** What the CLI reads on stdin (default: nothing, an ended stream). */
   input?: string | Buffer;
+  /** Fail (in process) or kill the child (spawned) after this long; default 60 s. */
   timeoutMs?: number;
 }
 
-/** Runs the real CLI from source. */
+/** The environment a call sees: the test process's, colours off, then the caller's entries. */
+function callEnv(extra: RunOptions['env']): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// In process
+
+type Main = (argv: string[], io: import('../../src/cli/context.js').CliIO) => Promise<number>;
+let loadedMain: Promise<Main> | undefined;
+/** Loaded on first use, so that test files which only spawn do not pay for importing every command. */
+function loadMain(): Promise<Main> {
+  loadedMain ??= import('../../src/cli/main.js').then((m) => m.main);
+  return loadedMain;
+}
+
+/** Process-wide events a command may listen to while it runs; each must be back to its count afterwards. */
+const PROCESS_EVENTS = [
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGPIPE',
+  'exit',
+  'beforeExit',
+  'uncaughtException',
+  'unhandledRejection',
+  'warning',
+] as const;
+
+/**
+ * Kinds of handle that keep the event loop alive and outlive a command only by mistake: a listening server, a child
+ * process, a file watcher. (Sockets are left out: a test's own server keeps its side of an idle keep-alive
+ * connection open after the CLI is done with it.)
+ */
+const LEAKABLE = /^(TCPServerWrap|PipeServerWrap|ProcessWrap|FSEventWrap|StatWatcher)$/;
+
+interface ProcessState {
+  exitCode: typeof process.exitCode;
+  cwd: string;
+  env: string;
+  listeners: Record<string, number>;
+  handles: Record<string, number>;
+}
+
+function processState(): ProcessState {
+  const listeners: Record<string, number> = {};
+  for (const event of PROCESS_EVENTS) listeners[event] = process.listenerCount(event);
+  const handles: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) {
+    if (LEAKABLE.test(kind)) handles[kind] = (handles[kind] ?? 0) + 1;
+  }
+  return {
+    exitCode: process.exitCode,
+    cwd: process.cwd(),
+    env: JSON.stringify(Object.entries(process.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    listeners,
+    handles,
+  };
+}
+
+/** What differs between two states, in words; empty when nothing does. */
+function leaks(before: ProcessState, after: ProcessState): string[] {
+  const found: string[] = [];
+  if (after.exitCode !== before.exitCode)
+    found.push(`process.exitCode ${before.exitCode} → ${after.exitCode}`);
+  if (after.cwd !== before.cwd) found.push(`process.cwd() ${before.cwd} → ${after.cwd}`);
+  if (after.env !== before.env) found.push('process.env changed');
+  for (const event of PROCESS_EVENTS) {
+    if (after.listeners[event] !== before.listeners[event]) {
+      found.push(`process '${event}' listeners ${before.listeners[event]} → ${after.listeners[event]}`);
+    }
+  }
+  for (const kind of new Set([...Object.keys(before.handles), ...Object.keys(after.handles)])) {
+    if ((after.handles[kind] ?? 0) > (before.handles[kind] ?? 0)) {
+      found.push(`open ${kind} handles ${before.handles[kind] ?? 0} → ${after.handles[kind]}`);
+    }
+  }
+  return found;
+}
+
+/** A stream that keeps everything written to it, synchronously, as one string. */
+function capture(): { stream: Writable; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, encoding, done) {
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, encoding));
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** In-process calls running now (tests that start several at once), and the working directory they share. */
+let running = 0;
+let runningCwd: string | undefined;
+
+/**
+ * Runs `evalkit ...args` in this process through `main(argv, io)` and captures what it prints. The process's
+ * working directory is `cwd` for the length of the call, as it is for the binary (library code that falls back on
+ * process.cwd() then sees the same directory as io.cwd). `cwd` alone may be given as a string.
+ */
+export async function cli(args: string[], given: RunOptions | string = {}): Promise<InProcessResult> {
+  const options = typeof given === 'string' ? { cwd: given } : given;
+  const main = await loadMain();
+  const cwd = options.cwd ?? projectRoot;
+  if (running > 0 && runningCwd !== cwd) {
+    throw new Error(
+      `cli(): two in-process calls at once in different working directories (${runningCwd}, ${cwd})`,
+    );
+  }
+  const before = running === 0 ? processState() : undefined;
+  const home = process.cwd();
+  if (running === 0 && cwd !== home) process.chdir(cwd);
+  running += 1;
+  runningCwd = cwd;
+
+  const out = capture();
+  const err = capture();
+  const stdin = Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  let code: number;
+  try {
+    code = await Promise.race([
+      main(['node', 'evalkit', ...args], {
+        stdout: out.stream,
+        stderr: err.stream,
+        stdin,
+        env: callEnv(options.env),
+        cwd,
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`cli(): evalkit ${args.join(' ')} did not finish in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    running -= 1;
+    if (running === 0) {
+      runningCwd = undefined;
+      if (process.cwd() !== home) process.chdir(home);
+    }
+  }
+  if (before) {
+    // Let sockets and servers the command closed finish closing before looking.
+    await new Promise((resolve) => setImmediate(resolve));
+    const found = leaks(before, processState());
+    if (found.length > 0) {
+      throw new Error(
+        `cli(): evalkit ${args.join(' ')} left state behind in the process: ${found.join('; ')}`,
+      );
+    }
+  }
+  return { code, signal: null, stdout: out.text(), stderr: err.text() };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// In a child process
+
+/** Runs the real CLI from source in a child process (node + tsx). Only where the process itself is the point. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return runNode(['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), ...args], options);
 }
@@ -30,7 +217,7 @@ export function runNode(argv: string[], options: RunOptions = {}): Promise<CliRe
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, argv, {
       cwd: options.cwd ?? projectRoot,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      env: callEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -4,7 +4,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { runMain } from '../metrics-retrieval/run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { findType, findVersion } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { runMain } from './run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { findType } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli.js';
-import { runInProcess } from './inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 const F = 'test/fixtures/metrics';

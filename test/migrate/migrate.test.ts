@@ -16,7 +16,7 @@ import { after, test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
 import { migratePaths } from '../../src/migrate/index.js';
 import { validatePaths } from '../../src/validate/index.js';
-import { cli as runCli } from '../checks/cli-inproc.js';
+import { cli as runCli } from '../helpers/cli.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 import { walkFiles } from '../checks/walk.js';
 import { EXAMPLES, LEGACY_UUID, MODEL_DIR, copyTree, tempDir } from '../checks/tree-fixture.js';

@@ -12,7 +12,7 @@ import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { decideVerdict } from '../../src/report/verdict.js';
 import { readRetestEvidence, readSweepEvidence } from '../../src/report/evidence.js';
 import { runCli } from '../helpers/cli.js';
-import { runMain } from '../metrics-retrieval/run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
 const example = (f: string) => join(projectRoot, 'examples/report', f);

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli } from '../checks/cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
 let dir = '';
