@@ -137,9 +137,13 @@ function capture(): { stream: Writable; text: () => string } {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-/** In-process calls running now (tests that start several at once), and the working directory they share. */
+/**
+ * In-process calls running now (tests may start several at once), the working directory they share, and the state
+ * of the process before the first of them started: it is checked when the last one ends.
+ */
 let running = 0;
 let runningCwd: string | undefined;
+let idle: { state: ProcessState; home: string } | undefined;
 
 /**
  * Runs `evalkit ...args` in this process through `main(argv, io)` and captures what it prints. The process's
@@ -155,9 +159,10 @@ export async function cli(args: string[], given: RunOptions | string = {}): Prom
       `cli(): two in-process calls at once in different working directories (${runningCwd}, ${cwd})`,
     );
   }
-  const before = running === 0 ? processState() : undefined;
-  const home = process.cwd();
-  if (running === 0 && cwd !== home) process.chdir(cwd);
+  if (running === 0) {
+    idle = { state: processState(), home: process.cwd() };
+    if (cwd !== idle.home) process.chdir(cwd);
+  }
   running += 1;
   runningCwd = cwd;
 
@@ -167,6 +172,7 @@ export async function cli(args: string[], given: RunOptions | string = {}): Prom
   let timer: NodeJS.Timeout | undefined;
   const timeoutMs = options.timeoutMs ?? 60_000;
   let code: number;
+  let ended: { state: ProcessState; home: string; moved: boolean } | undefined;
   try {
     code = await Promise.race([
       main(['node', 'evalkit', ...args], {
@@ -186,15 +192,18 @@ export async function cli(args: string[], given: RunOptions | string = {}): Prom
   } finally {
     clearTimeout(timer);
     running -= 1;
-    if (running === 0) {
+    if (running === 0 && idle) {
+      ended = { ...idle, moved: process.cwd() !== cwd };
+      idle = undefined;
       runningCwd = undefined;
-      if (process.cwd() !== home) process.chdir(home);
+      process.chdir(ended.home);
     }
   }
-  if (before) {
-    // Let sockets and servers the command closed finish closing before looking.
+  if (ended) {
+    // Let servers and watchers the command closed finish closing before looking.
     await new Promise((resolve) => setImmediate(resolve));
-    const found = leaks(before, processState());
+    const found = leaks(ended.state, processState());
+    if (ended.moved) found.push(`process.cwd() changed to somewhere other than ${cwd}`);
     if (found.length > 0) {
       throw new Error(
         `cli(): evalkit ${args.join(' ')} left state behind in the process: ${found.join('; ')}`,
