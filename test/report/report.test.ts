@@ -11,7 +11,6 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { decideVerdict } from '../../src/report/verdict.js';
 import { readRetestEvidence, readSweepEvidence } from '../../src/report/evidence.js';
-import { runCli } from '../helpers/cli.js';
 import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
@@ -141,7 +140,7 @@ test('evidence readers accept alternative key names and name the pointer of a ba
 });
 
 test('evalkit report prints Markdown; bad evidence is exit 1 with the pointer, no stack trace', async () => {
-  const r = await runCli(['report', example('evaluation.json'), '--ci-iterations', '100']);
+  const r = await runMain(['report', example('evaluation.json'), '--ci-iterations', '100']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^# Construct-validity report: example-model-1/);
   assert.match(r.stdout, /\*\*Verdict: construct validity (supported|inconclusive|not supported)\.\*\*/);
