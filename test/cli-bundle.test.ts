@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runCli, runNode } from './helpers/cli.js';
+import { cli as fromSource, runNode } from './helpers/cli.js';
 import { projectRoot } from './helpers/shared.js';
 
 let outdir = '';
@@ -30,7 +30,7 @@ test('the bundled CLI validates with a worker and prints what the CLI from sourc
   const args = ['validate', 'examples/eee', 'examples/infereval', '--format', 'json', '--max-errors', '0'];
   const [bundled, source] = await Promise.all([
     runBundle([...args, '--jobs', '2']),
-    runCli([...args, '--jobs', '1']),
+    fromSource([...args, '--jobs', '1']),
   ]);
   assert.equal(bundled.stderr, '');
   assert.equal(bundled.code, source.code);
