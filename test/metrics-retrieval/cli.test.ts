@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
 import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { findType } from '../../src/formats/registry.js';
@@ -22,7 +21,7 @@ test('retrieval score: fills metrics and verdicts, rows valid against retrieval.
   const dir = await mkdtemp(join(tmpdir(), 'evalkit-retrieval-'));
   try {
     const out = join(dir, 'scored.jsonl');
-    const r = await runCli([
+    const r = await runMain([
       'retrieval', 'score', '--gold', ex('gold.jsonl'), '--results', ex('results.jsonl'),
       '--thresholds', ex('thresholds.json'), '--events', ex('events.jsonl'), '-o', out, '--format', 'json',
     ]); // prettier-ignore
@@ -75,7 +74,7 @@ test('retrieval score reports unknown ids, duplicate ids and invalid rows with f
       results,
       [res('x', 'r1'), res('x', 'r2'), res('nope', 'r3'), '{"id": 5}'].join('\n') + '\n',
     );
-    const r = await runCli(['retrieval', 'score', '--gold', gold, '--results', results]);
+    const r = await runMain(['retrieval', 'score', '--gold', gold, '--results', results]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /gold\.jsonl:2:1 error retrieval\.duplicate-gold-id/);
     assert.match(r.stderr, /results\.jsonl:2:1 warning retrieval\.duplicate-result-id/);
@@ -94,7 +93,7 @@ test('retrieval gate: evaluation_result events valid against retrieval.event, ex
   const dir = await mkdtemp(join(tmpdir(), 'evalkit-retrieval-'));
   try {
     const out = join(dir, 'results.jsonl');
-    const r = await runCli([
+    const r = await runMain([
       'retrieval',
       'gate',
       '--events',
