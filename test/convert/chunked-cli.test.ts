@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runCli, runNode } from '../helpers/cli.js';
+import { cli as fromSource, runNode } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { tempRoot, treeBytes } from './helpers.js';
 import { writeGeneratedRun } from './lm-eval-generated.js';
@@ -41,7 +41,7 @@ test('the bundled CLI converts with workers (--jobs 2) to the bytes the CLI from
   const b = tempRoot();
   const [bundled, source] = await Promise.all([
     runNode(bundleArgv(['convert', results, '-o', a, '--jobs', '2', '--format', 'json'])),
-    runCli(['convert', results, '-o', b, '--jobs', '1', '--format', 'json']),
+    fromSource(['convert', results, '-o', b, '--jobs', '1', '--format', 'json']),
   ]);
   assert.equal(bundled.stderr, '');
   assert.equal(bundled.code, 0, bundled.stdout);

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipWithoutChromium } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { buildFixtureStore } from './fixture.js';
 import { openView, watchedPage, withBrowser } from './harness.js';
@@ -173,13 +173,13 @@ test(
       }
       assert.equal(await exited, 0);
     });
-    const missing = await runCli(['view', '--db', join(tmpdir(), 'no-such-store.duckdb'), '--no-open']);
+    const missing = await cli(['view', '--db', join(tmpdir(), 'no-such-store.duckdb'), '--no-open']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^evalkit: error store\.not-found: no store at .*\n$/);
-    const short = await runCli(['view', '--token', 'abc', '--no-open']);
+    const short = await cli(['view', '--token', 'abc', '--no-open']);
     assert.equal(short.code, 2);
     assert.match(short.stderr, /--token must be at least 8 characters/);
-    const help = await runCli(['view', '--help']);
+    const help = await cli(['view', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--export <dir>/);
   },
