@@ -1,9 +1,15 @@
 // Running the CLI from tests.
 //
 // - `cli(args, options)` runs `main(argv, io)` inside the test process with captured stdout/stderr: the same code
-//   path as the binary without a Node start-up and a tsx compile per call. Use it by default.
+//   path as the binary without a Node start-up per call. Use it by default.
 // - `runCli` / `runNode` start a real child process. Use them only where the process itself is the point: signals,
-//   kill -9, a TTY, EPIPE, locks between processes, the bundled binary.
+//   kill -9, a TTY, EPIPE, locks between processes, the bundled binary. `cliCommand()` gives the arguments that
+//   start the CLI, for tests that spawn it themselves.
+//
+// Both run the CLI as `npm run build` bundles it, built from the current sources once per run (helpers/built-cli.ts):
+// loading it costs a tenth of loading the sources module by module through tsx. EVALKIT_TEST_FROM_SOURCE=1 runs
+// the sources through tsx instead (stack traces then point into src/); `cliFromSource` always does, for the tests
+// that compare the two.
 //
 // An in-process call must leave nothing behind that a later call (or a later test) could notice. `cli` checks after
 // every call that the exit code, working directory, environment and process-wide listeners are as before, and that
@@ -11,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { builtCli, loadBuiltCli } from './built-cli.js';
 import { projectRoot } from './shared.js';
 
 export interface CliResult {
@@ -54,11 +61,19 @@ function callEnv(extra: RunOptions['env']): NodeJS.ProcessEnv {
 // In process
 
 type Main = (argv: string[], io: import('../../src/cli/context.js').CliIO) => Promise<number>;
-let loadedMain: Promise<Main> | undefined;
-/** Loaded on first use, so that test files which only spawn do not pay for importing every command. */
-function loadMain(): Promise<Main> {
-  loadedMain ??= import('../../src/cli/main.js').then((m) => m.main);
-  return loadedMain;
+
+/** True when the tests run the CLI from the sources (tsx) instead of the bundle built from them. */
+const fromSource = process.env.EVALKIT_TEST_FROM_SOURCE === '1';
+
+const loaded: { source?: Promise<Main>; built?: Promise<Main> } = {};
+/** Loaded on first use, so that test files which only spawn do not pay for it. */
+function loadMain(kind: 'source' | 'built'): Promise<Main> {
+  if (kind === 'source') {
+    loaded.source ??= import('../../src/cli/main.js').then((m) => m.main);
+    return loaded.source;
+  }
+  loaded.built ??= loadBuiltCli().then((m) => m.main as Main);
+  return loaded.built;
 }
 
 /** Process-wide events a command may listen to while it runs; each must be back to its count afterwards. */
@@ -150,9 +165,22 @@ let idle: { state: ProcessState; home: string } | undefined;
  * working directory is `cwd` for the length of the call, as it is for the binary (library code that falls back on
  * process.cwd() then sees the same directory as io.cwd). `cwd` alone may be given as a string.
  */
-export async function cli(args: string[], given: RunOptions | string = {}): Promise<InProcessResult> {
+export function cli(args: string[], options: RunOptions | string = {}): Promise<InProcessResult> {
+  return inProcess(fromSource ? 'source' : 'built', args, options);
+}
+
+/** `cli`, always from the sources through tsx. */
+export function cliFromSource(args: string[], options: RunOptions | string = {}): Promise<InProcessResult> {
+  return inProcess('source', args, options);
+}
+
+async function inProcess(
+  kind: 'source' | 'built',
+  args: string[],
+  given: RunOptions | string,
+): Promise<InProcessResult> {
   const options = typeof given === 'string' ? { cwd: given } : given;
-  const main = await loadMain();
+  const main = await loadMain(kind);
   const cwd = options.cwd ?? projectRoot;
   if (running > 0 && runningCwd !== cwd) {
     throw new Error(
@@ -216,9 +244,15 @@ export async function cli(args: string[], given: RunOptions | string = {}): Prom
 // ---------------------------------------------------------------------------------------------------------------
 // In a child process
 
-/** Runs the real CLI from source in a child process (node + tsx). Only where the process itself is the point. */
-export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  return runNode(['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), ...args], options);
+/** The arguments of `node` that start the CLI (the built launcher, or bin.ts through tsx from source). */
+export async function cliCommand(): Promise<string[]> {
+  if (fromSource) return ['--import', TSX, join(projectRoot, 'src/cli/bin.ts')];
+  return [(await builtCli()).launcher];
+}
+
+/** Runs the CLI in a child process. Only where the process itself is the point. */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return runNode([...(await cliCommand()), ...args], options);
 }
 
 /** Runs `node ...argv` (colours off, killed after the timeout) and captures what it prints. */
