@@ -81,7 +81,7 @@ test('retrieval score reports unknown ids, duplicate ids and invalid rows with f
     assert.match(r.stderr, /results\.jsonl:3:1 error retrieval\.unknown-id .*"nope"/);
     assert.match(r.stderr, /results\.jsonl:4:1 error schema\./);
     assert.match(r.stderr, /gold\.jsonl:3:1 warning retrieval\.missing-result gold "y"/);
-    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+    assert.doesNotMatch(r.stderr, /at .*\.([cm]?js|ts):\d+/, 'no stack trace');
     const bad = await runMain(['retrieval', 'score', '--gold', gold, '--results', results, '--k', '0,x']);
     assert.equal(bad.code, 2);
   } finally {

@@ -78,7 +78,7 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
     const bad = await runInProcess(['metrics', `${F}/eta-run1.json`, '--reference', 'analyst:zed']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /needs the benchmark to resolve the analyst id \(pass --benchmark FILE\)/);
-    assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
+    assert.doesNotMatch(bad.stderr, /at .*\.([cm]?js|ts):\d+/);
   });
 
   test('retest: stable comparison and mismatch error', async () => {

@@ -154,7 +154,7 @@ test('evalkit report prints Markdown; bad evidence is exit 1 with the pointer, n
       e.stderr,
       /error report\.evidence: .*retest\.json: expected a number or null \(at \/kappa\)/,
     );
-    assert.doesNotMatch(e.stderr, /\.ts:\d+/);
+    assert.doesNotMatch(e.stderr, /\.([cm]?js|ts):\d+/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

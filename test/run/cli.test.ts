@@ -55,7 +55,7 @@ test('usage problems are clear errors with exit 2 and no stack trace', async () 
   );
   assert.equal(noKey.code, 2);
   assert.match(noKey.stderr, /run\.api-key-missing.*ANTHROPIC_API_KEY/);
-  assert.doesNotMatch(noKey.stderr, /\bat .*\.ts:\d+/);
+  assert.doesNotMatch(noKey.stderr, /\bat .*\.([cm]?js|ts):\d+/);
 });
 
 test('evaluate (replay from the example fixture) writes η, log and an EEE pair that validates', async () => {

@@ -44,7 +44,7 @@ function assertRefused(r: CliResult, code: string, text?: RegExp): void {
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, new RegExp(`error ${code.replace('.', '\\.')}:`));
   if (text) assert.match(r.stderr, text);
-  assert.doesNotMatch(r.stderr, /internal error|\bat .*\.ts:\d+/);
+  assert.doesNotMatch(r.stderr, /internal error|\bat .*\.([cm]?js|ts):\d+/);
 }
 
 test('a second evaluate with the same -o is refused while the first runs; no request is sent twice', async () => {
