@@ -15,6 +15,8 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = process.cwd();
+/** tsx's loader by absolute URL: worker threads inherit the option, whatever their working directory. */
+const TSX = import.meta.resolve('tsx');
 /** Wall times of earlier runs, to start the slowest files first (.tmp/ is ignored by git). */
 const TIMES_FILE = join(root, '.tmp', 'test-durations.json');
 
@@ -64,7 +66,7 @@ const jobs = [...files]
   .map((file) => ({
     name: file,
     command: process.execPath,
-    argv: ['--import', 'tsx', '--test-reporter=spec', file],
+    argv: ['--import', TSX, '--test-reporter=spec', file],
   }));
 if (lint)
   jobs.unshift({ name: 'npm run lint', command: 'npm', argv: ['run', '--silent', 'lint'], lint: true });
@@ -147,7 +149,9 @@ await Promise.all(
 const wall = (performance.now() - started) / 1000;
 
 const fileResults = results.filter((r) => !r.lint);
-const times = Object.fromEntries(Object.entries(readTimes()).filter(([name]) => findTests('test').includes(name)));
+const times = Object.fromEntries(
+  Object.entries(readTimes()).filter(([name]) => findTests('test').includes(name)),
+);
 for (const r of fileResults) times[r.name] = Math.round(r.seconds * 10) / 10;
 writeTimes(times);
 

@@ -141,8 +141,22 @@ export function builtCli(): Promise<{ cli: string; launcher: string; inProcess: 
   }));
 }
 
+/**
+ * The bundle's worker threads start with this process's Node options, tsx among them; named bare (`--import tsx`)
+ * it would be looked up from the working directory of the call, which need not be inside the project.
+ */
+function tsxByAbsoluteUrl(): void {
+  const tsx = import.meta.resolve('tsx');
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--import=tsx') argv[i] = `--import=${tsx}`;
+    else if (argv[i] === '--import' && argv[i + 1] === 'tsx') argv[i + 1] = tsx;
+  }
+}
+
 /** The exports of the in-process bundle (`main` among them), evaluated once per test process. */
 export async function loadBuiltCli(): Promise<Record<string, unknown>> {
+  tsxByAbsoluteUrl();
   const file = (await builtCli()).inProcess;
   const run = compileFunction(
     readFileSync(file, 'utf8'),
