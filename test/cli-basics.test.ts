@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runCli } from './helpers/cli.js';
+import { cli } from './helpers/cli.js';
 
 test('evalkit --help lists the commands and exits 0', async () => {
-  const r = await runCli(['--help']);
+  const r = await cli(['--help']);
   assert.equal(r.code, 0);
   assert.match(r.stdout, /Usage: evalkit/);
   assert.match(r.stdout, /validate/);
 });
 
 test('an unknown command is a usage error (exit 2) without a stack trace', async () => {
-  const r = await runCli(['no-such-command']);
+  const r = await cli(['no-such-command']);
   assert.equal(r.code, 2);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
 });

@@ -1,24 +1,16 @@
 // The CLI as `npm run build` ships it: one bundle (scripts/bundle.mjs) and its worker file. It must print exactly
 // what the CLI from source prints, including with --jobs 2 (the worker is started from the bundle's folder).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runCli, runNode } from './helpers/cli.js';
-import { projectRoot } from './helpers/shared.js';
+import { builtCli } from './helpers/built-cli.js';
+import { cliFromSource as fromSource, runNode } from './helpers/cli.js';
 
-let outdir = '';
+/** The bundle scripts/bundle.mjs writes, built once per run for every test file that needs it. */
 let cli = '';
 before(async () => {
-  outdir = mkdtempSync(join(tmpdir(), 'evalkit-bundle-'));
-  const { bundleCli } = (await import(pathToFileURL(join(projectRoot, 'scripts', 'bundle.mjs')).href)) as {
-    bundleCli(outdir: string): Promise<string>;
-  };
-  cli = await bundleCli(outdir);
+  cli = (await builtCli()).cli;
 });
-after(() => rmSync(outdir, { recursive: true, force: true }));
 
 /** Runs the bundle the way bin/evalkit.js does. */
 function runBundle(args: string[]) {
@@ -30,7 +22,7 @@ test('the bundled CLI validates with a worker and prints what the CLI from sourc
   const args = ['validate', 'examples/eee', 'examples/infereval', '--format', 'json', '--max-errors', '0'];
   const [bundled, source] = await Promise.all([
     runBundle([...args, '--jobs', '2']),
-    runCli([...args, '--jobs', '1']),
+    fromSource([...args, '--jobs', '1']),
   ]);
   assert.equal(bundled.stderr, '');
   assert.equal(bundled.code, source.code);

@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from './helpers/cli.js';
+import { cli } from './helpers/cli.js';
 
 test('validate resolves relative paths against the working directory, wherever it is', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'evalkit-cwd-'));
   try {
     writeFileSync(join(dir, 'not-json.json'), '{"a": 1,}');
-    const r = await runCli(['validate', 'not-json.json', '--format', 'json'], { cwd: dir });
+    const r = await cli(['validate', 'not-json.json', '--format', 'json'], { cwd: dir });
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout) as {
       files: { path: string; diagnostics: { code: string; line: number }[] }[];

@@ -6,14 +6,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { cliCommand } from './helpers/cli.js';
 import { projectRoot } from './helpers/shared.js';
 
-const TSX = import.meta.resolve('tsx');
+const CLI = await cliCommand();
 
 /** Runs the CLI and closes its stdout after the first chunk, as `| head -1` does. */
 function runClosingStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), ...args], {
+    const child = spawn(process.execPath, [...CLI, ...args], {
       cwd: projectRoot,
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

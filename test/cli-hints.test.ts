@@ -10,7 +10,7 @@ import { writeConverted } from '../src/convert/write.js';
 import { UsageError } from '../src/errors.js';
 import { migratePaths } from '../src/migrate/index.js';
 import { projectRoot } from './helpers/shared.js';
-import { runInProcess } from './metrics/inproc.js';
+import { cli as runInProcess } from './helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'evalkit-hints-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

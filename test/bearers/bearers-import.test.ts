@@ -10,7 +10,7 @@ import { bearersImport, PENDING_ANALYST } from '../../src/formats/infereval/bear
 import { compileConstraints } from '../../src/formats/infereval/bearers/compile.js';
 import { parseBearers } from '../../src/formats/infereval/bearers/parse.js';
 import { validateValue } from '../../src/validate/index.js';
-import { cli } from '../checks/cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { tempDir } from '../survey/import-fixture.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { datastoreLocation, layoutProblems, nonPortableReason } from '../../src/checks/names.js';
 import { classifyPath, discoverJsonFiles, policyGlobToRegExp } from '../../src/checks/path-policy.js';
-import { cli as runCli } from './cli-inproc.js';
+import { cli as runCli } from '../helpers/cli.js';
 import { tempDir } from './tree-fixture.js';
 
 test('portable names: every rule of the spec, and ordinary names pass', () => {

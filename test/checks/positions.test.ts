@@ -5,8 +5,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Diagnostic } from '../../src/diagnostics.js';
-import { runCli } from '../helpers/cli.js';
-import { cli } from './cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { EXAMPLES, MODEL_DIR, benchRepoWithStrayOutput, copyTree } from './tree-fixture.js';
 import { valuePosition } from './text-position.js';
 
@@ -113,8 +112,8 @@ test('validate DIR: datastore findings sit at their value, whole-file ones at 1:
     assert.equal(r.code, 1, r.stderr);
     assertPositions(diagnosticsOf(r.stdout), expected);
   }
-  // The binary, given the absolute path (it prints paths as given, so each expected relative path is a suffix).
-  const text = await runCli(['validate', '--max-errors', '0', t.root]);
+  // Text output, given the absolute path (it prints paths as given, so each expected relative path is a suffix).
+  const text = await cli(['validate', '--max-errors', '0', t.root]);
   assert.equal(text.code, 1, text.stderr);
   for (const e of expected) assert.ok(text.stdout.includes(`${e.file}:${e.line}:${e.column} `), e.code);
   assert.doesNotMatch(text.stdout + text.stderr, /:0:0 /);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runTreeChecks } from '../../src/checks/index.js';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { benchRepoWithStrayOutput, copyTree, tempDir, type TempTree } from './tree-fixture.js';
 import { walkFiles } from './walk.js';
@@ -15,12 +15,12 @@ after(() => cleanups.forEach((c) => c()));
 test('evalkit validate runs the datastore checks: 0 on a sound tree, 1 with codes in --format json', async () => {
   const t: TempTree = copyTree();
   cleanups.push(t.cleanup);
-  const ok = await runCli(['validate', t.root]);
+  const ok = await cli(['validate', t.root]);
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
   const rows = t.readRows();
   rows[0].model_id = 'wrong/model';
   t.writeRows(rows, true);
-  const bad = await runCli(['validate', '--format', 'json', t.root]);
+  const bad = await cli(['validate', '--format', 'json', t.root]);
   assert.equal(bad.code, 1);
   const codes = new Set<string>();
   JSON.parse(bad.stdout, (k, v) => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { cli, type CliResult } from '../helpers/cli.js';
 import { runCliInPty, skipWithoutScript, stripSgr, type PtyResult } from '../helpers/pty.js';
 import { projectRoot } from '../helpers/shared.js';
 
@@ -27,13 +27,13 @@ describe('diagnostic colours', { skip: skipWithoutScript(), timeout: 60_000 }, (
       forced: { NO_COLOR: undefined, FORCE_COLOR: '1' },
       forcedButNoColor: { NO_COLOR: '1', FORCE_COLOR: '1' },
     };
-    // Two at a time: each run is mostly the CLI's start-up.
+    // Two at a time: each terminal run is mostly the CLI's start-up.
     const jobs: Array<() => Promise<void>> = [
       ...Object.entries(ttyRuns).map(([name, env]) => async () => {
         tty[name] = await runCliInPty(args, { env });
       }),
       ...Object.entries(pipeRuns).map(([name, env]) => async () => {
-        piped[name] = await runCli(args, { env, timeoutMs: 30_000 });
+        piped[name] = await cli(args, { env, timeoutMs: 30_000 });
       }),
     ];
     for (let i = 0; i < jobs.length; i += 2) await Promise.all(jobs.slice(i, i + 2).map((job) => job()));

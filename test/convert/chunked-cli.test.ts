@@ -3,29 +3,23 @@
 // its final name (only hidden temporary files).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { runCli, runNode } from '../helpers/cli.js';
-import { projectRoot } from '../helpers/shared.js';
+import { builtCli } from '../helpers/built-cli.js';
+import { cliFromSource as fromSource, runNode } from '../helpers/cli.js';
 import { tempRoot, treeBytes } from './helpers.js';
 import { writeGeneratedRun } from './lm-eval-generated.js';
 
-let outdir = '';
+/** The bundle scripts/bundle.mjs writes, built once per run for every test file that needs it. */
 let cli = '';
 let results = '';
 before(async () => {
-  outdir = mkdtempSync(join(tmpdir(), 'evalkit-bundle-convert-'));
-  const { bundleCli } = (await import(pathToFileURL(join(projectRoot, 'scripts', 'bundle.mjs')).href)) as {
-    bundleCli(outdir: string): Promise<string>;
-  };
-  cli = await bundleCli(outdir);
+  cli = (await builtCli()).cli;
   // Two samples files of ~3 MiB: three 1 MiB chunks each with --jobs 2.
   results = writeGeneratedRun(join(tempRoot(), 'run'), 3 * 1024 * 1024).results;
 });
-after(() => rmSync(outdir, { recursive: true, force: true }));
 
 const bundleArgv = (args: string[]): string[] => [
   '--input-type=module',
@@ -36,12 +30,12 @@ const bundleArgv = (args: string[]): string[] => [
 ];
 
 test('the bundled CLI converts with workers (--jobs 2) to the bytes the CLI from source writes in one thread', async () => {
-  assert.ok(existsSync(join(outdir, 'convert-worker.js')), 'the bundle has the convert worker');
+  assert.ok(existsSync(join(dirname(cli), 'convert-worker.js')), 'the bundle has the convert worker');
   const a = tempRoot();
   const b = tempRoot();
   const [bundled, source] = await Promise.all([
     runNode(bundleArgv(['convert', results, '-o', a, '--jobs', '2', '--format', 'json'])),
-    runCli(['convert', results, '-o', b, '--jobs', '1', '--format', 'json']),
+    fromSource(['convert', results, '-o', b, '--jobs', '1', '--format', 'json']),
   ]);
   assert.equal(bundled.stderr, '');
   assert.equal(bundled.code, 0, bundled.stdout);

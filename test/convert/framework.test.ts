@@ -10,7 +10,7 @@ import { writeConverted } from '../../src/convert/write.js';
 import { FieldReport, ResultsBuilder } from '../../src/convert/record.js';
 import type { ConvertedRecord } from '../../src/convert/types.js';
 import { DataError } from '../../src/errors.js';
-import { cli } from '../checks/cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { tempRoot, treeBytes } from './helpers.js';
 

@@ -13,7 +13,7 @@ import {
 } from '../../src/convert/index.js';
 import type { ConvertOverrides, SourceId } from '../../src/convert/types.js';
 import { createAjv } from '../../src/validate/ajv.js';
-import { cli } from '../checks/cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { reference } from '../helpers/shared.js';
 
 export type Obj = Record<string, any>;

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
 test('evalkit validate examples/infereval: examples valid, invalid ones with their codes and positions', async () => {
-  const run = await runCli(['validate', 'examples/infereval', '--format', 'json']);
+  const run = await cli(['validate', 'examples/infereval', '--format', 'json']);
   assert.equal(run.code, 1, run.stderr);
   const report = JSON.parse(run.stdout);
   const entry = (file: string) => report.files.find((f: { path: string }) => f.path.endsWith(`/${file}`));

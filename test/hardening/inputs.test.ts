@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { benchmarkMismatches } from '../../src/checks/benchmark-hash.js';
 import { describeDocument } from '../../src/validate/expect-kind.js';
@@ -34,7 +34,7 @@ test('metrics, report, structure, monotonicity, retest refuse a benchmark of ano
     ['retest', ['retest', eta, eta, '--benchmark', birds]],
   ];
   for (const [name, args] of runs) {
-    const r = await runCli(args);
+    const r = await cli(args);
     assert.equal(r.code, 1, `${name}: ${r.stderr}`);
     assert.match(
       r.stderr,
@@ -43,7 +43,7 @@ test('metrics, report, structure, monotonicity, retest refuse a benchmark of ano
     );
   }
   // The matching benchmark is still accepted.
-  assert.equal((await runCli(['metrics', eta, '--benchmark', bench])).code, 0);
+  assert.equal((await cli(['metrics', eta, '--benchmark', bench])).code, 0);
 });
 
 test("a recorded benchmark_hash that is not the benchmark's is refused with both hashes (item 10)", async () => {
@@ -51,14 +51,14 @@ test("a recorded benchmark_hash that is not the benchmark's is refused with both
   doc.benchmark_hash = `sha256:${'0'.repeat(64)}`;
   const wrong = join(dir, 'eta-wrong-hash.json');
   writeFileSync(wrong, JSON.stringify(doc));
-  const r = await runCli(['metrics', wrong, '--benchmark', bench]);
+  const r = await cli(['metrics', wrong, '--benchmark', bench]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(
     r.stderr,
     /infereval\.benchmark-hash: .*benchmark_hash sha256:0{64} differs from the benchmark's sha256:[0-9a-f]{64}/,
   );
   // validate --benchmark says the same (one comparison).
-  const v = await runCli(['validate', wrong, '--benchmark', bench]);
+  const v = await cli(['validate', wrong, '--benchmark', bench]);
   assert.match(v.stdout, /infereval\.benchmark-hash .*differs from the benchmark's sha256:/);
   assert.deepEqual(
     benchmarkMismatches({ benchmark_id: 'a', benchmark_hash: 'sha256:x' }, { id: 'a', hash: 'sha256:x' }),
@@ -98,7 +98,7 @@ test('the wrong kind of document is named by every command (item 20)', async () 
     ],
   ];
   for (const [args, expected] of cases) {
-    const r = await runCli(args);
+    const r = await cli(args);
     assert.notEqual(r.code, 0, args.join(' '));
     assert.match(r.stderr, /input\.wrong-kind/, args.join(' '));
     assert.match(r.stderr, expected, args.join(' '));
@@ -110,7 +110,7 @@ test('an older infereval benchmark given to hash is named as such (item 20)', as
   old.schema_version = '0.9';
   const path = join(dir, 'old.benchmark.json');
   writeFileSync(path, JSON.stringify(old));
-  const r = await runCli(['hash', path]);
+  const r = await cli(['hash', path]);
   assert.equal(r.code, 2);
   assert.match(
     r.stderr,

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { validateFile, validatePaths } from '../../src/validate/index.js';
 import { checkGateMetricNames } from '../../src/metrics/retrieval/gate.js';
@@ -25,7 +25,7 @@ const thresholds = (doc: unknown): string => {
 };
 
 test('gate: an unknown metric name is an error naming it (item 11)', async () => {
-  const r = await runCli([
+  const r = await cli([
     'retrieval',
     'gate',
     '--events',
@@ -43,13 +43,13 @@ test('gate: an unknown metric name is an error naming it (item 11)', async () =>
 
 test('gate: nothing to gate is not a pass (item 11)', async () => {
   for (const doc of [{ thresholds: {} }, { thresholds: { p_at_5: 0.2 } }]) {
-    const r = await runCli(['retrieval', 'gate', '--events', events, '--thresholds', thresholds(doc)]);
+    const r = await cli(['retrieval', 'gate', '--events', events, '--thresholds', thresholds(doc)]);
     assert.equal(r.code, 1, JSON.stringify(doc));
     assert.match(r.stdout, /nothing to gate: .*not a pass/);
     assert.match(r.stdout, /gate failed: 0 results/);
   }
   // A real gate still passes or fails on its figures.
-  const ok = await runCli([
+  const ok = await cli([
     'retrieval',
     'gate',
     '--events',
@@ -87,8 +87,8 @@ test('validateFile runs the benchmark check and the datastore checks, as validat
   const codes = result.diagnostics.map((d) => d.code).sort();
   assert.deepEqual(codes, ['eee.checksum', 'eee.total-rows']);
   assert.equal(result.errors, 2);
-  const cli = await runCli(['validate', aggregate, '-f', 'json']);
-  const cliCodes = JSON.parse(cli.stdout)
+  const fromCli = await cli(['validate', aggregate, '-f', 'json']);
+  const cliCodes = JSON.parse(fromCli.stdout)
     .files[0].diagnostics.map((d: { code: string }) => d.code)
     .sort();
   assert.deepEqual(cliCodes, codes, 'the library and the CLI agree');

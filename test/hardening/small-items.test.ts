@@ -2,13 +2,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, runNode } from '../helpers/cli.js';
+import { cli, runNode } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
 const loop = join(projectRoot, 'examples/retrieval/loop');
 
 test('retrieval score: latencies without float noise, columns aligned', async () => {
-  const r = await runCli([
+  const r = await cli([
     'retrieval',
     'score',
     '--gold',
@@ -32,37 +32,31 @@ test('retrieval score: latencies without float noise, columns aligned', async ()
 });
 
 test('metrics labels its verdict counts as substantive pairs only', async () => {
-  const r = await runCli(['metrics', join(projectRoot, 'test/fixtures/metrics/eta-run1.json')]);
+  const r = await cli(['metrics', join(projectRoot, 'test/fixtures/metrics/eta-run1.json')]);
   assert.match(r.stdout, /M verdicts \(substantive pairs\)\s+: good 19 \/ bad 12 \/ abstain 0/);
 });
 
 test('-f is --format on hash, paths, evaluate and sweep', async () => {
   const bench = join(projectRoot, 'examples/run/birds.benchmark.json');
-  const h = await runCli(['hash', bench, '-f', 'json']);
+  const h = await cli(['hash', bench, '-f', 'json']);
   assert.equal(JSON.parse(h.stdout).files[0].type, 'infereval.benchmark');
   for (const command of ['paths', 'evaluate', 'sweep']) {
-    const help = await runCli([command, '--help']);
+    const help = await cli([command, '--help']);
     assert.match(help.stdout, /-f, --format <format>/, command);
   }
 });
 
 test('hash and migrate call instance rows eee.instance, as the registry does', async () => {
-  const r = await runCli(['hash', join(projectRoot, 'examples/eee/instances-0.2.0.jsonl'), '-f', 'json']);
+  const r = await cli(['hash', join(projectRoot, 'examples/eee/instances-0.2.0.jsonl'), '-f', 'json']);
   assert.equal(JSON.parse(r.stdout).files[0].type, 'eee.instance');
-  const m = await runCli([
-    'migrate',
-    join(projectRoot, 'examples/datastore/legacy'),
-    '--dry-run',
-    '-f',
-    'json',
-  ]);
+  const m = await cli(['migrate', join(projectRoot, 'examples/datastore/legacy'), '--dry-run', '-f', 'json']);
   const kinds = JSON.parse(m.stdout).files.map((f: { kind: string }) => f.kind);
   assert.ok(kinds.includes('eee.instance') && !kinds.includes('eee.instances'), kinds.join());
 });
 
 test('help text is wrapped once, by the terminal width, not by hand as well', async () => {
   for (const command of ['stats', 'report']) {
-    const r = await runCli([command, '--help']);
+    const r = await cli([command, '--help']);
     // Wrapped once (at 80 columns off a terminal), every line of the first paragraph but its last is nearly full;
     // wrapped by hand as well, every other line is a short leftover.
     const lines = r.stdout.split('\n\n')[1].split('\n');

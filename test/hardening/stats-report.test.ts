@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { scoreUncertainty } from '../../src/metrics/eee/uncertainty.js';
 import { readRetestEvidence, readSweepEvidence } from '../../src/report/evidence.js';
@@ -20,7 +20,7 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('stats reads boolean 0.2.0 scores as 1/0, as migrate writes them (item 13)', async () => {
-  const r = await runCli(['stats', join(legacy, rel, `${name}.json`), '-f', 'json']);
+  const r = await cli(['stats', join(legacy, rel, `${name}.json`), '-f', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const [result] = JSON.parse(r.stdout).results;
   // The two rows score true and false: mean 1/2, sd √(1/2).
@@ -54,7 +54,7 @@ test('stats refuses an absolute file_path and one that climbs out of the datasto
     writeFileSync(aggregatePath, JSON.stringify(record));
     // The file is beside nothing: only the refused path would find it.
     rmSync(join(store, rel, `${name}_samples.jsonl`), { force: true });
-    const r = await runCli(['stats', aggregatePath], { cwd: join(store, rel) });
+    const r = await cli(['stats', aggregatePath], { cwd: join(store, rel) });
     assert.notEqual(r.code, 0, filePath);
     assert.doesNotMatch(r.stdout, /n=2/, `${filePath} was read`);
     if (filePath === outside) assert.match(r.stderr, /eee\.stats\.samples-outside: .*is an absolute path/);
@@ -90,12 +90,7 @@ test('report evidence out of range is refused (item 14)', async () => {
   assert.equal(readRetestEvidence({ kappa: -1 }).kappa, -1);
   const retest = join(dir, 'retest-bad.json');
   writeFileSync(retest, JSON.stringify({ kappa: 5, flipped: [] }));
-  const r = await runCli([
-    'report',
-    join(projectRoot, 'examples/report/evaluation.json'),
-    '--retest',
-    retest,
-  ]);
+  const r = await cli(['report', join(projectRoot, 'examples/report/evaluation.json'), '--retest', retest]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /report\.evidence: .*kappa is 5, outside \[-1, 1\]/);
 });

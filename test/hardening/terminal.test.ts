@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { neutraliseControls } from '../../src/cli/output/terminal-text.js';
 
@@ -42,7 +42,7 @@ test('metrics --by-tag, retest, structure and validate print no raw control char
     ['validate', badName, '-f', 'json'],
   ];
   for (const args of runs) {
-    const r = await runCli(args);
+    const r = await cli(args);
     assert.ok(r.code === 0 || r.code === 1, `${args[0]}: ${r.stderr}`);
     assert.doesNotMatch(r.stdout, RAW, `${args.join(' ')}: stdout`);
     assert.doesNotMatch(r.stderr, RAW, `${args.join(' ')}: stderr`);
@@ -50,7 +50,7 @@ test('metrics --by-tag, retest, structure and validate print no raw control char
       assert.match(r.stdout, /\\u001b\]0;pwned\\u0007/, `${args[0]} shows the escape visibly`);
   }
   // JSON output stays JSON, with the same values.
-  const json = await runCli(['metrics', eta, '--by-tag', `tag-${HOSTILE}`, '-f', 'json']);
+  const json = await cli(['metrics', eta, '--by-tag', `tag-${HOSTILE}`, '-f', 'json']);
   assert.ok(
     JSON.stringify(JSON.parse(json.stdout)).includes(
       `tag-${HOSTILE}`

@@ -10,7 +10,7 @@ import {
   matchingSampleHashRecipe,
   sampleHash,
 } from '../../src/formats/eee/sample-hash.js';
-import { cli as runCli } from '../checks/cli-inproc.js';
+import { cli as runCli } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 const GOLDEN = 'infereval/golden_vectors.json';

@@ -77,6 +77,9 @@ export interface ProviderServer {
   requests: LoggedRequest[];
   setScript(script: Script): void;
   setLatency(ms: number): void;
+  /** Keep every request that arrives from now on waiting (after it is logged) until `release()`. */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -118,6 +121,7 @@ export async function startProviderServer(
 ): Promise<ProviderServer> {
   let script = options.script ?? hashedVerdicts;
   let latency = options.latencyMs ?? 0;
+  let held: { gate: Promise<void>; open: () => void } | undefined;
   const requests: LoggedRequest[] = [];
   const attempts = new Map<string, number>();
   let counter = 0;
@@ -166,6 +170,7 @@ export async function startProviderServer(
       system = body.system === undefined ? null : contentText(body.system);
       user = contentText(body.messages?.[0]?.content);
     }
+    if (held) await held.gate;
     const behaviour = script({ protocol, sampleId, attempt, system, user, body, authorization });
     const delay = (behaviour.delayMs ?? 0) + latency;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
@@ -267,8 +272,20 @@ export async function startProviderServer(
     requests,
     setScript: (s) => (script = s),
     setLatency: (ms) => (latency = ms),
+    hold: () => {
+      if (held) return;
+      let open = (): void => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      held = { gate, open };
+    },
+    release: () => {
+      held?.open();
+      held = undefined;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        held?.open();
+        held = undefined;
         server.closeAllConnections();
         server.close(() => resolve());
       }),

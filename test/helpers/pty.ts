@@ -1,5 +1,5 @@
 /**
- * Runs the real CLI from source (node + tsx, as test/helpers/cli.ts does) under a real pseudo-terminal, using
+ * Runs the real CLI in a child process (started as test/helpers/cli.ts starts it) under a real pseudo-terminal, using
  * util-linux `script` instead of a native module such as node-pty.
  *
  * How it works, and what `script` does that one might not expect:
@@ -19,9 +19,7 @@
  *   real terminal session; `env` entries override, and an `undefined` entry removes a variable.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { cliCommand } from './cli.js';
 import { projectRoot } from './shared.js';
 
 export interface PtyResult {
@@ -59,13 +57,9 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-const tsxLoader = pathToFileURL(createRequire(join(projectRoot, 'package.json')).resolve('tsx')).href;
-
-export function runCliInPty(args: string[], options: PtyOptions = {}): Promise<PtyResult> {
+export async function runCliInPty(args: string[], options: PtyOptions = {}): Promise<PtyResult> {
   const columns = options.columns ?? 100;
-  const cli = [process.execPath, '--import', tsxLoader, join(projectRoot, 'src/cli/bin.ts'), ...args]
-    .map(shellQuote)
-    .join(' ');
+  const cli = [process.execPath, ...(await cliCommand()), ...args].map(shellQuote).join(' ');
   const redirects =
     (options.stdoutTo === undefined ? '' : ` >${shellQuote(options.stdoutTo)}`) +
     (options.stderrTo === undefined ? '' : ` 2>${shellQuote(options.stderrTo)}`);

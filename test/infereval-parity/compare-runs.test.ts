@@ -12,7 +12,7 @@ import {
   type RunLike,
 } from '../../src/metrics/infereval/compare-runs.js';
 import { checkRetestCompatibility } from '../../src/metrics/infereval/retest.js';
-import { runInProcess } from '../metrics/inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 
 type V = 'good' | 'bad' | 'abstain';
 const sample = (v: V) => ({ parsed_verdict: v, parse_status: 'ok' as const });

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { loadInfereval } from '../../src/formats/infereval/load.js';
 import { describeBenchmark } from '../../src/metrics/infereval/describe.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
-import { runInProcess } from '../metrics/inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 
 const codes = (d: { gaps: { code: string }[] }): string[] =>
   d.gaps.map((g) => g.code.replace('describe.gap.', ''));

@@ -15,7 +15,7 @@ import {
 } from '../../src/run/coherence-frames.js';
 import { coherencePrompt, planPrompts } from '../../src/run/prompts.js';
 import { sampleConfigKey } from '../../src/run/runner.js';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { hashedVerdicts, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
 
@@ -116,7 +116,7 @@ describe('evaluate: frames, openrouter, --seed against a local server', () => {
 
   it('--provider openrouter: OpenAI protocol, OPENROUTER_API_KEY, attribution headers, seed sent, recorded as openrouter', async () => {
     const out = join(dir, 'or.json');
-    const r = await runCli(
+    const r = await cli(
       [
         'evaluate',
         bench,
@@ -168,7 +168,7 @@ describe('evaluate: frames, openrouter, --seed against a local server', () => {
   it('--provider anthropic with --seed: warned, recorded, not sent', async () => {
     server.requests.length = 0;
     const out = join(dir, 'an.json');
-    const r = await runCli(
+    const r = await cli(
       [
         'evaluate',
         bench,
@@ -199,7 +199,7 @@ describe('evaluate: frames, openrouter, --seed against a local server', () => {
 
   it('an unknown frame fails before any request, naming the built-in frames', async () => {
     server.requests.length = 0;
-    const r = await runCli(
+    const r = await cli(
       [
         'evaluate',
         bench,
@@ -227,7 +227,7 @@ describe('evaluate: frames, openrouter, --seed against a local server', () => {
   });
 
   it('openrouter without its key is a usage error naming OPENROUTER_API_KEY', async () => {
-    const r = await runCli(
+    const r = await cli(
       ['evaluate', bench, '--provider', 'openrouter', '--model', 'x/y', '-o', join(dir, 'y.json')],
       {
         env: { OPENROUTER_API_KEY: '' },

@@ -15,7 +15,7 @@ import {
 } from '../../src/metrics/infereval/factor-model.js';
 import { chiSquareSf, lnGamma, normalTwoSidedP } from '../../src/metrics/stats/special.js';
 import { projectRoot } from '../helpers/shared.js';
-import { runInProcess } from '../metrics/inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 
 const close = (actual: number, expected: number, rel = 1e-9, label = ''): void =>
   assert.ok(

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
-import { runMain } from '../metrics-retrieval/run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { findType, findVersion } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';
@@ -80,7 +79,7 @@ test('evalkit stats --in-place writes valid score_details.uncertainty into a dat
     const aggPath = join(dir, `${UUID}.json`);
     await writeFile(aggPath, JSON.stringify(aggregate(), null, 2));
     await writeFile(join(dir, `${UUID}_samples.jsonl`), samples());
-    const r = await runCli(['stats', aggPath, '--in-place', '--iterations', '2000', '--seed', '5']);
+    const r = await runMain(['stats', aggPath, '--in-place', '--iterations', '2000', '--seed', '5']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /accuracy: n=10 mean=0\.7000/);
     const out = JSON.parse(await readFile(aggPath, 'utf8'));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { runMain } from '../metrics-retrieval/run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 import { undoStatsWrites } from './splice-oracle.js';
 

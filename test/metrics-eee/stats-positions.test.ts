@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addUncertainty } from '../../src/metrics/eee/record-uncertainty.js';
 import type { Diagnostic } from '../../src/diagnostics.js';
-import { runMain } from '../metrics-retrieval/run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { positionOf, valuePosition } from '../checks/text-position.js';
 
 // Hand-laid-out so that each value the diagnostics concern sits at a place of its own.

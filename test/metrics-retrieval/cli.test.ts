@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
-import { runMain } from './run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { findType } from '../../src/formats/registry.js';
 import { createAjv } from '../../src/validate/ajv.js';
@@ -22,7 +21,7 @@ test('retrieval score: fills metrics and verdicts, rows valid against retrieval.
   const dir = await mkdtemp(join(tmpdir(), 'evalkit-retrieval-'));
   try {
     const out = join(dir, 'scored.jsonl');
-    const r = await runCli([
+    const r = await runMain([
       'retrieval', 'score', '--gold', ex('gold.jsonl'), '--results', ex('results.jsonl'),
       '--thresholds', ex('thresholds.json'), '--events', ex('events.jsonl'), '-o', out, '--format', 'json',
     ]); // prettier-ignore
@@ -75,14 +74,14 @@ test('retrieval score reports unknown ids, duplicate ids and invalid rows with f
       results,
       [res('x', 'r1'), res('x', 'r2'), res('nope', 'r3'), '{"id": 5}'].join('\n') + '\n',
     );
-    const r = await runCli(['retrieval', 'score', '--gold', gold, '--results', results]);
+    const r = await runMain(['retrieval', 'score', '--gold', gold, '--results', results]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /gold\.jsonl:2:1 error retrieval\.duplicate-gold-id/);
     assert.match(r.stderr, /results\.jsonl:2:1 warning retrieval\.duplicate-result-id/);
     assert.match(r.stderr, /results\.jsonl:3:1 error retrieval\.unknown-id .*"nope"/);
     assert.match(r.stderr, /results\.jsonl:4:1 error schema\./);
     assert.match(r.stderr, /gold\.jsonl:3:1 warning retrieval\.missing-result gold "y"/);
-    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+    assert.doesNotMatch(r.stderr, /at .*\.([cm]?js|ts):\d+/, 'no stack trace');
     const bad = await runMain(['retrieval', 'score', '--gold', gold, '--results', results, '--k', '0,x']);
     assert.equal(bad.code, 2);
   } finally {
@@ -94,7 +93,7 @@ test('retrieval gate: evaluation_result events valid against retrieval.event, ex
   const dir = await mkdtemp(join(tmpdir(), 'evalkit-retrieval-'));
   try {
     const out = join(dir, 'results.jsonl');
-    const r = await runCli([
+    const r = await runMain([
       'retrieval',
       'gate',
       '--events',

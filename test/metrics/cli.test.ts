@@ -1,21 +1,20 @@
-// The metrics-family commands through the CLI (two through the real binary, the rest in-process), on the
-// project's fixtures, the quick-start examples and the reference's real η.
+// The metrics-family commands through the CLI (in process), on the project's fixtures, the quick-start examples
+// and the reference's real η.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCli } from '../helpers/cli.js';
-import { runInProcess } from './inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 const F = 'test/fixtures/metrics';
 const REAL = 'infereval/evaluations/stop_sign_haiku_eta0.json';
 
-// Each test starts child processes; running them side by side keeps the file's wall time down.
+// Tests that wait on file reads overlap when run side by side.
 describe('metrics-family commands', { concurrency: 4 }, () => {
   test(
     'metrics --format json keeps the reference key names; undefined is null with a reason',
     { skip: skipWithoutReference(REAL) },
     async () => {
-      const r = await runCli(['metrics', reference(REAL)!, '--format', 'json']);
+      const r = await runInProcess(['metrics', reference(REAL)!, '--format', 'json']);
       assert.equal(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout) as Record<string, unknown>;
       for (const key of [
@@ -79,11 +78,11 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
     const bad = await runInProcess(['metrics', `${F}/eta-run1.json`, '--reference', 'analyst:zed']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /needs the benchmark to resolve the analyst id \(pass --benchmark FILE\)/);
-    assert.doesNotMatch(bad.stderr, /at .*\.ts:\d+/);
+    assert.doesNotMatch(bad.stderr, /at .*\.([cm]?js|ts):\d+/);
   });
 
   test('retest: stable comparison and mismatch error', async () => {
-    const ok = await runCli(['retest', `${F}/eta-run1.json`, `${F}/eta-run2.json`, '--format', 'json']);
+    const ok = await runInProcess(['retest', `${F}/eta-run1.json`, `${F}/eta-run2.json`, '--format', 'json']);
     assert.equal(ok.code, 0, ok.stderr);
     const out = JSON.parse(ok.stdout) as {
       n_disagreements: number;
@@ -92,7 +91,7 @@ describe('metrics-family commands', { concurrency: 4 }, () => {
     };
     assert.equal(out.n_disagreements, 5);
     assert.equal(out.stability, 'moderately stable');
-    const bad = await runCli(['retest', `${F}/eta-run1.json`, `${F}/eta-tie-good.json`]);
+    const bad = await runInProcess(['retest', `${F}/eta-run1.json`, `${F}/eta-tie-good.json`]);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /retest\.mismatch\.endorsement-config.*tie_break: "abstain" vs "good"/);
   });

@@ -1,27 +1,2 @@
-// The CLI's main() run inside the test process with in-memory streams: the same code path as `evalkit`, without
-// a child process per call. (A few tests still use helpers/cli.ts runCli to exercise the real binary.)
-import { PassThrough, Readable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
-import { projectRoot } from '../helpers/shared.js';
-
-export async function runInProcess(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const collect = (): { stream: PassThrough; text: () => string } => {
-    const stream = new PassThrough();
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-  };
-  const out = collect();
-  const err = collect();
-  const code = await main(['node', 'evalkit', ...args], {
-    stdout: out.stream,
-    stderr: err.stream,
-    stdin: Readable.from([]),
-    env: { ...process.env, NO_COLOR: '1' },
-    cwd: projectRoot,
-  });
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, stdout: out.text(), stderr: err.text() };
-}
+// The in-process CLI runner lives in test/helpers/cli.ts; this name is kept for test files that import it here.
+export { cli as runInProcess } from '../helpers/cli.js';

@@ -17,7 +17,7 @@ import {
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { cli } from '../checks/cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { walkFiles } from '../checks/walk.js';
 import { tempDir } from '../checks/tree-fixture.js';
 import { projectRoot } from '../helpers/shared.js';

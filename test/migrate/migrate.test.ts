@@ -16,7 +16,7 @@ import { after, test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
 import { migratePaths } from '../../src/migrate/index.js';
 import { validatePaths } from '../../src/validate/index.js';
-import { cli as runCli } from '../checks/cli-inproc.js';
+import { cli as runCli, cliCommand } from '../helpers/cli.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 import { walkFiles } from '../checks/walk.js';
 import { EXAMPLES, LEGACY_UUID, MODEL_DIR, copyTree, tempDir } from '../checks/tree-fixture.js';
@@ -200,14 +200,10 @@ test('a kill during --in-place leaves either the old file or the new one', async
     '\n';
   writeFileSync(t.samples, big);
   const original = readFileSync(t.samples);
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(projectRoot, 'src/cli/bin.ts'), 'migrate', '--in-place', t.root],
-    {
-      cwd: projectRoot,
-      stdio: 'ignore',
-    },
-  );
+  const child = spawn(process.execPath, [...(await cliCommand()), 'migrate', '--in-place', t.root], {
+    cwd: projectRoot,
+    stdio: 'ignore',
+  });
   let exited = false;
   const killed = new Promise((resolve) => child.on('close', () => resolve((exited = true))));
   const folder = join(t.root, MODEL_DIR);

@@ -4,7 +4,7 @@ import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { skipWithoutChromium, withChromium } from '../helpers/browser.js';
 import { projectRoot } from '../helpers/shared.js';
 
@@ -17,7 +17,7 @@ test(
     const dir = await mkdtemp(join(tmpdir(), 'evalkit-report-'));
     try {
       const html = join(dir, 'report.html');
-      const cli = await runCli([
+      const printed = await cli([
         'report',
         example('evaluation.json'),
         '--retest',
@@ -27,7 +27,7 @@ test(
         '--html',
         html,
       ]);
-      assert.equal(cli.code, 0, cli.stderr);
+      assert.equal(printed.code, 0, printed.stderr);
       const source = await readFile(html, 'utf8');
       assert.doesNotMatch(source, /<script/i, 'no script element in the file');
 

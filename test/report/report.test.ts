@@ -11,8 +11,7 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { escapeHtml, escapeMarkdown } from '../../src/report/escape.js';
 import { decideVerdict } from '../../src/report/verdict.js';
 import { readRetestEvidence, readSweepEvidence } from '../../src/report/evidence.js';
-import { runCli } from '../helpers/cli.js';
-import { runMain } from '../metrics-retrieval/run-main.js';
+import { cli as runMain } from '../helpers/cli.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
 const example = (f: string) => join(projectRoot, 'examples/report', f);
@@ -141,7 +140,7 @@ test('evidence readers accept alternative key names and name the pointer of a ba
 });
 
 test('evalkit report prints Markdown; bad evidence is exit 1 with the pointer, no stack trace', async () => {
-  const r = await runCli(['report', example('evaluation.json'), '--ci-iterations', '100']);
+  const r = await runMain(['report', example('evaluation.json'), '--ci-iterations', '100']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^# Construct-validity report: example-model-1/);
   assert.match(r.stdout, /\*\*Verdict: construct validity (supported|inconclusive|not supported)\.\*\*/);
@@ -155,7 +154,7 @@ test('evalkit report prints Markdown; bad evidence is exit 1 with the pointer, n
       e.stderr,
       /error report\.evidence: .*retest\.json: expected a number or null \(at \/kappa\)/,
     );
-    assert.doesNotMatch(e.stderr, /\.ts:\d+/);
+    assert.doesNotMatch(e.stderr, /\.([cm]?js|ts):\d+/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,10 +1,10 @@
-// evalkit evaluate / sweep through the real CLI (child processes) and the library sweep.
+// evalkit evaluate / sweep through the real CLI (in process) and the library sweep.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import {
   hashedVerdicts,
   startProviderServer,
@@ -30,7 +30,7 @@ after(async () => {
 });
 
 test('--dry-run prints every prompt and sends nothing', async () => {
-  const r = await runCli([
+  const r = await cli([
     ...evaluateAgainst(server, bench),
     '--dry-run',
     '--format',
@@ -49,18 +49,18 @@ test('--dry-run prints every prompt and sends nothing', async () => {
 });
 
 test('usage problems are clear errors with exit 2 and no stack trace', async () => {
-  const noKey = await runCli(
+  const noKey = await cli(
     ['evaluate', bench, '--provider', 'anthropic', '--model', 'm', '-o', join(dir, 'x.json')],
     { env: { ANTHROPIC_API_KEY: '' } },
   );
   assert.equal(noKey.code, 2);
   assert.match(noKey.stderr, /run\.api-key-missing.*ANTHROPIC_API_KEY/);
-  assert.doesNotMatch(noKey.stderr, /\bat .*\.ts:\d+/);
+  assert.doesNotMatch(noKey.stderr, /\bat .*\.([cm]?js|ts):\d+/);
 });
 
 test('evaluate (replay from the example fixture) writes η, log and an EEE pair that validates', async () => {
   const out = join(dir, 'birds.eta.json');
-  const r = await runCli([
+  const r = await cli([
     'evaluate',
     bench,
     '--provider',
@@ -100,13 +100,13 @@ test('evaluate (replay from the example fixture) writes η, log and an EEE pair 
   assert.match(files[0], /^[0-9a-f-]{36}\.json$/);
   const rows = readFileSync(join(modelDir, files[1]), 'utf8').trim().split('\n');
   assert.equal(rows.length, 30);
-  const v = await runCli(['validate', join(dir, 'eee')]);
+  const v = await cli(['validate', join(dir, 'eee')]);
   assert.equal(v.code, 0, v.stdout + v.stderr);
 });
 
 test('sweep over tie_break draws each sample once and writes sweep-summary.json', async () => {
   const outDir = join(dir, 'sweep');
-  const r = await runCli(
+  const r = await cli(
     [
       'sweep',
       bench,

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import {
   hashedVerdicts,
   startProviderServer,
@@ -49,7 +49,7 @@ test('a server that echoes the key: the key is in no file written and nowhere pr
   const base = new URL(server.openaiBaseUrl);
   base.username = 'alice';
   base.password = 'hunter2-password';
-  const r = await runCli(
+  const r = await cli(
     [
       'evaluate',
       bench,
@@ -88,7 +88,7 @@ test('a server that echoes the key: the key is in no file written and nowhere pr
 });
 
 test('--api-key-env given the key itself does not echo it (item 6)', async () => {
-  const r = await runCli([
+  const r = await cli([
     'evaluate',
     bench,
     '--provider',
@@ -119,7 +119,7 @@ test('the redactor: known secrets, URL user-info and key-shaped tokens', () => {
 test('an endless chunked body fails its sample (response-too-large) without growing memory (item 7)', async () => {
   server.setScript(() => ({ endless: true }));
   const out = join(dir, 'endless.json');
-  const r = await runCli(
+  const r = await cli(
     [
       ...evaluateAgainst(server, bench),
       '--n-samples',
@@ -148,7 +148,7 @@ test('an endless chunked body fails its sample (response-too-large) without grow
 test('Retry-After is capped by --max-retry-after-ms and the run log says so (item 7)', async () => {
   server.setScript((ctx) => (ctx.attempt === 1 ? { status: 429, retryAfter: '3600' } : hashedVerdicts(ctx)));
   const log = join(dir, 'retry-after.jsonl');
-  const r = await runCli([
+  const r = await cli([
     ...evaluateAgainst(server, bench),
     '--n-samples',
     '1',
@@ -161,7 +161,7 @@ test('Retry-After is capped by --max-retry-after-ms and the run log says so (ite
   ]);
   server.setScript(hashedVerdicts);
   assert.equal(r.code, 0, r.stderr);
-  // (An hour-long wait honoured would have run into the child's time limit: exit code null, not 0.)
+  // (An hour-long wait honoured would have run into the call's time limit and failed the test.)
   const retries = readFileSync(log, 'utf8')
     .trim()
     .split('\n')
@@ -193,7 +193,7 @@ test('usage counts that are not non-negative integers are dropped and noted (ite
   server.setScript((ctx) => ({ ...(hashedVerdicts(ctx) as { text: string }), rawUsage: bad[k++ % 2] }));
   const out = join(dir, 'usage.json');
   const log = join(dir, 'usage.jsonl');
-  const r = await runCli([
+  const r = await cli([
     ...evaluateAgainst(server, bench),
     '--n-samples',
     '2',
@@ -218,7 +218,7 @@ test('usage counts that are not non-negative integers are dropped and noted (ite
       assert.ok(s.usage.input_tokens === null || s.usage.input_tokens === 7);
       assert.equal(s.usage.output_tokens, null);
     }
-  const v = await runCli(['validate', out]);
+  const v = await cli(['validate', out]);
   assert.equal(v.code, 0, v.stdout + v.stderr);
   const notes = readFileSync(log, 'utf8')
     .trim()
@@ -233,7 +233,7 @@ test('a dead server stops the run early, says why, and keeps the journal (item 1
   const deadUrl = dead.openaiBaseUrl;
   await dead.close();
   const out = join(dir, 'dead.json');
-  const r = await runCli([
+  const r = await cli([
     'evaluate',
     bench,
     '--provider',
@@ -272,12 +272,12 @@ test('a dead server stops the run early, says why, and keeps the journal (item 1
 test('the summary counts items whose samples all failed apart from abstentions (item 19)', async () => {
   server.setScript((ctx) => (ctx.user.includes('penguin') ? { status: 400 } : hashedVerdicts(ctx)));
   const args = [...evaluateAgainst(server, bench), '--n-samples', '2', '-o', join(dir, 'some-failed.json')];
-  const r = await runCli([...args, '--format', 'json']);
+  const r = await cli([...args, '--format', 'json']);
   const summary = JSON.parse(r.stdout);
   assert.equal(summary.itemsAllFailed, 1);
   assert.equal(summary.failed, 2);
   rmSync(join(dir, 'some-failed.json'));
-  const text = await runCli(args);
+  const text = await cli(args);
   server.setScript(hashedVerdicts);
   const abstain = summary.verdicts.abstain - 1;
   assert.match(
@@ -297,9 +297,9 @@ test('run.config-changed names the setting that changed (item 19)', async () => 
     '-o',
     out,
   ];
-  assert.equal((await runCli(args('1'))).code, 0);
+  assert.equal((await cli(args('1'))).code, 0);
   rmSync(out);
-  const r = await runCli(args('0.5'));
+  const r = await cli(args('0.5'));
   assert.equal(r.code, 2);
   assert.match(r.stderr, /run\.config-changed: .*changed: params\.temperature: was 1, now 0\.5/);
 });

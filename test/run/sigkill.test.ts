@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { DEFAULT_RETRY } from '../../src/io/net/retry.js';
 import { runEvaluation } from '../../src/run/runner.js';
 import { createProvider, loadBenchmarkForRun } from '../../src/run/setup.js';
+import { cliCommand } from '../helpers/cli.js';
 import { hashedVerdicts, startProviderServer } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
 import { stableEta } from './eta.js';
@@ -61,10 +62,9 @@ test(
     try {
       const benchPath = join(dir, 'bench.json');
       writeFileSync(benchPath, JSON.stringify(benchmark()));
+      const command = await cliCommand();
       const args = (out: string) => [
-        '--import',
-        'tsx',
-        join(projectRoot, 'src/cli/bin.ts'),
+        ...command,
         'evaluate',
         benchPath,
         '--provider',

@@ -1,4 +1,4 @@
-// The store commands through the real CLI: ingest's summary, query (read-only, three formats), export parquet read
+// The store commands through the real CLI (in process): ingest's summary, query (read-only, three formats), export parquet read
 // by an independent reader (hyparquet) and ingested back (round trip), and a second writer at the same time.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { decompress as zstd } from 'fzstd';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { tableColumns } from '../../src/store/schema.js';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-store-cli-'));
@@ -33,13 +33,13 @@ function resultsInFiles(): number {
 }
 
 test('ingest prints a summary (text and JSON), --db and $EVALKIT_DB name the same store', async () => {
-  const text = await runCli(['ingest', EEE, '--db', db]);
+  const text = await cli(['ingest', EEE, '--db', db]);
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
     /^1 records added \(3 rows\), 0 skipped \(0 already stored, 0 duplicates\), 0 rejected → /m,
   );
-  const viaEnv = await runCli(['ingest', EEE, ...DATASTORES, '--format', 'json'], {
+  const viaEnv = await cli(['ingest', EEE, ...DATASTORES, '--format', 'json'], {
     env: { EVALKIT_DB: db },
   });
   assert.equal(viaEnv.code, 0, viaEnv.stderr);
@@ -54,7 +54,7 @@ test('ingest prints a summary (text and JSON), --db and $EVALKIT_DB name the sam
 });
 
 test('an invalid input: exit 1, the validator diagnostics, nothing stored for it', async () => {
-  const bad = await runCli([
+  const bad = await cli([
     'ingest',
     'examples/eee/invalid/aggregate-0.3.0-out-of-enum-values.json',
     '--db',
@@ -70,7 +70,7 @@ test('an invalid input: exit 1, the validator diagnostics, nothing stored for it
 
 test('query: table, JSON and CSV; the store is opened read-only, so writing fails clearly', async () => {
   const sql = 'SELECT evaluation_id, sample_count FROM records ORDER BY evaluation_id';
-  const table = await runCli(['query', sql, '--db', db]);
+  const table = await cli(['query', sql, '--db', db]);
   assert.equal(table.code, 0, table.stderr);
   assert.equal(
     table.stdout,
@@ -84,7 +84,7 @@ test('query: table, JSON and CSV; the store is opened read-only, so writing fail
       '',
     ].join('\n'),
   );
-  const asJson = JSON.parse((await runCli(['query', sql, '--db', db, '--format', 'json'])).stdout);
+  const asJson = JSON.parse((await cli(['query', sql, '--db', db, '--format', 'json'])).stdout);
   assert.deepEqual(asJson.columns, [
     { name: 'evaluation_id', type: 'VARCHAR' },
     { name: 'sample_count', type: 'BIGINT' },
@@ -93,7 +93,7 @@ test('query: table, JSON and CSV; the store is opened read-only, so writing fail
     evaluation_id: 'demo-bench/acme/tiny-model-1b/2026-05-01',
     sample_count: 3,
   });
-  const csv = await runCli([
+  const csv = await cli([
     'query',
     `SELECT sample_id, input_text FROM samples WHERE sample_id = 'arith-0001'`,
     '--db',
@@ -102,24 +102,24 @@ test('query: table, JSON and CSV; the store is opened read-only, so writing fail
     'csv',
   ]);
   assert.equal(csv.stdout, 'sample_id,input_text\narith-0001,What is 7 × 6?\n');
-  const write = await runCli(['query', 'DELETE FROM records', '--db', db]);
+  const write = await cli(['query', 'DELETE FROM records', '--db', db]);
   assert.equal(write.code, 2);
   assert.match(write.stderr, /^evalkit: error store\.read-only: query opens the store read-only/);
   const [{ n }] = JSON.parse(
-    (await runCli(['query', 'SELECT count(*) AS n FROM records', '--db', db, '--format', 'json'])).stdout,
+    (await cli(['query', 'SELECT count(*) AS n FROM records', '--db', db, '--format', 'json'])).stdout,
   ).rows;
   assert.equal(n, 3);
-  const missing = await runCli(['query', 'SELECT 1', '--db', join(temp, 'nope.duckdb')]);
+  const missing = await cli(['query', 'SELECT 1', '--db', join(temp, 'nope.duckdb')]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /store\.not-found: no store at .*nope\.duckdb/);
-  const badSql = await runCli(['query', 'SELEC 1', '--db', db]);
+  const badSql = await cli(['query', 'SELEC 1', '--db', db]);
   assert.equal(badSql.code, 2);
   assert.match(badSql.stderr, /^evalkit: error store\.query: the query failed: Parser Error/);
 });
 
 test('export parquet: Hive partitions with the tables’ column names, read independently, and ingested back', async () => {
   const out = join(temp, 'export');
-  const exported = await runCli(['export', 'parquet', out, '--db', db, '--format', 'json']);
+  const exported = await cli(['export', 'parquet', out, '--db', db, '--format', 'json']);
   assert.equal(exported.code, 0, exported.stderr);
   const summary = JSON.parse(exported.stdout);
   assert.deepEqual(
@@ -155,21 +155,21 @@ test('export parquet: Hive partitions with the tables’ column names, read inde
 
   // Round trip: a new store from the export has the same tables (besides where and when each record came in).
   const back = join(temp, 'back.duckdb');
-  const ingested = await runCli(['ingest', out, '--db', back, '--format', 'json']);
+  const ingested = await cli(['ingest', out, '--db', back, '--format', 'json']);
   assert.equal(ingested.code, 0, ingested.stderr);
   assert.equal(JSON.parse(ingested.stdout).summary.records, 3);
   const dump = async (path: string, sql: string) =>
-    JSON.parse((await runCli(['query', sql, '--db', path, '--format', 'json'])).stdout).rows;
+    JSON.parse((await cli(['query', sql, '--db', path, '--format', 'json'])).stdout).rows;
   for (const sql of [
     `SELECT * EXCLUDE (origin_kind, origin_path, ingest_id, ingested_at) FROM records ORDER BY record_key`,
     'SELECT * FROM results ORDER BY record_key, result_index',
     'SELECT * FROM samples ORDER BY record_key, row_index',
   ])
     assert.deepEqual(await dump(back, sql), await dump(db, sql), sql);
-  const again = await runCli(['ingest', out, '--db', back, '--format', 'json']);
+  const again = await cli(['ingest', out, '--db', back, '--format', 'json']);
   assert.equal(JSON.parse(again.stdout).summary.skipped, 3);
   // A second export into a folder that is not empty is refused.
-  const twice = await runCli(['export', 'parquet', out, '--db', db]);
+  const twice = await cli(['export', 'parquet', out, '--db', db]);
   assert.equal(twice.code, 2);
   assert.match(twice.stderr, /exists and is not empty/);
 });
@@ -190,14 +190,14 @@ test('a second writer at the same time is told the store is in use, and nothing 
       holder.stdout.on('data', (d) => String(d).includes('open') && resolve());
       holder.on('exit', () => reject(new Error('the holder exited early')));
     });
-    const second = await runCli(['ingest', ...DATASTORES, '--db', db]);
+    const second = await cli(['ingest', ...DATASTORES, '--db', db]);
     assert.equal(second.code, 2);
     assert.match(
       second.stderr,
       new RegExp(`^evalkit: error store\\.locked: the store .* is in use by process ${holder.pid} `),
     );
     assert.ok(!second.stderr.includes('\n    at '), 'no stack trace');
-    const reader = await runCli(['query', 'SELECT 1', '--db', db]);
+    const reader = await cli(['query', 'SELECT 1', '--db', db]);
     assert.equal(reader.code, 2);
     assert.match(reader.stderr, /store\.locked/);
   } finally {
@@ -207,7 +207,7 @@ test('a second writer at the same time is told the store is in use, and nothing 
   // Once the other process is gone, the store opens and holds what it held.
   assert.ok(existsSync(db));
   const after = JSON.parse(
-    (await runCli(['query', 'SELECT count(*) AS n FROM samples', '--db', db, '--format', 'json'])).stdout,
+    (await cli(['query', 'SELECT count(*) AS n FROM samples', '--db', db, '--format', 'json'])).stdout,
   );
   assert.deepEqual(after.rows, [{ n: 8 }]);
 });
@@ -216,19 +216,11 @@ test('ingest takes convert’s options for what a converted source cannot say, a
   const store = join(temp, 'overrides.duckdb');
   const args = ['--db', store, '--model-id', 'acme/renamed-7b', '--collection', 'my-runs'];
   const args2 = ['--source-organization-name', 'Example Lab', '--deployment-type', 'self_deployed'];
-  const done = await runCli([
-    'ingest',
-    'examples/convert/lm-eval',
-    EEE,
-    ...args,
-    ...args2,
-    '--format',
-    'json',
-  ]);
+  const done = await cli(['ingest', 'examples/convert/lm-eval', EEE, ...args, ...args2, '--format', 'json']);
   assert.equal(done.code, 0, done.stderr);
   const sql =
     'SELECT origin_kind, model_id, collection, source_organization_name, deployment_type FROM records ORDER BY origin_kind';
-  const rows = JSON.parse((await runCli(['query', sql, '--db', store, '--format', 'json'])).stdout).rows;
+  const rows = JSON.parse((await cli(['query', sql, '--db', store, '--format', 'json'])).stdout).rows;
   const converted = rows.filter((r: { origin_kind: string }) => r.origin_kind === 'lm-eval');
   const eee = rows.filter((r: { origin_kind: string }) => r.origin_kind !== 'lm-eval');
   assert.ok(converted.length > 0 && eee.length > 0, JSON.stringify(rows));
@@ -238,7 +230,7 @@ test('ingest takes convert’s options for what a converted source cannot say, a
       ['acme/renamed-7b', 'my-runs', 'Example Lab', 'self_deployed'],
     );
   for (const r of eee) assert.notEqual(r.model_id, 'acme/renamed-7b');
-  const bad = await runCli(['ingest', EEE, '--db', store, '--retrieved-timestamp', 'yesterday']);
+  const bad = await cli(['ingest', EEE, '--db', store, '--retrieved-timestamp', 'yesterday']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--retrieved-timestamp expects Unix epoch seconds/);
 });

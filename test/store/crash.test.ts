@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { ensureBenchData } from '../../bench/_store-data.js';
 import { createRng } from '../../src/metrics/stats/rng.js';
 import { openStore } from '../../src/store/db.js';
-import { runCli } from '../helpers/cli.js';
+import { cli, cliCommand } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
 const MODELS = 6;
@@ -19,16 +19,15 @@ const KILLS = 4;
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-store-crash-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-const TSX = import.meta.resolve('tsx');
+const CLI = await cliCommand();
 
 /** Starts `evalkit ingest` and SIGKILLs it `delayMs` after it has created the store file (or when it ends). */
 function ingestKilledAfter(root: string, db: string, delayMs: number): Promise<{ killed: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), 'ingest', root, '--db', db, '--no-progress'],
-      { cwd: projectRoot, stdio: 'ignore' },
-    );
+    const child = spawn(process.execPath, [...CLI, 'ingest', root, '--db', db, '--no-progress'], {
+      cwd: projectRoot,
+      stdio: 'ignore',
+    });
     let killed = false;
     const poll = setInterval(() => {
       if (!existsSync(db)) return;
@@ -82,7 +81,7 @@ test('SIGKILL at random moments: all of a record or none of it, and a re-run com
     );
     if (stored === MODELS) break;
   }
-  const rerun = await runCli(['ingest', join(data.root, 'data'), '--db', db, '--format', 'json']);
+  const rerun = await cli(['ingest', join(data.root, 'data'), '--db', db, '--format', 'json']);
   assert.equal(rerun.code, 0, rerun.stderr);
   const summary = JSON.parse(rerun.stdout).summary;
   assert.equal(summary.records + summary.skipped, MODELS);

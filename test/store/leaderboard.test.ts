@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Store } from '../../src/store/db.js';
 import { leaderboards, meanWinRates, type Leaderboard } from '../../src/store/leaderboard.js';
 import { freshStore, insertRecord, type FixtureSample } from './stats-fixture.js';
-import { runInProcess } from '../metrics/inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 
 const close = (actual: number | null | undefined, expected: number, tol = 1e-9, what = '') =>
   assert.ok(

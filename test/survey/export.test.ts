@@ -15,7 +15,7 @@ import { planPrompts } from '../../src/run/prompts.js';
 import { CSV_COLUMNS } from '../../src/survey/export/csv.js';
 import { exportSurvey } from '../../src/survey/export/index.js';
 import { readMappingSidecar } from '../../src/survey/mapping.js';
-import { cli } from '../checks/cli-inproc.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import {
   ABSTAIN,

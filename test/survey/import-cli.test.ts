@@ -14,7 +14,7 @@ import {
   surveyResponse,
   type SurveyMonkeyServer,
 } from '../helpers/surveymonkey-server.js';
-import { runInProcess } from '../metrics/inproc.js';
+import { cli as runInProcess } from '../helpers/cli.js';
 import { ABSTAIN, BAD, benchmarkDoc, GOOD, sidecarRows, tempDir, write } from './import-fixture.js';
 
 const BENCH = 'examples/infereval/benchmark.json';

@@ -1,32 +1,10 @@
 import assert from 'node:assert/strict';
-import { Readable, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import { runCli } from '../helpers/cli.js';
-import { projectRoot } from '../helpers/shared.js';
+import { cli as inProcess, runCli } from '../helpers/cli.js';
 import { instanceRow, jsonl } from './fixtures.js';
 
-/** The real CLI, in this process (spawning one per case costs seconds on a busy machine). */
-async function runInProcess(args: string[], input = '') {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const io = {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    stdin: Readable.from([Buffer.from(input)]),
-    env: { NO_COLOR: '1' },
-    cwd: projectRoot,
-  };
-  const code = await main(['node', 'evalkit', ...args], io);
-  return { code, stdout, stderr };
-}
+/** The real CLI, in this process. */
+const runInProcess = (args: string[], input = '') => inProcess(args, { input });
 
 // The fixtures in test/fixtures/validate were written by test/validate/fixtures.ts (see badJsonl for bad.jsonl).
 const F = 'test/fixtures/validate';

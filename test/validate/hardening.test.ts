@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli } from '../checks/cli-inproc.js';
+import { cli, cliCommand } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
 let dir = '';
@@ -76,15 +76,11 @@ describe('paths', () => {
     chmodSync(join(root, 'private'), 0);
     // root reads every folder: run the CLI as an unprivileged user then
     const asRoot = process.getuid?.() === 0;
-    const r = spawnSync(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), join(projectRoot, 'src/cli/bin.ts'), 'paths', root],
-      {
-        encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '1' },
-        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-      },
-    );
+    const r = spawnSync(process.execPath, [...(await cliCommand()), 'paths', root], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    });
     chmodSync(join(root, 'private'), 0o755);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /cannot read folder .*private: permission denied/);

@@ -1,31 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
+import { cli as run } from '../helpers/cli.js';
 import { documentTypes } from '../../src/formats/registry.js';
 import { projectRoot } from '../helpers/shared.js';
-
-async function run(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _e, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const io = {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    stdin: process.stdin,
-    env: { NO_COLOR: '1' },
-    cwd: projectRoot,
-  };
-  return { code: await main(['node', 'evalkit', ...args], io), stdout, stderr };
-}
 
 describe('evalkit schema', () => {
   it('list names every registered type with its versions', async () => {

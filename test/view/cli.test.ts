@@ -8,25 +8,21 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipWithoutChromium } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
+import { cli, cliCommand } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { buildFixtureStore } from './fixture.js';
 import { openView, watchedPage, withBrowser } from './harness.js';
 
-const TSX = import.meta.resolve('tsx');
+const CLI = await cliCommand();
 
 /** Starts `evalkit view ...` and resolves with the child and the first line of its standard output. */
 function startView(
   args: string[],
 ): Promise<{ child: ChildProcessWithoutNullStreams; url: string; exited: Promise<number | null> }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), 'view', ...args],
-    {
-      cwd: projectRoot,
-      env: { ...process.env, NO_COLOR: '1', DISPLAY: '', WAYLAND_DISPLAY: '' },
-    },
-  );
+  const child = spawn(process.execPath, [...CLI, 'view', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, NO_COLOR: '1', DISPLAY: '', WAYLAND_DISPLAY: '' },
+  });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let out = '';
@@ -173,13 +169,13 @@ test(
       }
       assert.equal(await exited, 0);
     });
-    const missing = await runCli(['view', '--db', join(tmpdir(), 'no-such-store.duckdb'), '--no-open']);
+    const missing = await cli(['view', '--db', join(tmpdir(), 'no-such-store.duckdb'), '--no-open']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^evalkit: error store\.not-found: no store at .*\n$/);
-    const short = await runCli(['view', '--token', 'abc', '--no-open']);
+    const short = await cli(['view', '--token', 'abc', '--no-open']);
     assert.equal(short.code, 2);
     assert.match(short.stderr, /--token must be at least 8 characters/);
-    const help = await runCli(['view', '--help']);
+    const help = await cli(['view', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--export <dir>/);
   },

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipWithoutChromium } from '../helpers/browser.js';
+import { cliCommand } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { openStore } from '../../src/store/db.js';
 import { ingestPaths } from '../../src/store/ingest.js';
@@ -91,9 +92,7 @@ test('evalkit view PATH... ingests into a temporary store and serves it', { time
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      import.meta.resolve('tsx'),
-      join(projectRoot, 'src/cli/bin.ts'),
+      ...(await cliCommand()),
       'view',
       'examples/eee/data',
       'examples/infereval/evaluation.json',
