@@ -10,6 +10,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { basename, dirname, join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
+import { isProcessAlive } from '../io/process-alive.js';
 import { validateValue } from '../validate/index.js';
 import type { Store } from './db.js';
 import type { IngestItem, UnitContext, UnitOutcome } from './ingest.js';
@@ -46,18 +47,52 @@ function exportQuery(table: (typeof EXPORTED_TABLES)[number]): string {
   return `SELECT t.*, ${collection} FROM ${table} t JOIN records r USING (record_key) ORDER BY ${order}`;
 }
 
+/** Marks a staging folder as evalkit's own (only folders holding it are ever swept). */
+const STAGING_MARKER = '.evalkit-export-staging';
+
 /**
- * Writes the export into `dir` (which must not exist or be empty). The files are written into a temporary folder
- * beside it and renamed into place at the end, so a failed export leaves no half folder.
+ * The folder an export to `dir` is written in before it is renamed into place: beside `dir` (same file system),
+ * named after it and this process. A reader's store lets DuckDB write there and nowhere else (`openStore`'s
+ * `writableDirectories`).
+ */
+export function exportStagingDir(dir: string, pid: number = process.pid): string {
+  return join(dirname(dir), `.${basename(dir)}.tmp-${pid}`);
+}
+
+/**
+ * Removes the staging folders of earlier exports to `dir` whose process is gone (killed before it could clean
+ * up): only folders named as `exportStagingDir` names them and holding evalkit's marker.
+ */
+async function sweepStaleStaging(dir: string): Promise<void> {
+  const prefix = `.${basename(dir)}.tmp-`;
+  const entries = await readdir(dirname(dir)).catch(() => [] as string[]);
+  for (const name of entries) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (!/^\d+$/.test(name.slice(prefix.length)) || pid === process.pid || isProcessAlive(pid)) continue;
+    const folder = join(dirname(dir), name);
+    if (!existsSync(join(folder, STAGING_MARKER))) continue;
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the export into `dir` (which must not exist or be empty). The files are written into a staging folder
+ * beside it (`exportStagingDir`) and renamed into place at the end, so a failed export leaves no half folder; the
+ * staging folder is removed on failure, and one left by a killed export is removed by the next export to `dir`.
+ * The store must let DuckDB write the staging folder: a read-only store opened with
+ * `writableDirectories: [exportStagingDir(dir)]`, or a store opened for writing.
  */
 export async function exportParquet(store: Store, dir: string): Promise<ExportSummary> {
   if (existsSync(dir) && (await readdir(dir)).length > 0)
     throw new UsageError('usage.export-exists', `${dir} exists and is not empty (choose a new folder)`);
-  const temp = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}`);
+  await sweepStaleStaging(dir);
+  const temp = exportStagingDir(dir);
   await rm(temp, { recursive: true, force: true });
   await mkdir(temp, { recursive: true });
   const summary: ExportSummary = { dir, tables: [] };
   try {
+    await writeFile(join(temp, STAGING_MARKER), '');
     for (const table of EXPORTED_TABLES) {
       const target = join(temp, table);
       const [{ n }] = await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
@@ -70,13 +105,20 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
       summary.tables.push({ table, rows: n, files: await countFiles(target) });
     }
     await writeFile(join(temp, EXPORT_SCHEMA_FILE), JSON.stringify(exportSchema(summary), null, 2) + '\n');
+    await rm(join(temp, STAGING_MARKER));
     if (existsSync(dir)) await rm(dir, { recursive: true });
     await mkdir(dirname(dir), { recursive: true });
     await rename(temp, dir);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
     if (error instanceof UsageError) throw error;
-    throw new IoError('store.export', `cannot export to ${dir}: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    if (/disabled by configuration/.test(message))
+      throw new IoError(
+        'store.export',
+        `cannot export to ${dir}: the store was opened read-only without leave to write there (open it with writableDirectories: [exportStagingDir(dir)])`,
+      );
+    throw new IoError('store.export', `cannot export to ${dir}: ${message}`);
   }
   return summary;
 }
