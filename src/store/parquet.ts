@@ -11,10 +11,17 @@ import { basename, dirname, join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
 import { isProcessAlive } from '../io/process-alive.js';
-import { validateValue } from '../validate/index.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import type { IngestItem, UnitContext, UnitOutcome } from './ingest.js';
-import { admit } from './ingest.js';
+import {
+  admitDecision,
+  admitDocument,
+  type IngestItem,
+  type UnitContext,
+  type UnitOutcome,
+} from './admission.js';
+import { loadDuckDb } from './db.js';
+import { sampleRow } from './sample-row.js';
 import { STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
 import type { Decision } from './write.js';
 
@@ -181,7 +188,11 @@ function tableScan(dir: string, table: string): string {
   return `read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types = {'collection': VARCHAR})`;
 }
 
-/** Reads an export back: every record validated and stored (or skipped) like any other input. */
+/**
+ * Reads an export back: every record and every row goes through the store's admission like any other input (the
+ * validator, finite numbers), so an edited export stores nothing `evalkit validate` would refuse. A record whose
+ * rows are refused is not stored, and the rows are rebuilt from the columns exactly as `sample_rows` shows them.
+ */
 export async function readParquetExport(
   dir: string,
   shown: string,
@@ -217,69 +228,151 @@ export async function readParquetExport(
   );
   const items: IngestItem[] = [];
   const diagnostics: Diagnostic[] = [];
-  const sampleColumns = tableColumns('samples').map((c) => c.name);
-  for (const r of records) {
-    const source = `${shown}#${r.record_key}`;
-    const aggregate = JSON.parse(r.raw) as Record<string, unknown>;
-    const item: IngestItem = {
-      source,
-      origin_kind: 'parquet',
-      status: 'rejected',
-      rows: 0,
-      evaluation_id: String(aggregate.evaluation_id),
-    };
-    items.push(item);
-    const verdict = validateValue(aggregate, { file: source });
-    diagnostics.push(...verdict.diagnostics);
-    if (!verdict.valid) continue;
-    const decision = await context.writer.decide(aggregate);
-    item.record_key = decision.recordKey;
-    if (!(await admit(decision, item, diagnostics, context.allowDuplicates, source))) continue;
-    const collection = r.collection === NULL_PARTITION ? null : r.collection;
-    const copyRows = async (key: string): Promise<number> => {
-      if (!withSamples) return 0;
-      const select = sampleColumns.map((c) => (c === 'record_key' ? `$1 AS record_key` : c)).join(', ');
-      await store.connection.run(
-        `INSERT INTO samples SELECT ${select} FROM ${tableScan(dir, 'samples')}
-           WHERE record_key = $2 ORDER BY row_index`,
-        [key, r.record_key],
-      );
-      const [{ n }] = await store.all<{ n: number }>(
-        'SELECT count(*)::INTEGER AS n FROM samples WHERE record_key = $1',
-        [key],
-      );
-      if (n !== r.sample_count)
-        throw new IoError(
-          'store.export-incomplete',
-          `${shown}: record ${r.record_key} has ${n} rows in samples/ but sample_count says ${r.sample_count}`,
-        );
-      return n;
-    };
-    const documents = withDocuments
-      ? (
-          await store.all<{ kind: string; raw: string }>(
-            `SELECT kind, raw::VARCHAR AS raw FROM ${tableScan(dir, 'documents')} WHERE record_key = $1`,
-            [r.record_key],
-          )
-        ).map((d) => ({ kind: d.kind, raw: JSON.parse(d.raw) as unknown }))
-      : [];
-    const rows = await context.writer.write({
-      columns: copyRows,
-      recordKey: decision.recordKey,
-      finish: async () => ({
-        aggregate,
-        origin: { kind: 'parquet', path: shown, collection },
-        decision: decision as Decision & { status: 'new' | 'duplicate' },
-        // The warnings found when the record was first ingested (its rows' among them) travel with it.
-        diagnostics: [
-          ...(r.diagnostics ? (JSON.parse(r.diagnostics) as Diagnostic[]) : []),
-          ...verdict.diagnostics,
-        ],
-        documents,
-      }),
-    });
-    item.status = 'added';
-    item.rows = rows ?? 0;
+  // The rows are read on a connection of their own while the store's connection appends them.
+  const reader = withSamples ? await store.connect() : undefined;
+  try {
+    for (const r of records) {
+      const source = `${shown}#${r.record_key}`;
+      const aggregate = JSON.parse(r.raw) as Record<string, unknown>;
+      const item: IngestItem = {
+        source,
+        origin_kind: 'parquet',
+        status: 'rejected',
+        rows: 0,
+        evaluation_id: String(aggregate.evaluation_id),
+      };
+      items.push(item);
+      const verdict = admitDocument(aggregate, context.engine, { file: source, line: 0, column: 0 });
+      diagnostics.push(...verdict.diagnostics);
+      if (!verdict.ok) continue;
+      const decision = await context.writer.decide(aggregate);
+      item.record_key = decision.recordKey;
+      if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, source))) continue;
+      const collection = r.collection === NULL_PARTITION ? null : r.collection;
+      const documents = withDocuments
+        ? (
+            await store.all<{ kind: string; raw: string }>(
+              `SELECT kind, raw::VARCHAR AS raw FROM ${tableScan(dir, 'documents')} WHERE record_key = $1`,
+              [r.record_key],
+            )
+          ).map((d) => ({ kind: d.kind, raw: JSON.parse(d.raw) as unknown }))
+        : [];
+      let rowCount = 0;
+      const rows = await context.writer.write({
+        rows: reader
+          ? async (append) => {
+              const ok = await admitExportRows(
+                reader,
+                dir,
+                r.record_key,
+                source,
+                context,
+                diagnostics,
+                (row) => {
+                  rowCount++;
+                  append(row);
+                },
+              );
+              if (ok && rowCount !== r.sample_count) {
+                diagnostics.push({
+                  file: source,
+                  line: 0,
+                  column: 0,
+                  pointer: '',
+                  severity: 'error',
+                  code: 'store.export-incomplete',
+                  message: `record ${r.record_key} has ${rowCount} rows in samples/ but sample_count says ${r.sample_count}: not stored`,
+                });
+                return false;
+              }
+              return ok;
+            }
+          : undefined,
+        recordKey: decision.recordKey,
+        finish: async () => ({
+          aggregate,
+          origin: { kind: 'parquet', path: shown, collection },
+          decision: decision as Decision & { status: 'new' | 'duplicate' },
+          // The warnings found when the record was first ingested (its rows' among them) travel with it.
+          diagnostics: [
+            ...(r.diagnostics ? (JSON.parse(r.diagnostics) as Diagnostic[]) : []),
+            ...verdict.diagnostics,
+          ],
+          documents,
+        }),
+      });
+      if (rows === undefined) continue;
+      if (!reader && r.sample_count !== 0) {
+        diagnostics.push({
+          file: source,
+          line: 0,
+          column: 0,
+          pointer: '',
+          severity: 'error',
+          code: 'store.export-incomplete',
+          message: `record ${r.record_key} has no rows in samples/ but sample_count says ${r.sample_count}`,
+        });
+      }
+      item.status = 'added';
+      item.rows = rows;
+    }
+  } finally {
+    reader?.closeSync();
   }
   return { items, diagnostics };
+}
+
+/** The samples columns an instance row is rebuilt from (see sample-row.ts). */
+const ROW_COLUMNS = tableColumns('samples')
+  .map((c) => c.name)
+  .filter((c) => c !== 'record_key' && c !== 'row_index' && c !== 'epoch');
+
+/**
+ * One record's rows from an export, in order, each rebuilt as the instance row and admitted (validator, finite
+ * numbers: a NaN or ±Infinity column value lands in the row it belongs to and is refused there); resolves to
+ * false when any row was refused.
+ */
+async function admitExportRows(
+  reader: DuckDBConnection,
+  dir: string,
+  recordKey: string,
+  source: string,
+  context: UnitContext,
+  diagnostics: Diagnostic[],
+  append: (row: Record<string, unknown>) => void,
+): Promise<boolean> {
+  const { JSDuckDBValueConverter } = await loadDuckDb();
+  const result = await reader.stream(
+    `SELECT row_index, ${ROW_COLUMNS.map((c) => (c === 'raw' ? 'raw::VARCHAR AS raw' : c)).join(', ')}
+       FROM ${tableScan(dir, 'samples')} WHERE record_key = $1 ORDER BY row_index`,
+    [recordKey],
+  );
+  const names = result.columnNames();
+  let ok = true;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+    for (const values of chunk.convertRows(JSDuckDBValueConverter)) {
+      const stored = Object.fromEntries(names.map((n, i) => [n, values[i]]));
+      const line = Number(stored.row_index) + 1;
+      let row: Record<string, unknown>;
+      try {
+        row = sampleRow(stored);
+      } catch {
+        diagnostics.push({
+          file: `${source} (samples)`,
+          line,
+          column: 1,
+          pointer: '',
+          severity: 'error',
+          code: 'store.export-row',
+          message: 'the row\u2019s raw column is not a JSON object: not stored',
+        });
+        ok = false;
+        continue;
+      }
+      const verdict = admitDocument(row, context.engine, { file: `${source} (samples)`, line });
+      diagnostics.push(...verdict.diagnostics);
+      if (verdict.ok) append(row);
+      else ok = false;
+    }
+  return ok;
 }
