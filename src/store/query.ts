@@ -33,12 +33,12 @@ export interface QuerySummary {
 export type TextSink = (text: string) => void | Promise<void>;
 
 /**
- * Functions that change the engine's state past its locked configuration: `enable_logging` can send DuckDB's log
- * to a file (refused by the lockdown only when the log is next written, which aborts the process) or to standard
- * output, and `enable_profiling`/`enable_progress_bar` print on the terminal behind the output. Refused by name
- * where they are called (`name(` or `PRAGMA name`).
+ * What changes the engine's state past its locked configuration: `enable_logging(...)` can send DuckDB's log to a
+ * file (refused by the lockdown only when the log is next written, which aborts the process) or to standard output,
+ * and the `PRAGMA enable_…`/`disable_…` switches (profiling, progress bar, verification) print on the terminal
+ * behind the output or change how queries run. Refused where they are called: `enable_logging(`, `PRAGMA enable_x`.
  */
-const REFUSED_FUNCTIONS = ['enable_logging', 'disable_logging', 'enable_profiling', 'enable_progress_bar'];
+const REFUSED_CALLS = /\b(enable_logging|disable_logging)\s*\(|\bpragma\s+((?:enable|disable)_\w+)/;
 
 /** The SQL with string literals, quoted identifiers and comments blanked out (for the name check above). */
 function codeOnly(sql: string): string {
@@ -48,13 +48,12 @@ function codeOnly(sql: string): string {
 }
 
 function refuseUnsafe(sql: string): void {
-  const code = codeOnly(sql).toLowerCase();
-  for (const name of REFUSED_FUNCTIONS)
-    if (new RegExp(`\\bpragma\\s+${name}\\b|\\b${name}\\s*\\(`).test(code))
-      throw new UsageError(
-        'store.query-refused',
-        `query does not run ${name}: it would change how DuckDB logs or prints, outside the store`,
-      );
+  const found = REFUSED_CALLS.exec(codeOnly(sql).toLowerCase());
+  if (found)
+    throw new UsageError(
+      'store.query-refused',
+      `query does not run ${found[1] ?? `PRAGMA ${found[2]}`}: it would change how DuckDB logs, prints or runs, outside the store`,
+    );
 }
 
 /**
