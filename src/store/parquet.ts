@@ -20,7 +20,7 @@ import {
   type UnitContext,
   type UnitOutcome,
 } from './admission.js';
-import { loadDuckDb } from './db.js';
+import { loadDuckDb, openStore } from './db.js';
 import { sampleRow } from './sample-row.js';
 import { STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
 import type { Decision } from './write.js';
@@ -87,8 +87,8 @@ async function sweepStaleStaging(dir: string): Promise<void> {
  * Writes the export into `dir` (which must not exist or be empty). The files are written into a staging folder
  * beside it (`exportStagingDir`) and renamed into place at the end, so a failed export leaves no half folder; the
  * staging folder is removed on failure, and one left by a killed export is removed by the next export to `dir`.
- * The store must let DuckDB write the staging folder: a read-only store opened with
- * `writableDirectories: [exportStagingDir(dir)]`, or a store opened for writing.
+ * A read-only store (locked down: it may write nowhere) is read through a second read-only opening of the same
+ * file that may write the staging folder and nothing else.
  */
 export async function exportParquet(store: Store, dir: string): Promise<ExportSummary> {
   if (existsSync(dir) && (await readdir(dir)).length > 0)
@@ -98,13 +98,17 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
   await rm(temp, { recursive: true, force: true });
   await mkdir(temp, { recursive: true });
   const summary: ExportSummary = { dir, tables: [] };
+  let source: Store | undefined;
   try {
     await writeFile(join(temp, STAGING_MARKER), '');
+    source = store.readOnly
+      ? await openStore(store.path, { readOnly: true, writableDirectories: [temp] })
+      : store;
     for (const table of EXPORTED_TABLES) {
       const target = join(temp, table);
-      const [{ n }] = await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
+      const [{ n }] = await source.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
       if (n > 0)
-        await store.connection.run(
+        await source.connection.run(
           `COPY (${exportQuery(table)}) TO ${sqlString(target)}
              (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (collection), FILENAME_PATTERN 'data_{i}')`,
         );
@@ -117,15 +121,13 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
     await mkdir(dirname(dir), { recursive: true });
     await rename(temp, dir);
   } catch (error) {
+    if (source !== store) source?.close();
+    source = undefined;
     await rm(temp, { recursive: true, force: true });
-    if (error instanceof UsageError) throw error;
-    const message = (error as Error).message;
-    if (/disabled by configuration/.test(message))
-      throw new IoError(
-        'store.export',
-        `cannot export to ${dir}: the store was opened read-only without leave to write there (open it with writableDirectories: [exportStagingDir(dir)])`,
-      );
-    throw new IoError('store.export', `cannot export to ${dir}: ${message}`);
+    if (error instanceof UsageError || error instanceof IoError) throw error;
+    throw new IoError('store.export', `cannot export to ${dir}: ${(error as Error).message}`);
+  } finally {
+    if (source !== store) source?.close();
   }
   return summary;
 }

@@ -10,11 +10,11 @@ interface ExportFlags {
 
 async function runExportParquet(dir: string, flags: ExportFlags, io: CliIO): Promise<number> {
   const { openStore } = await import('../../store/db.js');
-  const { exportParquet, exportStagingDir } = await import('../../store/parquet.js');
+  const { exportParquet } = await import('../../store/parquet.js');
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: [dbPath], folders: [dir], cwd: io.cwd });
   const target = resolvePath(io.cwd, dir);
-  const store = await openStore(dbPath, { readOnly: true, writableDirectories: [exportStagingDir(target)] });
+  const store = await openStore(dbPath, { readOnly: true });
   try {
     const summary = await exportParquet(store, target);
     if (flags.format === 'json') io.stdout.write(json(summary));
