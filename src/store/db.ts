@@ -1,10 +1,14 @@
 /**
  * Opening the store: one embedded DuckDB file. Writers (`ingest`) open it read-write and create the tables;
- * readers (`query`, `leaderboard`, `compare`, `view`) open it read-only.
+ * readers (`query`, `leaderboard`, `compare`, `view`, `export`) open it read-only and locked down (see
+ * `READER_LOCKDOWN`): whatever SQL a reader runs, it reads the store and nothing else. Every `--db` goes through
+ * `checkStoreFile` first: an existing path must be a regular file that is a DuckDB database.
  */
 import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
-import { existsSync } from 'node:fs';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { IoError } from '../errors.js';
+import { describeFileKind, readError } from '../io/file-kind.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
 
 export interface Store {
@@ -17,23 +21,34 @@ export interface Store {
    * JSON columns as their text.
    */
   all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]>;
+  /** Another connection to the same database (same settings), e.g. to read while `connection` appends. */
+  connect(): Promise<DuckDBConnection>;
   close(): void;
 }
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';
+
+export interface OpenStoreOptions {
+  readOnly: boolean;
+  /**
+   * For a read-only store: folders DuckDB may write into (`exportParquet`'s staging folder). Nothing else outside
+   * the store file can be read or written.
+   */
+  writableDirectories?: readonly string[];
+}
 
 /**
  * DuckDB's native module, loaded on the first `openStore` only: a static import would load it at every CLI start
  * (the bundle inlines the store commands' lazy imports), for commands that never touch the store.
  */
 let duckdb: typeof import('@duckdb/node-api') | undefined;
-async function loadDuckDb(): Promise<typeof import('@duckdb/node-api')> {
+export async function loadDuckDb(): Promise<typeof import('@duckdb/node-api')> {
   duckdb ??= await import('@duckdb/node-api');
   return duckdb;
 }
 
 let wideIntegers: Set<number> | undefined;
-function isWideInteger(typeId: number): boolean {
+export function isWideInteger(typeId: number): boolean {
   if (!duckdb) return false;
   const { DuckDBTypeId } = duckdb;
   wideIntegers ??= new Set<number>([
@@ -60,24 +75,91 @@ export function plainRows(result: DuckDBResultReader): Record<string, unknown>[]
 }
 
 /**
- * DuckDB's open errors in the user's terms. The file lock is the one that matters: a store has one writer at a
- * time (and a reader cannot open it while another process writes), so a second `ingest` is told who holds it.
+ * DuckDB's open errors in the user's terms. The file lock is the one that matters: one process writes a store at a
+ * time, and not while another process has it open (a reader holds a shared lock, a writer an exclusive one). The
+ * message says who is in the way in evalkit's words and what to do; DuckDB's own advice (its CLI flags) and the
+ * holder's process id are left out.
  */
 function openError(path: string, error: Error, readOnly: boolean): IoError {
-  const lock =
-    /Could not set lock on file .*?Conflicting lock is held in (.*?)(?: \(PID (\d+)\))?[.:]? *(?:See also|$)/s.exec(
-      error.message,
-    );
-  if (lock) {
-    const holder = lock[2] ? `process ${lock[2]} (${lock[1]})` : `another process (${lock[1]})`;
-    return new IoError(
-      'store.locked',
-      `the store ${path} is in use by ${holder}: a store has one writer at a time and cannot be ${readOnly ? 'read' : 'written'} while another process writes it; try again when it has finished`,
-    );
+  if (/Could not set lock on file/.test(error.message)) {
+    // DuckDB adds "you would be able to open this database in read-only mode" when the holder only reads.
+    const heldByReader = /read-only mode/.test(error.message);
+    const message = readOnly
+      ? `the store ${path} is being written by another process (an \`evalkit ingest\`): it cannot be read until that has finished; run this again then`
+      : heldByReader
+        ? `the store ${path} is open in another process that reads it (an \`evalkit view\`, \`query\`, \`leaderboard\` or \`compare\`): a store cannot be written while another process has it open. Stop that process (a viewer stops with Ctrl-C in its terminal), or run this again when it has finished`
+        : `the store ${path} is being written by another process (another \`evalkit ingest\`): a store has one writer at a time; run this again when it has finished`;
+    return new IoError('store.locked', message);
   }
   if (/not a valid DuckDB database file|Not a DuckDB file|file is not a valid/i.test(error.message))
     return new IoError('store.not-duckdb', `${path} is not a DuckDB store: ${error.message}`);
   return new IoError('store.open', `cannot open the store ${path}: ${error.message}`);
+}
+
+/** The bytes at offset 8 of every DuckDB database file (after the 8-byte checksum of the first block). */
+const DUCKDB_MAGIC = 'DUCK';
+
+/**
+ * The guard every `--db` goes through before any work: a path that exists must be a regular file (a FIFO, a device
+ * or a folder is refused without blocking on it) whose header is DuckDB's; anything else (an EEE record, a CSV, a
+ * Parquet file, an empty file) is refused rather than opened, because DuckDB would read some of those as something
+ * else, or not at all. Resolves to whether the file exists.
+ */
+export async function checkStoreFile(path: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    if (code === 'EISDIR')
+      throw new IoError(
+        'io.not-regular',
+        `the store ${path} is a directory: a store is a DuckDB database file`,
+      );
+    throw readError(path, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile())
+      throw new IoError(
+        'io.not-regular',
+        `the store ${path} is ${describeFileKind(info)}: a store is a DuckDB database file`,
+      );
+    const head = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    if (bytesRead < head.length || head.toString('latin1', 8, 12) !== DUCKDB_MAGIC)
+      throw new IoError(
+        'store.not-duckdb',
+        `${path} is ${info.size === 0 ? 'an empty file' : 'not a DuckDB database file'}, so it is not a store: give --db the path of a store, or of a file that does not exist yet (ingest creates it)`,
+      );
+    return true;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * What a reader's DuckDB may do, set in this order once the file is open (each of these settings can only be
+ * tightened at run time, and the last locks every setting): no file or network access beyond the store (no COPY
+ * TO, ATTACH, EXPORT DATABASE, read_csv/read_text/read_blob/glob), no extension installed or loaded, no persistent
+ * secrets; then the configuration is locked, so `SET`/`RESET` cannot undo any of it. The file itself is opened
+ * READ_ONLY, so nothing in it changes either (temporary tables live in memory).
+ */
+function readerLockdown(writableDirectories: readonly string[]): string[] {
+  return [
+    ...(writableDirectories.length > 0
+      ? [`SET allowed_directories = [${writableDirectories.map(sqlString).join(', ')}]`]
+      : []),
+    'SET enable_external_access = false',
+    'SET autoinstall_known_extensions = false',
+    'SET autoload_known_extensions = false',
+    'SET allow_community_extensions = false',
+    'SET allow_persistent_secrets = false',
+    'SET lock_configuration = true',
+  ];
 }
 
 /** A store made with another table layout is refused (with what to do) rather than half understood. */
@@ -95,8 +177,9 @@ async function checkSchemaVersion(connection: DuckDBConnection, path: string): P
     );
 }
 
-export async function openStore(path: string, options: { readOnly: boolean }): Promise<Store> {
-  if (options.readOnly && !existsSync(path)) {
+export async function openStore(path: string, options: OpenStoreOptions): Promise<Store> {
+  const exists = await checkStoreFile(path);
+  if (options.readOnly && !exists) {
     throw new IoError('store.not-found', `no store at ${path} (create one with \`evalkit ingest\`)`);
   }
   const { DuckDBInstance } = await loadDuckDb();
@@ -107,7 +190,15 @@ export async function openStore(path: string, options: { readOnly: boolean }): P
     throw openError(path, error as Error, options.readOnly);
   }
   const connection = await instance.connect();
-  await checkSchemaVersion(connection, path).catch((error) => {
+  const prepare = async (): Promise<void> => {
+    if (options.readOnly)
+      for (const setting of readerLockdown(
+        (options.writableDirectories ?? []).map((d) => (d.endsWith('/') ? d : `${d}/`)),
+      ))
+        await connection.run(setting);
+    await checkSchemaVersion(connection, path);
+  };
+  await prepare().catch((error) => {
     connection.closeSync();
     instance.closeSync();
     throw error;
@@ -126,6 +217,7 @@ export async function openStore(path: string, options: { readOnly: boolean }): P
     async all<T>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
       return plainRows(await connection.runAndReadAll(sql, params)) as T[];
     },
+    connect: () => instance.connect(),
     close() {
       connection.closeSync();
       instance.closeSync();

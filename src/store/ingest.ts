@@ -23,15 +23,24 @@ import {
   type SourceId,
 } from '../convert/index.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from '../convert/registry.js';
-import { UniqueSampleIds } from '../convert/write.js';
 import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
 import { validateFileAt } from '../validate/file.js';
+import {
+  admitDecision,
+  admitDocument,
+  type IngestItem,
+  type UnitContext,
+  type UnitOutcome,
+} from './admission.js';
 import type { Store } from './db.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
+import { convertedRows, hasConvertedRows } from './converted-rows.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
+
+export type { IngestItem, UnitContext, UnitOutcome } from './admission.js';
 
 type Json = Record<string, any>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,21 +62,6 @@ export interface IngestProgress {
   bytesTotal: number;
   records: number;
   rows: number;
-}
-
-/** What happened to one record (or to one input that gave none). */
-export interface IngestItem {
-  /** The file or folder, as given (relative to cwd when given relatively). */
-  source: string;
-  origin_kind: string;
-  status: 'added' | 'already-stored' | 'duplicate' | 'rejected';
-  evaluation_id?: string;
-  record_key?: string;
-  rows: number;
-  /** For a duplicate: the evaluation_id of the record it duplicates. */
-  duplicate_of?: string;
-  /** Why it was rejected, when no diagnostic says it. */
-  reason?: string;
 }
 
 export interface IngestSummary {
@@ -138,14 +132,15 @@ export async function ingestPaths(
     progress.bytesDone += n;
     options.onProgress?.(progress);
   };
+  const engine = new Engine();
   const context: UnitContext = {
     writer,
+    engine,
     allowDuplicates: options.allowDuplicates === true,
     onBytes,
     cwd,
     converted: new Set(),
   };
-  const engine = new Engine();
   for (const unit of discovered.units) {
     const before = progress.bytesDone;
     const outcome =
@@ -198,21 +193,6 @@ function runId(paths: string[]): string {
   b[8] = (b[8] & 0x3f) | 0x80;
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/** What a unit's reader needs from the run. */
-export interface UnitContext {
-  writer: RecordWriter;
-  allowDuplicates: boolean;
-  onBytes: (n: number) => void;
-  cwd: string;
-  /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */
-  converted: Set<string>;
-}
-
-export interface UnitOutcome {
-  items: IngestItem[];
-  diagnostics: Diagnostic[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -379,7 +359,8 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   item.evaluation_id = String(aggregate.evaluation_id);
   const decision = await context.writer.decide(aggregate);
   item.record_key = decision.recordKey;
-  if (!(await admit(decision, item, diagnostics, context.allowDuplicates, unit.display))) return outcome;
+  if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, unit.display)))
+    return outcome;
 
   const samplesAbs = samplesFileOf(unit.path, original);
   const samplesShown = samplesAbs ? relativeDisplay(unit, samplesAbs) : undefined;
@@ -466,34 +447,6 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   return outcome;
 }
 
-/** Whether a record goes in: new, or a duplicate allowed by the caller; else the item says why not. */
-export async function admit(
-  decision: Decision,
-  item: IngestItem,
-  diagnostics: Diagnostic[],
-  allowDuplicates: boolean,
-  file: string,
-): Promise<boolean> {
-  if (decision.status === 'new') return true;
-  if (decision.status === 'already-stored') {
-    item.status = 'already-stored';
-    return false;
-  }
-  item.duplicate_of = decision.duplicateOf;
-  if (allowDuplicates) return true;
-  item.status = 'duplicate';
-  diagnostics.push({
-    file,
-    line: 1,
-    column: 1,
-    pointer: '',
-    severity: 'warning',
-    code: 'store.duplicate-record',
-    message: `the same record is stored under evaluation_id ${JSON.stringify(decision.duplicateOf)} (EEE check 10): skipped`,
-  });
-  return false;
-}
-
 function relativeDisplay(unit: Unit, abs: string): string {
   return join(dirname(unit.display), relative(dirname(unit.path), abs));
 }
@@ -570,34 +523,8 @@ async function storeConverted(
   // Diagnostics name the files `evalkit convert` would write, rows by their line in the samples file.
   const rowsFile = record.samplesPath ?? `${record.aggregatePath} (rows)`;
   const hash = createHash('sha256');
-  let invalidRows = 0;
-  const rows: RowFeeder | undefined = record.rows
-    ? async (append) => {
-        let line = 0;
-        const ids = new UniqueSampleIds(); // repeated sample ids renamed as `evalkit convert` writes them
-        for await (const row of record.rows!()) {
-          line++;
-          if (typeof row.sample_id === 'string') row.sample_id = ids.next(row.sample_id);
-          const text = JSON.stringify(row);
-          hash.update(`${text}\n`);
-          const verdict = engine.check(row);
-          for (const i of verdict.issues)
-            diagnostics.push({
-              file: rowsFile,
-              line,
-              column: 1,
-              pointer: i.pointer,
-              severity: i.severity,
-              code: i.code,
-              message: i.message,
-              type: verdict.type,
-              schema_version: verdict.schemaVersion,
-            });
-          if (verdict.issues.some((i) => i.severity === 'error')) invalidRows++;
-          else append(row);
-        }
-        return invalidRows === 0;
-      }
+  const rows: RowFeeder | undefined = hasConvertedRows(record)
+    ? (append) => admitConvertedRows(record, engine, rowsFile, hash, diagnostics, append)
     : undefined;
   const placeholder = `pending-${createHash('sha256').update(`${record.sourcePath}\n${record.aggregatePath}`).digest('hex')}`;
   const written = await context.writer.write({
@@ -605,7 +532,7 @@ async function storeConverted(
     recordKey: placeholder,
     finish: async (count) => {
       const aggregate = structuredClone(record.aggregate) as Json;
-      if (record.rows && record.samplesPath) {
+      if (hasConvertedRows(record) && record.samplesPath) {
         const der = isObject(aggregate.detailed_evaluation_results)
           ? aggregate.detailed_evaluation_results
           : {};
@@ -619,23 +546,17 @@ async function storeConverted(
         };
       }
       item.evaluation_id = String(aggregate.evaluation_id);
-      const verdict = engine.check(aggregate);
-      const found = verdict.issues.map((i) => ({
+      const { diagnostics: found } = admitDocument(aggregate, engine, {
         file: record.aggregatePath,
         line: 0,
         column: 0,
-        pointer: i.pointer,
-        severity: i.severity,
-        code: i.code,
-        message: i.message,
-        type: verdict.type,
-        schema_version: verdict.schemaVersion,
-      }));
+      });
       diagnostics.push(...found);
       if (found.some((d) => d.severity === 'error')) return undefined;
       const decision = await context.writer.decide(aggregate);
       item.record_key = decision.recordKey;
-      if (!(await admit(decision, item, diagnostics, context.allowDuplicates, shown))) return undefined;
+      if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, shown)))
+        return undefined;
       return {
         aggregate,
         origin: { kind: record.source, path: shown, collection: collectionOf(undefined, aggregate) },
@@ -650,6 +571,47 @@ async function storeConverted(
     item.rows = written;
   }
   return item;
+}
+
+/**
+ * A converted record's rows through the store's admission (validator and finite numbers), each admitted row
+ * appended and every row's text hashed as `evalkit convert` would write it; false when any row was refused (the
+ * record is then not stored). A source that cannot produce its rows (a RangeError: too deep to serialise) is
+ * reported as this record's error, and the run goes on with the next input.
+ */
+async function admitConvertedRows(
+  record: ConvertedRecord,
+  engine: Engine,
+  rowsFile: string,
+  hash: ReturnType<typeof createHash>,
+  diagnostics: Diagnostic[],
+  append: (row: Json) => void,
+): Promise<boolean> {
+  let line = 0;
+  let ok = true;
+  try {
+    for await (const { text, row } of convertedRows(record)) {
+      line++;
+      hash.update(`${text}\n`);
+      const verdict = admitDocument(row, engine, { file: rowsFile, line });
+      diagnostics.push(...verdict.diagnostics);
+      if (verdict.ok) append(row);
+      else ok = false;
+    }
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    diagnostics.push({
+      file: rowsFile,
+      line: line + 1,
+      column: 1,
+      pointer: '',
+      severity: 'error',
+      code: 'store.row-unreadable',
+      message: `the converter could not produce this row (${error.message}): the record is not stored`,
+    });
+    return false;
+  }
+  return ok;
 }
 
 /** The source document kept beside its EEE mapping when EEE cannot hold all of it (an infereval η). */

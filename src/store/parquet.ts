@@ -10,10 +10,18 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { basename, dirname, join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
-import { validateValue } from '../validate/index.js';
+import { isProcessAlive } from '../io/process-alive.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import type { IngestItem, UnitContext, UnitOutcome } from './ingest.js';
-import { admit } from './ingest.js';
+import {
+  admitDecision,
+  admitDocument,
+  type IngestItem,
+  type UnitContext,
+  type UnitOutcome,
+} from './admission.js';
+import { loadDuckDb, openStore } from './db.js';
+import { sampleRow } from './sample-row.js';
 import { STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
 import type { Decision } from './write.js';
 
@@ -46,23 +54,61 @@ function exportQuery(table: (typeof EXPORTED_TABLES)[number]): string {
   return `SELECT t.*, ${collection} FROM ${table} t JOIN records r USING (record_key) ORDER BY ${order}`;
 }
 
+/** Marks a staging folder as evalkit's own (only folders holding it are ever swept). */
+const STAGING_MARKER = '.evalkit-export-staging';
+
 /**
- * Writes the export into `dir` (which must not exist or be empty). The files are written into a temporary folder
- * beside it and renamed into place at the end, so a failed export leaves no half folder.
+ * The folder an export to `dir` is written in before it is renamed into place: beside `dir` (same file system),
+ * named after it and this process. A reader's store lets DuckDB write there and nowhere else (`openStore`'s
+ * `writableDirectories`).
+ */
+export function exportStagingDir(dir: string, pid: number = process.pid): string {
+  return join(dirname(dir), `.${basename(dir)}.tmp-${pid}`);
+}
+
+/**
+ * Removes the staging folders of earlier exports to `dir` whose process is gone (killed before it could clean
+ * up): only folders named as `exportStagingDir` names them and holding evalkit's marker.
+ */
+async function sweepStaleStaging(dir: string): Promise<void> {
+  const prefix = `.${basename(dir)}.tmp-`;
+  const entries = await readdir(dirname(dir)).catch(() => [] as string[]);
+  for (const name of entries) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (!/^\d+$/.test(name.slice(prefix.length)) || pid === process.pid || isProcessAlive(pid)) continue;
+    const folder = join(dirname(dir), name);
+    if (!existsSync(join(folder, STAGING_MARKER))) continue;
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the export into `dir` (which must not exist or be empty). The files are written into a staging folder
+ * beside it (`exportStagingDir`) and renamed into place at the end, so a failed export leaves no half folder; the
+ * staging folder is removed on failure, and one left by a killed export is removed by the next export to `dir`.
+ * A read-only store (locked down: it may write nowhere) is read through a second read-only opening of the same
+ * file that may write the staging folder and nothing else.
  */
 export async function exportParquet(store: Store, dir: string): Promise<ExportSummary> {
   if (existsSync(dir) && (await readdir(dir)).length > 0)
     throw new UsageError('usage.export-exists', `${dir} exists and is not empty (choose a new folder)`);
-  const temp = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}`);
+  await sweepStaleStaging(dir);
+  const temp = exportStagingDir(dir);
   await rm(temp, { recursive: true, force: true });
   await mkdir(temp, { recursive: true });
   const summary: ExportSummary = { dir, tables: [] };
+  let source: Store | undefined;
   try {
+    await writeFile(join(temp, STAGING_MARKER), '');
+    source = store.readOnly
+      ? await openStore(store.path, { readOnly: true, writableDirectories: [temp] })
+      : store;
     for (const table of EXPORTED_TABLES) {
       const target = join(temp, table);
-      const [{ n }] = await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
+      const [{ n }] = await source.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
       if (n > 0)
-        await store.connection.run(
+        await source.connection.run(
           `COPY (${exportQuery(table)}) TO ${sqlString(target)}
              (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (collection), FILENAME_PATTERN 'data_{i}')`,
         );
@@ -70,13 +116,18 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
       summary.tables.push({ table, rows: n, files: await countFiles(target) });
     }
     await writeFile(join(temp, EXPORT_SCHEMA_FILE), JSON.stringify(exportSchema(summary), null, 2) + '\n');
+    await rm(join(temp, STAGING_MARKER));
     if (existsSync(dir)) await rm(dir, { recursive: true });
     await mkdir(dirname(dir), { recursive: true });
     await rename(temp, dir);
   } catch (error) {
+    if (source !== store) source?.close();
+    source = undefined;
     await rm(temp, { recursive: true, force: true });
-    if (error instanceof UsageError) throw error;
+    if (error instanceof UsageError || error instanceof IoError) throw error;
     throw new IoError('store.export', `cannot export to ${dir}: ${(error as Error).message}`);
+  } finally {
+    if (source !== store) source?.close();
   }
   return summary;
 }
@@ -139,7 +190,11 @@ function tableScan(dir: string, table: string): string {
   return `read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types = {'collection': VARCHAR})`;
 }
 
-/** Reads an export back: every record validated and stored (or skipped) like any other input. */
+/**
+ * Reads an export back: every record and every row goes through the store's admission like any other input (the
+ * validator, finite numbers), so an edited export stores nothing `evalkit validate` would refuse. A record whose
+ * rows are refused is not stored, and the rows are rebuilt from the columns exactly as `sample_rows` shows them.
+ */
 export async function readParquetExport(
   dir: string,
   shown: string,
@@ -175,69 +230,151 @@ export async function readParquetExport(
   );
   const items: IngestItem[] = [];
   const diagnostics: Diagnostic[] = [];
-  const sampleColumns = tableColumns('samples').map((c) => c.name);
-  for (const r of records) {
-    const source = `${shown}#${r.record_key}`;
-    const aggregate = JSON.parse(r.raw) as Record<string, unknown>;
-    const item: IngestItem = {
-      source,
-      origin_kind: 'parquet',
-      status: 'rejected',
-      rows: 0,
-      evaluation_id: String(aggregate.evaluation_id),
-    };
-    items.push(item);
-    const verdict = validateValue(aggregate, { file: source });
-    diagnostics.push(...verdict.diagnostics);
-    if (!verdict.valid) continue;
-    const decision = await context.writer.decide(aggregate);
-    item.record_key = decision.recordKey;
-    if (!(await admit(decision, item, diagnostics, context.allowDuplicates, source))) continue;
-    const collection = r.collection === NULL_PARTITION ? null : r.collection;
-    const copyRows = async (key: string): Promise<number> => {
-      if (!withSamples) return 0;
-      const select = sampleColumns.map((c) => (c === 'record_key' ? `$1 AS record_key` : c)).join(', ');
-      await store.connection.run(
-        `INSERT INTO samples SELECT ${select} FROM ${tableScan(dir, 'samples')}
-           WHERE record_key = $2 ORDER BY row_index`,
-        [key, r.record_key],
-      );
-      const [{ n }] = await store.all<{ n: number }>(
-        'SELECT count(*)::INTEGER AS n FROM samples WHERE record_key = $1',
-        [key],
-      );
-      if (n !== r.sample_count)
-        throw new IoError(
-          'store.export-incomplete',
-          `${shown}: record ${r.record_key} has ${n} rows in samples/ but sample_count says ${r.sample_count}`,
-        );
-      return n;
-    };
-    const documents = withDocuments
-      ? (
-          await store.all<{ kind: string; raw: string }>(
-            `SELECT kind, raw::VARCHAR AS raw FROM ${tableScan(dir, 'documents')} WHERE record_key = $1`,
-            [r.record_key],
-          )
-        ).map((d) => ({ kind: d.kind, raw: JSON.parse(d.raw) as unknown }))
-      : [];
-    const rows = await context.writer.write({
-      columns: copyRows,
-      recordKey: decision.recordKey,
-      finish: async () => ({
-        aggregate,
-        origin: { kind: 'parquet', path: shown, collection },
-        decision: decision as Decision & { status: 'new' | 'duplicate' },
-        // The warnings found when the record was first ingested (its rows' among them) travel with it.
-        diagnostics: [
-          ...(r.diagnostics ? (JSON.parse(r.diagnostics) as Diagnostic[]) : []),
-          ...verdict.diagnostics,
-        ],
-        documents,
-      }),
-    });
-    item.status = 'added';
-    item.rows = rows ?? 0;
+  // The rows are read on a connection of their own while the store's connection appends them.
+  const reader = withSamples ? await store.connect() : undefined;
+  try {
+    for (const r of records) {
+      const source = `${shown}#${r.record_key}`;
+      const aggregate = JSON.parse(r.raw) as Record<string, unknown>;
+      const item: IngestItem = {
+        source,
+        origin_kind: 'parquet',
+        status: 'rejected',
+        rows: 0,
+        evaluation_id: String(aggregate.evaluation_id),
+      };
+      items.push(item);
+      const verdict = admitDocument(aggregate, context.engine, { file: source, line: 0, column: 0 });
+      diagnostics.push(...verdict.diagnostics);
+      if (!verdict.ok) continue;
+      const decision = await context.writer.decide(aggregate);
+      item.record_key = decision.recordKey;
+      if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, source))) continue;
+      const collection = r.collection === NULL_PARTITION ? null : r.collection;
+      const documents = withDocuments
+        ? (
+            await store.all<{ kind: string; raw: string }>(
+              `SELECT kind, raw::VARCHAR AS raw FROM ${tableScan(dir, 'documents')} WHERE record_key = $1`,
+              [r.record_key],
+            )
+          ).map((d) => ({ kind: d.kind, raw: JSON.parse(d.raw) as unknown }))
+        : [];
+      let rowCount = 0;
+      const rows = await context.writer.write({
+        rows: reader
+          ? async (append) => {
+              const ok = await admitExportRows(
+                reader,
+                dir,
+                r.record_key,
+                source,
+                context,
+                diagnostics,
+                (row) => {
+                  rowCount++;
+                  append(row);
+                },
+              );
+              if (ok && rowCount !== r.sample_count) {
+                diagnostics.push({
+                  file: source,
+                  line: 0,
+                  column: 0,
+                  pointer: '',
+                  severity: 'error',
+                  code: 'store.export-incomplete',
+                  message: `record ${r.record_key} has ${rowCount} rows in samples/ but sample_count says ${r.sample_count}: not stored`,
+                });
+                return false;
+              }
+              return ok;
+            }
+          : undefined,
+        recordKey: decision.recordKey,
+        finish: async () => ({
+          aggregate,
+          origin: { kind: 'parquet', path: shown, collection },
+          decision: decision as Decision & { status: 'new' | 'duplicate' },
+          // The warnings found when the record was first ingested (its rows' among them) travel with it.
+          diagnostics: [
+            ...(r.diagnostics ? (JSON.parse(r.diagnostics) as Diagnostic[]) : []),
+            ...verdict.diagnostics,
+          ],
+          documents,
+        }),
+      });
+      if (rows === undefined) continue;
+      if (!reader && r.sample_count !== 0) {
+        diagnostics.push({
+          file: source,
+          line: 0,
+          column: 0,
+          pointer: '',
+          severity: 'error',
+          code: 'store.export-incomplete',
+          message: `record ${r.record_key} has no rows in samples/ but sample_count says ${r.sample_count}`,
+        });
+      }
+      item.status = 'added';
+      item.rows = rows;
+    }
+  } finally {
+    reader?.closeSync();
   }
   return { items, diagnostics };
+}
+
+/** The samples columns an instance row is rebuilt from (see sample-row.ts). */
+const ROW_COLUMNS = tableColumns('samples')
+  .map((c) => c.name)
+  .filter((c) => c !== 'record_key' && c !== 'row_index' && c !== 'epoch');
+
+/**
+ * One record's rows from an export, in order, each rebuilt as the instance row and admitted (validator, finite
+ * numbers: a NaN or ±Infinity column value lands in the row it belongs to and is refused there); resolves to
+ * false when any row was refused.
+ */
+async function admitExportRows(
+  reader: DuckDBConnection,
+  dir: string,
+  recordKey: string,
+  source: string,
+  context: UnitContext,
+  diagnostics: Diagnostic[],
+  append: (row: Record<string, unknown>) => void,
+): Promise<boolean> {
+  const { JSDuckDBValueConverter } = await loadDuckDb();
+  const result = await reader.stream(
+    `SELECT row_index, ${ROW_COLUMNS.map((c) => (c === 'raw' ? 'raw::VARCHAR AS raw' : c)).join(', ')}
+       FROM ${tableScan(dir, 'samples')} WHERE record_key = $1 ORDER BY row_index`,
+    [recordKey],
+  );
+  const names = result.columnNames();
+  let ok = true;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+    for (const values of chunk.convertRows(JSDuckDBValueConverter)) {
+      const stored = Object.fromEntries(names.map((n, i) => [n, values[i]]));
+      const line = Number(stored.row_index) + 1;
+      let row: Record<string, unknown>;
+      try {
+        row = sampleRow(stored);
+      } catch {
+        diagnostics.push({
+          file: `${source} (samples)`,
+          line,
+          column: 1,
+          pointer: '',
+          severity: 'error',
+          code: 'store.export-row',
+          message: 'the row\u2019s raw column is not a JSON object: not stored',
+        });
+        ok = false;
+        continue;
+      }
+      const verdict = admitDocument(row, context.engine, { file: `${source} (samples)`, line });
+      diagnostics.push(...verdict.diagnostics);
+      if (verdict.ok) append(row);
+      else ok = false;
+    }
+  return ok;
 }

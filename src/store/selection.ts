@@ -64,14 +64,15 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
 /**
  * SQL joining a CTE `chosen` (with record_key, evaluation_result_id, benchmark and an `ord` column) to its instance
  * rows: one row per sample row with `ord`, sample_id, sample_hash, the value v (evaluation.score, else is_correct as
- * 0/1; rows with neither are left out), the texts, row_index and `cl`, the cluster expression (or NULL).
+ * 0/1; rows with neither are left out, and so are values that are not finite, which ingest refuses but a store
+ * written otherwise may hold), the texts, row_index and `cl`, the cluster expression (or NULL).
  */
 function instanceRowsSql(cluster: string | null): string {
   // Two equi-joins rather than one join on record_key filtered afterwards: a record with many results would
   // otherwise meet each of its rows once per result.
   const columns = `c.ord, s.sample_id, s.sample_hash, coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v,
          s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl`;
-  const scored = `coalesce(s.score, CAST(s.is_correct AS DOUBLE)) IS NOT NULL`;
+  const scored = `isfinite(coalesce(s.score, CAST(s.is_correct AS DOUBLE)))`;
   return `
   SELECT ${columns}
   FROM chosen c JOIN samples s

@@ -19,6 +19,11 @@ const num = (v: unknown): number | null => {
   if (v === '-Infinity') return -Infinity;
   return null;
 };
+/**
+ * A DOUBLE parameter as text (cast in the SQL): DuckDB binds an integral JS number as an integer type, which cannot
+ * hold 1e19 or 1e21, while a double's shortest text round-trips exactly through the cast.
+ */
+const dbl = (v: number | null): string | null => (v === null ? null : String(v));
 
 /** Where a record came from, as the records table keeps it. */
 export interface RecordOrigin {
@@ -188,8 +193,8 @@ export class RecordWriter {
       const se = isObject(u.standard_error) ? u.standard_error : {};
       await this.store.connection.run(
         `INSERT INTO results VALUES ($1, $2, $3::VARCHAR, $4, $5::VARCHAR, $6::VARCHAR, $7::VARCHAR, $8::VARCHAR,
-           $9::VARCHAR, $10::VARCHAR, $11, $12::DOUBLE, $13::DOUBLE, $14, $15::DOUBLE, $16::DOUBLE, $17::DOUBLE,
-           $18::BIGINT, $19::JSON)`,
+           $9::VARCHAR, $10::VARCHAR, $11, $12::VARCHAR::DOUBLE, $13::VARCHAR::DOUBLE, $14::VARCHAR::DOUBLE,
+           $15::VARCHAR::DOUBLE, $16::VARCHAR::DOUBLE, $17::VARCHAR::DOUBLE, $18::BIGINT, $19::JSON)`,
         [
           key,
           i,
@@ -202,12 +207,12 @@ export class RecordWriter {
           str(mc.metric_unit),
           str(mc.score_type),
           mc.lower_is_better === true,
-          num(mc.min_score),
-          num(mc.max_score),
-          num(sd.score) ?? NaN,
-          num(se.value),
-          num(ci.lower),
-          num(ci.upper),
+          dbl(num(mc.min_score)),
+          dbl(num(mc.max_score)),
+          dbl(num(sd.score) ?? NaN),
+          dbl(num(se.value)),
+          dbl(num(ci.lower)),
+          dbl(num(ci.upper)),
           Number.isSafeInteger(u.num_samples) ? u.num_samples : null,
           JSON.stringify(r),
         ],

@@ -194,7 +194,7 @@ test('a second writer at the same time is told the store is in use, and nothing 
     assert.equal(second.code, 2);
     assert.match(
       second.stderr,
-      new RegExp(`^evalkit: error store\\.locked: the store .* is in use by process ${holder.pid} `),
+      /^evalkit: error store\.locked: the store .* is being written by another process \(another `evalkit ingest`\)/,
     );
     assert.ok(!second.stderr.includes('\n    at '), 'no stack trace');
     const reader = await cli(['query', 'SELECT 1', '--db', db]);

@@ -13,9 +13,10 @@ async function runExportParquet(dir: string, flags: ExportFlags, io: CliIO): Pro
   const { exportParquet } = await import('../../store/parquet.js');
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: [dbPath], folders: [dir], cwd: io.cwd });
+  const target = resolvePath(io.cwd, dir);
   const store = await openStore(dbPath, { readOnly: true });
   try {
-    const summary = await exportParquet(store, resolvePath(io.cwd, dir));
+    const summary = await exportParquet(store, target);
     if (flags.format === 'json') io.stdout.write(json(summary));
     else {
       for (const t of summary.tables)
@@ -43,7 +44,8 @@ export const exportCommand: CommandModule = {
           'collection=__HIVE_DEFAULT_PARTITION__), with the tables\u2019 own column names and evalkit-export.json\n' +
           'describing every column. Spark, Trino, DuckDB, Polars and Hugging Face datasets read the folders\n' +
           'directly; `evalkit ingest DIR` reads the export back into a store. DIR must not exist or be empty;\n' +
-          'it is written in a temporary folder and renamed into place at the end.\n\n' +
+          'it is written in a temporary folder beside it (.DIR.tmp-PID) and renamed into place at the end; a\n' +
+          'temporary folder left by a killed export is removed by the next export to DIR.\n\n' +
           'Exit codes: 0 ok, 2 usage or I/O error.',
       )
       .argument('<dir>', 'the folder to write');

@@ -90,7 +90,10 @@ export const ingestCommand: CommandModule = {
           'validate`): an invalid one is reported and not stored. A record and its rows are stored in one\n' +
           'transaction, never half. Ingesting the same content again changes nothing; a record whose content\n' +
           'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
-          '--allow-duplicates. One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
+          '--allow-duplicates. A record holding a number JSON cannot (NaN, Infinity) is refused the same way.\n' +
+          'One writer at a time, and not while a reader (`evalkit view`, `query`, ...) has the store open: the\n' +
+          'ingest is refused with a message saying so. --db must be a store or a new path (a file that is not a\n' +
+          'DuckDB database is refused before any work).\n\n' +
           'Exit codes: 0 everything stored or already there, 1 an input was rejected, 2 usage or I/O error\n' +
           '(including a store in use by another process, and paths where nothing to store was found).\n\n' +
           'The options from --source-organization-name to --retrieved-timestamp say what a converted source cannot\n' +

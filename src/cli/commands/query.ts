@@ -1,22 +1,54 @@
 import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, json } from '../options.js';
+import { addDbOption, dbPathOf } from '../options.js';
 
 interface QueryFlags {
   db?: string;
-  format: 'table' | 'json' | 'csv';
+  format: 'table' | 'json' | 'jsonl' | 'csv';
+}
+
+/** Thrown by the sink when the reader of standard output has gone away: the query stops reading rows. */
+class OutputClosed extends Error {}
+
+/**
+ * Writes to a stream and waits when its buffer is full, so that a large result is never held in memory; stops the
+ * query when the stream is gone (`evalkit query … | head`).
+ */
+function streamSink(stream: CliIO['stdout']): (text: string) => Promise<void> | void {
+  const closed = (): boolean =>
+    Boolean((stream as { destroyed?: boolean; writableEnded?: boolean }).destroyed);
+  return (text) => {
+    if (closed()) throw new OutputClosed();
+    if (text === '' || stream.write(text)) return;
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        stream.removeListener('drain', done);
+        stream.removeListener('close', done);
+        stream.removeListener('error', done);
+        resolve();
+      };
+      stream.once('drain', done);
+      stream.once('close', done);
+      stream.once('error', done);
+    });
+  };
 }
 
 async function runQueryCommand(sql: string, flags: QueryFlags, io: CliIO): Promise<number> {
   const { openStore } = await import('../../store/db.js');
-  const { runQuery, formatCsv, formatTable } = await import('../../store/query.js');
+  const { streamQuery } = await import('../../store/query.js');
   const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
   try {
-    const result = await runQuery(store, sql);
-    if (flags.format === 'json') io.stdout.write(json(result));
-    else if (flags.format === 'csv') io.stdout.write(formatCsv(result));
-    else io.stdout.write(formatTable(result));
+    const summary = await streamQuery(store, sql, flags.format, streamSink(io.stdout));
+    // Table and JSON output say it themselves; CSV and JSON lines are data only, so the note goes to stderr.
+    if (summary.statements > 1 && (flags.format === 'csv' || flags.format === 'jsonl'))
+      io.stderr.write(
+        `evalkit: ${summary.statements} statements ran; the output is the last one\u2019s result\n`,
+      );
     return 0;
+  } catch (error) {
+    if (error instanceof OutputClosed) return 0;
+    throw error;
   } finally {
     store.close();
   }
@@ -28,17 +60,24 @@ export const queryCommand: CommandModule = {
       .command('query')
       .summary('run SQL over the store (read-only)')
       .description(
-        'Run SQL over the store made by `evalkit ingest`, opened read-only (a statement that would change it\n' +
-          'fails with a message). Tables: records, results, samples, documents, ingests; views: models,\n' +
-          'benchmarks, result_rows, sample_rows (see the README for every column). Several statements: the\n' +
-          'last one\u2019s result is printed.\n\n' +
-          'Exit codes: 0 ok, 2 a bad query, a missing store or a store in use by a writer.',
+        'Run SQL over the store made by `evalkit ingest`. The store is opened read-only and locked down: the\n' +
+          'SQL reads the store and nothing else (no files, no other databases, no extensions, no settings\n' +
+          'changed), and a statement that would change the store fails with a message. Tables: records,\n' +
+          'results, samples, documents, ingests; views: models, benchmarks, result_rows, sample_rows (see\n' +
+          'docs/query.md). SELECT, WITH, DESCRIBE, SUMMARIZE, EXPLAIN and temporary tables, views and macros work.\n\n' +
+          'Several statements (separated by ;) all run, in order; the output is the last one\u2019s result (the\n' +
+          'table footer and the JSON "statements" field say how many ran). Rows are streamed as they are read:\n' +
+          'memory stays flat however large the result (a table\u2019s column widths come from its first rows).\n\n' +
+          'Exit codes: 0 ok, 2 a bad or refused query, a missing store or a store in use by a writer.',
       )
       .argument('<sql>', 'the SQL text (quote it for the shell)');
     addDbOption(command)
       .addOption(
-        new Option('-f, --format <format>', 'an aligned table, one JSON object ({columns, rows}) or CSV')
-          .choices(['table', 'json', 'csv'])
+        new Option(
+          '-f, --format <format>',
+          'an aligned table, CSV, one JSON object ({columns, rows, statements}) or JSON lines (one object per row)',
+        )
+          .choices(['table', 'csv', 'json', 'jsonl'])
           .default('table'),
       )
       .action((sql: string, flags: QueryFlags) => run(() => runQueryCommand(sql, flags, io)));
