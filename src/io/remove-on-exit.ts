@@ -18,31 +18,53 @@ export interface RemovedOnExit {
   keep(): void;
 }
 
-export function removeOnExit(path: string): RemovedOnExit {
-  let done = false;
-  const stopWatching = () => {
-    done = true;
-    process.removeListener('exit', remove);
-    for (const signal of SIGNALS) process.removeListener(signal, onSignal[signal]);
-  };
-  function remove(): void {
-    if (done) return;
-    stopWatching();
-    rmSync(path, { recursive: true, force: true });
-  }
-  const onSignal = Object.fromEntries(
-    SIGNALS.map((signal) => [
-      signal,
-      () => {
-        if (process.listenerCount(signal) > 1) return;
-        remove();
-        process.kill(process.pid, signal);
-      },
-    ]),
-  ) as Record<NodeJS.Signals, () => void>;
-  process.once('exit', remove);
+/** The paths to remove, watched by one listener per signal (so that two paths never wait for each other). */
+const watched = new Set<string>();
+
+function removeAll(): void {
+  for (const path of watched) rmSync(path, { recursive: true, force: true });
+  watched.clear();
+  unwatch();
+}
+
+const onSignal = Object.fromEntries(
+  SIGNALS.map((signal) => [
+    signal,
+    () => {
+      if (process.listenerCount(signal) > 1) return;
+      removeAll();
+      process.kill(process.pid, signal);
+    },
+  ]),
+) as Record<NodeJS.Signals, () => void>;
+
+function watch(): void {
+  if (process.listeners('exit').includes(removeAll)) return;
+  process.on('exit', removeAll);
   for (const signal of SIGNALS) process.on(signal, onSignal[signal]);
-  return { path, remove, keep: stopWatching };
+}
+
+function unwatch(): void {
+  process.removeListener('exit', removeAll);
+  for (const signal of SIGNALS) process.removeListener(signal, onSignal[signal]);
+}
+
+export function removeOnExit(path: string): RemovedOnExit {
+  watched.add(path);
+  watch();
+  const keep = () => {
+    watched.delete(path);
+    if (watched.size === 0) unwatch();
+  };
+  return {
+    path,
+    remove() {
+      if (!watched.has(path)) return;
+      keep();
+      rmSync(path, { recursive: true, force: true });
+    },
+    keep,
+  };
 }
 
 /**

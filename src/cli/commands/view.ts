@@ -1,12 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { Store } from '../../store/db.js';
-import type { CliIO, CommandModule } from '../context.js';
+import type { CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
+import { openViewStore } from './view-store.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 
@@ -40,52 +37,17 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
-/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM, or its terminal closing: SIGHUP). */
 function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const signal of STOP_SIGNALS) process.off(signal, stop);
       resolve();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of STOP_SIGNALS) process.on(signal, stop);
   });
-}
-
-async function openViewStore(
-  flags: ViewFlags,
-  paths: string[],
-  io: CliIO,
-): Promise<{ store: Store; cleanup: () => Promise<void> }> {
-  // Loaded here, not when the CLI starts: DuckDB and the viewer are only needed by this command.
-  const { openStore } = await import('../../store/db.js');
-  if (paths.length > 0) {
-    if (flags.db) throw new UsageError('usage.conflict', 'give either --db or paths to ingest, not both');
-    const dir = await mkdtemp(join(tmpdir(), 'evalkit-view-'));
-    try {
-      const file = join(dir, 'view.duckdb');
-      const { ingestIntoTemporaryStore } = await import('../../view/temporary-store.js');
-      await ingestIntoTemporaryStore(
-        file,
-        paths.map((p) => resolvePath(io.cwd, p)),
-        io,
-      );
-      const store = await openStore(file, { readOnly: true });
-      return {
-        store,
-        cleanup: async () => {
-          store.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-  }
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
-  return { store, cleanup: async () => store.close() };
 }
 
 export const viewCommand: CommandModule = {
@@ -135,7 +97,7 @@ export const viewCommand: CommandModule = {
             ];
             checkOutputs({ inputs, folders: [flags.export], cwd: io.cwd });
           }
-          const { store, cleanup } = await openViewStore(flags, paths, io);
+          const { store, cleanup } = await openViewStore(flags.db, paths, io);
           try {
             if (flags.export) {
               const { exportStaticSite } = await import('../../view/export.js');
