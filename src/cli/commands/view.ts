@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
 import { openViewStore } from './view-store.js';
+import { checkToken } from '../../view/token.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 
@@ -87,9 +88,7 @@ export const viewCommand: CommandModule = {
       .action((paths: string[], flags: ViewFlags) =>
         run(async () => {
           if (flags.port > 65535) throw new UsageError('usage.bad-option', `--port must be at most 65535`);
-          if (flags.token !== undefined && flags.token.length < 8) {
-            throw new UsageError('usage.bad-option', '--token must be at least 8 characters');
-          }
+          if (flags.token !== undefined) checkToken(flags.token);
           if (flags.export) {
             const inputs = [
               ...paths,
