@@ -62,6 +62,8 @@ export function markCut(head: string, shown: number, chars: number, rest: string
 
 /** Cuts the answer's long strings in place (see the module comment) and returns it. */
 export function capTexts(endpoint: Endpoint, params: Params, value: unknown): unknown {
+  // The pieces of a cut text are bounded by their own limit (TEXT_PIECE_MAX).
+  if (endpoint === 'text') return value;
   const given = (value as { truncated_texts?: unknown } | null)?.truncated_texts;
   const truncated: Truncation[] = Array.isArray(given) ? (given as Truncation[]) : [];
   const alreadyCut = new Set(truncated.map((t) => t.pointer));

@@ -29,6 +29,11 @@ export interface ReadPool {
     use: (store: Store) => Promise<T>,
     options?: { signal?: AbortSignal; affinity?: string },
   ): Promise<T>;
+  /**
+   * Runs background work (e.g. preparing a search) on a connection nobody needs now; skipped when none is free, and
+   * interrupted when a request needs that connection.
+   */
+  runIdle(use: (store: Store) => Promise<unknown>, options?: { affinity?: string }): Promise<void>;
   /** Requests waiting for a connection now. */
   waiting(): number;
   /** Closes the extra connections (not the store's own). */
@@ -38,6 +43,8 @@ export interface ReadPool {
 interface Slot {
   store: Store;
   busy: boolean;
+  /** Set while the slot runs background work, which yields (is interrupted) when a request needs the slot. */
+  background?: AbortController;
 }
 
 /** The store a request sees: its connection's, refusing any query once the request is abandoned. */
@@ -77,6 +84,8 @@ export async function openReadPool(
       return Promise.resolve(slot);
     }
     if (queue.length >= maxWaiting) return Promise.reject(new ServerBusy(queue.length));
+    // Background work gives its connection up to a request.
+    slots.find((s) => s.background && !s.background.signal.aborted)?.background!.abort();
     return new Promise<Slot>((resolve, reject) => {
       const entry = {
         affinity,
@@ -110,6 +119,24 @@ export async function openReadPool(
         throw signal?.aborted ? new RequestAbandoned() : error;
       } finally {
         signal?.removeEventListener('abort', interrupt);
+        free(slot);
+      }
+    },
+    async runIdle(use, { affinity } = {}) {
+      const preferred = affinity !== undefined ? lastFor.get(affinity) : undefined;
+      const slot = preferred && !preferred.busy ? preferred : slots.find((s) => !s.busy);
+      if (!slot || queue.length > 0) return;
+      slot.busy = true;
+      const yieldTo = new AbortController();
+      slot.background = yieldTo;
+      const interrupt = () => slot.store.connection.interrupt();
+      yieldTo.signal.addEventListener('abort', interrupt, { once: true });
+      try {
+        await use(guarded(slot.store, yieldTo.signal));
+      } catch {
+        // Background work that fails or yields is simply not done.
+      } finally {
+        slot.background = undefined;
         free(slot);
       }
     },

@@ -223,8 +223,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         }
         send(res, 200, 'application/json; charset=utf-8', body, extra, head);
         // The reader may search next: lower-case this result's texts now, not when they type.
-        if (endpoint === 'samples')
-          void pool.run((store) => prepareSearch(store, params), { affinity }).catch(() => undefined);
+        if (endpoint === 'samples') void pool.runIdle((store) => prepareSearch(store, params), { affinity });
       } catch (error) {
         if (error instanceof RequestAbandoned) return;
         const code = error instanceof EvalkitError ? error.code : 'view.internal';
