@@ -1,9 +1,13 @@
 /**
  * The viewer's HTTP server: a thin node:http layer over `answer` (the JSON API) and the app's three files.
  *
+ * Load: requests are answered at the same time on a few read connections (pool.ts); the work of a client that goes
+ * away is dropped or interrupted; answers are kept per state of the store (answer-cache.ts); long texts are cut with
+ * a marker and fetched in pieces from `/api/text`, and no answer is larger than 16 MB (cap.ts).
+ *
  * Security: only GET and HEAD; a strict Content-Security-Policy (scripts and styles only from the server itself,
  * no inline code, no plugins, no framing); the Host header must name this server (a page on another site cannot
- * reach it through DNS rebinding). On a host other than loopback a token is required on every request: the URL
+ * reach it through DNS rebinding; see `allowedHostHeaders`). On a host other than loopback a token is required on every request: the URL
  * printed carries it once as `?token=`, the server answers with an HttpOnly, SameSite=Strict cookie that the
  * page's later requests carry; `Authorization: Bearer <token>` works as well.
  */

@@ -61,13 +61,16 @@ export const viewCommand: CommandModule = {
           'models, records with their validation diagnostics, samples (paged, searchable), two models compared on\n' +
           'the same questions with the paired statistics of `evalkit compare` and their disagreements side by\n' +
           'side, infereval agreement and retrieval per-query metrics. With PATH... the files are ingested into a\n' +
-          'temporary store first. The URL is the first line of standard output; the browser opens on a desktop\n' +
-          'unless --no-open. Stop with Ctrl-C.\n\n' +
+          'temporary store first (removed when the view stops: Ctrl-C, SIGTERM or SIGHUP). The URL is the first\n' +
+          'line of standard output; the browser opens on a desktop unless --no-open. Stop with Ctrl-C.\n\n' +
           'Security: the default host is 127.0.0.1. Any other host requires a token on every request (--token, or\n' +
           'one generated and printed in the URL). Pages run no inline script (Content-Security-Policy) and show\n' +
-          'every text of a record as text.\n\n' +
+          'every text of a record as text, bidirectional controls as visible escapes. Texts longer than 64K\n' +
+          'characters are cut, with a marker saying where the rest is (/api/text, in pieces).\n\n' +
           'With --export DIR, write the same app as a static site instead (index.html at its root, the data as\n' +
-          'JSON files) that any static file server can host.\n\n' +
+          'JSON files) that any static file server can host. DIR must be new, empty, or an earlier export that\n' +
+          'holds nothing else (.evalkit-export.json lists what it wrote); anything else is refused untouched. The\n' +
+          'site is built beside DIR and swapped in whole, so an interrupted export leaves the earlier one as it was.\n\n' +
           'Exit codes: 0 stopped or exported, 2 usage or I/O error.',
       )
       .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db');
