@@ -112,8 +112,13 @@ test('an earlier export is replaced; with a file added or a listed file changed 
   });
 });
 
-/** Runs an export in a child process and kills it (SIGKILL) once it has written `after` files. */
-function killedExport(db: string, site: string, after: number): Promise<{ killed: boolean }> {
+/** Runs an export in a child process and kills it (SIGKILL unless told) once it has written `after` files. */
+function killedExport(
+  db: string,
+  site: string,
+  after: number,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<{ killed: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -131,11 +136,11 @@ function killedExport(db: string, site: string, after: number): Promise<{ killed
       out += c;
       const last = Number(out.trimEnd().split('\n').at(-1));
       if (!killed && last >= after) {
-        killed = child.kill('SIGKILL');
+        killed = child.kill(signal);
       }
     });
-    child.on('close', (code, signal) => {
-      if (signal === 'SIGKILL' || code === 0) resolve({ killed: signal === 'SIGKILL' });
+    child.on('close', (code, exitSignal) => {
+      if (exitSignal === signal || code === 0) resolve({ killed: exitSignal === signal });
       else reject(new Error(`export child exited ${code}: ${err}`));
     });
   });
