@@ -71,3 +71,33 @@ test(
     assert.ok(!existsSync(second.folder));
   },
 );
+
+test(
+  'a temporary folder is removed on each signal when nothing else handles it (the ingest phase)',
+  { timeout: 60_000 },
+  async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      const folder = await mkdtemp(join(tmpdir(), 'evalkit-remove-on-exit-'));
+      const module = join(projectRoot, 'src/io/remove-on-exit.ts');
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          TSX,
+          '-e',
+          `import(${JSON.stringify(module)}).then((m) => { m.removeOnExit(${JSON.stringify(folder)}); console.log('ready'); setInterval(() => {}, 1000); })`,
+        ],
+        { cwd: projectRoot },
+      );
+      const ended = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('close', (_code, s) => resolve(s)),
+      );
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      child.kill(signal);
+      assert.equal(await ended, signal, `the process still ends by ${signal}`);
+      assert.ok(!existsSync(folder), `removed on ${signal}`);
+    }
+  },
+);
