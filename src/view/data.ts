@@ -354,7 +354,10 @@ const TEXT_COLUMNS = ['input_text', 'reference_text', 'output_text'] as const;
 /** Characters (code points) of a sample's text column sent inline: at most TEXT_CAP UTF-16 units. */
 const SQL_TEXT_HEAD = Math.floor(TEXT_CAP / 2) - 1024;
 
-/** An instance row's whole JSON is sent (its long strings then cut, see cap.ts) up to this many characters. */
+/**
+ * An instance row's whole JSON is sent (its long strings then cut, see cap.ts) when its stored parts (texts and the
+ * rest of the row) add up to at most this many characters.
+ */
 export const RAW_INLINE_MAX = 4_000_000;
 
 /** A row index parameter: a non-negative safe integer. */
@@ -373,9 +376,9 @@ export async function sampleDetail(store: Store, params: Params): Promise<Sample
   const [row] = await store.all<Record<string, unknown>>(
     `SELECT s.record_key, s.row_index::DOUBLE AS row_index, s.sample_id, s.sample_hash, s.evaluation_name,
             s.interaction_type, ${TEXT_COLUMNS.map((c) => `left(s.${c}, ${SQL_TEXT_HEAD}) AS ${c}, length(s.${c})::DOUBLE AS ${c}_chars`).join(', ')},
-            s.score, s.is_correct, rec.model_id, CASE WHEN length(s.raw) <= ${RAW_INLINE_MAX} THEN s.raw END AS raw,
-            length(s.raw)::DOUBLE AS raw_chars
-     FROM sample_rows s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
+            s.score, s.is_correct, rec.model_id,
+            (length(s.raw) + ${TEXT_COLUMNS.map((c) => `coalesce(length(s.${c}), 0)`).join(' + ')})::DOUBLE AS raw_chars
+     FROM samples s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
     [params.record ?? '', rowIndex],
   );
   if (!row) throw new UsageError('view.unknown-sample', `no sample row ${rowIndex} in that record`);
@@ -392,7 +395,9 @@ export async function sampleDetail(store: Store, params: Params): Promise<Sample
   const result = row as unknown as SampleDetail & { raw_chars: number; truncated_texts?: Truncation[] };
   if (truncated.length > 0) result.truncated_texts = truncated;
   const { raw_chars, ...sample } = result;
-  if (sample.raw === null) {
+  // The row's whole JSON (rebuilt from its columns by the sample_rows view) only when it is small enough: a row of
+  // huge texts is never rebuilt whole for a page.
+  if (raw_chars > RAW_INLINE_MAX) {
     const rest = `/api/text?${canonicalQuery({ ...at, field: 'raw', offset: '0' })}`;
     return {
       ...sample,
@@ -401,7 +406,11 @@ export async function sampleDetail(store: Store, params: Params): Promise<Sample
       },
     };
   }
-  return { ...sample, raw: parseJson(sample.raw) as SampleDetail['raw'] };
+  const [whole] = await store.all<{ raw: string }>(
+    `SELECT raw FROM sample_rows WHERE record_key = $1 AND row_index = $2`,
+    [at.record, rowIndex],
+  );
+  return { ...sample, raw: parseJson(whole?.raw) as SampleDetail['raw'] };
 }
 
 /** The longest piece of text one `text` request returns (characters). */

@@ -76,6 +76,20 @@ test(
       // The row's JSON (which holds both texts) is not sent whole either; it says where it is.
       assert.match(String(sample.raw['…']), /this row's JSON is [\d,]+ characters.*\/api\/text\?field=raw/);
 
+      // Twenty readers of that sample at once: all answered, in bounded memory.
+      const rss = process.memoryUsage().rss;
+      const sizes = await Promise.all(
+        Array.from(
+          { length: 20 },
+          // An extra parameter per reader, so that each answer is made, not taken from the answer cache.
+          async (_, i) =>
+            (await (await fetch(`${server.url}api/sample?record=rec&row=0&reader=${i}`)).text()).length,
+        ),
+      );
+      assert.ok(sizes.every((n) => n === body.length));
+      const grown = (process.memoryUsage().rss - rss) / 1024 / 1024;
+      assert.ok(grown < 500, `memory grew by ${grown.toFixed(0)} MB for 20 readers`);
+
       assert.equal((await fetch(`${server.url}api/sample?record=rec&row=99999999999999999999`)).status, 400);
       assert.equal((await fetch(`${server.url}api/text?record=rec&row=0&field=nope`)).status, 400);
     } finally {
