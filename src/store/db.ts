@@ -21,8 +21,11 @@ export interface Store {
    * JSON columns as their text.
    */
   all<T = Record<string, unknown>>(sql: string, params?: DuckDBValue[]): Promise<T[]>;
-  /** Another connection to the same database (same settings), e.g. to read while `connection` appends. */
-  connect(): Promise<DuckDBConnection>;
+  /**
+   * Another connection to the same open database (its own transactions and temporary tables; queries on two
+   * connections run at the same time). Its `close()` closes that connection only.
+   */
+  connect(): Promise<Store>;
   close(): void;
 }
 
@@ -210,17 +213,21 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
       [String(STORE_SCHEMA_VERSION)],
     );
   }
-  return {
+  const on = (c: DuckDBConnection, close: () => void): Store => ({
     path,
     readOnly: options.readOnly,
-    connection,
+    connection: c,
     async all<T>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
-      return plainRows(await connection.runAndReadAll(sql, params)) as T[];
+      return plainRows(await c.runAndReadAll(sql, params)) as T[];
     },
-    connect: () => instance.connect(),
-    close() {
-      connection.closeSync();
-      instance.closeSync();
+    async connect() {
+      const other = await instance.connect();
+      return on(other, () => other.closeSync());
     },
-  };
+    close,
+  });
+  return on(connection, () => {
+    connection.closeSync();
+    instance.closeSync();
+  });
 }

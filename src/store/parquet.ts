@@ -231,7 +231,7 @@ export async function readParquetExport(
   const items: IngestItem[] = [];
   const diagnostics: Diagnostic[] = [];
   // The rows are read on a connection of their own while the store's connection appends them.
-  const reader = withSamples ? await store.connect() : undefined;
+  const reader = withSamples ? (await store.connect()).connection : undefined;
   try {
     for (const r of records) {
       const source = `${shown}#${r.record_key}`;

@@ -16,6 +16,7 @@ import {
   retrievalList,
   sampleDetail,
   samplePage,
+  textPiece,
 } from './data.js';
 import { ENDPOINTS, pageRequest, type Endpoint, type Params } from './shared/query.js';
 
@@ -101,5 +102,7 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
       return params.key ? inferevalDetail(store, params.key) : { evaluations: await inferevalList(store) };
     case 'retrieval':
       return params.key ? retrievalDetail(store, params.key) : { results: await retrievalList(store) };
+    case 'text':
+      return textPiece(store, params);
   }
 }

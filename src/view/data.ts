@@ -7,18 +7,21 @@
  * cast in SQL so that they come back as numbers.
  */
 import { DataError, UsageError } from '../errors.js';
+import { markCut, TEXT_CAP, type Truncation } from './cap.js';
 import type { Store } from '../store/db.js';
 import { evaluationMetrics } from '../metrics/infereval/evaluation-metrics.js';
 import { buildReportModel } from '../report/model.js';
 import type { Evaluation } from '../formats/infereval/types.js';
 import { scoreResults, type ResultRow } from '../metrics/retrieval/score.js';
 import {
+  canonicalQuery,
   pageRequest,
   PREVIEW_CHARS,
   type PageRequest,
   type Params,
   type SampleListRow,
   type SamplePage,
+  type TextPiece,
 } from './shared/query.js';
 import type {
   InferevalDetail,
@@ -245,9 +248,9 @@ const LIST_COLUMNS = `s.row_index::DOUBLE AS row_index, s.sample_id, ${cut('s.in
 /** The searched text of a row: its sample id, input, reference and output, lower-cased, joined by U+0001. */
 const SEARCH_TEXT = `lower(concat_ws(chr(1), s.sample_id, s.input_text, s.reference_text, s.output_text))`;
 
-/** Results whose rows are searched often keep their lower-cased texts in a temporary table (at most this many). */
-const SEARCH_TABLES = 4;
-const searchTables = new WeakMap<Store, { byResult: Map<string, string>; made: number }>();
+/** Results whose rows are searched often keep their lower-cased texts in a temporary table (at most this many per connection). */
+const SEARCH_TABLES = 2;
+const searchTables = new WeakMap<Store['connection'], { byResult: Map<string, string>; made: number }>();
 
 /**
  * The temporary table (row_index, score, is_correct, text) of a result's rows, made on its first search: lower-casing
@@ -255,8 +258,9 @@ const searchTables = new WeakMap<Store, { byResult: Map<string, string>; made: n
  * memory beside a read-only store; the least recently used one is dropped beyond SEARCH_TABLES.
  */
 async function searchTable(store: Store, rows: RowsOf): Promise<string> {
-  let cache = searchTables.get(store);
-  if (!cache) searchTables.set(store, (cache = { byResult: new Map(), made: 0 }));
+  // Temporary tables belong to a connection: the cache is the connection's.
+  let cache = searchTables.get(store.connection);
+  if (!cache) searchTables.set(store.connection, (cache = { byResult: new Map(), made: 0 }));
   const key = `${rows.recordKey}\u0000${rows.resultIndex}`;
   const found = cache.byResult.get(key);
   if (found) {
@@ -346,20 +350,140 @@ export async function allSamples(
   );
 }
 
-export async function sampleDetail(store: Store, params: Params): Promise<SampleDetail> {
-  const rowIndex = Number(params.row);
-  if (!params.row || !/^\d+$/.test(params.row)) {
-    throw new UsageError('view.bad-parameter', `row must be a row index, got ${params.row}`);
+const TEXT_COLUMNS = ['input_text', 'reference_text', 'output_text'] as const;
+/** Characters (code points) of a sample's text column sent inline: at most TEXT_CAP UTF-16 units. */
+const SQL_TEXT_HEAD = Math.floor(TEXT_CAP / 2) - 1024;
+
+/**
+ * An instance row's whole JSON is sent (its long strings then cut, see cap.ts) when its stored parts (texts and the
+ * rest of the row) add up to at most this many characters.
+ */
+export const RAW_INLINE_MAX = 4_000_000;
+
+/** A row index parameter: a non-negative safe integer. */
+function rowParam(value: string | undefined): number {
+  const n = Number(value);
+  if (!value || !/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new UsageError('view.bad-parameter', `row must be a row index, got ${value}`);
   }
-  const [row] = await store.all<SampleDetail>(
+  return n;
+}
+
+export async function sampleDetail(store: Store, params: Params): Promise<SampleDetail> {
+  const rowIndex = rowParam(params.row);
+  // Long texts come from DuckDB already cut (a row of 10 MB texts never crosses into JavaScript whole), marked
+  // the way cap.ts marks what it cuts, with where the rest is.
+  const [row] = await store.all<Record<string, unknown>>(
     `SELECT s.record_key, s.row_index::DOUBLE AS row_index, s.sample_id, s.sample_hash, s.evaluation_name,
-            s.interaction_type, s.input_text, s.reference_text, s.output_text, s.score, s.is_correct,
-            rec.model_id, s.raw
-     FROM sample_rows s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
+            s.interaction_type, ${TEXT_COLUMNS.map((c) => `left(s.${c}, ${SQL_TEXT_HEAD}) AS ${c}, length(s.${c})::DOUBLE AS ${c}_chars`).join(', ')},
+            s.score, s.is_correct, rec.model_id,
+            (length(s.raw) + ${TEXT_COLUMNS.map((c) => `coalesce(length(s.${c}), 0)`).join(' + ')})::DOUBLE AS raw_chars
+     FROM samples s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
     [params.record ?? '', rowIndex],
   );
   if (!row) throw new UsageError('view.unknown-sample', `no sample row ${rowIndex} in that record`);
-  return { ...row, raw: parseJson(row.raw) as SampleDetail['raw'] };
+  const at = { record: String(row.record_key), row: String(rowIndex) };
+  const truncated: Truncation[] = [];
+  for (const column of TEXT_COLUMNS) {
+    const chars = row[`${column}_chars`] as number | null;
+    delete row[`${column}_chars`];
+    if (chars === null || chars <= SQL_TEXT_HEAD) continue;
+    const rest = `/api/text?${canonicalQuery({ ...at, field: column, offset: String(SQL_TEXT_HEAD) })}`;
+    row[column] = markCut(row[column] as string, SQL_TEXT_HEAD, chars, rest);
+    truncated.push({ pointer: `/${column}`, chars, shown: SQL_TEXT_HEAD, rest });
+  }
+  const result = row as unknown as SampleDetail & { raw_chars: number; truncated_texts?: Truncation[] };
+  if (truncated.length > 0) result.truncated_texts = truncated;
+  const { raw_chars, ...sample } = result;
+  // The row's whole JSON (rebuilt from its columns by the sample_rows view) only when it is small enough: a row of
+  // huge texts is never rebuilt whole for a page.
+  if (raw_chars > RAW_INLINE_MAX) {
+    const rest = `/api/text?${canonicalQuery({ ...at, field: 'raw', offset: '0' })}`;
+    return {
+      ...sample,
+      raw: {
+        '…': `[this row's JSON is ${raw_chars.toLocaleString('en-US')} characters, more than evalkit view sends whole (${RAW_INLINE_MAX.toLocaleString('en-US')}); in pieces: ${rest}]`,
+      },
+    };
+  }
+  const [whole] = await store.all<{ raw: string }>(
+    `SELECT raw FROM sample_rows WHERE record_key = $1 AND row_index = $2`,
+    [at.record, rowIndex],
+  );
+  return { ...sample, raw: parseJson(whole?.raw) as SampleDetail['raw'] };
+}
+
+/** The longest piece of text one `text` request returns (characters). */
+export const TEXT_PIECE_MAX = 1_000_000;
+
+/**
+ * A piece of one long text: a text column of an instance row (`field` input_text, reference_text, output_text), or
+ * a string inside the row's JSON (`field=raw`, `pointer` a JSON pointer; an empty pointer is the whole JSON as
+ * text), or inside a record's JSON (no `row`). Offsets and lengths count characters (code points).
+ */
+export async function textPiece(store: Store, params: Params): Promise<TextPiece> {
+  const record = params.record ?? '';
+  if (record === '') throw new UsageError('view.missing-parameter', 'the parameter "record" is required');
+  const field = params.field ?? '';
+  const offset = params.offset === undefined ? 0 : Number(params.offset);
+  const limit = params.limit === undefined ? TEXT_PIECE_MAX : Number(params.limit);
+  if (!Number.isSafeInteger(offset) || offset < 0 || !/^\d*$/.test(params.offset ?? ''))
+    throw new UsageError(
+      'view.bad-parameter',
+      `offset must be a character offset (0, 1, ...), got ${params.offset}`,
+    );
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > TEXT_PIECE_MAX)
+    throw new UsageError('view.bad-parameter', `limit must be 1 to ${TEXT_PIECE_MAX}, got ${params.limit}`);
+  const pointer = params.pointer ?? '';
+  if (pointer !== '' && !pointer.startsWith('/'))
+    throw new UsageError('view.bad-parameter', `pointer must be a JSON pointer (/a/0/b), got ${pointer}`);
+  let source: string;
+  const args: (string | number)[] = [record];
+  if (params.row !== undefined) {
+    args.push(rowParam(params.row));
+    const where = `FROM sample_rows WHERE record_key = $1 AND row_index = $2`;
+    if (field === 'input_text' || field === 'reference_text' || field === 'output_text')
+      source = `SELECT ${field} AS t ${where}`;
+    else if (field === 'raw')
+      source =
+        pointer === ''
+          ? `SELECT raw::VARCHAR AS t ${where}`
+          : `SELECT json_extract_string(raw, $3) AS t ${where}`;
+    else
+      throw new UsageError(
+        'view.bad-parameter',
+        `field must be input_text, reference_text, output_text or raw, got ${field}`,
+      );
+  } else if (field === 'raw') {
+    const where = `FROM records WHERE record_key = $1`;
+    source =
+      pointer === ''
+        ? `SELECT raw::VARCHAR AS t ${where}`
+        : `SELECT json_extract_string(raw, $3) AS t ${where}`;
+  } else {
+    throw new UsageError('view.bad-parameter', `a record's text is field=raw, got ${field}`);
+  }
+  if (field === 'raw' && pointer !== '') args.push(pointer);
+  const n = args.length;
+  const rows = await store.all<{ text: string | null; total: number | null }>(
+    `SELECT substr(t, $${n + 1}, $${n + 2}) AS text, length(t)::DOUBLE AS total FROM (${source})`,
+    [...args, offset + 1, limit],
+  );
+  if (rows.length === 0)
+    throw new UsageError(
+      'view.unknown-sample',
+      `no such ${params.row !== undefined ? 'sample row' : 'record'}`,
+    );
+  const { text, total } = rows[0]!;
+  if (text === null || total === null)
+    throw new UsageError('view.unknown-text', `no text at ${field}${pointer}`);
+  const end = offset + Math.min(limit, Math.max(0, total - offset));
+  return {
+    text,
+    offset,
+    total,
+    ...(end < total ? { next: `/api/text?${canonicalQuery({ ...params, offset: String(end) })}` } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------- infereval

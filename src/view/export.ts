@@ -8,11 +8,9 @@
  * rows of each result with their details; every ordered pair of models that share a benchmark (up to
  * `maxComparedModels` models) with the first `maxDisagreements` disagreements of each paired comparison.
  */
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Store } from '../store/db.js';
-import { EvalkitError, UsageError } from '../errors.js';
+import { EvalkitError } from '../errors.js';
+import { beginSite } from './export-target.js';
 import { answer } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
 import { allSamples } from './data.js';
@@ -36,25 +34,6 @@ export interface ExportSummary {
   truncated: { record: string; result: number; rows: number; exported: number }[];
 }
 
-/**
- * The folder must be new, empty, or an earlier export (its data is then replaced, so no stale file stays behind);
- * any other folder is refused rather than written into.
- */
-async function prepareDir(dir: string): Promise<void> {
-  if (!existsSync(dir)) return;
-  const entries = await readdir(dir).catch(() => {
-    throw new UsageError('view.export-target', `${dir} is not a folder`);
-  });
-  if (entries.length === 0) return;
-  if (!existsSync(join(dir, 'data', 'manifest.json'))) {
-    throw new UsageError(
-      'view.export-target',
-      `${dir} is not empty and holds no earlier export: choose a new or empty folder`,
-    );
-  }
-  await rm(join(dir, 'data'), { recursive: true, force: true });
-}
-
 export async function exportStaticSite(
   store: Store,
   dir: string,
@@ -63,18 +42,33 @@ export async function exportStaticSite(
   const maxRows = options.maxRowsPerResult ?? 10_000;
   const maxModels = options.maxComparedModels ?? 40;
   const maxDisagreements = options.maxDisagreements ?? MAX_PAGE_SIZE;
-  await prepareDir(dir);
+  const site = await beginSite(dir);
+  try {
+    const summary = await writeSite(store, dir, site.write, {
+      ...options,
+      maxRows,
+      maxModels,
+      maxDisagreements,
+    });
+    await site.commit();
+    return summary;
+  } catch (error) {
+    await site.abort();
+    throw error;
+  }
+}
+
+async function writeSite(
+  store: Store,
+  dir: string,
+  writeFile: (relative: string, text: string) => Promise<void>,
+  options: ExportOptions & { maxRows: number; maxModels: number; maxDisagreements: number },
+): Promise<ExportSummary> {
+  const { maxRows, maxModels, maxDisagreements } = options;
   const summary: ExportSummary = { dir, files: 0, bytes: 0, skipped: [], truncated: [] };
-  const made = new Set<string>();
 
   const write = async (relative: string, text: string) => {
-    const path = join(dir, relative);
-    const folder = path.slice(0, path.lastIndexOf('/'));
-    if (!made.has(folder)) {
-      await mkdir(folder, { recursive: true });
-      made.add(folder);
-    }
-    await writeFile(path, text);
+    await writeFile(relative, text);
     summary.files++;
     summary.bytes += Buffer.byteLength(text);
     options.onFile?.(summary.files);

@@ -1,20 +1,29 @@
 /**
  * The viewer's HTTP server: a thin node:http layer over `answer` (the JSON API) and the app's three files.
  *
+ * Load: requests are answered at the same time on a few read connections (pool.ts); the work of a client that goes
+ * away is dropped or interrupted; answers are kept per state of the store (answer-cache.ts); long texts are cut with
+ * a marker and fetched in pieces from `/api/text`, and no answer is larger than 16 MB (cap.ts).
+ *
  * Security: only GET and HEAD; a strict Content-Security-Policy (scripts and styles only from the server itself,
  * no inline code, no plugins, no framing); the Host header must name this server (a page on another site cannot
- * reach it through DNS rebinding). On a host other than loopback a token is required on every request: the URL
+ * reach it through DNS rebinding; see `allowedHostHeaders`). On a host other than loopback a token is required on every request: the URL
  * printed carries it once as `?token=`, the server answers with an HttpOnly, SameSite=Strict cookie that the
  * page's later requests carry; `Authorization: Bearer <token>` works as well.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { availableParallelism, hostname, networkInterfaces } from 'node:os';
 import { EvalkitError, UsageError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { answer, isEndpoint } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
 import { prepareSearch } from './data.js';
-import type { Params } from './shared/query.js';
+import { checkToken } from './token.js';
+import { createAnswerCache } from './answer-cache.js';
+import { boundedJson, capTexts } from './cap.js';
+import { openReadPool, RequestAbandoned, ServerBusy } from './pool.js';
+import { canonicalQuery, type Params } from './shared/query.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -35,7 +44,11 @@ export interface ViewServerOptions {
   port?: number;
   /** Required on every request when set; generated when the host is not loopback and none is given. */
   token?: string;
+  /** Read connections answering at the same time (default: 2 to 4, by the machine's CPUs). */
+  connections?: number;
 }
+
+const DEFAULT_CONNECTIONS = Math.min(4, Math.max(2, availableParallelism()));
 
 export interface ViewServer {
   /** The URL to open (with `?token=` when a token is required). */
@@ -58,19 +71,57 @@ function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The token cookie's value; a value that is not valid percent-encoding is no token (never an error). */
 function cookieToken(req: IncomingMessage): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE) return decodeURIComponent(value.join('='));
+    if (name !== COOKIE) continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
+}
+
+/** Hosts that listen on every interface of the machine. */
+export function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '0' || host === '::' || host === '[::]';
+}
+
+const bracketed = (name: string) => (name.includes(':') && !name.startsWith('[') ? `[${name}]` : name);
+
+/**
+ * The Host headers a browser sends for this server: each name it answers for, with the port, and without it when
+ * the port is 80 (browsers leave the default port out). Loopback answers for every loopback name; a wildcard host
+ * for every name and address of the machine.
+ */
+export function allowedHostHeaders(host: string, port: number): Set<string> {
+  const names = new Set<string>([host]);
+  if (isLoopback(host) || isWildcard(host)) for (const n of ['127.0.0.1', 'localhost', '::1']) names.add(n);
+  if (isWildcard(host)) {
+    const machine = hostname();
+    names.add(machine);
+    names.add(machine.split('.')[0]!);
+    for (const n of ['0.0.0.0', '0', '::']) names.add(n);
+    for (const addresses of Object.values(networkInterfaces()))
+      for (const a of addresses ?? []) names.add(a.address.replace(/%.*$/, ''));
+  }
+  const allowed = new Set<string>();
+  for (const name of names) {
+    const shown = bracketed(name).toLowerCase();
+    allowed.add(`${shown}:${port}`);
+    if (port === 80) allowed.add(shown);
+  }
+  return allowed;
 }
 
 function send(
   res: ServerResponse,
   status: number,
   type: string,
-  body: string,
+  body: string | Buffer,
   extra: Record<string, string> = {},
   head = false,
 ): void {
@@ -88,28 +139,25 @@ function send(
 }
 
 function errorStatus(error: unknown): number {
-  if (error instanceof UsageError) return /unknown/.test(error.code) ? 404 : 400;
+  if (error instanceof ServerBusy) return 503;
+  if (error instanceof UsageError) {
+    if (error.code === 'view.too-large') return 413;
+    return /unknown/.test(error.code) ? 404 : 400;
+  }
   return 500;
 }
 
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   const host = options.host ?? '127.0.0.1';
+  if (options.token !== undefined) checkToken(options.token);
   const token = options.token ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
   const assets = await appAssets();
   const html = indexHtml('server');
-  // One DuckDB connection: its queries run one after another.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(task: () => Promise<T>): Promise<T> => {
-    const next = queue.then(task, task);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  // A few read connections answer at the same time; answers are kept per state of the store.
+  const pool = await openReadPool(options.store, { size: options.connections ?? DEFAULT_CONNECTIONS });
+  const cache = createAnswerCache(options.store.path);
 
-  let port = options.port ?? 0;
-  const allowedHosts = () => {
-    const names = isLoopback(host) ? ['127.0.0.1', 'localhost', '[::1]', host] : [host];
-    return new Set(names.map((n) => `${n.includes(':') && !n.startsWith('[') ? `[${n}]` : n}:${port}`));
-  };
+  let allowedHosts = new Set<string>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const head = req.method === 'HEAD';
@@ -117,7 +165,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { Allow: 'GET, HEAD' });
       return;
     }
-    if (host !== '0.0.0.0' && host !== '::' && !allowedHosts().has(req.headers.host ?? '')) {
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
       send(res, 421, 'text/plain; charset=utf-8', 'this server does not answer for that host name\n');
       return;
     }
@@ -159,13 +207,29 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       }
       const params: Params = {};
       for (const [k, v] of url.searchParams) if (k !== 'token') params[k] = v;
+      // Work for a client that goes away before its answer is sent is dropped (waiting) or interrupted (running).
+      const abandoned = new AbortController();
+      res.on('close', () => {
+        if (!res.writableEnded) abandoned.abort();
+      });
+      const affinity = endpoint === 'samples' ? `${params.record}\u0000${params.result}` : undefined;
       try {
-        const value = await serial(() => answer(options.store, endpoint, params));
-        send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), extra, head);
+        const key = `${endpoint}?${canonicalQuery(params)}@${cache.state()}`;
+        let body = cache.get(key);
+        if (!body) {
+          body = await cache.once(key, abandoned.signal, (signal) =>
+            pool.run(
+              async (store) => boundedJson(capTexts(endpoint, params, await answer(store, endpoint, params))),
+              { signal, affinity },
+            ),
+          );
+          cache.set(key, body);
+        }
+        send(res, 200, 'application/json; charset=utf-8', body, extra, head);
         // The reader may search next: lower-case this result's texts now, not when they type.
-        if (endpoint === 'samples')
-          void serial(() => prepareSearch(options.store, params)).catch(() => undefined);
+        if (endpoint === 'samples') void pool.runIdle((store) => prepareSearch(store, params), { affinity });
       } catch (error) {
+        if (error instanceof RequestAbandoned) return;
         const code = error instanceof EvalkitError ? error.code : 'view.internal';
         const message = error instanceof Error ? error.message : String(error);
         send(
@@ -173,6 +237,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
           errorStatus(error),
           'application/json; charset=utf-8',
           JSON.stringify({ error: { code, message } }),
+          error instanceof ServerBusy ? { 'Retry-After': '1' } : {},
         );
       }
     } else {
@@ -198,7 +263,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const address = server.address();
-  port = typeof address === 'object' && address ? address.port : port;
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  allowedHosts = allowedHostHeaders(host, port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shownHost}:${port}/${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`;
   return {
@@ -208,7 +274,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          pool.close();
+          resolve();
+        });
       }),
   };
 }

@@ -1,12 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { Store } from '../../store/db.js';
-import type { CliIO, CommandModule } from '../context.js';
+import type { CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
+import { openViewStore } from './view-store.js';
+import { checkToken } from '../../view/token.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 
@@ -40,52 +38,17 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
-/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM, or its terminal closing: SIGHUP). */
 function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const signal of STOP_SIGNALS) process.off(signal, stop);
       resolve();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of STOP_SIGNALS) process.on(signal, stop);
   });
-}
-
-async function openViewStore(
-  flags: ViewFlags,
-  paths: string[],
-  io: CliIO,
-): Promise<{ store: Store; cleanup: () => Promise<void> }> {
-  // Loaded here, not when the CLI starts: DuckDB and the viewer are only needed by this command.
-  const { openStore } = await import('../../store/db.js');
-  if (paths.length > 0) {
-    if (flags.db) throw new UsageError('usage.conflict', 'give either --db or paths to ingest, not both');
-    const dir = await mkdtemp(join(tmpdir(), 'evalkit-view-'));
-    try {
-      const file = join(dir, 'view.duckdb');
-      const { ingestIntoTemporaryStore } = await import('../../view/temporary-store.js');
-      await ingestIntoTemporaryStore(
-        file,
-        paths.map((p) => resolvePath(io.cwd, p)),
-        io,
-      );
-      const store = await openStore(file, { readOnly: true });
-      return {
-        store,
-        cleanup: async () => {
-          store.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-  }
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
-  return { store, cleanup: async () => store.close() };
 }
 
 export const viewCommand: CommandModule = {
@@ -98,13 +61,16 @@ export const viewCommand: CommandModule = {
           'models, records with their validation diagnostics, samples (paged, searchable), two models compared on\n' +
           'the same questions with the paired statistics of `evalkit compare` and their disagreements side by\n' +
           'side, infereval agreement and retrieval per-query metrics. With PATH... the files are ingested into a\n' +
-          'temporary store first. The URL is the first line of standard output; the browser opens on a desktop\n' +
-          'unless --no-open. Stop with Ctrl-C.\n\n' +
+          'temporary store first (removed when the view stops: Ctrl-C, SIGTERM or SIGHUP). The URL is the first\n' +
+          'line of standard output; the browser opens on a desktop unless --no-open. Stop with Ctrl-C.\n\n' +
           'Security: the default host is 127.0.0.1. Any other host requires a token on every request (--token, or\n' +
           'one generated and printed in the URL). Pages run no inline script (Content-Security-Policy) and show\n' +
-          'every text of a record as text.\n\n' +
+          'every text of a record as text, bidirectional controls as visible escapes. Texts longer than 64K\n' +
+          'characters are cut, with a marker saying where the rest is (/api/text, in pieces).\n\n' +
           'With --export DIR, write the same app as a static site instead (index.html at its root, the data as\n' +
-          'JSON files) that any static file server can host.\n\n' +
+          'JSON files) that any static file server can host. DIR must be new, empty, or an earlier export that\n' +
+          'holds nothing else (.evalkit-export.json lists what it wrote); anything else is refused untouched. The\n' +
+          'site is built beside DIR and swapped in whole, so an interrupted export leaves the earlier one as it was.\n\n' +
           'Exit codes: 0 stopped or exported, 2 usage or I/O error.',
       )
       .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db');
@@ -125,9 +91,7 @@ export const viewCommand: CommandModule = {
       .action((paths: string[], flags: ViewFlags) =>
         run(async () => {
           if (flags.port > 65535) throw new UsageError('usage.bad-option', `--port must be at most 65535`);
-          if (flags.token !== undefined && flags.token.length < 8) {
-            throw new UsageError('usage.bad-option', '--token must be at least 8 characters');
-          }
+          if (flags.token !== undefined) checkToken(flags.token);
           if (flags.export) {
             const inputs = [
               ...paths,
@@ -135,7 +99,7 @@ export const viewCommand: CommandModule = {
             ];
             checkOutputs({ inputs, folders: [flags.export], cwd: io.cwd });
           }
-          const { store, cleanup } = await openViewStore(flags, paths, io);
+          const { store, cleanup } = await openViewStore(flags.db, paths, io);
           try {
             if (flags.export) {
               const { exportStaticSite } = await import('../../view/export.js');

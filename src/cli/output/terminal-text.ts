@@ -1,6 +1,6 @@
 /**
- * Nothing a record holds can drive the terminal: every control character and escape sequence in what the CLI
- * prints (ids, tags, file names, messages quoting values) is shown as a visible `\u001b`-style escape, except
+ * Nothing a record holds can drive the terminal: every control character (bidirectional controls included) and
+ * escape sequence in what the CLI prints (ids, tags, file names, messages quoting values) is shown as a visible `\u001b`-style escape, except
  * newlines (LF and CRLF) and tabs and the sequences the CLI itself uses — colours when colours are on, and the carriage return
  * and erase-line of a progress redraw on an interactive terminal. Applied once, to the CLI's output streams, so
  * every command (and every future one) is covered.
@@ -9,6 +9,8 @@
  * and equal.
  */
 
+import { BIDI_CONTROL_CLASS, visibleEscape } from '../../view/shared/bidi.js';
+
 export interface TerminalAllowance {
   /** Colour/weight SGR sequences (ESC [ … m) pass. */
   colour: boolean;
@@ -16,11 +18,15 @@ export interface TerminalAllowance {
   redraw: boolean;
 }
 
-/** Any C0 control but tab, newline and the CR of a CRLF line end (CSV), DEL, or a C1 control. */
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/;
+/**
+ * Any C0 control but tab, newline and the CR of a CRLF line end (CSV), DEL, a C1 control, or a bidirectional
+ * control (an override in an id would make it read other than it is: see view/shared/bidi.ts).
+ */
+const CONTROLS = `\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROL_CLASS}`;
+const CONTROL = new RegExp(`[${CONTROLS}]|\\r(?!\\n)`);
 
 /** A CSI sequence (ESC [ params final), or any other control character. */
-const TOKEN = /\u001b\[([0-9;]*)([A-Za-z])|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/g;
+const TOKEN = new RegExp(`\\u001b\\[([0-9;]*)([A-Za-z])|[${CONTROLS}]|\\r(?!\\n)`, 'g');
 
 /** SGR parameters that only change colour or weight (no conceal, no blink). */
 const SAFE_SGR = new Set([
@@ -28,7 +34,7 @@ const SAFE_SGR = new Set([
   46, 47, 48, 49, 90, 91, 92, 93, 94, 95, 96, 97, 100, 101, 102, 103, 104, 105, 106, 107,
 ]);
 
-const visible = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const visible = visibleEscape;
 
 /** `text` with every control character neutralised except what `allow` lets through. */
 export function neutraliseControls(

@@ -1,5 +1,6 @@
 // The evalkit view app: a hash router over the pages. Every view's state is in the URL (see route.ts).
 import { render } from 'preact';
+import './bidi.js';
 import { staticMode } from './api.js';
 import { href, useRoute } from './route.js';
 import { ComparePage } from './pages/compare.js';

@@ -18,6 +18,7 @@ export const ENDPOINTS = [
   'disagreements',
   'infereval',
   'retrieval',
+  'text',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -88,6 +89,15 @@ export interface SampleListRow {
   output: string | null;
   score: number | null;
   is_correct: boolean | null;
+}
+
+/** A piece of a long text the server cut (see `/api/text`): characters from `offset`, of `total`. */
+export interface TextPiece {
+  text: string;
+  offset: number;
+  total: number;
+  /** The request for the next piece, when there is more. */
+  next?: string;
 }
 
 export interface SamplePage {

@@ -1,0 +1,163 @@
+// The viewer under load, on a real store through real HTTP: answers are bounded (long texts cut, with a marker and a
+// way to fetch the rest), a client that goes away stops its query, and other requests are answered while a slow
+// one runs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../../src/store/db.js';
+import { startViewServer } from '../../src/view/server.js';
+import { TEXT_CAP, type Truncation } from '../../src/view/cap.js';
+import { buildLoadStore } from './load-store.js';
+
+const ROWS = 150_000;
+const HUGE = 10 * 1024 * 1024;
+let dir: string;
+let store: Store;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'evalkit-view-load-'));
+  await buildLoadStore(join(dir, 'load.duckdb'), { rows: ROWS, hugeChars: HUGE });
+  store = await openStore(join(dir, 'load.duckdb'), { readOnly: true });
+});
+after(async () => {
+  store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A search no earlier request prepared: it lower-cases every text of the result first (seconds on this store). */
+let searches = 0;
+const slowSearch = () => `api/samples?record=rec&result=0&q=${encodeURIComponent(`perhaps ${searches++}x`)}`;
+
+test(
+  'a sample of 10 MB texts comes back cut, marked, and small; the rest is fetched in pieces',
+  { timeout: 180_000 },
+  async () => {
+    const server = await startViewServer({ store, port: 0 });
+    try {
+      const response = await fetch(`${server.url}api/sample?record=rec&row=0`);
+      assert.equal(response.status, 200);
+      const body = await response.text();
+      assert.ok(body.length < 4 * TEXT_CAP * 3, `the answer is ${body.length} bytes, not tens of MB`);
+      const sample = JSON.parse(body) as {
+        input_text: string;
+        output_text: string;
+        raw: Record<string, unknown>;
+        truncated_texts: Truncation[];
+      };
+      assert.match(
+        sample.input_text,
+        /^I+\n\[… evalkit view cut this text: [\d,]+ of 10,485,760 characters shown; the rest: \/api\/text\?/,
+      );
+      const cut = new Map(sample.truncated_texts.map((t) => [t.pointer, t]));
+      const output = cut.get('/output_text');
+      assert.ok(output?.rest, 'the output is listed as cut, with where the rest is');
+      assert.equal(output.chars, HUGE + 1);
+      // The rest, piece by piece, joined to what was shown, is the whole text (its last character is not ASCII).
+      let text = sample.output_text.slice(0, sample.output_text.lastIndexOf('\n[… evalkit view cut'));
+      assert.equal([...text].length, output.shown);
+      let next: string | undefined = output.rest;
+      let pieces = 0;
+      while (next) {
+        const piece = (await (await fetch(`${server.url}${next.slice(1)}`)).json()) as {
+          text: string;
+          next?: string;
+          total: number;
+        };
+        assert.equal(piece.total, HUGE + 1);
+        text += piece.text;
+        next = piece.next;
+        pieces++;
+      }
+      assert.ok(pieces > 1, 'fetched in more than one piece');
+      assert.equal(text.length, HUGE + 1);
+      assert.ok(text.endsWith('O✓') && /^O+✓$/.test(text), 'the whole output, unchanged');
+      // The row's JSON (which holds both texts) is not sent whole either; it says where it is.
+      assert.match(String(sample.raw['…']), /this row's JSON is [\d,]+ characters.*\/api\/text\?field=raw/);
+
+      // Twenty readers of that sample at once: all answered, in bounded memory.
+      const rss = process.memoryUsage().rss;
+      const sizes = await Promise.all(
+        Array.from(
+          { length: 20 },
+          // An extra parameter per reader, so that each answer is made, not taken from the answer cache.
+          async (_, i) =>
+            (await (await fetch(`${server.url}api/sample?record=rec&row=0&reader=${i}`)).text()).length,
+        ),
+      );
+      assert.ok(sizes.every((n) => n === body.length));
+      const grown = (process.memoryUsage().rss - rss) / 1024 / 1024;
+      assert.ok(grown < 500, `memory grew by ${grown.toFixed(0)} MB for 20 readers`);
+
+      assert.equal((await fetch(`${server.url}api/sample?record=rec&row=99999999999999999999`)).status, 400);
+      assert.equal((await fetch(`${server.url}api/text?record=rec&row=0&field=nope`)).status, 400);
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test(
+  'a client that goes away stops its query: the only connection is free again at once',
+  { timeout: 180_000 },
+  async () => {
+    const server = await startViewServer({ store, port: 0, connections: 1 });
+    try {
+      // How long the slow request takes when nobody leaves.
+      let started = performance.now();
+      assert.equal((await fetch(`${server.url}${slowSearch()}`)).status, 200);
+      const whole = performance.now() - started;
+      assert.ok(
+        whole > 1000,
+        `the slow search takes ${whole.toFixed(0)} ms (it must be slow to show anything)`,
+      );
+
+      const leaving = new AbortController();
+      const abandoned = fetch(`${server.url}${slowSearch()}`, { signal: leaving.signal }).catch(
+        () => 'aborted',
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      leaving.abort();
+      assert.equal(await abandoned, 'aborted');
+      started = performance.now();
+      const next = await fetch(`${server.url}api/overview`);
+      const waited = performance.now() - started;
+      assert.equal(next.status, 200);
+      assert.ok(
+        waited < whole / 2,
+        `the next request waited ${waited.toFixed(0)} ms, the slow search takes ${whole.toFixed(0)} ms`,
+      );
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test('requests are answered while a slow one runs', { timeout: 180_000 }, async () => {
+  const server = await startViewServer({ store, port: 0 });
+  try {
+    let slowDone = 0;
+    const slow = fetch(`${server.url}${slowSearch()}`).then((r) => {
+      slowDone = performance.now();
+      return r.status;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const answered: number[] = [];
+    for (const path of [
+      'api/overview',
+      'api/record?key=rec',
+      'api/samples?record=rec&result=0&offset=100',
+      'api/sample?record=rec&row=7',
+    ]) {
+      const r = await fetch(`${server.url}${path}`);
+      assert.equal(r.status, 200, path);
+      answered.push(performance.now());
+    }
+    assert.equal(slowDone, 0, 'the slow search was still running when the others were answered');
+    assert.equal(await slow, 200);
+    assert.ok(answered.every((t) => t < slowDone));
+  } finally {
+    await server.close();
+  }
+});
