@@ -10,6 +10,7 @@ import { readJsonlFile, type JsonlLine } from '../io/jsonl.js';
 import { createRegularReadStream, readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { contentDigest } from './record.js';
+import { parsePythonJson, replacePythonNonFinite, revivePythonNonFiniteIn } from './source-json.js';
 
 export interface JsonSource {
   value: unknown;
@@ -38,7 +39,10 @@ export async function fileDigest(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position). */
+/**
+ * A JSON document, parsed strictly (duplicate keys, truncation are errors with their position), except that
+ * Python's bare NaN / Infinity / -Infinity read as those numbers: the sources read here are written by Python tools.
+ */
 export async function readJsonSource(path: string): Promise<JsonSource> {
   const bytes = await readBytes(path);
   return { ...parseJsonSource(path, bytes), digest: contentDigest(bytes), bytes: bytes.length };
@@ -46,7 +50,16 @@ export async function readJsonSource(path: string): Promise<JsonSource> {
 
 /** Parses bytes (or text) as strict JSON; the first fatal issue becomes a DataError with file:line:col. */
 export function parseJsonSource(path: string, data: Uint8Array | string): { value: unknown } {
-  const parsed = parseStrictJson(data);
+  let parsed = parseStrictJson(data);
+  let python = false;
+  if (!parsed.ok) {
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    const replaced = replacePythonNonFinite(text);
+    if (replaced !== text) {
+      const again = parseStrictJson(replaced);
+      if (again.ok) ((parsed = again), (python = true));
+    }
+  }
   const fatal = parsed.ok ? undefined : parsed.issues[0];
   if (fatal || !parsed.ok)
     throw new DataError(
@@ -59,7 +72,7 @@ export function parseJsonSource(path: string, data: Uint8Array | string): { valu
       'convert.bad-json',
       `${path}:${duplicate.line}:${duplicate.column}: ${duplicate.message}`,
     );
-  return { value: parsed.value };
+  return { value: python ? revivePythonNonFiniteIn(parsed.value) : parsed.value };
 }
 
 export interface JsonlValue {
@@ -116,6 +129,9 @@ export function parseJsonlLine(path: string, l: JsonlLine, text = jsonlLineText(
   try {
     return JSON.parse(text);
   } catch (error) {
+    // Python's bare NaN / Infinity / -Infinity (lm-eval, oaieval write them): read as those numbers.
+    const python = parsePythonJson(text);
+    if (python !== undefined) return python;
     throw new LineError(
       'convert.bad-jsonl',
       path,
