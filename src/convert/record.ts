@@ -515,7 +515,8 @@ export class ResultsBuilder {
 
 export interface RowInput {
   evaluationName: string;
-  evaluationResultId: string;
+  /** The result the row belongs to; absent when the record holds no result for it (a non-finite aggregate). */
+  evaluationResultId?: string;
   sampleId: string;
   interactionType?: 'single_turn' | 'multi_turn' | 'agentic';
   input: { raw: string; formatted?: string | null; reference: string[]; choices?: string[] | null };
@@ -547,7 +548,7 @@ export function rowMaker(evaluationId: string, modelId: string): (row: RowInput)
       evaluation_id: evaluationId,
       model_id: modelId,
       evaluation_name: r.evaluationName,
-      evaluation_result_id: r.evaluationResultId,
+      ...(r.evaluationResultId !== undefined ? { evaluation_result_id: r.evaluationResultId } : {}),
       sample_id: r.sampleId,
       sample_hash: sampleHash({ raw: r.input.raw, reference: r.input.reference }),
       interaction_type: r.interactionType ?? 'single_turn',
@@ -615,7 +616,8 @@ export function rowTextMaker(
     const rawJson =
       known?.raw ?? (typeof raw === 'string' ? jsonString(raw) : (JSON.stringify(raw) as string | undefined));
     const hash = sampleHash({ raw, reference: r.input.reference }, 'sha256', rawJson);
-    let text = `${head}${nameJson(r.evaluationName)}${resultJson(r.evaluationResultId)}${member('sample_id', r.sampleId)},"sample_hash":"${hash}"${member('interaction_type', r.interactionType ?? 'single_turn')},"input":{`;
+    const resultText = r.evaluationResultId === undefined ? '' : resultJson(r.evaluationResultId);
+    let text = `${head}${nameJson(r.evaluationName)}${resultText}${member('sample_id', r.sampleId)},"sample_hash":"${hash}"${member('interaction_type', r.interactionType ?? 'single_turn')},"input":{`;
     text += rawJson === undefined ? '' : `"raw":${rawJson}`;
     let input = '';
     if (r.input.formatted !== undefined) input += member('formatted', r.input.formatted);
