@@ -40,19 +40,27 @@ export async function fileDigest(path: string): Promise<string> {
 }
 
 /**
- * A JSON document, parsed strictly (duplicate keys, truncation are errors with their position), except that
- * Python's bare NaN / Infinity / -Infinity read as those numbers: the sources read here are written by Python tools.
+ * A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position); with `python`,
+ * Python's bare NaN / Infinity / -Infinity read as those numbers (for files a Python tool wrote).
  */
-export async function readJsonSource(path: string): Promise<JsonSource> {
+export async function readJsonSource(path: string, options: { python?: boolean } = {}): Promise<JsonSource> {
   const bytes = await readBytes(path);
-  return { ...parseJsonSource(path, bytes), digest: contentDigest(bytes), bytes: bytes.length };
+  return {
+    ...parseJsonSource(path, bytes, options.python === true),
+    digest: contentDigest(bytes),
+    bytes: bytes.length,
+  };
 }
 
 /** Parses bytes (or text) as strict JSON; the first fatal issue becomes a DataError with file:line:col. */
-export function parseJsonSource(path: string, data: Uint8Array | string): { value: unknown } {
+export function parseJsonSource(
+  path: string,
+  data: Uint8Array | string,
+  pythonNumbers = false,
+): { value: unknown } {
   let parsed = parseStrictJson(data);
   let python = false;
-  if (!parsed.ok) {
+  if (!parsed.ok && pythonNumbers) {
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
     const replaced = replacePythonNonFinite(text);
     if (replaced !== text) {

@@ -322,7 +322,7 @@ function sourceData(task: string, taskConfig: unknown, nSamples: unknown, subtas
 }
 
 async function convertResults(path: string, options: ConvertOptions): Promise<ConvertedRecord> {
-  const { value, digest } = await readJsonSource(path);
+  const { value, digest } = await readJsonSource(path, { python: true });
   if (!isObject(value) || !isObject(value.results))
     throw new DataError('convert.lm-eval.shape', `${path}: an lm-eval results file needs a "results" object`);
   const doc = value;
@@ -610,7 +610,7 @@ export interface LmEvalRowContext {
   /** The evaluation_result_ids of this task. */
   taskResultIds: string[];
   /** The task's results left out for a non-finite score (their rows name no result). */
-  leftOutIds: string[];
+  leftOutIds?: string[];
   evaluationId: string;
   modelId: string;
 }
@@ -623,7 +623,7 @@ function sampleRowMaker(
   c: LmEvalRowContext,
 ): (value: unknown, line: number) => { row: RowInput; line: Obj } | undefined {
   const known = new Set(c.knownIds);
-  const leftOut = new Set(c.leftOutIds);
+  const leftOut = new Set(c.leftOutIds ?? []);
   return (value, line) => {
     if (!isObject(value))
       throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
