@@ -31,6 +31,7 @@ import type { Store } from './db.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
+import { admitRun, RunIndex } from './supersede.js';
 
 type Json = Record<string, any>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -59,7 +60,8 @@ export interface IngestItem {
   /** The file or folder, as given (relative to cwd when given relatively). */
   source: string;
   origin_kind: string;
-  status: 'added' | 'already-stored' | 'duplicate' | 'rejected';
+  /** `superseded`: a copy of a run of which a copy at least as complete is stored (see supersede.ts). */
+  status: 'added' | 'already-stored' | 'duplicate' | 'superseded' | 'rejected';
   evaluation_id?: string;
   record_key?: string;
   rows: number;
@@ -67,6 +69,10 @@ export interface IngestItem {
   duplicate_of?: string;
   /** Why it was rejected, when no diagnostic says it. */
   reason?: string;
+  /** The evaluation_ids of the stored, less complete copies of the run this record replaced. */
+  supersedes?: string[];
+  /** For a superseded copy: the evaluation_id of the stored copy kept instead. */
+  kept_copy?: string;
 }
 
 export interface IngestSummary {
@@ -74,9 +80,13 @@ export interface IngestSummary {
   records: number;
   /** Instance rows added. */
   rows: number;
-  /** Records not added because already stored or duplicates. */
+  /** Records not added because already stored, duplicates, or less complete copies of a stored run. */
   skipped: number;
   duplicates: number;
+  /** Copies not stored because a copy of the same run at least as complete is stored. */
+  superseded: number;
+  /** Stored copies replaced by a more complete copy of their run. */
+  replaced: number;
   /** Inputs not stored because invalid. */
   rejected: number;
   errors: number;
@@ -143,6 +153,7 @@ export async function ingestPaths(
     onBytes,
     cwd,
     converted: new Set(),
+    runs: new RunIndex(store),
   };
   const engine = new Engine();
   for (const unit of discovered.units) {
@@ -179,8 +190,10 @@ function summarize(items: IngestItem[], diagnostics: Diagnostic[]): IngestSummar
   return {
     records: count('added'),
     rows: items.reduce((n, i) => n + (i.status === 'added' ? i.rows : 0), 0),
-    skipped: count('already-stored') + count('duplicate'),
+    skipped: count('already-stored') + count('duplicate') + count('superseded'),
     duplicates: count('duplicate'),
+    superseded: count('superseded'),
+    replaced: items.reduce((n, i) => n + (i.status === 'added' ? (i.supersedes?.length ?? 0) : 0), 0),
     rejected: count('rejected'),
     errors: diagnostics.filter((d) => d.severity === 'error').length,
     warnings: diagnostics.filter((d) => d.severity === 'warning').length,
@@ -207,6 +220,8 @@ export interface UnitContext {
   cwd: string;
   /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */
   converted: Set<string>;
+  /** The stored runs (one record per run: the most complete copy). */
+  runs?: RunIndex;
 }
 
 export interface UnitOutcome {
@@ -445,21 +460,27 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
         }
       : undefined;
   if (!hasRows && !(await treeVerdict())) return outcome;
+  let run: { committed: (recordKey: string) => void } | undefined;
   const written = await context.writer.write({
     rows,
     columns,
     recordKey: decision.recordKey,
-    finish: async () =>
-      valid
-        ? {
-            aggregate,
-            origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
-            decision: decision as Decision & { status: 'new' | 'duplicate' },
-            diagnostics,
-          }
-        : undefined,
+    finish: async () => {
+      if (!valid) return undefined;
+      if (context.runs) {
+        run = await admitRun(context.runs, aggregate, item, diagnostics, unit.display);
+        if (!run) return undefined;
+      }
+      return {
+        aggregate,
+        origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+        decision: decision as Decision & { status: 'new' | 'duplicate' },
+        diagnostics,
+      };
+    },
   });
   if (written === undefined) return outcome;
+  run?.committed(decision.recordKey);
   item.status = 'added';
   item.rows = written;
   return outcome;
@@ -597,6 +618,9 @@ async function storeConverted(
       }
     : undefined;
   const placeholder = `pending-${createHash('sha256').update(`${record.sourcePath}\n${record.aggregatePath}`).digest('hex')}`;
+  let run: { committed: (recordKey: string) => void } | undefined;
+  let storedKey = placeholder;
+  let stored: Json | undefined;
   const written = await context.writer.write({
     rows,
     recordKey: placeholder,
@@ -633,6 +657,12 @@ async function storeConverted(
       const decision = await context.writer.decide(aggregate);
       item.record_key = decision.recordKey;
       if (!(await admit(decision, item, diagnostics, context.allowDuplicates, shown))) return undefined;
+      if (context.runs) {
+        run = await admitRun(context.runs, aggregate, item, diagnostics, shown);
+        if (!run) return undefined;
+      }
+      storedKey = decision.recordKey;
+      stored = aggregate;
       return {
         aggregate,
         origin: { kind: record.source, path: shown, collection: collectionOf(undefined, aggregate) },
@@ -643,6 +673,7 @@ async function storeConverted(
     },
   });
   if (written !== undefined) {
+    if (stored) run?.committed(storedKey);
     item.status = 'added';
     item.rows = written;
   }

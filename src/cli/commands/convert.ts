@@ -8,7 +8,12 @@ import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import {
+  addOverrideOptions,
+  overrideFilesFrom,
+  overridesFrom,
+  type OverrideFlags,
+} from '../convert-overrides.js';
 import { withCliHint } from '../hints.js';
 
 interface ConvertFlags extends OverrideFlags {
@@ -112,7 +117,7 @@ export const convertCommand: CommandModule = {
       )
       .action((paths: string[], flags: ConvertFlags) =>
         run(async () => {
-          const overrides = overridesFrom(flags);
+          const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
           const jobs = flags.jobs === 'auto' ? undefined : optionalInteger(flags.jobs, '--jobs', 1);
           const root = resolvePath(io.cwd, flags.output);
           // The shared output guard: the datastore root is neither an input nor a file, nor under one.

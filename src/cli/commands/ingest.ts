@@ -6,7 +6,12 @@ import { addDbOption, dbPathOf, json } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import {
+  addOverrideOptions,
+  overrideFilesFrom,
+  overridesFrom,
+  type OverrideFlags,
+} from '../convert-overrides.js';
 
 interface IngestFlags extends OverrideFlags {
   db?: string;
@@ -25,7 +30,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { ingestPaths } = await import('../../store/ingest.js');
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
-  const overrides = overridesFrom(flags);
+  const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
   const store = await openStore(dbPath, { readOnly: false });
@@ -58,11 +63,21 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
       io.stdout.write(
         `… ${result.diagnostics.length - SHOWN_DIAGNOSTICS} more (--format json lists them all)\n`,
       );
-    for (const i of result.items)
+    for (const i of result.items) {
       if (i.status === 'rejected' && i.reason) io.stdout.write(`${i.source}: not stored: ${i.reason}\n`);
+      if (i.status === 'superseded')
+        io.stdout.write(
+          `${i.source}: not stored: a copy of the same run at least as complete is stored (${i.kept_copy})\n`,
+        );
+      if (i.supersedes)
+        io.stdout.write(
+          `${i.source}: replaces the less complete copy ${i.supersedes.join(', ')} of the same run\n`,
+        );
+    }
     io.stdout.write(
       `${s.records} records added (${s.rows.toLocaleString('en')} rows), ${s.skipped} skipped ` +
-        `(${s.skipped - s.duplicates} already stored, ${s.duplicates} duplicates), ${s.rejected} rejected → ${dbPath}\n`,
+        `(${s.skipped - s.duplicates - s.superseded} already stored, ${s.duplicates} duplicates${s.superseded > 0 ? `, ${s.superseded} less complete copies of a stored run` : ''})` +
+        `${s.replaced > 0 ? `, ${s.replaced} replaced by a more complete copy` : ''}, ${s.rejected} rejected → ${dbPath}\n`,
     );
   }
   return s.rejected > 0 ? 1 : 0;
