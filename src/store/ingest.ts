@@ -165,6 +165,15 @@ export async function ingestPaths(
           ? await ingestConverted(unit, options.from ?? 'auto', options.overrides ?? {}, engine, context)
           : await ingestEeeFile(unit, engine, context);
     for (const item of outcome.items) {
+      // A record this ingest added and a later, more complete copy of its run replaced is not in the store.
+      if (item.supersedes)
+        for (const earlier of items)
+          if (earlier.status === 'added' && item.supersedes.includes(earlier.evaluation_id ?? '')) {
+            earlier.status = 'superseded';
+            earlier.kept_copy = item.evaluation_id;
+            progress.records--;
+            progress.rows -= earlier.rows;
+          }
       items.push(item);
       if (item.status === 'added') {
         progress.records++;
