@@ -292,7 +292,7 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
 
 /**
  * The model an oaieval spec names, in every spec style: `completion_fns` (and `run_config.completion_fns`), the
- * legacy `model_name` and `model_names` (`{"completion": [...]}`), else unnamed.
+ * legacy `model_name`, `model_names` (`{"completions": [...]}`) and `run_config.model_specs`, else unnamed.
  */
 function specModel(spec: Obj): { name: string; field: string; others: string[] } {
   const list = (v: unknown): string[] =>
@@ -309,6 +309,15 @@ function specModel(spec: Obj): { name: string; field: string; others: string[] }
     for (const [role, v] of Object.entries(names)) {
       const l = typeof v === 'string' ? [v] : list(v);
       if (l.length > 0) return { name: l[0], field: `spec.model_names.${role}[0]`, others: l.slice(1) };
+    }
+  // Early-2023 run_config.model_specs: {"completions_": [{"name": ..., "model": ...}], "completion": {...}}.
+  const specs = get(spec, 'run_config', 'model_specs');
+  if (isObject(specs))
+    for (const [role, v] of Object.entries(specs)) {
+      const first = Array.isArray(v) ? v[0] : v;
+      const name = isObject(first) ? (first.name ?? first.model) : undefined;
+      if (typeof name === 'string' && name !== '')
+        return { name, field: `spec.run_config.model_specs.${role}`, others: [] };
     }
   const fromNames = list(names);
   if (fromNames.length > 0)
