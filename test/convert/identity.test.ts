@@ -290,3 +290,12 @@ test('--metric-facts: declared facts win; an unknown direction is marked assumed
     assert.match(refused.stderr, /lower_is_better/);
   });
 });
+
+test('the documented example files are a valid model map and metric facts file', async () => {
+  const { readModelMap, readMetricFacts } = await import('../../src/convert/identity.js');
+  const { projectRoot } = await import('../helpers/shared.js');
+  const map = await readModelMap(join(projectRoot, 'examples', 'model-map.json'));
+  assert.equal(map['gpt-3.5-turbo'].id, 'openai/gpt-3.5-turbo-0301');
+  const facts = await readMetricFacts(join(projectRoot, 'examples', 'metric-facts.json'));
+  assert.equal(facts.jailbreak_score.lower_is_better, true);
+});
