@@ -97,7 +97,10 @@ export const ingestCommand: CommandModule = {
           'validate`): an invalid one is reported and not stored. A record and its rows are stored in one\n' +
           'transaction, never half. Ingesting the same content again changes nothing; a record whose content\n' +
           'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
-          '--allow-duplicates. One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
+          '--allow-duplicates. Copies of one run (the same source run id, e.g. an Inspect log while running and once\n' +
+          'finished) are stored once, as the most complete copy, whatever the order: a stored partial copy is\n' +
+          'replaced in the transaction that stores the complete one and reported; a complete copy is never replaced.\n' +
+          'One writer at a time: a second ingest into the same file is refused with a message.\n\n' +
           'Exit codes: 0 everything stored or already there, 1 an input was rejected, 2 usage or I/O error\n' +
           '(including a store in use by another process).\n\n' +
           'The options from --source-organization-name to --retrieved-timestamp say what a converted source cannot\n' +
