@@ -2,7 +2,9 @@
 // deployment, when it was retrieved): shared by `convert` and `ingest`, which convert through the same importers.
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { readMetricFacts, readModelMap } from '../convert/identity.js';
 import type { ConvertOverrides } from '../convert/types.js';
+import { resolvePath } from './options.js';
 
 export interface OverrideFlags {
   sourceOrganizationName?: string;
@@ -14,6 +16,8 @@ export interface OverrideFlags {
   deploymentType?: ConvertOverrides['deploymentType'];
   modelAvailability?: ConvertOverrides['modelAvailability'];
   retrievedTimestamp?: string;
+  modelMap?: string;
+  metricFacts?: string;
 }
 
 export function addOverrideOptions(command: Command): Command {
@@ -46,7 +50,26 @@ export function addOverrideOptions(command: Command): Command {
     .option(
       '--retrieved-timestamp <epoch>',
       'retrieved_timestamp in Unix seconds (default: the date in the source)',
+    )
+    .option(
+      '--model-map <file>',
+      'JSON file: a source model name (or the id evalkit derives) → {"id": "developer/name", "developer"?, "name"?}; ' +
+        'names every run of a folder in one go (see docs/convert.md)',
+    )
+    .option(
+      '--metric-facts <file>',
+      'JSON file keyed by metric name: lower_is_better, min_score, max_score, score_type, metric_unit, metric_kind; ' +
+        'declared facts win over the built-in table and over guesses (see docs/convert.md)',
     );
+}
+
+/** The overrides read from files (`--model-map`, `--metric-facts`); a bad file is a UsageError naming it. */
+export async function overrideFilesFrom(flags: OverrideFlags, cwd: string): Promise<ConvertOverrides> {
+  const o: ConvertOverrides = {};
+  if (flags.modelMap !== undefined) o.modelMap = await readModelMap(resolvePath(cwd, flags.modelMap));
+  if (flags.metricFacts !== undefined)
+    o.metricFacts = await readMetricFacts(resolvePath(cwd, flags.metricFacts));
+  return o;
 }
 
 /** The overrides the flags ask for; an empty name or a timestamp that is not epoch seconds is a UsageError. */

@@ -202,7 +202,95 @@ export const METRIC_FACTS: readonly MetricFacts[] = [
     scoreType: 'continuous',
     note: 'chance-corrected agreement',
   },
+  {
+    names: [
+      'attack_success_rate',
+      'asr',
+      'jailbreak_success',
+      'jailbreak_success_rate',
+      'jailbreak_rate',
+      'harmfulness',
+      'harmful_rate',
+      'harm_rate',
+      'harmful_response_rate',
+      'unsafe_rate',
+      'unsafe_response_rate',
+      'violation_rate',
+      'toxicity',
+      'toxic_fraction',
+      'toxicity_rate',
+      'expected_max_toxicity',
+      'stereotype_rate',
+      'leakage_rate',
+      'hallucination_rate',
+    ],
+    min: 0,
+    max: 1,
+    lowerIsBetter: true,
+    unit: 'proportion',
+    kind: 'safety_failure_rate',
+    scoreType: 'continuous',
+    note: 'share of attacks that succeed / responses that are harmful, toxic or unsafe (lower is safer)',
+  },
+  {
+    names: ['refusal_rate', 'over_refusal_rate', 'false_refusal_rate'],
+    min: 0,
+    max: 1,
+    lowerIsBetter: true,
+    unit: 'proportion',
+    kind: 'refusal_rate',
+    scoreType: 'continuous',
+    note: 'share of benign requests refused (lower is better; a harmful-request refusal rate should be declared the other way with --metric-facts)',
+  },
+  {
+    names: ['safe_rate', 'safety_score', 'harmless_rate', 'compliance_refusal_rate'],
+    min: 0,
+    max: 1,
+    lowerIsBetter: false,
+    unit: 'proportion',
+    kind: 'safety_pass_rate',
+    scoreType: 'continuous',
+    note: 'share of responses judged safe / attacks resisted',
+  },
+  {
+    names: ['mae', 'mean_absolute_error', 'mse', 'mean_squared_error', 'rmse', 'root_mean_squared_error'],
+    min: 0,
+    max: 'Infinity',
+    lowerIsBetter: true,
+    unit: 'error',
+    kind: 'error',
+    scoreType: 'continuous',
+    note: 'mean (squared) error of a numeric prediction; 0 is perfect',
+  },
 ];
+
+/**
+ * What a user declares about a metric (`--metric-facts FILE`: a JSON object keyed by metric name), in EEE's own
+ * names. Declared facts win over the table and over any guess.
+ */
+export interface DeclaredMetricFacts {
+  lower_is_better?: boolean;
+  min_score?: Bound;
+  max_score?: Bound;
+  score_type?: 'binary' | 'continuous' | 'levels';
+  metric_unit?: string;
+  metric_kind?: string;
+}
+
+export type DeclaredMetricFactsFile = Record<string, DeclaredMetricFacts>;
+
+/** The declared facts of a metric: by its exact source name first, then by its table key (`acc,none` → `acc`). */
+export function declaredFacts(
+  declared: DeclaredMetricFactsFile | undefined,
+  name: string,
+): DeclaredMetricFacts | undefined {
+  if (declared === undefined) return undefined;
+  if (Object.hasOwn(declared, name)) return declared[name];
+  const key = metricKey(name);
+  if (Object.hasOwn(declared, key)) return declared[key];
+  for (const k of Object.keys(declared)) if (metricKey(k) === key) return declared[k];
+  return undefined;
+}
 
 const BY_NAME = new Map<string, MetricFacts>();
 for (const facts of METRIC_FACTS) for (const name of facts.names) BY_NAME.set(name, facts);

@@ -11,6 +11,7 @@ import { createRegularReadStream, readRegularFile } from '../io/regular-file.js'
 import { parseStrictJson } from '../io/strict-json.js';
 import { INVALID_UTF8, invalidUtf8At, invalidUtf8Message } from '../io/utf8.js';
 import { contentDigest } from './record.js';
+import { parsePythonJson, replacePythonNonFinite, revivePythonNonFiniteIn } from './source-json.js';
 
 export interface JsonSource {
   value: unknown;
@@ -39,15 +40,35 @@ export async function fileDigest(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position). */
-export async function readJsonSource(path: string): Promise<JsonSource> {
+/**
+ * A JSON document, parsed strictly (duplicate keys, NaN, truncation are errors with their position); with `python`,
+ * Python's bare NaN / Infinity / -Infinity read as those numbers (for files a Python tool wrote).
+ */
+export async function readJsonSource(path: string, options: { python?: boolean } = {}): Promise<JsonSource> {
   const bytes = await readBytes(path);
-  return { ...parseJsonSource(path, bytes), digest: contentDigest(bytes), bytes: bytes.length };
+  return {
+    ...parseJsonSource(path, bytes, options.python === true),
+    digest: contentDigest(bytes),
+    bytes: bytes.length,
+  };
 }
 
 /** Parses bytes (or text) as strict JSON; the first fatal issue becomes a DataError with file:line:col. */
-export function parseJsonSource(path: string, data: Uint8Array | string): { value: unknown } {
-  const parsed = parseStrictJson(data);
+export function parseJsonSource(
+  path: string,
+  data: Uint8Array | string,
+  pythonNumbers = false,
+): { value: unknown } {
+  let parsed = parseStrictJson(data);
+  let python = false;
+  if (!parsed.ok && pythonNumbers) {
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    const replaced = replacePythonNonFinite(text);
+    if (replaced !== text) {
+      const again = parseStrictJson(replaced);
+      if (again.ok) ((parsed = again), (python = true));
+    }
+  }
   const fatal = parsed.ok ? undefined : parsed.issues[0];
   if (fatal || !parsed.ok)
     throw new DataError(
@@ -60,7 +81,7 @@ export function parseJsonSource(path: string, data: Uint8Array | string): { valu
       'convert.bad-json',
       `${path}:${duplicate.line}:${duplicate.column}: ${duplicate.message}`,
     );
-  return { value: parsed.value };
+  return { value: python ? revivePythonNonFiniteIn(parsed.value) : parsed.value };
 }
 
 export interface JsonlValue {
@@ -122,6 +143,9 @@ export function parseJsonlLine(path: string, l: JsonlLine, text = jsonlLineText(
   try {
     return JSON.parse(text);
   } catch (error) {
+    // Python's bare NaN / Infinity / -Infinity (lm-eval, oaieval write them): read as those numbers.
+    const python = parsePythonJson(text);
+    if (python !== undefined) return python;
     throw new LineError(
       'convert.bad-jsonl',
       path,

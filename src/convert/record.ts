@@ -9,8 +9,15 @@ import { canonicalJson } from '../io/canonical.js';
 import { jsonString } from './json-text.js';
 import { datastorePaths, derivedUuid4 } from '../formats/eee/datastore.js';
 import { sampleHash } from '../formats/eee/sample-hash.js';
-import { metricFacts, metricKey } from './metric-facts.js';
-import type { ConvertedRecord, ConvertOverrides, FieldFate, SourceId } from './types.js';
+import {
+  isUnnamedModel,
+  looksLikePath,
+  modelIdFromPath,
+  runIdentityDetails,
+  type RunIdentity,
+} from './identity.js';
+import { declaredFacts, metricFacts, metricKey, type DeclaredMetricFactsFile } from './metric-facts.js';
+import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
 
@@ -96,6 +103,10 @@ export interface ModelFacts {
   details?: Obj;
   /** Source field prefix for `details` keys in the report (e.g. `config.`). */
   detailsField?: string;
+  /** The source does not really name the model (`name` is a placeholder such as the harness's model type). */
+  unnamed?: boolean;
+  /** What tells this run apart (its digest or run id): an unnamed model's id is made unique from it. */
+  runKey?: string;
 }
 
 export interface BuiltModel {
@@ -104,7 +115,20 @@ export interface BuiltModel {
   id: string;
   developer: string;
   name: string;
+  /** What the reader must know about the model's identity (a path turned into an id, an unnamed model). */
+  notes: string[];
 }
+
+/** A model map's entry for a name, if any (exact first, then ignoring case). */
+function mapped(map: ConvertOverrides['modelMap'], name: string): MappedModel | undefined {
+  if (map === undefined) return undefined;
+  if (Object.hasOwn(map, name)) return map[name];
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(map)) if (k.toLowerCase() === lower) return map[k];
+  return undefined;
+}
+
+const short = (text: string): string => contentDigest(text).slice(0, 12);
 
 /** Developers recognisable from an API model name alone. */
 const KNOWN_DEVELOPERS: [RegExp, string][] = [
@@ -115,20 +139,64 @@ const KNOWN_DEVELOPERS: [RegExp, string][] = [
   [/^command/i, 'cohere'],
 ];
 
-/** model_info from what the source says, the overrides winning; every inference reported. */
+/**
+ * model_info from what the source says, the overrides winning; every inference reported. The identity rules hold
+ * for every source: `--model-id` wins, then the model map (by the source's name, then by the derived id); a local
+ * filesystem path is never an id (a readable id from its last components, the path kept in additional_details);
+ * an unnamed model gets an id of its own run, so that unrelated unnamed runs never merge.
+ */
 export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, report: FieldReport): BuiltModel {
-  const full = overrides.modelId ?? facts.name;
-  if (overrides.modelId !== undefined) report.mapped('--model-id', '/model_info/id');
-  else report.mapped(facts.field, '/model_info/id');
-  const slash = full.lastIndexOf('/');
-  const name = slash === -1 ? full : full.slice(slash + 1);
+  const notes: string[] = [];
+  const extraDetails: Obj = {};
+  let full: string;
+  let fromMap = mapped(overrides.modelMap, facts.name);
+  let knownDeveloper: string | undefined;
+  if (overrides.modelId !== undefined) {
+    full = overrides.modelId;
+    report.mapped('--model-id', '/model_info/id');
+  } else if (fromMap !== undefined) {
+    full = fromMap.id;
+    report.mapped(`${facts.field} (--model-map "${facts.name}")`, '/model_info/id');
+  } else if (facts.unnamed || isUnnamedModel(facts.name)) {
+    full = `unknown/unnamed-${short(`${facts.runKey ?? ''}\n${facts.field}\n${facts.name}`)}`;
+    knownDeveloper = 'unknown';
+    extraDetails.model_unnamed = 'true';
+    if (!isUnnamedModel(facts.name)) extraDetails.source_model_name = facts.name;
+    report.inferred(
+      facts.field,
+      '/model_info/id',
+      `warning: the source does not name the model${isUnnamedModel(facts.name) ? '' : ` ("${facts.name}" is not a model name)`}; an id of this run's own keeps it apart from other unnamed runs (name it with --model-id or --model-map)`,
+    );
+    notes.push(
+      `the source does not name the model: written as ${full}, kept apart from every other run (use --model-id or --model-map)`,
+    );
+  } else if (looksLikePath(facts.name)) {
+    full = modelIdFromPath(facts.name);
+    extraDetails.model_path = facts.name;
+    report.inferred(
+      facts.field,
+      '/model_info/id',
+      `warning: "${facts.name}" is a local path, not a model id; "${full}" from its last components (the path is in model_info.additional_details.model_path; use --model-id or --model-map)`,
+    );
+    notes.push(`the model is named by a local path; written as ${full} (use --model-map to name it)`);
+  } else {
+    full = facts.name;
+    report.mapped(facts.field, '/model_info/id');
+  }
+  let slash = full.lastIndexOf('/');
+  let name = slash === -1 ? full : full.slice(slash + 1);
   let developer: string;
   if (overrides.developer !== undefined) {
     developer = overrides.developer;
     report.mapped('--developer', '/model_info/developer');
+  } else if (fromMap?.developer !== undefined) {
+    developer = fromMap.developer;
+  } else if (knownDeveloper !== undefined) {
+    developer = knownDeveloper;
   } else if (slash !== -1) {
     developer = full.slice(0, slash);
-    report.inferred(facts.field, '/model_info/developer', 'the part of the model name before the last "/"');
+    if (fromMap === undefined)
+      report.inferred(facts.field, '/model_info/developer', 'the part of the model name before the last "/"');
   } else if (facts.developer) {
     developer = facts.developer;
   } else {
@@ -142,7 +210,22 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
         : 'the source does not name the developer (use --developer)',
     );
   }
-  const id = `${developer}/${name}`;
+  if (fromMap?.name !== undefined) name = fromMap.name;
+  let id = `${developer}/${name}`;
+  // The map may name the derived id rather than the source's name.
+  if (fromMap === undefined && overrides.modelId === undefined) {
+    fromMap = mapped(overrides.modelMap, id);
+    if (fromMap !== undefined) {
+      report.mapped(`${facts.field} (--model-map "${id}")`, '/model_info/id');
+      slash = fromMap.id.lastIndexOf('/');
+      developer =
+        overrides.developer ?? fromMap.developer ?? (slash === -1 ? 'unknown' : fromMap.id.slice(0, slash));
+      name = fromMap.name ?? (slash === -1 ? fromMap.id : fromMap.id.slice(slash + 1));
+      id = `${developer}/${name}`;
+      delete extraDetails.model_unnamed;
+    }
+  }
+  if (fromMap !== undefined && facts.name !== id) extraDetails.source_model_name = facts.name;
 
   const deploymentType = overrides.deploymentType ?? facts.deployment?.deploymentType ?? 'unknown';
   const modelAvailability = overrides.modelAvailability ?? facts.deployment?.modelAvailability ?? 'unknown';
@@ -169,8 +252,9 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
       fieldPrefix: facts.detailsField ?? '',
       to: '/model_info/additional_details',
     }),
+    ...extraDetails,
   };
-  return { modelInfo, id, developer, name };
+  return { modelInfo, id, developer, name, notes };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -211,7 +295,7 @@ export function recordIds(input: {
   if (input.overrides.collection !== undefined) input.report.mapped('--collection', 'datastore path');
   const uuid = derivedUuid4(
     input.seed ??
-      `evalkit-convert:${input.source}:${input.digest}:${input.discriminator ?? ''}:${canonicalJson(input.overrides)}`,
+      `evalkit-convert:${input.source}:${input.digest}:${input.discriminator ?? ''}:${canonicalJson(seedOverrides(input.overrides))}`,
   );
   const paths = datastorePaths(collection, input.model.developer, input.model.name, uuid);
   return {
@@ -221,6 +305,16 @@ export function recordIds(input: {
     aggregatePath: paths.aggregate,
     samplesPath: paths.samples,
   };
+}
+
+/**
+ * The overrides that seed a record's id: the model map and the metric facts are left out (they name the model and
+ * describe metrics; the model's place in the datastore path already follows the map).
+ */
+function seedOverrides(overrides: ConvertOverrides): ConvertOverrides {
+  if (overrides.modelMap === undefined && overrides.metricFacts === undefined) return overrides;
+  const { modelMap: _map, metricFacts: _facts, ...rest } = overrides;
+  return rest;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -239,6 +333,7 @@ export interface ResultInput {
   resultId: string;
   /** The source field the score came from (for the report). */
   field: string;
+  /** The score; a non-finite one (NaN, ±Infinity from Python JSON) makes no result. */
   score: number;
   description?: string;
   /** What the harness says about direction, with the field that says it. */
@@ -255,34 +350,69 @@ export interface ResultInput {
   generationConfig?: Obj;
   evaluationTimestamp?: string;
   llmScoring?: Obj;
+  /** Strings for `metric_config.additional_details` (e.g. Inspect's `epoch_reducer`). */
+  configDetails?: Record<string, string>;
 }
 
-/** Builds the `evaluation_results` list, reporting each score, bound and direction with its pointer. */
+/** A number JSON cannot hold, as Python's json writes it. */
+export const nonFiniteText = (v: number): string =>
+  Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+
+/**
+ * Builds the `evaluation_results` list, reporting each score, bound and direction with its pointer. Metric facts
+ * come first from what the user declares (`--metric-facts`), then from the source, then from the facts table;
+ * a direction nobody states is marked `direction_status: "assumed"`, bounds nobody states `bounds_status:
+ * "unknown"`. A score that is not a finite number (Python tools write NaN and Infinity) makes no result: its value
+ * is kept in `leftOut` (written to `source_metadata.additional_details`) and the field report says so.
+ */
 export class ResultsBuilder {
   readonly results: Obj[] = [];
-  constructor(private readonly report: FieldReport) {}
+  /** Results left out for a non-finite score: `non_finite_score.<result id>` → "Infinity" | "-Infinity" | "NaN". */
+  readonly leftOut: Record<string, string> = {};
+  constructor(
+    private readonly report: FieldReport,
+    private readonly declared?: DeclaredMetricFactsFile,
+  ) {}
 
   get ids(): Set<string> {
     return new Set(this.results.map((r) => r.evaluation_result_id as string));
   }
 
-  add(input: ResultInput): Obj {
+  add(input: ResultInput): Obj | undefined {
+    if (!Number.isFinite(input.score)) {
+      const text = nonFiniteText(input.score);
+      const key = `non_finite_score.${input.resultId}`;
+      this.leftOut[key] = text;
+      this.report.notMapped(
+        input.field,
+        `${text} is not a finite number, so not a score: no result written (the value is kept in source_metadata.additional_details.${key})`,
+      );
+      return undefined;
+    }
     const i = this.results.length;
     const at = `/evaluation_results/${i}`;
     const facts = metricFacts(input.metric);
+    const declared = declaredFacts(this.declared, input.metric);
+    const declaredField = `--metric-facts "${input.metric}"`;
     // A score outside the table's bounds means the table does not describe this source's scale (accuracy as a
     // percentage, say): the metric's kind and direction still hold, its unit and bounds are not written.
     const scoreFits =
       facts !== undefined && input.score >= Number(facts.min) && input.score <= Number(facts.max);
     const metricConfig: Obj = {};
+    const configDetails: Record<string, string> = {};
     if (input.description !== undefined) metricConfig.evaluation_description = input.description;
     metricConfig.metric_id = input.metricId ?? metricKey(input.metric);
     metricConfig.metric_name = input.metricName ?? input.metric;
-    if (facts) metricConfig.metric_kind = facts.kind;
-    if (facts && scoreFits) metricConfig.metric_unit = facts.unit;
+    const kind = declared?.metric_kind ?? facts?.kind;
+    if (kind !== undefined) metricConfig.metric_kind = kind;
+    const unit = declared?.metric_unit ?? (facts && scoreFits ? facts.unit : undefined);
+    if (unit !== undefined) metricConfig.metric_unit = unit;
     if (input.metricParameters !== undefined && Object.keys(input.metricParameters).length > 0)
       metricConfig.metric_parameters = input.metricParameters;
-    if (input.lowerIsBetter !== undefined) {
+    if (declared?.lower_is_better !== undefined) {
+      metricConfig.lower_is_better = declared.lower_is_better;
+      this.report.mapped(declaredField, `${at}/metric_config/lower_is_better`);
+    } else if (input.lowerIsBetter !== undefined) {
       metricConfig.lower_is_better = input.lowerIsBetter.value;
       this.report.mapped(input.lowerIsBetter.field, `${at}/metric_config/lower_is_better`);
     } else if (facts) {
@@ -294,16 +424,20 @@ export class ResultsBuilder {
       );
     } else {
       metricConfig.lower_is_better = false;
+      configDetails.direction_status = 'assumed';
       this.report.inferred(
         input.field,
         `${at}/metric_config/lower_is_better`,
-        `neither the source nor the metric facts table says; higher-is-better assumed`,
+        `neither the source nor the metric facts table says; higher-is-better assumed (marked direction_status "assumed"; declare it with --metric-facts)`,
       );
     }
-    if (facts && scoreFits) {
-      metricConfig.score_type = facts.scoreType;
-      metricConfig.min_score = facts.min;
-      metricConfig.max_score = facts.max;
+    let min = declared?.min_score;
+    let max = declared?.max_score;
+    if (min !== undefined || max !== undefined) {
+      this.report.mapped(declaredField, `${at}/metric_config/min_score`);
+    } else if (facts && scoreFits) {
+      min = facts.min;
+      max = facts.max;
       this.report.inferred(
         input.field,
         `${at}/metric_config/min_score`,
@@ -320,7 +454,19 @@ export class ResultsBuilder {
         `"${metricKey(input.metric)}" is not in the metric facts table: no bounds, score_type or unit invented`,
       );
     }
+    const bounded = min !== undefined && max !== undefined;
+    const scoreType =
+      declared?.score_type ??
+      (facts && scoreFits && declared?.min_score === undefined ? facts.scoreType : undefined);
+    // EEE requires both bounds of a continuous score.
+    if (scoreType !== undefined && (scoreType !== 'continuous' || bounded))
+      metricConfig.score_type = scoreType;
+    if (min !== undefined) metricConfig.min_score = min;
+    if (max !== undefined) metricConfig.max_score = max;
+    if (!bounded) configDetails.bounds_status = 'unknown';
     if (input.llmScoring !== undefined) metricConfig.llm_scoring = input.llmScoring;
+    for (const [k, v] of Object.entries(input.configDetails ?? {})) configDetails[k] = v;
+    if (Object.keys(configDetails).length > 0) metricConfig.additional_details = configDetails;
 
     const scoreDetails: Obj = { score: input.score };
     this.report.mapped(input.field, `${at}/score_details/score`);
@@ -369,7 +515,8 @@ export class ResultsBuilder {
 
 export interface RowInput {
   evaluationName: string;
-  evaluationResultId: string;
+  /** The result the row belongs to; absent when the record holds no result for it (a non-finite aggregate). */
+  evaluationResultId?: string;
   sampleId: string;
   interactionType?: 'single_turn' | 'multi_turn' | 'agentic';
   input: { raw: string; formatted?: string | null; reference: string[]; choices?: string[] | null };
@@ -401,7 +548,7 @@ export function rowMaker(evaluationId: string, modelId: string): (row: RowInput)
       evaluation_id: evaluationId,
       model_id: modelId,
       evaluation_name: r.evaluationName,
-      evaluation_result_id: r.evaluationResultId,
+      ...(r.evaluationResultId !== undefined ? { evaluation_result_id: r.evaluationResultId } : {}),
       sample_id: r.sampleId,
       sample_hash: sampleHash({ raw: r.input.raw, reference: r.input.reference }),
       interaction_type: r.interactionType ?? 'single_turn',
@@ -469,7 +616,8 @@ export function rowTextMaker(
     const rawJson =
       known?.raw ?? (typeof raw === 'string' ? jsonString(raw) : (JSON.stringify(raw) as string | undefined));
     const hash = sampleHash({ raw, reference: r.input.reference }, 'sha256', rawJson);
-    let text = `${head}${nameJson(r.evaluationName)}${resultJson(r.evaluationResultId)}${member('sample_id', r.sampleId)},"sample_hash":"${hash}"${member('interaction_type', r.interactionType ?? 'single_turn')},"input":{`;
+    const resultText = r.evaluationResultId === undefined ? '' : resultJson(r.evaluationResultId);
+    let text = `${head}${nameJson(r.evaluationName)}${resultText}${member('sample_id', r.sampleId)},"sample_hash":"${hash}"${member('interaction_type', r.interactionType ?? 'single_turn')},"input":{`;
     text += rawJson === undefined ? '' : `"raw":${rawJson}`;
     let input = '';
     if (r.input.formatted !== undefined) input += member('formatted', r.input.formatted);
@@ -517,6 +665,10 @@ export interface AggregateInput {
   retrievedTimestamp?: { value: string; field: string };
   evaluationTimestamp?: { value: string; field: string };
   results: Obj[];
+  /** Results left out for a non-finite score (ResultsBuilder.leftOut), kept in source_metadata.additional_details. */
+  leftOut?: Record<string, string>;
+  /** The run's identity (the store keeps the most complete copy of one run), in eval_library.additional_details. */
+  run?: RunIdentity;
   hasRows: boolean;
 }
 
@@ -576,12 +728,12 @@ export function buildAggregate(a: AggregateInput): Obj {
       'the source does not say; "other" (use --evaluator-relationship)',
     );
   }
-  if (a.sourceDetails !== undefined && Object.keys(a.sourceDetails).length > 0)
-    sourceMetadata.additional_details = stringMap(a.sourceDetails);
+  const sourceDetails = { ...(a.sourceDetails ?? {}), ...(a.leftOut ?? {}) };
+  if (Object.keys(sourceDetails).length > 0) sourceMetadata.additional_details = stringMap(sourceDetails);
 
   const evalLibrary: Obj = { name: a.evalLibrary.name, version: a.evalLibrary.version };
-  if (a.evalLibrary.details !== undefined && Object.keys(a.evalLibrary.details).length > 0)
-    evalLibrary.additional_details = stringMap(a.evalLibrary.details);
+  const libraryDetails = { ...(a.evalLibrary.details ?? {}), ...(a.run ? runIdentityDetails(a.run) : {}) };
+  if (Object.keys(libraryDetails).length > 0) evalLibrary.additional_details = stringMap(libraryDetails);
 
   const aggregate: Obj = {
     schema_version: EEE_SCHEMA_VERSION,

@@ -19,6 +19,8 @@ import type { ParallelOptions } from './types.js';
 export interface RowBlock {
   bytes: Buffer;
   rows: number;
+  /** Source lines the mapper made no row of (it returned ''), counted with the block they fell in. */
+  skipped?: number;
 }
 
 /** Rows are gathered into blocks of about this many bytes. */
@@ -47,6 +49,7 @@ export class BlockEncoder {
   private buf: Buffer | undefined;
   private used = 0;
   private rows = 0;
+  private skipped = 0;
   constructor(
     private readonly blockBytes = BLOCK_BYTES,
     private readonly spares: ArrayBuffer[] = [],
@@ -60,7 +63,12 @@ export class BlockEncoder {
       : Buffer.allocUnsafe(this.blockBytes);
   }
 
+  /** Adds a row's JSON text; '' is a line the mapper made no row of (counted, not written). */
   add(json: string): RowBlock | undefined {
+    if (json === '') {
+      this.skipped++;
+      return undefined;
+    }
     // A UTF-16 unit takes at most 3 UTF-8 bytes.
     const worst = json.length * 3 + 1;
     let done: RowBlock | undefined;
@@ -73,11 +81,18 @@ export class BlockEncoder {
   }
 
   take(): RowBlock | undefined {
-    if (this.buf === undefined || this.rows === 0) return undefined;
-    const block = { bytes: this.buf.subarray(0, this.used), rows: this.rows };
+    if (this.buf === undefined || this.rows === 0) {
+      if (this.skipped === 0) return undefined;
+      const empty: RowBlock = { bytes: Buffer.alloc(0), rows: 0, skipped: this.skipped };
+      this.skipped = 0;
+      return empty;
+    }
+    const block: RowBlock = { bytes: this.buf.subarray(0, this.used), rows: this.rows };
+    if (this.skipped > 0) block.skipped = this.skipped;
     this.buf = undefined;
     this.used = 0;
     this.rows = 0;
+    this.skipped = 0;
     return block;
   }
 }
@@ -92,7 +107,7 @@ export interface RowJob {
 
 /**
  * Maps one parsed line (its number within what is read, and its text, which JSON.parse accepted) to the row's JSON
- * text. Throws LineError for bad lines.
+ * text, or '' when the line makes no row (e.g. its score is NaN or ±Infinity). Throws LineError for bad lines.
  */
 export type LineMapper = (value: unknown, line: number, text: string) => string;
 
@@ -135,7 +150,7 @@ export type ChunkReply =
   | {
       kind: 'done';
       id: number;
-      blocks: { buffer: ArrayBuffer; length: number; rows: number }[];
+      blocks: { buffer: ArrayBuffer; length: number; rows: number; skipped?: number }[];
       lines: number;
     }
   | {
@@ -212,7 +227,12 @@ export async function convertChunk(
       // Blocks own their memory from offset 0 (see BlockEncoder); anything else is copied before the transfer.
       const bytes = block.bytes.byteOffset === 0 ? block.bytes : Uint8Array.prototype.slice.call(block.bytes);
       const buffer = bytes.buffer as ArrayBuffer;
-      blocks.push({ buffer, length: bytes.length, rows: block.rows });
+      blocks.push({
+        buffer,
+        length: bytes.length,
+        rows: block.rows,
+        ...(block.skipped ? { skipped: block.skipped } : {}),
+      });
       transfer.push(buffer);
     }
     return { reply: { kind: 'done', id: task.id, blocks, lines: stats.lines }, transfer };
@@ -364,7 +384,7 @@ async function* inPool(
       lineBase += reply.lines;
       for (const b of reply.blocks) {
         const bytes = Buffer.from(b.buffer, 0, b.length);
-        yield { bytes, rows: b.rows };
+        yield b.skipped ? { bytes, rows: b.rows, skipped: b.skipped } : { bytes, rows: b.rows };
         keepForReuse(spares, bytes);
       }
     }

@@ -1,8 +1,10 @@
 /**
- * Reading the JSON other tools write, for converter sources: Python's `json.dumps` writes bare `NaN` and
- * `Infinity` (Inspect does, for a stderr over one sample), which `JSON.parse` rejects; here they read as `null`
- * (the converters then treat such a number as absent and say so). Anything else that is not JSON is a DataError
- * naming the file, the member when the text came out of an archive, and the line and column.
+ * Reading the JSON other tools write, for converter sources: Python's `json.dumps` writes bare `NaN`, `Infinity`
+ * and `-Infinity` (lm-eval for an error metric over a bad prediction, Inspect for a stderr over one sample), which
+ * `JSON.parse` rejects; here they read as the JavaScript numbers NaN, Infinity and -Infinity, so that a converter
+ * can tell a non-finite value from an absent one (it is never written as a score: see ResultsBuilder). Anything
+ * else that is not JSON is a DataError naming the file, the member when the text came out of an archive, and the
+ * line and column. Our own formats (EEE records, `validate`) stay strict: they never come through here.
  */
 import { DataError } from '../errors.js';
 import { readRegularFile } from '../io/regular-file.js';
@@ -19,7 +21,7 @@ export function parseSourceJson(text: string, where: string): unknown {
   const replaced = replacePythonNonFinite(text);
   if (replaced !== text) {
     try {
-      return JSON.parse(replaced);
+      return JSON.parse(replaced, revivePythonNonFinite);
     } catch {
       // a real syntax error: report it below
     }
@@ -35,7 +37,54 @@ export async function readSourceJson(path: string): Promise<{ value: unknown; te
   return { value: parseSourceJson(text, path), text };
 }
 
-/** Bare NaN / Infinity / -Infinity outside strings become null; strings are left alone. */
+/**
+ * What a bare NaN / Infinity / -Infinity becomes in the text handed to a JSON parser: a string no real document
+ * holds (it starts with a NUL character), turned back into the number by `revivePythonNonFinite`.
+ */
+const SENTINEL: Record<string, string> = {
+  NaN: '"\\u0000py:NaN"',
+  Infinity: '"\\u0000py:Infinity"',
+  '-Infinity': '"\\u0000py:-Infinity"',
+};
+const REVIVED = new Map<unknown, number>([
+  ['\u0000py:NaN', NaN],
+  ['\u0000py:Infinity', Infinity],
+  ['\u0000py:-Infinity', -Infinity],
+]);
+
+/** A JSON.parse reviver: the sentinels of `replacePythonNonFinite` back into NaN / Infinity / -Infinity. */
+export function revivePythonNonFinite(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && value.charCodeAt(0) === 0) return REVIVED.get(value) ?? value;
+  return value;
+}
+
+/** The same, over a value already parsed (by the strict parser, which takes no reviver). */
+export function revivePythonNonFiniteIn(value: unknown): unknown {
+  if (typeof value === 'string') return revivePythonNonFinite('', value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = revivePythonNonFiniteIn(value[i]);
+  } else if (typeof value === 'object' && value !== null) {
+    const o = value as Record<string, unknown>;
+    for (const k of Object.keys(o)) o[k] = revivePythonNonFiniteIn(o[k]);
+  }
+  return value;
+}
+
+/** JSON text that may hold Python's bare non-finite numbers, parsed; undefined when it is not JSON even so. */
+export function parsePythonJson(text: string): unknown {
+  const replaced = replacePythonNonFinite(text);
+  if (replaced === text) return undefined;
+  try {
+    return JSON.parse(replaced, revivePythonNonFinite);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Bare NaN / Infinity / -Infinity outside strings become sentinel strings (see revivePythonNonFinite); strings
+ * are left alone.
+ */
 export function replacePythonNonFinite(text: string): string {
   if (!/NaN|Infinity/.test(text)) return text;
   let out = '';
@@ -57,7 +106,7 @@ export function replacePythonNonFinite(text: string): string {
     else if (text.startsWith('Infinity', i)) token = 'Infinity';
     else if (text.startsWith('-Infinity', i)) token = '-Infinity';
     if (token) {
-      out += text.slice(last, i) + 'null';
+      out += text.slice(last, i) + SENTINEL[token];
       i += token.length - 1;
       last = i + 1;
     }

@@ -5,6 +5,8 @@
  * `writeConverted`) and `evalkit ingest` (store in): one importer per tool.
  */
 
+import type { DeclaredMetricFactsFile } from './metric-facts.js';
+
 /** The sources `--from` accepts (besides `auto`). */
 export type SourceId = 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval';
 
@@ -20,7 +22,22 @@ export interface ConvertOverrides {
   modelAvailability?: 'open_weights' | 'closed_weights' | 'unknown';
   /** Unix epoch seconds as a string, as EEE `retrieved_timestamp` is written. */
   retrievedTimestamp?: string;
+  /** `--model-map`: a source's model name (or the id evalkit derives) → the model to write. */
+  modelMap?: ModelMap;
+  /** `--metric-facts`: facts declared per metric name, winning over the table and over guesses. */
+  metricFacts?: DeclaredMetricFactsFile;
 }
+
+/** One model as the user names it in a model map. */
+export interface MappedModel {
+  /** `developer/name`, e.g. `meta-llama/Llama-3.1-8B`. */
+  id: string;
+  developer?: string;
+  name?: string;
+}
+
+/** A model map: keys are source model names (as the source writes them) or derived ids. */
+export type ModelMap = Record<string, MappedModel>;
 
 /** How rows from large JSONL files are converted on worker threads (see row-blocks.ts). All optional. */
 export interface ParallelOptions {

@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from '../diagnostics.js';
 import type { Engine } from '../validate/engine.js';
+import type { RunIndex } from './supersede.js';
 import type { Decision, RecordWriter } from './write.js';
 
 /** What happened to one record (or to one input that gave none). */
@@ -15,7 +16,8 @@ export interface IngestItem {
   /** The file or folder, as given (relative to cwd when given relatively). */
   source: string;
   origin_kind: string;
-  status: 'added' | 'already-stored' | 'duplicate' | 'rejected';
+  /** `superseded`: a copy of a run of which a copy at least as complete is stored (see supersede.ts). */
+  status: 'added' | 'already-stored' | 'duplicate' | 'superseded' | 'rejected';
   evaluation_id?: string;
   record_key?: string;
   rows: number;
@@ -23,6 +25,10 @@ export interface IngestItem {
   duplicate_of?: string;
   /** Why it was rejected, when no diagnostic says it. */
   reason?: string;
+  /** The evaluation_ids of the stored, less complete copies of the run this record replaced. */
+  supersedes?: string[];
+  /** For a superseded copy: the evaluation_id of the stored copy kept instead. */
+  kept_copy?: string;
 }
 
 /** What a unit's reader needs from the run. */
@@ -35,6 +41,8 @@ export interface UnitContext {
   cwd: string;
   /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */
   converted: Set<string>;
+  /** The stored runs (one record per run: the most complete copy). */
+  runs?: RunIndex;
 }
 
 export interface UnitOutcome {

@@ -39,6 +39,7 @@ import { isParquetExport, readParquetExport } from './parquet.js';
 import { convertedRows, hasConvertedRows } from './converted-rows.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
+import { admitRun, RunIndex } from './supersede.js';
 
 export type { IngestItem, UnitContext, UnitOutcome } from './admission.js';
 
@@ -69,9 +70,13 @@ export interface IngestSummary {
   records: number;
   /** Instance rows added. */
   rows: number;
-  /** Records not added because already stored or duplicates. */
+  /** Records not added because already stored, duplicates, or less complete copies of a stored run. */
   skipped: number;
   duplicates: number;
+  /** Copies not stored because a copy of the same run at least as complete is stored. */
+  superseded: number;
+  /** Stored copies replaced by a more complete copy of their run. */
+  replaced: number;
   /** Inputs not stored because invalid. */
   rejected: number;
   errors: number;
@@ -140,6 +145,7 @@ export async function ingestPaths(
     onBytes,
     cwd,
     converted: new Set(),
+    runs: new RunIndex(store),
   };
   for (const unit of discovered.units) {
     const before = progress.bytesDone;
@@ -150,6 +156,15 @@ export async function ingestPaths(
           ? await ingestConverted(unit, options.from ?? 'auto', options.overrides ?? {}, engine, context)
           : await ingestEeeFile(unit, engine, context);
     for (const item of outcome.items) {
+      // A record this ingest added and a later, more complete copy of its run replaced is not in the store.
+      if (item.supersedes)
+        for (const earlier of items)
+          if (earlier.status === 'added' && item.supersedes.includes(earlier.evaluation_id ?? '')) {
+            earlier.status = 'superseded';
+            earlier.kept_copy = item.evaluation_id;
+            progress.records--;
+            progress.rows -= earlier.rows;
+          }
       items.push(item);
       if (item.status === 'added') {
         progress.records++;
@@ -175,8 +190,10 @@ function summarize(items: IngestItem[], diagnostics: Diagnostic[]): IngestSummar
   return {
     records: count('added'),
     rows: items.reduce((n, i) => n + (i.status === 'added' ? i.rows : 0), 0),
-    skipped: count('already-stored') + count('duplicate'),
+    skipped: count('already-stored') + count('duplicate') + count('superseded'),
     duplicates: count('duplicate'),
+    superseded: count('superseded'),
+    replaced: items.reduce((n, i) => n + (i.status === 'added' ? (i.supersedes?.length ?? 0) : 0), 0),
     rejected: count('rejected'),
     errors: diagnostics.filter((d) => d.severity === 'error').length,
     warnings: diagnostics.filter((d) => d.severity === 'warning').length,
@@ -427,21 +444,27 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
         }
       : undefined;
   if (!hasRows && !(await treeVerdict())) return outcome;
+  let run: { committed: (recordKey: string) => void } | undefined;
   const written = await context.writer.write({
     rows,
     columns,
     recordKey: decision.recordKey,
-    finish: async () =>
-      valid
-        ? {
-            aggregate,
-            origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
-            decision: decision as Decision & { status: 'new' | 'duplicate' },
-            diagnostics,
-          }
-        : undefined,
+    finish: async () => {
+      if (!valid) return undefined;
+      if (context.runs) {
+        run = await admitRun(context.runs, aggregate, item, diagnostics, unit.display);
+        if (!run) return undefined;
+      }
+      return {
+        aggregate,
+        origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+        decision: decision as Decision & { status: 'new' | 'duplicate' },
+        diagnostics,
+      };
+    },
   });
   if (written === undefined) return outcome;
+  run?.committed(decision.recordKey);
   item.status = 'added';
   item.rows = written;
   return outcome;
@@ -527,6 +550,9 @@ async function storeConverted(
     ? (append) => admitConvertedRows(record, engine, rowsFile, hash, diagnostics, append)
     : undefined;
   const placeholder = `pending-${createHash('sha256').update(`${record.sourcePath}\n${record.aggregatePath}`).digest('hex')}`;
+  let run: { committed: (recordKey: string) => void } | undefined;
+  let storedKey = placeholder;
+  let stored: Json | undefined;
   const written = await context.writer.write({
     rows,
     recordKey: placeholder,
@@ -557,6 +583,12 @@ async function storeConverted(
       item.record_key = decision.recordKey;
       if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, shown)))
         return undefined;
+      if (context.runs) {
+        run = await admitRun(context.runs, aggregate, item, diagnostics, shown);
+        if (!run) return undefined;
+      }
+      storedKey = decision.recordKey;
+      stored = aggregate;
       return {
         aggregate,
         origin: { kind: record.source, path: shown, collection: collectionOf(undefined, aggregate) },
@@ -567,6 +599,7 @@ async function storeConverted(
     },
   });
   if (written !== undefined) {
+    if (stored) run?.committed(storedKey);
     item.status = 'added';
     item.rows = written;
   }

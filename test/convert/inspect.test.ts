@@ -372,8 +372,9 @@ test('a generated .eval (deflate + zstd members, epochs, two scorers, tools, an 
     assert.equal(w.aggregate.model_info.additional_details.deployment_type, 'externally_managed');
     assert.equal(w.aggregate.model_info.additional_details.model_availability, 'closed_weights');
     assert.equal(match.source_data.source_type, 'url');
-    // 3 samples × 2 epochs × 2 scorers, plus sample 4 from the reductions for each scorer.
-    assert.equal(w.rows.length, 3 * 2 * 2 + 2);
+    // 3 samples × 2 epochs × 2 scorers, plus sample 4 from the reductions for each scorer, less the one score
+    // the grader never gave (no row is made up for it).
+    assert.equal(w.rows.length, 3 * 2 * 2 + 2 - 1);
     const row = (id: string) => w.rows.find((r) => r.sample_id === id)!;
     assert.equal(row('1#epoch2@match/accuracy').evaluation.score, 0);
     assert.equal(row('1#epoch2@match/accuracy').metadata.reduced_value, '0.5');
@@ -390,15 +391,20 @@ test('a generated .eval (deflate + zstd members, epochs, two scorers, tools, an 
     assert.deepEqual(agentic.messages[2].tool_call_id, ['c1']);
     assert.equal(agentic.messages[3].reasoning_trace, 'two files');
     assert.deepEqual(agentic.input.reference, ['a', 'b']);
-    const errored = row('2#epoch2@judge/mean');
-    assert.equal(errored.error, 'grader timed out');
-    assert.equal(errored.metadata.scored, 'false');
+    assert.equal(row('2#epoch2@judge/mean'), undefined, 'an unscored sample is no row, never a wrong 0');
+    assert.equal(row('2#epoch2@match/accuracy').error, 'grader timed out');
+    assert.ok(
+      w.record.fields.some(
+        (f) =>
+          f.fate === 'not-mapped' && /1 score\(s\) without a row: the sample holds no score/.test(f.reason!),
+      ),
+    );
     const lost = row('4#reduced@match/accuracy');
     assert.equal(lost.evaluation.score, 1);
     assert.match(lost.metadata.score_source, /reductions/);
     assert.equal(row('4#reduced@judge/mean').evaluation.score, 1);
     assert.equal(row('3#epoch1@judge/mean').token_usage.total_tokens, 33);
-    assert.match(w.record.notes.join(' '), /no numeric score/);
+    assert.match(w.record.notes.join(' '), /no numeric value/);
     await assertUpstreamValid([w]);
     await assertValidTree(join(root, 'out'));
   });
@@ -417,7 +423,7 @@ test('an unfinished .eval (journal only, no header) converts what is there and s
     assert.equal(resultById(w.aggregate, 'match/mean').score_details.score, 4 / 6);
     assert.equal(resultById(w.aggregate, 'judge/mean').score_details.score, 0.5);
     assert.equal(resultById(w.aggregate, 'judge/mean').score_details.details.computed_by, 'evalkit');
-    assert.equal(w.rows.length, 12);
+    assert.equal(w.rows.length, 11, 'the missing judge score is no row');
     await assertUpstreamValid([w]);
     await assertValidTree(join(root, 'out'));
   });
@@ -491,6 +497,6 @@ test('the same run as .eval and as .json in one folder is one record', async () 
     await writeFile(join(logs, 'run.json'), JSON.stringify(log));
     const written = await convertInto(join(root, 'out'), [logs]);
     assert.equal(written.length, 1);
-    assert.equal(written[0].rows.length, 14);
+    assert.equal(written[0].rows.length, 13);
   });
 });

@@ -208,16 +208,10 @@ test('own fixture: groups and subtasks, filters, lower-is-better and unknown met
   assert.equal(byId.get('sub_a/word_perplexity,none').score_details.uncertainty?.standard_error, undefined);
   const tox = byId.get('sub_b/toxicity,none').metric_config;
   assert.equal(tox.lower_is_better, true, 'higher_is_better false in the file');
-  assert.equal(tox.min_score, undefined, 'an unknown metric gets no invented bounds');
-  assert.equal(tox.score_type, undefined);
-  assert.ok(
-    record.fields.some(
-      (f) =>
-        f.fate === 'not-mapped' &&
-        f.field.startsWith('results.sub_b.toxicity,none') &&
-        /not in the metric facts table/.test(f.reason!),
-    ),
-  );
+  // toxicity is a safety metric of the facts table: lower is better, a proportion.
+  assert.equal(tox.min_score, 0);
+  assert.equal(tox.max_score, 1);
+  assert.equal(tox.additional_details, undefined, 'direction and bounds known: nothing assumed');
   const strict = byId.get('sub_b/exact_match,strict-match');
   assert.deepEqual(strict.metric_config.metric_parameters, { filter: 'strict-match' });
   assert.equal(strict.metric_config.metric_id, 'exact_match');

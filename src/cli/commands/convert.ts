@@ -9,7 +9,12 @@ import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { InputGuard } from '../../io/output-is-input.js';
-import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import {
+  addOverrideOptions,
+  overrideFilesFrom,
+  overridesFrom,
+  type OverrideFlags,
+} from '../convert-overrides.js';
 import { withCliHint } from '../hints.js';
 import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-limits.js';
 
@@ -115,7 +120,7 @@ export const convertCommand: CommandModule = {
       )
       .action((paths: string[], flags: ConvertFlags) =>
         run(async () => {
-          const overrides = overridesFrom(flags);
+          const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
           applyZipLimits(flags);
           const jobs = flags.jobs === 'auto' ? undefined : optionalInteger(flags.jobs, '--jobs', 1);
           const root = resolvePath(io.cwd, flags.output);

@@ -18,6 +18,7 @@ import { ingestCommand } from './ingest.js';
 import { queryCommand } from './query.js';
 import { exportCommand } from './export.js';
 import { modelCommand } from './model.js';
+import { modelsCommand } from './models.js';
 import { describeCommand } from './describe.js';
 import { bearersImportCommand } from './bearers-import.js';
 import { compareRunsCommand } from './compare-runs.js';
@@ -54,6 +55,7 @@ export const commandModules: CommandModule[] = [
   queryCommand,
   leaderboardCommand,
   compareCommand,
+  modelsCommand,
   exportCommand,
   surveyExportCommand,
   surveyImportCommand,

@@ -6,7 +6,12 @@ import { addDbOption, dbPathOf, json } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { addOverrideOptions, overridesFrom, type OverrideFlags } from '../convert-overrides.js';
+import {
+  addOverrideOptions,
+  overrideFilesFrom,
+  overridesFrom,
+  type OverrideFlags,
+} from '../convert-overrides.js';
 import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-limits.js';
 
 interface IngestFlags extends OverrideFlags, ZipLimitFlags {
@@ -26,7 +31,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { ingestPaths } = await import('../../store/ingest.js');
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
-  const overrides = overridesFrom(flags);
+  const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
   applyZipLimits(flags);
   const dbPath = dbPathOf(flags.db, io);
   checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
@@ -60,11 +65,21 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
       io.stdout.write(
         `… ${result.diagnostics.length - SHOWN_DIAGNOSTICS} more (--format json lists them all)\n`,
       );
-    for (const i of result.items)
+    for (const i of result.items) {
       if (i.status === 'rejected' && i.reason) io.stdout.write(`${i.source}: not stored: ${i.reason}\n`);
+      if (i.status === 'superseded')
+        io.stdout.write(
+          `${i.source}: not stored: a copy of the same run at least as complete is stored (${i.kept_copy})\n`,
+        );
+      if (i.supersedes)
+        io.stdout.write(
+          `${i.source}: replaces the less complete copy ${i.supersedes.join(', ')} of the same run\n`,
+        );
+    }
     io.stdout.write(
       `${s.records} records added (${s.rows.toLocaleString('en')} rows), ${s.skipped} skipped ` +
-        `(${s.skipped - s.duplicates} already stored, ${s.duplicates} duplicates), ${s.rejected} rejected → ${dbPath}\n`,
+        `(${s.skipped - s.duplicates - s.superseded} already stored, ${s.duplicates} duplicates${s.superseded > 0 ? `, ${s.superseded} less complete copies of a stored run` : ''})` +
+        `${s.replaced > 0 ? `, ${s.replaced} replaced by a more complete copy` : ''}, ${s.rejected} rejected → ${dbPath}\n`,
     );
   }
   if (result.items.length === 0) {
@@ -90,7 +105,10 @@ export const ingestCommand: CommandModule = {
           'validate`): an invalid one is reported and not stored. A record and its rows are stored in one\n' +
           'transaction, never half. Ingesting the same content again changes nothing; a record whose content\n' +
           'is stored under another evaluation_id (EEE check 10) is reported and skipped unless\n' +
-          '--allow-duplicates. A record holding a number JSON cannot (NaN, Infinity) is refused the same way.\n' +
+          '--allow-duplicates. Copies of one run (the same source run id, e.g. an Inspect log while running and once\n' +
+          'finished) are stored once, as the most complete copy, whatever the order: a stored partial copy is\n' +
+          'replaced in the transaction that stores the complete one and reported; a complete copy is never replaced.\n' +
+          'A record holding a number JSON cannot (NaN, Infinity) is refused the same way.\n' +
           'One writer at a time, and not while a reader (`evalkit view`, `query`, ...) has the store open: the\n' +
           'ingest is refused with a message saying so. --db must be a store or a new path (a file that is not a\n' +
           'DuckDB database is refused before any work).\n\n' +

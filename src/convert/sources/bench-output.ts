@@ -8,17 +8,8 @@
 import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
 import { isObject, readJsonSource } from '../read.js';
-import {
-  buildAggregate,
-  buildModel,
-  convertedRecord,
-  detailString,
-  epochSeconds,
-  FieldReport,
-  recordIds,
-  ResultsBuilder,
-  type ModelFacts,
-} from '../record.js';
+import { RecordDriver } from '../driver.js';
+import { detailString, epochSeconds, type ModelFacts } from '../record.js';
 import type { ConvertedRecord, ConvertOptions, Probe, SourceConverter } from '../types.js';
 
 type Obj = Record<string, unknown>;
@@ -83,9 +74,8 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
   const benchmark = isObject(meta.benchmark) ? meta.benchmark : {};
   const modelMeta = isObject(meta.model) ? meta.model : {};
   const run = isObject(meta.run) ? meta.run : {};
-  const report = new FieldReport();
-  const notes: string[] = [];
-  const overrides = options.overrides;
+  const d = new RecordDriver('bench', path, options);
+  const { report, notes } = d;
 
   const provider = typeof modelMeta.provider === 'string' ? modelMeta.provider : undefined;
   const facts: ModelFacts = {
@@ -108,8 +98,8 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
       reason: `provider "${provider}" is a runtime the evaluator runs`,
     };
   if (provider !== undefined) report.mapped('metadata.model.provider', '/model_info/inference_platform');
-  const model = buildModel(facts, overrides, report);
-  const ids = recordIds({ source: 'bench', digest, overrides, defaultCollection: 'bench', model, report });
+  d.model({ ...facts, runKey: digest });
+  d.ids({ digest, defaultCollection: 'bench' });
 
   const name = typeof benchmark.name === 'string' ? benchmark.name : basename(path, '.json');
   const task = typeof benchmark.task === 'string' && benchmark.task !== 'all' ? benchmark.task : undefined;
@@ -149,7 +139,7 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
       report.details(`results.metrics.${k}`, '/evaluation_results/*/score_details/details');
     }
   const countValues = Object.values(counts).filter((v) => Number.isInteger(v)) as number[];
-  const results = new ResultsBuilder(report);
+  const results = d.results;
   for (const [k, v] of Object.entries(metrics)) {
     if (isCount(k)) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) {
@@ -203,11 +193,7 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
   );
   const started = epochSeconds(run.started_at);
   const finished = epochSeconds(run.finished_at);
-  const aggregate = buildAggregate({
-    ids,
-    model,
-    overrides,
-    report,
+  const aggregate = d.aggregate({
     sourceName: 'benchmark output v1',
     sourceDetails,
     evalLibrary: { name: 'unknown', version: 'unknown' },
@@ -217,8 +203,7 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
         ? { value: started, field: 'metadata.run.started_at' }
         : undefined,
     evaluationTimestamp: started ? { value: started, field: 'metadata.run.started_at' } : undefined,
-    results: results.results,
     hasRows: false,
   });
-  return convertedRecord({ source: 'bench', sourcePath: path, ids, aggregate, report, notes });
+  return d.record({ aggregate });
 }

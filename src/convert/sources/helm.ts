@@ -10,18 +10,14 @@
  * the prompt, the completions and the references.
  */
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
+import { RecordDriver } from '../driver.js';
 import {
-  buildAggregate,
-  buildModel,
   contentDigest,
-  convertedRecord,
   detailString,
   epochSeconds,
-  FieldReport,
-  recordIds,
-  ResultsBuilder,
+  type ResultsBuilder,
   rowMaker,
   type ModelFacts,
 } from '../record.js';
@@ -164,16 +160,15 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
   if (stats === undefined)
     throw new DataError('convert.helm', `${dir}: stats.json is missing: the run has no results to convert`);
 
-  const report = new FieldReport();
-  const notes: string[] = [];
-  const overrides = options.overrides;
+  const d = new RecordDriver('helm', dir, options);
+  const { report, notes } = d;
   const adapter = runSpec.adapter_spec as Obj;
   const runName = typeof runSpec.name === 'string' ? runSpec.name : dir;
   const scenarioObj = isObj(scenario) ? scenario : {};
   const evaluationName =
     typeof scenarioObj.name === 'string' ? scenarioObj.name : String(runName.split(':')[0] ?? 'helm');
   report.mapped('scenario.json name', '/evaluation_results/*/evaluation_name');
-  const model = buildModel(helmModelFacts(adapter, runSpec), overrides, report);
+  const model = d.model(helmModelFacts(adapter, runSpec));
 
   const scenarioSpec = isObj(runSpec.scenario_spec) ? runSpec.scenario_spec : {};
   const sourceDetails: Obj = { helm_run: runName };
@@ -210,7 +205,7 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
   report.mapped('run_spec.adapter_spec', '/evaluation_results/*/generation_config');
 
   // Results from stats.json
-  const results = new ResultsBuilder(report);
+  const results = d.results;
   const bookkeeping: Obj = {};
   const skippedBookkeeping = new Set<string>();
   const resultIds = new Set<string>();
@@ -313,16 +308,18 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
     }
   }
   const trials = finite(adapter.num_train_trials) ? adapter.num_train_trials : 1;
-  const ids = recordIds({
-    source: 'helm',
+  const ids = d.ids({
     digest: contentDigest(`helm-run:${runName}:${runTexts.get(stats as object) ?? ''}`),
-    overrides,
     defaultCollection:
       Array.isArray(runSpec.groups) && typeof runSpec.groups[0] === 'string'
         ? runSpec.groups[0]
         : evaluationName,
-    model,
-    report,
+  });
+  // A HELM run is named within its suite (benchmark_output/runs/<suite>/<run>); stats.json is written at its end.
+  d.run({
+    sourceRunId: `${basename(dirname(dir))}/${runName}`,
+    status: 'complete',
+    scoredSamples: statsByInstance.size,
   });
   const row = rowMaker(ids.evaluationId, model.id);
   const rowResultIds = new Set(results.results.map((r) => r.evaluation_result_id as string));
@@ -484,11 +481,7 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
       (f === 'per_instance_stats.json' && perInstance === undefined)
     )
       notes.push(`${f} is missing from the run folder`);
-  const aggregate = buildAggregate({
-    ids,
-    model,
-    overrides,
-    report,
+  const aggregate = d.aggregate({
     sourceName: 'HELM run',
     sourceDetails: { ...sourceDetails, ...bookkeeping },
     evalLibrary: { name: 'helm', version: 'unknown', details: libraryDetails },
@@ -500,18 +493,9 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
           },
         }
       : {}),
-    results: results.results,
     hasRows,
   });
-  yield convertedRecord({
-    source: 'helm',
-    sourcePath: dir,
-    ids,
-    aggregate,
-    ...(hasRows ? { rows } : {}),
-    report,
-    notes,
-  });
+  yield d.record({ aggregate, ...(hasRows ? { rows } : {}) });
 }
 
 /** A run folder, or a folder of run folders (a suite). */

@@ -18,16 +18,8 @@ import { consensusVerdict, sampleFailed } from '../../metrics/infereval/model.js
 import { planPrompts, type PromptOptions } from '../../run/prompts.js';
 import type { BenchmarkLike, SampleRecord } from '../../run/types.js';
 import { isObject, readJsonSource } from '../read.js';
-import {
-  buildAggregate,
-  buildModel,
-  convertedRecord,
-  epochSeconds,
-  FieldReport,
-  recordIds,
-  ResultsBuilder,
-  rowMaker,
-} from '../record.js';
+import { RecordDriver } from '../driver.js';
+import { epochSeconds, rowMaker } from '../record.js';
 import type { ConvertedRecord, ConvertOptions, ConvertOverrides, Probe, SourceConverter } from '../types.js';
 
 type Obj = Record<string, unknown>;
@@ -56,40 +48,33 @@ export function inferevalRecord(input: InferevalMappingInput): ConvertedRecord {
   const eta = input.eta;
   if (!isObject(input.eta) || !isObject(eta.model) || !Array.isArray(eta.items))
     throw new DataError('convert.infereval.shape', `${input.sourcePath}: not an infereval evaluation (η)`);
-  const report = new FieldReport();
-  const notes: string[] = [];
+  const d = new RecordDriver('infereval', input.sourcePath, { overrides });
+  const { report, notes } = d;
   const provider = String((eta.model as Obj).provider ?? 'unknown');
   const modelId = String((eta.model as Obj).model_id ?? 'unknown');
   const official =
     (provider === 'openai' || provider === 'anthropic') &&
     (input.baseUrlKnown ? input.baseUrl === undefined : true);
-  const model = buildModel(
-    {
-      name: modelId,
-      field: 'model.model_id',
-      developer: provider === 'replay' ? 'unknown' : provider,
-      inferencePlatform: provider,
-      deployment: official
-        ? {
-            deploymentType: 'externally_managed',
-            modelAvailability: 'closed_weights',
-            reason: input.baseUrlKnown
-              ? `provider ${provider} through its official API`
-              : `provider ${provider} (the η records no base URL: its official API assumed)`,
-          }
-        : undefined,
-    },
-    overrides,
-    report,
-  );
-  const noOverrides = Object.keys(overrides).length === 0;
-  const ids = recordIds({
-    source: 'infereval',
+  const model = d.model({
+    name: modelId,
+    field: 'model.model_id',
+    developer: provider === 'replay' ? 'unknown' : provider,
+    inferencePlatform: provider,
+    deployment: official
+      ? {
+          deploymentType: 'externally_managed',
+          modelAvailability: 'closed_weights',
+          reason: input.baseUrlKnown
+            ? `provider ${provider} through its official API`
+            : `provider ${provider} (the η records no base URL: its official API assumed)`,
+        }
+      : undefined,
+  });
+  // The model map and metric facts name and describe; they do not make another record.
+  const noOverrides = Object.keys(overrides).every((k) => k === 'modelMap' || k === 'metricFacts');
+  const ids = d.ids({
     digest: String(eta.id),
-    overrides,
     defaultCollection: INFEREVAL_COLLECTION,
-    model,
-    report,
     // The id `evaluate --eee-out` has always used, so a converted η and the run's own pair are the same record.
     seed: noOverrides ? `evalkit-eee:${eta.id}` : undefined,
     evaluationId: noOverrides ? `${INFEREVAL_COLLECTION}/${eta.benchmark_id}/${eta.id}` : undefined,
@@ -136,7 +121,7 @@ export function inferevalRecord(input: InferevalMappingInput): ConvertedRecord {
     'model.params, endorsement_config, paraphrase_variant',
     '/evaluation_results/*/metric_config/metric_parameters',
   );
-  const results = new ResultsBuilder(report);
+  const results = d.results;
   const add = (id: string, metric: string, description: string, score: number, extra: Obj = {}): void => {
     results.add({
       evaluationName: benchmarkId,
@@ -180,11 +165,7 @@ export function inferevalRecord(input: InferevalMappingInput): ConvertedRecord {
   const finished = epochSeconds(eta.finished_at);
   const started = epochSeconds(eta.started_at);
   const retrieved = finished ?? started;
-  const aggregate = buildAggregate({
-    ids,
-    model,
-    overrides,
-    report,
+  const aggregate = d.aggregate({
     sourceName: byEvalkit ? 'evalkit evaluate' : 'infereval evaluation (η)',
     organization: byEvalkit ? { name: 'evalkit', field: 'framework_version' } : undefined,
     evaluatorRelationship: byEvalkit ? { value: 'third_party', field: 'framework_version' } : undefined,
@@ -196,7 +177,6 @@ export function inferevalRecord(input: InferevalMappingInput): ConvertedRecord {
       ? { value: retrieved, field: finished ? 'finished_at' : 'started_at' }
       : undefined,
     evaluationTimestamp: started ? { value: started, field: 'started_at' } : undefined,
-    results: results.results,
     hasRows: total > 0,
   });
 
@@ -272,15 +252,7 @@ export function inferevalRecord(input: InferevalMappingInput): ConvertedRecord {
       }
     }
   }
-  return convertedRecord({
-    source: 'infereval',
-    sourcePath: input.sourcePath,
-    ids,
-    aggregate,
-    rows: total > 0 ? rows : undefined,
-    report,
-    notes,
-  });
+  return d.record({ aggregate, rows: total > 0 ? rows : undefined });
 }
 
 /** A benchmark beside the η whose hash is the η's benchmark_hash. */

@@ -10,15 +10,13 @@
  * finish (`started`, `cancelled`, `error`) is converted as far as it got, and the record says so.
  */
 import { DataError } from '../../errors.js';
+import { RecordDriver } from '../driver.js';
 import {
-  buildAggregate,
   buildModel,
   contentDigest,
-  convertedRecord,
   detailString,
   epochSeconds,
   FieldReport,
-  recordIds,
   ResultsBuilder,
   rowMaker,
   stringMap,
@@ -82,6 +80,8 @@ interface ScoreEntry {
   field: string;
   /** The result the rows name (set once the results are built). */
   rowResultId?: string;
+  /** Each result of this entry by its metric name (a free-text score's metadata may hold a metric's value). */
+  resultIdsByMetric?: Map<string, string>;
   /** Computed by evalkit (the log has no results). */
   computed?: { sum: number; count: number };
 }
@@ -486,9 +486,8 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   const log = await openInspectLog(path);
   const { header } = log;
   const ev = header.eval as Obj;
-  const report = new FieldReport();
-  const notes: string[] = [];
-  const overrides = options.overrides;
+  const d = new RecordDriver('inspect', path, options);
+  const { report, notes } = d;
   const task = typeof ev.task === 'string' && ev.task !== '' ? ev.task : 'inspect-task';
   report.mapped('eval.task', '/evaluation_results/*/evaluation_name');
   const status = String(header.status ?? 'unknown');
@@ -497,14 +496,12 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   if (header.invalidated === true) notes.push('the log is marked invalidated');
 
   if (typeof ev.model !== 'string') throw new DataError('convert.inspect', `${path}: eval.model is missing`);
-  const model = buildModel(
+  const model = d.model(
     inspectModelFacts(
       ev.model,
       'eval.model',
       isObj(ev.model_args) && Object.keys(ev.model_args).length > 0 ? { model_args: ev.model_args } : {},
     ),
-    overrides,
-    report,
   );
 
   // Results
@@ -546,7 +543,8 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       );
   }
   const scorerSpecs = Array.isArray(ev.scorers) ? ev.scorers.filter(isObj) : [];
-  const results = new ResultsBuilder(report);
+  const results = d.results;
+  const configReducer = epochsReducer(ev);
   const genConfig = generationConfig(header, report);
   const srcData = sourceData(header, task, report);
   const evaluationTimestamp = epochSeconds(ev.created);
@@ -561,12 +559,16 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     const metricParameters: Obj = { scorer: entry.scorer };
     if (entry.name !== entry.scorer) metricParameters.score = entry.name;
     if (entry.reducer) metricParameters.reducer = entry.reducer;
+    const reducer = entry.reducer ?? configReducer;
     const base = {
       evaluationName: task,
       sourceData: srcData,
       ...(genConfig ? { generationConfig: genConfig } : {}),
       ...(evaluationTimestamp ? { evaluationTimestamp } : {}),
+      // How the log reduced a sample's epochs to one score (the store reduces rows the same way).
+      ...(reducer !== undefined ? { configDetails: { epoch_reducer: reducer } } : {}),
     };
+    entry.resultIdsByMetric = new Map();
     const judging = (at: string) => llmScoring(header, { ...entry, params }, report, at);
     if (entry.computed) {
       if (entry.computed.count === 0) {
@@ -607,8 +609,8 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       const name = String(m.name ?? key);
       const field = `${entry.field}.metrics.${key}`;
       if (UNCERTAINTY_METRICS.has(name) && hasMean) continue; // becomes the uncertainty of the mean below
-      if (!finite(m.value)) {
-        report.notMapped(field, `value ${JSON.stringify(m.value ?? null)} is not a finite number`);
+      if (typeof m.value !== 'number') {
+        report.notMapped(field, `value ${JSON.stringify(m.value ?? null)} is not a number`);
         continue;
       }
       const at = `/evaluation_results/${results.results.length}`;
@@ -666,8 +668,9 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       }
       const scoring = judging(at);
       if (scoring) input.llmScoring = scoring;
-      results.add(input);
+      if (results.add(input) === undefined) continue;
       entry.rowResultId ??= idOf(key);
+      if (!entry.resultIdsByMetric.has(name)) entry.resultIdsByMetric.set(name, idOf(key));
     }
   }
   if (results.results.length === 0 && log.sampleCount === 0 && log.reductions.length === 0)
@@ -695,20 +698,34 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     report.mapped('reductions', '/metadata/reduced_value, and rows for samples the log does not hold');
 
   // The run's identity when the log states it, so the same run as .eval and as .json is one record; else the bytes.
+  // A copy of the run that did not finish (an in-progress log) is a record of its own, told apart by how far it
+  // got; the store keeps the most complete copy of the run.
   const runKey = [ev.eval_id, ev.run_id, ev.task_id].filter((x) => typeof x === 'string');
-  const ids = recordIds({
-    source: 'inspect',
-    digest:
-      ev.run_id !== undefined && runKey.length > 0
-        ? contentDigest(`inspect-run:${runKey.join(':')}:${task}`)
-        : await log.digest(),
-    overrides,
-    defaultCollection: task,
-    model,
-    report,
+  const headerResults = isObj(header.results) ? header.results : {};
+  const scored = isCount(headerResults.completed_samples)
+    ? headerResults.completed_samples
+    : (entries.find((e) => isCount(e.scoredSamples))?.scoredSamples ?? log.sampleCount);
+  const complete = status === 'success';
+  const digest =
+    ev.run_id !== undefined && runKey.length > 0
+      ? contentDigest(
+          `inspect-run:${runKey.join(':')}:${task}${complete ? '' : `:${status}:${log.sampleCount}:${scored}`}`,
+        )
+      : await log.digest();
+  const ids = d.ids({ digest, defaultCollection: task });
+  d.run({
+    sourceRunId:
+      typeof ev.eval_id === 'string'
+        ? ev.eval_id
+        : runKey.length > 0
+          ? `${runKey.join(':')}:${task}`
+          : `sha256:${digest}`,
+    status: complete ? 'complete' : 'partial',
+    scoredSamples: scored,
   });
   const row = rowMaker(ids.evaluationId, model.id);
   let unscored = 0;
+  const unscoredWhy = new Map<string, number>();
 
   async function* rows(): AsyncGenerator<Obj> {
     const seen = new Set<string>();
@@ -741,22 +758,39 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
         let fromReductions = false;
         if (!score && reduced && !multiEpoch)
           ((score = { ...reduced, value: reducedValue(reduced, entry) }), (fromReductions = true));
-        const value = score ? inspectValueToFloat(score.value) : undefined;
+        let value = score ? inspectValueToFloat(score.value) : undefined;
+        let resultId = entry.rowResultId!;
+        // A value Inspect cannot read as a number: the score's metadata may hold a result's metric value.
+        if (value === undefined && score && isObj(score.metadata))
+          for (const [metric, id] of entry.resultIdsByMetric ?? []) {
+            const v = score.metadata[metric];
+            if (typeof v === 'number' && Number.isFinite(v)) {
+              value = v;
+              resultId = id;
+              break;
+            }
+          }
+        if (value === undefined) {
+          // No score Inspect would count: no row (never a made-up 0); the field report says why.
+          unscored++;
+          const why = !score
+            ? 'the sample holds no score for this scorer (errored or not scored)'
+            : `the score value is not one Inspect reads as a number (numbers, booleans, C/I/P/N, numeric strings), and its metadata holds no number under a metric name of the scorer`;
+          unscoredWhy.set(why, (unscoredWhy.get(why) ?? 0) + 1);
+          continue;
+        }
         const meta: Obj = { ...sampleMeta, scorer: entry.scorer };
         if (score) meta.score_value = score.value;
         if (fromReductions) meta.score_source = 'reductions';
         if (score && typeof score.explanation === 'string') meta.score_explanation = score.explanation;
         if (score && isObj(score.metadata)) meta.score_metadata = score.metadata;
         if (multiEpoch && reduced) meta.reduced_value = reducedValue(reduced, entry);
-        if (value === undefined) {
-          unscored++;
-          meta.scored = 'false';
-        }
+        if (resultId !== entry.rowResultId) meta.score_from = 'score metadata';
         const answer = score && typeof score.answer === 'string' ? score.answer : undefined;
         const attributionTurn = interaction === 'single_turn' ? 0 : Math.max(conv.lastAssistant, 0);
         yield row({
           evaluationName: task,
-          evaluationResultId: entry.rowResultId!,
+          evaluationResultId: resultId,
           sampleId: sampleIdOf(id, epoch, entry),
           interactionType: interaction,
           input: {
@@ -786,7 +820,7 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
                 ]
               : [],
           evaluation: {
-            score: value ?? 0,
+            score: value,
             is_correct: score ? isCorrectValue(score.value) : false,
             ...(interaction !== 'single_turn'
               ? { num_turns: Math.max(conv.assistantTurns, 1), tool_calls_count: conv.toolCalls }
@@ -806,6 +840,12 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       for (const [id, r] of reduced) {
         if (seen.has(id)) continue;
         const v = inspectValueToFloat(reducedValue(r, entry));
+        if (v === undefined) {
+          unscored++;
+          const why = 'a reduced score Inspect does not read as a number';
+          unscoredWhy.set(why, (unscoredWhy.get(why) ?? 0) + 1);
+          continue;
+        }
         yield row({
           evaluationName: task,
           evaluationResultId: entry.rowResultId!,
@@ -813,21 +853,22 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
           interactionType: 'single_turn',
           input: { raw: '', reference: [] },
           output: { raw: [typeof r.answer === 'string' ? r.answer : ''] },
-          evaluation: { score: v ?? 0, is_correct: isCorrectValue(reducedValue(r, entry)) },
+          evaluation: { score: v, is_correct: isCorrectValue(reducedValue(r, entry)) },
           metadata: {
             inspect_sample_id: r.sample_id,
             scorer: entry.scorer,
             score_value: reducedValue(r, entry),
             score_source: 'reductions (the log holds no transcript for this sample)',
-            ...(v === undefined ? { scored: 'false' } : {}),
             ...(typeof r.explanation === 'string' ? { score_explanation: r.explanation } : {}),
           },
         });
       }
     }
+    for (const [why, n] of unscoredWhy)
+      report.notMapped('samples[].scores (value)', `${n} score(s) without a row: ${why}`);
     if (unscored > 0)
       notes.push(
-        `${unscored} row(s) have no numeric score (errored or unscored samples): score 0 with metadata.scored "false"; Inspect leaves them out of its metrics`,
+        `${unscored} sample score(s) have no numeric value (errored, unscored, or free text): no row for them, as Inspect leaves them out of its metrics`,
       );
   }
 
@@ -862,11 +903,7 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   const stats = isObj(header.stats) ? header.stats : {};
   const retrieved = epochSeconds(stats.completed_at) ?? epochSeconds(ev.created);
 
-  const aggregate = buildAggregate({
-    ids,
-    model,
-    overrides,
-    report,
+  const aggregate = d.aggregate({
     sourceName: `Inspect AI log (${log.container === 'eval' ? '.eval' : '.json'}, format ${String(header.version ?? '?')})`,
     sourceDetails,
     evalLibrary: { name: 'inspect_ai', version, details: libraryDetails },
@@ -881,20 +918,20 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     ...(evaluationTimestamp
       ? { evaluationTimestamp: { value: evaluationTimestamp, field: 'eval.created' } }
       : {}),
-    results: results.results,
     hasRows,
   });
   if (results.results.length === 0)
     notes.push('no result could be built (no finite metric value): the record holds no evaluation results');
-  yield convertedRecord({
-    source: 'inspect',
-    sourcePath: path,
-    ids,
-    aggregate,
-    ...(hasRows ? { rows } : {}),
-    report,
-    notes,
-  });
+  yield d.record({ aggregate, ...(hasRows ? { rows } : {}) });
+}
+
+/** The epochs reducer the task was run with (`eval.config.epochs_reducer`: a name or a list; the first). */
+function epochsReducer(ev: Obj): string | undefined {
+  const cfg = isObj(ev.config) ? ev.config : {};
+  const r = cfg.epochs_reducer;
+  if (typeof r === 'string') return r;
+  if (Array.isArray(r) && typeof r[0] === 'string') return r[0];
+  return undefined;
 }
 
 export const inspectSource: SourceConverter = {

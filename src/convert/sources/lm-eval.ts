@@ -22,15 +22,12 @@ import {
   type Span,
 } from '../json-text.js';
 import { rowBlocksOf, type LineMapper, type RowBlock } from '../row-blocks.js';
+import { RecordDriver } from '../driver.js';
 import {
-  buildAggregate,
-  buildModel,
-  convertedRecord,
   detailString,
   epochSeconds,
   FieldReport,
-  recordIds,
-  ResultsBuilder,
+  nonFiniteText,
   rowMaker,
   rowTextMaker,
   type KnownRowJson,
@@ -188,7 +185,8 @@ function modelFacts(doc: Obj, config: Obj): ModelFacts {
     name = type;
     field = 'config.model';
   }
-  const facts: ModelFacts = { name, field, detailsField: 'config.' };
+  // Only the harness's model type: the run does not name its model.
+  const facts: ModelFacts = { name, field, detailsField: 'config.', unnamed: field === 'config.model' };
   if (LOCAL_MODEL_TYPES.has(type)) {
     facts.deployment = {
       deploymentType: 'self_deployed',
@@ -324,28 +322,22 @@ function sourceData(task: string, taskConfig: unknown, nSamples: unknown, subtas
 }
 
 async function convertResults(path: string, options: ConvertOptions): Promise<ConvertedRecord> {
-  const { value, digest } = await readJsonSource(path);
+  const { value, digest } = await readJsonSource(path, { python: true });
   if (!isObject(value) || !isObject(value.results))
     throw new DataError('convert.lm-eval.shape', `${path}: an lm-eval results file needs a "results" object`);
   const doc = value;
   const config = isObject(doc.config) ? doc.config : {};
   const configs = isObject(doc.configs) ? doc.configs : {};
-  const report = new FieldReport();
-  const notes: string[] = [];
-  const overrides = options.overrides;
+  const d = new RecordDriver('lm-eval', path, options);
+  const { report, notes } = d;
 
-  const model = buildModel(modelFacts(doc, config), overrides, report);
-  const ids = recordIds({
-    source: 'lm-eval',
-    digest,
-    overrides,
-    defaultCollection: 'lm-eval',
-    model,
-    report,
-  });
+  const facts = modelFacts(doc, config);
+  const model = d.model({ ...facts, runKey: digest });
+  const ids = d.ids({ digest, defaultCollection: 'lm-eval' });
 
   // Results: every numeric metric of every task and group.
-  const results = new ResultsBuilder(report);
+  const results = d.results;
+  const leftOutIdsByTask = new Map<string, string[]>();
   const parents = parentGroups(doc);
   const resultIdsByTask = new Map<string, string[]>();
   const bootstrapIters = config.bootstrap_iters;
@@ -360,8 +352,8 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         : [key, undefined];
       if (metricPart.endsWith('_stderr')) continue;
       const field = `${from}.${task}.${key}`;
-      if (typeof score !== 'number' || !Number.isFinite(score)) {
-        report.notMapped(field, `not a finite number (${JSON.stringify(score)})`);
+      if (typeof score !== 'number') {
+        report.notMapped(field, `not a number (${JSON.stringify(score)})`);
         continue;
       }
       const stderrKey = filter === undefined ? `${metricPart}_stderr` : `${metricPart}_stderr,${filter}`;
@@ -375,6 +367,11 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         report.mapped(
           `${from}.${task}.${stderrKey}`,
           `/evaluation_results/${results.results.length}/score_details/uncertainty/standard_error`,
+        );
+      } else if (typeof stderr === 'number') {
+        report.notMapped(
+          `${from}.${task}.${stderrKey}`,
+          `${nonFiniteText(stderr)} is not a finite number: no standard error written (kept as score_details.details.stderr)`,
         );
       } else if (stderr !== undefined) {
         report.notMapped(
@@ -409,6 +406,7 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
       if (nOriginal !== undefined) details.n_samples_original = nOriginal;
       if (nSamples !== undefined) details.n_samples_effective = nSamples;
       if (taskConfig !== undefined) details.task_config = taskConfig;
+      if (typeof stderr === 'number' && !Number.isFinite(stderr)) details.stderr = nonFiniteText(stderr);
       const numSamples = Number.isInteger(nSamples)
         ? (nSamples as number)
         : Number.isInteger(sampleCount)
@@ -417,7 +415,7 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
             ? (entry.sample_len as number)
             : undefined;
       const resultId = `${task}/${key}`;
-      results.add({
+      const written = results.add({
         evaluationName: task,
         metric: metricPart,
         metricName: filter === undefined || filter === 'none' ? metricPart : `${metricPart} (${filter})`,
@@ -432,13 +430,17 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         metricParameters: filter === undefined ? undefined : { filter },
         generationConfig: generationConfig(taskConfig, get(doc, 'n-shot', task)),
       });
-      const list = resultIdsByTask.get(task) ?? [];
+      const byTask = written ? resultIdsByTask : leftOutIdsByTask;
+      const list = byTask.get(task) ?? [];
       list.push(resultId);
-      resultIdsByTask.set(task, list);
+      byTask.set(task, list);
     }
   }
   if (results.results.length === 0)
-    throw new DataError('convert.lm-eval.empty', `${path}: the results file holds no numeric metric`);
+    throw new DataError(
+      'convert.lm-eval.empty',
+      `${path}: the results file holds no ${Object.keys(results.leftOut).length > 0 ? 'finite ' : ''}numeric metric`,
+    );
   for (const k of [
     'results',
     'groups',
@@ -453,7 +455,11 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     if (doc[k] !== undefined) report.mapped(k, '/evaluation_results (per task)');
 
   // The samples files of this run: samples_<task>_<timestamp>.jsonl beside the results file.
-  const samples = await samplesFiles(path, resultIdsByTask, report);
+  const samples = await samplesFiles(
+    path,
+    new Set([...resultIdsByTask.keys(), ...leftOutIdsByTask.keys()]),
+    report,
+  );
   const groups = new Set(
     taskEntries(doc)
       .filter((t) => t.isGroup)
@@ -500,18 +506,19 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     );
   else report.mapped('lm_eval_version', '/eval_library/version');
   const date = epochSeconds(doc.date);
+  // One results file is one run (lm-eval writes it when the run ends): its name (the run's timestamp) and model.
+  d.run({
+    sourceRunId: `${facts.name}|${basename(path)}`,
+    status: 'complete',
+    scoredSamples: scoredSamples(doc, groups),
+  });
 
-  const aggregate = buildAggregate({
-    ids,
-    model,
-    overrides,
-    report,
+  const aggregate = d.aggregate({
     sourceName: 'lm-evaluation-harness results',
     sourceDetails: { results_file: basename(path), ...sourceDetails },
     evalLibrary: { name: 'lm-evaluation-harness', version, details: libraryDetails },
     retrievedTimestamp: date ? { value: date, field: 'date' } : undefined,
     evaluationTimestamp: date ? { value: date, field: 'date' } : undefined,
-    results: results.results,
     hasRows: samples.length > 0,
   });
 
@@ -522,47 +529,69 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     taskConfig: configs[s.task],
     knownIds,
     taskResultIds: resultIdsByTask.get(s.task) ?? [],
+    leftOutIds: leftOutIdsByTask.get(s.task) ?? [],
     evaluationId: ids.evaluationId,
     modelId: model.id,
   });
+  const reportSkipped = (skipped: number): void => {
+    if (skipped > 0)
+      report.notMapped(
+        'samples lines (per-sample metric values)',
+        `${skipped} line(s) whose metric value is NaN or ±Infinity, which is not a score: no row written for them`,
+      );
+  };
   const rows =
     samples.length === 0
       ? undefined
       : async function* (): AsyncGenerator<Obj> {
+          let skipped = 0;
           for (const s of samples) {
             const map = lmEvalRowMapper(rowContext(s));
             for await (const batch of readJsonlBatches(s.path))
-              for (const { line, value } of batch) yield map(value, line);
+              for (const { line, value } of batch) {
+                const row = map(value, line);
+                if (row === undefined) skipped++;
+                else yield row;
+              }
           }
+          reportSkipped(skipped);
         };
   // The same rows as JSONL bytes, a large samples file cut into ranges that worker threads convert.
   const rowBlocks =
     samples.length === 0
       ? undefined
       : async function* (): AsyncGenerator<RowBlock> {
+          let skipped = 0;
           for (const s of samples) {
             const context = rowContext(s);
-            yield* rowBlocksOf(
+            for await (const block of rowBlocksOf(
               { source: 'lm-eval', path: s.path, context },
               () => lmEvalLineMapper(context),
               options.parallel,
-            );
+            )) {
+              skipped += block.skipped ?? 0;
+              if (block.rows > 0) yield block;
+            }
           }
+          reportSkipped(skipped);
         };
   if (samples.length > 0)
     notes.push(
       'instance rows: one per samples line, scored by its first metric (metrics[0]); the other per-sample metric values are in the row metadata',
     );
-  return convertedRecord({
-    source: 'lm-eval',
-    sourcePath: path,
-    ids,
-    aggregate,
-    rows,
-    rowBlocks,
-    report,
-    notes,
-  });
+  return d.record({ aggregate, rows, rowBlocks });
+}
+
+/** The samples the run scored: each task's effective sample count (groups not counted twice). */
+function scoredSamples(doc: Obj, groups: Set<string>): number {
+  let n = 0;
+  for (const { task, entry, isGroup } of taskEntries(doc)) {
+    if (isGroup || groups.has(task)) continue;
+    const effective = get(doc, 'n-samples', task, 'effective');
+    const count = Number.isSafeInteger(effective) ? effective : entry.sample_len;
+    if (Number.isSafeInteger(count) && (count as number) >= 0) n += count as number;
+  }
+  return n;
 }
 
 interface SamplesFile {
@@ -580,25 +609,37 @@ export interface LmEvalRowContext {
   knownIds: string[];
   /** The evaluation_result_ids of this task. */
   taskResultIds: string[];
+  /** The task's results left out for a non-finite score (their rows name no result). */
+  leftOutIds?: string[];
   evaluationId: string;
   modelId: string;
 }
 
-/** A samples line (parsed; its line number) → the row's parts; a line that is not an object is a LineError. */
-function sampleRowMaker(c: LmEvalRowContext): (value: unknown, line: number) => { row: RowInput; line: Obj } {
+/**
+ * A samples line (parsed; its line number) → the row's parts, or undefined when the line's score is NaN or
+ * ±Infinity (no row); a line that is not an object is a LineError.
+ */
+function sampleRowMaker(
+  c: LmEvalRowContext,
+): (value: unknown, line: number) => { row: RowInput; line: Obj } | undefined {
   const known = new Set(c.knownIds);
+  const leftOut = new Set(c.leftOutIds ?? []);
   return (value, line) => {
     if (!isObject(value))
       throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
-    return { row: sampleRow(c, value, line, known), line: value };
+    const row = sampleRow(c, value, line, known, leftOut);
+    return row && { row, line: value };
   };
 }
 
-/** A samples line (parsed; its line number) → the EEE instance row. */
-export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: number) => Obj {
+/** A samples line (parsed; its line number) → the EEE instance row, or undefined (see sampleRowMaker). */
+export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: number) => Obj | undefined {
   const makeRow = rowMaker(c.evaluationId, c.modelId);
   const rowOf = sampleRowMaker(c);
-  return (value, line) => makeRow(rowOf(value, line).row);
+  return (value, line) => {
+    const parts = rowOf(value, line);
+    return parts && makeRow(parts.row);
+  };
 }
 
 /**
@@ -610,8 +651,8 @@ export function lmEvalLineMapper(c: LmEvalRowContext): LineMapper {
   const toText = rowTextMaker(c.evaluationId, c.modelId);
   const rowOf = sampleRowMaker(c);
   return (value, lineNo, text) => {
-    const { row, line } = rowOf(value, lineNo);
-    return toText(row, sourceJson(line, text));
+    const parts = rowOf(value, lineNo);
+    return parts === undefined ? '' : toText(parts.row, sourceJson(parts.line, text));
   };
 }
 
@@ -646,7 +687,7 @@ function firstArgumentSpan(args: unknown, text: string, span: Span): Span | unde
 
 async function samplesFiles(
   resultsPath: string,
-  tasks: Map<string, string[]>,
+  tasks: Set<string>,
   report: FieldReport,
 ): Promise<SamplesFile[]> {
   const ts = RESULTS_TIMESTAMP.exec(basename(resultsPath))?.[1];
@@ -716,7 +757,13 @@ function flatTexts(list: unknown[]): string[] {
   return out;
 }
 
-function sampleRow(s: LmEvalRowContext, line: Obj, lineNo: number, knownIds: Set<string>): RowInput {
+function sampleRow(
+  s: LmEvalRowContext,
+  line: Obj,
+  lineNo: number,
+  knownIds: Set<string>,
+  leftOutIds: Set<string>,
+): RowInput | undefined {
   const { taskConfig, taskResultIds } = s;
   const argLists = argumentLists(line.arguments);
   const raw = argLists.length > 0 ? text(argLists[0][0]) : '';
@@ -740,10 +787,21 @@ function sampleRow(s: LmEvalRowContext, line: Obj, lineNo: number, knownIds: Set
     : Object.keys(line).filter((k) => !SAMPLE_KEYS.has(k));
   const filter = typeof line.filter === 'string' ? line.filter : 'none';
   const scored = metricNames.find((m) => numeric(line[m]) !== undefined);
+  // A line whose only metric values are NaN / ±Infinity has no score: no row.
+  if (
+    scored === undefined &&
+    metricNames.some((m) => typeof line[m] === 'number' && !Number.isFinite(line[m] as number))
+  )
+    return undefined;
   const metadata: Obj = { doc_id: line.doc_id, filter };
   for (const k of ['doc_hash', 'prompt_hash', 'target_hash'])
     if (line[k] !== undefined) metadata[k] = line[k];
-  for (const m of metricNames) if (m !== scored && line[m] !== undefined) metadata[`metric.${m}`] = line[m];
+  for (const m of metricNames)
+    if (m !== scored && line[m] !== undefined)
+      metadata[`metric.${m}`] =
+        typeof line[m] === 'number' && !Number.isFinite(line[m] as number)
+          ? nonFiniteText(line[m] as number)
+          : line[m];
   if (line.doc !== undefined) metadata.doc = line.doc;
   for (const k in line)
     if (Object.hasOwn(line, k) && !SAMPLE_KEYS.has(k) && !metricNames.includes(k)) metadata[k] = line[k];
@@ -751,6 +809,7 @@ function sampleRow(s: LmEvalRowContext, line: Obj, lineNo: number, knownIds: Set
   let score = 0;
   let isCorrect = false;
   let resultId: string | undefined;
+  let noResult = false;
   if (scored !== undefined) {
     score = numeric(line[scored])!;
     const facts = metricFacts(scored);
@@ -761,12 +820,17 @@ function sampleRow(s: LmEvalRowContext, line: Obj, lineNo: number, knownIds: Set
       : knownIds.has(`${s.task}/${scored}`)
         ? `${s.task}/${scored}`
         : undefined;
+    // The metric's aggregate is not finite (left out of the record): the row names no result.
+    if (resultId === undefined && (leftOutIds.has(key) || leftOutIds.has(`${s.task}/${scored}`))) {
+      noResult = true;
+      metadata.score_note = `the aggregate ${scored} is not a finite number, so the record has no result for it`;
+    }
   } else {
     metadata.score_note =
       'no numeric per-sample metric value (corpus-level metric inputs only); score 0 is a placeholder';
   }
-  resultId ??= taskResultIds.find((id) => id.endsWith(`,${filter}`)) ?? taskResultIds[0];
-  if (resultId === undefined)
+  if (!noResult) resultId ??= taskResultIds.find((id) => id.endsWith(`,${filter}`)) ?? taskResultIds[0];
+  if (resultId === undefined && !noResult)
     throw new LineError(
       'convert.lm-eval.sample',
       s.path,

@@ -10,15 +10,11 @@
 import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
 import { fileDigest, isObject, readJsonlValues } from '../read.js';
+import { RecordDriver } from '../driver.js';
 import {
-  buildAggregate,
-  buildModel,
-  convertedRecord,
   detailString,
   epochSeconds,
-  FieldReport,
-  recordIds,
-  ResultsBuilder,
+  nonFiniteText,
   rowMaker,
   type ModelFacts,
   type RowInput,
@@ -55,6 +51,8 @@ function evalsTime(value: unknown): string | undefined {
 
 interface Pass1 {
   spec?: Obj;
+  /** The run id of the log's event lines, when the spec does not state it. */
+  runId?: string;
   specLine?: number;
   finalReport?: Obj;
   samples: number;
@@ -74,6 +72,7 @@ async function firstPass(path: string): Promise<Pass1> {
       out.specLine = line;
     } else if (isObject(value.final_report)) out.finalReport = value.final_report;
     else if (typeof value.type === 'string') {
+      if (out.runId === undefined && typeof value.run_id === 'string') out.runId = value.run_id;
       out.eventTypes.add(value.type);
       const id = typeof value.sample_id === 'string' ? value.sample_id : undefined;
       if (id !== undefined && (value.type === 'match' || value.type === 'metrics') && !scored.has(id)) {
@@ -112,13 +111,11 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
   if (!spec)
     throw new DataError('convert.openai-evals.no-spec', `${path}: an oaieval log needs a "spec" line`);
   const digest = await fileDigest(path);
-  const report = new FieldReport();
-  const notes: string[] = [];
-  const overrides = options.overrides;
+  const d = new RecordDriver('openai-evals', path, options);
+  const { report, notes } = d;
 
-  const fns = Array.isArray(spec.completion_fns) ? spec.completion_fns.map(text) : [];
-  const modelName = fns[0] ?? 'unknown';
-  const facts: ModelFacts = { name: modelName, field: 'spec.completion_fns[0]' };
+  const { name: modelName, field: modelField, others } = specModel(spec);
+  const facts: ModelFacts = { name: modelName, field: modelField, runKey: digest };
   if (/^(gpt-|o[134](-|$)|text-davinci|davinci|babbage|chatgpt)/i.test(modelName)) {
     facts.deployment = {
       deploymentType: 'externally_managed',
@@ -127,19 +124,12 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
     };
     facts.inferencePlatform = 'openai';
   }
-  if (fns.length > 1) {
-    facts.details = { other_completion_fns: fns.slice(1).join(',') };
+  if (others.length > 0) {
+    facts.details = { other_completion_fns: others.join(',') };
     facts.detailsField = 'spec.completion_fns.';
   }
-  const model = buildModel(facts, overrides, report);
-  const ids = recordIds({
-    source: 'openai-evals',
-    digest,
-    overrides,
-    defaultCollection: 'openai-evals',
-    model,
-    report,
-  });
+  const model = d.model(facts);
+  const ids = d.ids({ digest, defaultCollection: 'openai-evals' });
 
   const evalName = typeof spec.eval_name === 'string' ? spec.eval_name : basename(path);
   report.mapped('spec.eval_name', '/evaluation_results/*/evaluation_name');
@@ -158,19 +148,19 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
   };
   if (Object.keys(sourceData.additional_details as Obj).length === 0) delete sourceData.additional_details;
 
-  const results = new ResultsBuilder(report);
+  const results = d.results;
   const finalReport = pass.finalReport;
   const numSamples = pass.samples > 0 ? pass.samples : undefined;
   if (finalReport) {
     for (const [key, value] of Object.entries(finalReport)) {
       if (key in STD_KEYS) continue;
       const field = `final_report.${key}`;
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        report.notMapped(field, `not a finite number (${JSON.stringify(value)})`);
+      if (typeof value !== 'number') {
+        report.notMapped(field, `not a number (${JSON.stringify(value)})`);
         continue;
       }
       const stdKey = Object.keys(STD_KEYS).find(
-        (k) => STD_KEYS[k] === key && typeof finalReport[k] === 'number',
+        (k) => STD_KEYS[k] === key && typeof finalReport[k] === 'number' && Number.isFinite(finalReport[k]),
       );
       if (stdKey)
         report.mapped(
@@ -191,7 +181,10 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
             }
           : undefined,
         numSamples,
-        details: typeof evalSpec === 'object' ? { eval_class: get(evalSpec, 'cls') } : undefined,
+        details: {
+          ...(typeof evalSpec === 'object' ? { eval_class: get(evalSpec, 'cls') } : {}),
+          ...nonFiniteStd(finalReport, key),
+        },
       });
     }
   } else if (pass.matches > 0) {
@@ -230,17 +223,18 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
     report.details(`spec.${k}`, `/source_metadata/additional_details/${k}`);
   }
   const created = evalsTime(spec.created_at);
-  const aggregate = buildAggregate({
-    ids,
-    model,
-    overrides,
-    report,
+  const runId = typeof spec.run_id === 'string' ? spec.run_id : pass.runId;
+  d.run({
+    sourceRunId: runId ?? `sha256:${digest}`,
+    status: finalReport ? 'complete' : 'partial',
+    scoredSamples: pass.samples,
+  });
+  const aggregate = d.aggregate({
     sourceName: 'OpenAI evals (oaieval) log',
     sourceDetails,
     evalLibrary: { name: 'openai-evals', version: 'unknown' },
     retrievedTimestamp: created ? { value: created, field: 'spec.created_at' } : undefined,
     evaluationTimestamp: created ? { value: created, field: 'spec.created_at' } : undefined,
-    results: results.results,
     hasRows: pass.samples > 0,
   });
   report.inferred(
@@ -261,6 +255,7 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
     pass.samples === 0
       ? undefined
       : async function* (): AsyncGenerator<Obj> {
+          let nonFinite = 0;
           // Events of a sample wait here until its scoring event; then the row is emitted and the entry dropped.
           const pending = new Map<string, Obj[]>();
           const emitted = new Map<string, number>();
@@ -278,14 +273,65 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
             pending.delete(id);
             const n = (emitted.get(id) ?? 0) + 1;
             emitted.set(id, n);
-            yield makeRow(sampleRow(evalName, resultId, n === 1 ? id : `${id}#${n}`, events));
+            const row = sampleRow(evalName, resultId, n === 1 ? id : `${id}#${n}`, events);
+            if (row === undefined) nonFinite++;
+            else yield makeRow(row);
           }
+          if (nonFinite > 0)
+            report.notMapped(
+              'metrics events (data.score)',
+              `${nonFinite} sample(s) scored NaN or ±Infinity, which is not a score: no row written for them`,
+            );
         };
   if (pass.samples > 0)
     notes.push(
       'instance rows: one per sample, at its match (or metrics) event, with the prompt and completion of its sampling event',
     );
-  return convertedRecord({ source: 'openai-evals', sourcePath: path, ids, aggregate, rows, report, notes });
+  return d.record({ aggregate, rows });
+}
+
+/**
+ * The model an oaieval spec names, in every spec style: `completion_fns` (and `run_config.completion_fns`), the
+ * legacy `model_name`, `model_names` (`{"completions": [...]}`) and `run_config.model_specs`, else unnamed.
+ */
+function specModel(spec: Obj): { name: string; field: string; others: string[] } {
+  const list = (v: unknown): string[] =>
+    Array.isArray(v) ? v.filter((x) => typeof x === 'string' && x !== '').map(text) : [];
+  const fns = list(spec.completion_fns);
+  if (fns.length > 0) return { name: fns[0], field: 'spec.completion_fns[0]', others: fns.slice(1) };
+  const runFns = list(get(spec, 'run_config', 'completion_fns'));
+  if (runFns.length > 0)
+    return { name: runFns[0], field: 'spec.run_config.completion_fns[0]', others: runFns.slice(1) };
+  if (typeof spec.model_name === 'string' && spec.model_name !== '')
+    return { name: spec.model_name, field: 'spec.model_name', others: [] };
+  const names = spec.model_names;
+  if (isObject(names))
+    for (const [role, v] of Object.entries(names)) {
+      const l = typeof v === 'string' ? [v] : list(v);
+      if (l.length > 0) return { name: l[0], field: `spec.model_names.${role}[0]`, others: l.slice(1) };
+    }
+  // Early-2023 run_config.model_specs: {"completions_": [{"name": ..., "model": ...}], "completion": {...}}.
+  const specs = get(spec, 'run_config', 'model_specs');
+  if (isObject(specs))
+    for (const [role, v] of Object.entries(specs)) {
+      const first = Array.isArray(v) ? v[0] : v;
+      const name = isObject(first) ? (first.name ?? first.model) : undefined;
+      if (typeof name === 'string' && name !== '')
+        return { name, field: `spec.run_config.model_specs.${role}`, others: [] };
+    }
+  const fromNames = list(names);
+  if (fromNames.length > 0)
+    return { name: fromNames[0], field: 'spec.model_names[0]', others: fromNames.slice(1) };
+  return { name: 'unknown', field: 'spec.completion_fns', others: [] };
+}
+
+/** A standard error of `key` that is NaN or ±Infinity, kept as a detail string. */
+function nonFiniteStd(report: Obj, key: string): Obj {
+  for (const [k, of] of Object.entries(STD_KEYS)) {
+    const v = report[k];
+    if (of === key && typeof v === 'number' && !Number.isFinite(v)) return { [k]: nonFiniteText(v) };
+  }
+  return {};
 }
 
 const get = (o: unknown, ...keys: string[]): unknown => {
@@ -294,7 +340,13 @@ const get = (o: unknown, ...keys: string[]): unknown => {
   return v;
 };
 
-function sampleRow(evalName: string, resultId: string, sampleId: string, events: Obj[]): RowInput {
+/** The row of a sample at its scoring event; undefined when its score is NaN or ±Infinity (not a score). */
+function sampleRow(
+  evalName: string,
+  resultId: string,
+  sampleId: string,
+  events: Obj[],
+): RowInput | undefined {
   const scoring = events[events.length - 1];
   const data = isObject(scoring.data) ? scoring.data : {};
   const sampling = events.find((e) => e.type === 'sampling');
@@ -316,6 +368,7 @@ function sampleRow(evalName: string, resultId: string, sampleId: string, events:
   } else {
     const s =
       typeof data.score === 'number' ? data.score : typeof data.score === 'boolean' ? Number(data.score) : 0;
+    if (!Number.isFinite(s)) return undefined;
     score = s;
     isCorrect = s === 1;
   }

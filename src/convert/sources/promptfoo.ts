@@ -10,19 +10,8 @@
  */
 import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
-import {
-  buildAggregate,
-  buildModel,
-  contentDigest,
-  convertedRecord,
-  detailString,
-  epochSeconds,
-  FieldReport,
-  recordIds,
-  ResultsBuilder,
-  rowMaker,
-  type ModelFacts,
-} from '../record.js';
+import { RecordDriver } from '../driver.js';
+import { contentDigest, detailString, epochSeconds, rowMaker, type ModelFacts } from '../record.js';
 import { finite, isCount, isObj, readSourceJson, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 
@@ -171,7 +160,20 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     throw new DataError('convert.promptfoo', `${path}: results.results must be a list of test results`);
   const config = isObj(top.config) ? top.config : {};
   const metadata = isObj(top.metadata) ? top.metadata : {};
-  const overrides = options.overrides;
+
+  // promptfoo ≥ 0.121 names a summary's provider by the label of the results' `{id, label}` provider.
+  const resultProviders = new Map<string, { id: string; label?: string }>();
+  const providerIds = new Set<string>();
+  for (const r of res.results)
+    if (isObj(r)) {
+      const p = providerOf(r.provider);
+      providerIds.add(p.id);
+      if (p.label !== undefined && !resultProviders.has(p.label)) resultProviders.set(p.label, p);
+    }
+  const summaryProvider = (value: unknown): { id: string; label?: string } =>
+    typeof value === 'string' && !providerIds.has(value) && resultProviders.has(value)
+      ? resultProviders.get(value)!
+      : providerOf(value);
 
   // Summaries: version 3 results.prompts, version 2 results.table.head.prompts.
   const summaries: { p: Obj; field: string }[] = [];
@@ -185,7 +187,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
   const groups = new Map<string, Group>();
   const groupKey = (providerId: string, promptKey: string) => `${providerId}\u0000${promptKey}`;
   for (const { p, field } of summaries) {
-    const provider = providerOf(p.provider);
+    const provider = summaryProvider(p.provider);
     const promptKey = typeof p.id === 'string' && version === 3 ? p.id : promptLabelOf(p);
     const key = groupKey(provider.id, promptKey);
     if (groups.has(key)) continue;
@@ -241,9 +243,9 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     promptsPerProvider.set(g.providerId, (promptsPerProvider.get(g.providerId) ?? 0) + 1);
 
   for (const g of sortedGroups) {
-    const report = new FieldReport();
-    const notes: string[] = [];
-    const model = buildModel(providerModelFacts(g.providerId, g.providerLabel), overrides, report);
+    const d = new RecordDriver('promptfoo', path, options);
+    const { report, notes } = d;
+    const model = d.model(providerModelFacts(g.providerId, g.providerLabel));
     const sourceData: Obj = {
       dataset_name: evaluationName,
       source_type: 'other',
@@ -253,7 +255,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         ...(configTests ? { tests: String(configTests.length) } : {}),
       },
     };
-    const results = new ResultsBuilder(report);
+    const results = d.results;
     const base = {
       evaluationName,
       sourceData,
@@ -407,14 +409,13 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     const resultIds = new Set(results.results.map((r) => r.evaluation_result_id as string));
 
     const multiPrompt = (promptsPerProvider.get(g.providerId) ?? 1) > 1;
-    const ids = recordIds({
-      source: 'promptfoo',
-      digest: evalId ? contentDigest(`promptfoo-eval:${evalId}`) : contentDigest(text),
-      discriminator: g.key,
-      overrides,
-      defaultCollection: evaluationName.slice(0, 60),
-      model,
-      report,
+    const digest = evalId ? contentDigest(`promptfoo-eval:${evalId}`) : contentDigest(text);
+    const ids = d.ids({ digest, discriminator: g.key, defaultCollection: evaluationName.slice(0, 60) });
+    // One eval holds a record per provider and prompt: the run id names both.
+    d.run({
+      sourceRunId: `${evalId ?? `sha256:${contentDigest(text)}`}/${g.key.replace('\u0000', '/')}`,
+      status: 'complete',
+      scoredSamples: rows.length,
     });
     const makeRow = rowMaker(ids.evaluationId, model.id);
     const hasRows = rows.length > 0;
@@ -541,11 +542,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     if (isObj(res.table))
       report.notMapped('results.table', 'the table repeats the test results (its prompt summaries are read)');
     const retrieved = epochSeconds(metadata.exportedAt) ?? timestamp;
-    const aggregate = buildAggregate({
-      ids,
-      model,
-      overrides,
-      report,
+    const aggregate = d.aggregate({
       sourceName: `promptfoo ${metadata.exportedAt ? 'export' : 'eval output'} (results version ${String(version)})`,
       sourceDetails,
       evalLibrary: {
@@ -562,18 +559,9 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           }
         : {}),
       ...(timestamp ? { evaluationTimestamp: { value: timestamp, field: 'results.timestamp' } } : {}),
-      results: results.results,
       hasRows,
     });
-    yield convertedRecord({
-      source: 'promptfoo',
-      sourcePath: path,
-      ids,
-      aggregate,
-      ...(hasRows ? { rows: rowsOf } : {}),
-      report,
-      notes,
-    });
+    yield d.record({ aggregate, ...(hasRows ? { rows: rowsOf } : {}) });
   }
 }
 

@@ -1,0 +1,206 @@
+/**
+ * The identity rules every converted record follows, whatever its source: what a model name that is really a
+ * filesystem path becomes, what an unnamed model becomes, how a user's model map and declared metric facts are read,
+ * and the run identity (the source's own run id, whether the run finished, how many samples it scored) that the
+ * store uses to keep the most complete copy of one run.
+ */
+import { UsageError } from '../errors.js';
+import { readRegularFile } from '../io/regular-file.js';
+import { parseStrictJson } from '../io/strict-json.js';
+import type { DeclaredMetricFacts, DeclaredMetricFactsFile } from './metric-facts.js';
+import type { MappedModel, ModelMap } from './types.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Model names that are paths
+
+/**
+ * Whether a model name is a local filesystem path rather than a model id: absolute (`/scratch/…`, `~/…`, `C:\…`),
+ * explicitly relative (`./`, `../`), or with more than one `/` (a hub id is `owner/name`).
+ */
+export function looksLikePath(name: string): boolean {
+  const n = name.trim();
+  if (n === '') return false;
+  if (/^(\/|~[/\\]|\.{1,2}[/\\]|[A-Za-z]:[\\/]|\\\\)/.test(n)) return true;
+  if (n.includes('\\')) return true;
+  return n.split('/').filter((p) => p !== '').length > 2;
+}
+
+/** Folder names that say nothing about the model (checkpoint folders, conventional leaves). */
+const GENERIC_PARTS =
+  /^(checkpoints?|ckpts?|models?|weights|hf|hf_model|final|merged|output|outputs|snapshots?|latest|best|step[-_]?\d+|checkpoint[-_]\d+|global_step\d+|[0-9a-f]{40})$/i;
+
+/**
+ * A readable model id from a path's last components: the last two informative parts as `owner/name`
+ * (`/scratch/u/llama-2/7B` → `llama-2/7B`), generic checkpoint folders skipped; one part alone is `local/<part>`.
+ */
+export function modelIdFromPath(path: string): string {
+  const parts = path
+    .trim()
+    .split(/[/\\]+/)
+    .filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~' && !/^[A-Za-z]:$/.test(p));
+  const informative = parts.filter((p) => !GENERIC_PARTS.test(p));
+  const chosen = (informative.length > 0 ? informative : parts).slice(-2);
+  const clean = chosen.map((p) => p.replace(/[^A-Za-z0-9._+-]+/g, '-'));
+  if (clean.length === 0) return 'local/model';
+  return clean.length === 1 ? `local/${clean[0]}` : clean.join('/');
+}
+
+/** Names a source writes when it does not know the model. */
+export function isUnnamedModel(name: string | undefined): boolean {
+  if (name === undefined) return true;
+  const n = name.trim().toLowerCase();
+  return n === '' || n === 'unknown' || n === 'unknown/unknown' || n === 'none' || n === 'null';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The files a user gives
+
+async function readJsonFile(path: string, flag: string): Promise<unknown> {
+  let bytes: Buffer;
+  try {
+    bytes = await readRegularFile(path);
+  } catch (error) {
+    throw new UsageError('usage.bad-option', `${flag} ${path}: ${(error as Error).message}`);
+  }
+  const parsed = parseStrictJson(bytes);
+  const issue = parsed.ok ? parsed.issues.find((i) => i.code === 'json.duplicate-key') : parsed.issues[0];
+  if (!parsed.ok || issue)
+    throw new UsageError(
+      'usage.bad-option',
+      `${flag} ${path}${issue ? `:${issue.line}:${issue.column}: ${issue.message}` : ': not valid JSON'}`,
+    );
+  return parsed.value;
+}
+
+/** Checks a parsed model map: `{ "<source name or id>": { "id": "dev/name", "developer"?, "name"? } }`. */
+export function checkModelMap(value: unknown, where = 'model map'): ModelMap {
+  if (!isObj(value))
+    throw new UsageError(
+      'usage.bad-option',
+      `${where}: expected a JSON object of model name → {id, developer, name}`,
+    );
+  const out: ModelMap = {};
+  for (const [key, entry] of Object.entries(value)) {
+    const bad = (why: string): never => {
+      throw new UsageError('usage.bad-option', `${where}: entry ${JSON.stringify(key)}: ${why}`);
+    };
+    if (typeof entry === 'string') {
+      if (!entry.includes('/')) bad('an id is "developer/name"');
+      out[key] = { id: entry };
+      continue;
+    }
+    if (!isObj(entry)) bad('expected {"id": "developer/name", "developer"?, "name"?}');
+    const e = entry as Obj;
+    for (const k of Object.keys(e))
+      if (!['id', 'developer', 'name'].includes(k)) bad(`unknown key "${k}" (expected id, developer, name)`);
+    if (typeof e.id !== 'string' || e.id.trim() === '') bad('"id" must be a non-empty string');
+    const id = (e.id as string).trim();
+    const mapped: MappedModel = { id };
+    for (const k of ['developer', 'name'] as const) {
+      if (e[k] === undefined) continue;
+      if (typeof e[k] !== 'string' || (e[k] as string).trim() === '')
+        bad(`"${k}" must be a non-empty string`);
+      mapped[k] = (e[k] as string).trim();
+    }
+    if (mapped.developer === undefined && mapped.name === undefined && !id.includes('/'))
+      bad('"id" must be "developer/name" (or give "developer" and "name")');
+    out[key] = mapped;
+  }
+  return out;
+}
+
+/** Reads `--model-map FILE`. */
+export async function readModelMap(path: string): Promise<ModelMap> {
+  return checkModelMap(await readJsonFile(path, '--model-map'), `--model-map ${path}`);
+}
+
+const FACT_KEYS = ['lower_is_better', 'min_score', 'max_score', 'score_type', 'metric_unit', 'metric_kind'];
+const isBound = (v: unknown): boolean =>
+  (typeof v === 'number' && Number.isFinite(v)) || v === 'Infinity' || v === '-Infinity';
+
+/** Checks parsed metric facts: `{ "<metric>": { "lower_is_better"?, "min_score"?, ... } }` in EEE's names. */
+export function checkMetricFacts(value: unknown, where = 'metric facts'): DeclaredMetricFactsFile {
+  if (!isObj(value))
+    throw new UsageError('usage.bad-option', `${where}: expected a JSON object keyed by metric name`);
+  const out: DeclaredMetricFactsFile = {};
+  for (const [metric, entry] of Object.entries(value)) {
+    const bad = (why: string): never => {
+      throw new UsageError('usage.bad-option', `${where}: metric ${JSON.stringify(metric)}: ${why}`);
+    };
+    if (!isObj(entry)) bad(`expected an object with any of ${FACT_KEYS.join(', ')}`);
+    const e = entry as Obj;
+    for (const k of Object.keys(e))
+      if (!FACT_KEYS.includes(k)) bad(`unknown key "${k}" (expected ${FACT_KEYS.join(', ')})`);
+    const facts: DeclaredMetricFacts = {};
+    if (e.lower_is_better !== undefined) {
+      if (typeof e.lower_is_better !== 'boolean') bad('"lower_is_better" must be true or false');
+      facts.lower_is_better = e.lower_is_better as boolean;
+    }
+    for (const k of ['min_score', 'max_score'] as const) {
+      if (e[k] === undefined) continue;
+      if (!isBound(e[k])) bad(`"${k}" must be a number, "Infinity" or "-Infinity"`);
+      facts[k] = e[k] as DeclaredMetricFacts['min_score'];
+    }
+    if (e.score_type !== undefined) {
+      if (!['binary', 'continuous', 'levels'].includes(e.score_type as string))
+        bad('"score_type" must be binary, continuous or levels');
+      if (e.score_type === 'levels')
+        bad('"levels" needs level names, which a facts file cannot give; use continuous');
+      facts.score_type = e.score_type as DeclaredMetricFacts['score_type'];
+    }
+    for (const k of ['metric_unit', 'metric_kind'] as const) {
+      if (e[k] === undefined) continue;
+      if (typeof e[k] !== 'string' || (e[k] as string) === '') bad(`"${k}" must be a non-empty string`);
+      facts[k] = e[k] as string;
+    }
+    out[metric] = facts;
+  }
+  return out;
+}
+
+/** Reads `--metric-facts FILE`. */
+export async function readMetricFacts(path: string): Promise<DeclaredMetricFactsFile> {
+  return checkMetricFacts(await readJsonFile(path, '--metric-facts'), `--metric-facts ${path}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Run identity
+
+/** What tells copies of one run apart: the source's run id, whether it finished, and the samples it scored. */
+export interface RunIdentity {
+  /** The source's own identity of the run (Inspect eval id, oaieval run_id, promptfoo evalId, ...). */
+  sourceRunId: string;
+  status: 'complete' | 'partial';
+  scoredSamples: number;
+}
+
+/** The run identity as strings for `eval_library.additional_details` (the contract the store reads). */
+export function runIdentityDetails(run: RunIdentity): Record<string, string> {
+  return {
+    source_run_id: run.sourceRunId,
+    run_status: run.status,
+    scored_samples: String(run.scoredSamples),
+  };
+}
+
+/** The run identity a record states, or undefined when it states none. */
+export function runIdentityOf(aggregate: Obj): RunIdentity | undefined {
+  const lib = isObj(aggregate.eval_library) ? aggregate.eval_library : undefined;
+  const d = lib && isObj(lib.additional_details) ? lib.additional_details : undefined;
+  if (!d || typeof d.source_run_id !== 'string' || d.source_run_id === '') return undefined;
+  const scored = Number(d.scored_samples);
+  return {
+    sourceRunId: d.source_run_id,
+    status: d.run_status === 'partial' ? 'partial' : 'complete',
+    scoredSamples: Number.isSafeInteger(scored) && scored >= 0 ? scored : 0,
+  };
+}
+
+/** Positive when `a` is the more complete copy of a run (finished over not, then more scored samples). */
+export function compareCompleteness(a: RunIdentity, b: RunIdentity): number {
+  const rank = (r: RunIdentity) => (r.status === 'complete' ? 1 : 0);
+  return rank(a) - rank(b) || a.scoredSamples - b.scoredSamples;
+}
