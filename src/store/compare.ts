@@ -26,7 +26,13 @@ import {
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
-import { SAMPLE_COLUMNS, checkBenchmarkAndMetric, chosenResultsSql, pairingCtes } from './selection.js';
+import {
+  BY_HASH_SQL,
+  SAMPLE_COLUMNS,
+  checkBenchmarkAndMetric,
+  chosenResultsSql,
+  pairingCtes,
+} from './selection.js';
 
 export interface CompareOptions {
   benchmark?: string;
@@ -129,7 +135,7 @@ function pairingSql(
   const chosen = chosenResultsSql({ ...filters, models: [modelA, modelB] }, params);
   params.push(modelA, modelB);
   const slots = `
-      SELECT ca.ord AS slot, ca.ord AS a, cb.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
+      SELECT ca.ord AS slot, ca.ord AS a, cb.ord AS b, ${BY_HASH_SQL} AS by_hash
       FROM chosen ca JOIN chosen cb ON ca.benchmark = cb.benchmark AND ca.metric = cb.metric
       LEFT JOIN hashed ha ON ha.ord = ca.ord LEFT JOIN hashed hb ON hb.ord = cb.ord
       WHERE ca.model_id = $${params.length - 1} AND cb.model_id = $${params.length}`;

@@ -27,6 +27,7 @@ import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
 import {
+  BY_HASH_SQL,
   checkBenchmarkAndMetric,
   chosenResultsSql,
   displayDate,
@@ -98,7 +99,7 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
   // Slot of each result: itself (a) and the model ranked directly below it (b), so one grouping gives every
   // result's own item statistics (side a) and every adjacent gap (the slot of the model above).
   const slots = `
-      SELECT a.ord AS slot, a.ord AS a, b.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
+      SELECT a.ord AS slot, a.ord AS a, b.ord AS b, ${BY_HASH_SQL} AS by_hash
       FROM chosen a LEFT JOIN chosen b ON b.benchmark = a.benchmark AND b.metric = a.metric AND b.pos = a.pos + 1
       LEFT JOIN hashed ha ON ha.ord = a.ord LEFT JOIN hashed hb ON hb.ord = b.ord`;
   return `

@@ -25,6 +25,12 @@ export interface SelectionFilters {
 export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
 
 /**
+ * The result's epoch reducer (Inspect's names: mean, median, mode, max, at_least_N, pass_at_N), lower-cased, from
+ * metric_config.additional_details.epoch_reducer; 'mean' when absent.
+ */
+const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -> 'additional_details' ->> 'epoch_reducer')), 'mean')`;
+
+/**
  * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model), with the filters
  * bound as positional parameters appended to `params`.
  */
@@ -49,7 +55,10 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
   return `SELECT * EXCLUDE (pick) FROM (
       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${METRIC_SQL} AS metric, r.lower_is_better, r.score, r.standard_error, r.ci_lower, r.ci_upper,
-             CAST(r.num_samples AS DOUBLE) AS num_samples, rec.model_id, rec.developer, rec.evaluation_id,
+             CAST(r.num_samples AS DOUBLE) AS num_samples, r.min_score, r.max_score, r.score_type,
+             ${EPOCH_REDUCER_SQL} AS epoch_reducer,
+             r.raw -> 'metric_config' -> 'additional_details' ->> 'direction_status' AS direction_status,
+             rec.model_id, rec.developer, rec.evaluation_id,
              coalesce(rec.source_organization_name, rec.source_name) AS source,
              coalesce(rec.evaluation_timestamp, rec.retrieved_timestamp) AS date,
              row_number() OVER (
@@ -62,6 +71,12 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
 }
 
 /**
+ * The sample a row belongs to when pairing by sample_id: rows of one sample's epochs share it. A row with an epoch
+ * whose sample_id carries it as `#epochN` (how `evalkit convert` names Inspect's epochs) has that part removed.
+ */
+const SAMPLE_KEY_SQL = `CASE WHEN s.epoch IS NOT NULL THEN regexp_replace(s.sample_id, '#epoch[0-9]+', '') ELSE s.sample_id END`;
+
+/**
  * SQL joining a CTE `chosen` (with record_key, evaluation_result_id, benchmark and an `ord` column) to its instance
  * rows: one row per sample row with `ord`, sample_id, sample_hash, the value v (evaluation.score, else is_correct as
  * 0/1; rows with neither are left out), the texts, row_index and `cl`, the cluster expression (or NULL).
@@ -69,7 +84,8 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
 function instanceRowsSql(cluster: string | null): string {
   // Two equi-joins rather than one join on record_key filtered afterwards: a record with many results would
   // otherwise meet each of its rows once per result.
-  const columns = `c.ord, s.sample_id, s.sample_hash, coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v,
+  const columns = `c.ord, c.epoch_reducer AS reducer, s.sample_id, ${SAMPLE_KEY_SQL} AS sample_key, s.sample_hash,
+         coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v, s.epoch,
          s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl`;
   const scored = `coalesce(s.score, CAST(s.is_correct AS DOUBLE)) IS NOT NULL`;
   return `
@@ -84,12 +100,63 @@ function instanceRowsSql(cluster: string | null): string {
 }
 
 /**
- * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`):
+ * The value of one side's rows of one sample, reduced the way the source reduced its epochs (SQL over the
+ * aggregates of `grouped_rows` with the suffix `_a` or `_b`): mean (also an unknown or absent reducer), median, max,
+ * mode (the most frequent value; a tie goes to the value seen first, by epoch), at_least_N (1 when at least N
+ * epochs score ≥ 1, else 0) and pass_at_N (Chen et al.'s unbiased estimator 1 − C(n − c, N)/C(n, N) over n scored
+ * epochs, c of them ≥ 1; undefined with fewer than N epochs), as Inspect's reducers compute them.
+ */
+function reducedSql(side: 'a' | 'b'): string {
+  const col = (name: string) => `${name}_${side}`;
+  const reducer = col('reducer');
+  const k = `TRY_CAST(regexp_extract(${reducer}, '_([0-9]+)$', 1) AS DOUBLE)`;
+  const n = col('n');
+  const c = col('passed');
+  const counts = `list_transform(${col('values')}, x -> len(list_filter(${col('values')}, y -> y = x)))`;
+  const m = `(${n} - ${c})`;
+  return `CASE
+      WHEN ${n} = 0 THEN NULL
+      WHEN ${reducer} = 'median' THEN ${col('median')}
+      WHEN ${reducer} = 'max' THEN ${col('max')}
+      WHEN ${reducer} = 'mode' THEN ${col('values')}[list_position(${counts}, list_max(${counts}))]
+      WHEN regexp_full_match(${reducer}, 'at_least_[0-9]+') THEN CASE WHEN ${c} >= ${k} THEN 1.0 ELSE 0.0 END
+      WHEN regexp_full_match(${reducer}, 'pass_at_[0-9]+') THEN CASE
+        WHEN ${n} < ${k} THEN NULL
+        WHEN ${m} < ${k} THEN 1.0
+        ELSE 1 - exp(lgamma(${m} + 1) - lgamma(${m} - ${k} + 1) - lgamma(${n} + 1) + lgamma(${n} - ${k} + 1))
+      END
+      ELSE ${col('mean')}
+    END`;
+}
+
+/** The per-side aggregates reducedSql reads, over the rows of `tagged` where `filter` holds. */
+function sideAggregates(side: 'a' | 'b', filter: string): string {
+  const f = (extra = '') => `FILTER (WHERE ${filter}${extra})`;
+  return [
+    `any_value(reducer) ${f()} AS reducer_${side}`,
+    `count(v) ${f()} AS n_${side}`,
+    `count(v) ${f(' AND v >= 1')} AS passed_${side}`,
+    `avg(v) ${f()} AS mean_${side}`,
+    `max(v) ${f()} AS max_${side}`,
+    `median(v) ${f(" AND reducer = 'median'")} AS median_${side}`,
+    `list(v ORDER BY epoch NULLS LAST, row_index) ${f(" AND reducer = 'mode'")} AS values_${side}`,
+  ].join(', ');
+}
+
+const SIDE_COLUMNS = ['reducer', 'n', 'passed', 'mean', 'max', 'median', 'values'].flatMap((c) => [
+  `${c}_a`,
+  `${c}_b`,
+]);
+
+/**
+ * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`,
+ * `epoch_reducer`):
  * - `hashed` (ord, all_hashed): whether every instance row of the result has a sample_hash;
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
- * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else sample_id)
- *   the mean of each side's rows (so the epochs of one sample are averaged); va or vb is NULL where that side has
- *   no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id,
+ * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else the sample
+ *   key: the sample_id without its epoch) each side's rows of that sample reduced to one value by the side's epoch
+ *   reducer (see reducedSql), so n, intervals and pairing count samples, not epochs; va or vb is NULL where that
+ *   side has no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id,
  *   sample_hash, the texts, row_index).
  * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
  */
@@ -106,15 +173,26 @@ export function pairingCtes(
       UNION ALL SELECT slot, b AS ord, false AS is_a, by_hash FROM slots WHERE b IS NOT NULL
     ),
     tagged AS (
-      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_id END AS k, r.v, r.cl,
-             r.sample_id, r.sample_hash, r.input_text, r.reference_text, r.output_text, r.row_index
+      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_key END AS k, r.v, r.reducer,
+             r.epoch, r.cl, r.sample_id, r.sample_hash, r.input_text, r.reference_text, r.output_text, r.row_index
       FROM membership m JOIN instance_rows r ON r.ord = m.ord
     ),
-    grouped AS (
-      SELECT slot, k, avg(v) FILTER (WHERE is_a) AS va, avg(v) FILTER (WHERE NOT is_a) AS vb ${options.extra ? `, ${options.extra}` : ''}
+    grouped_rows AS (
+      SELECT slot, k, ${sideAggregates('a', 'is_a')}, ${sideAggregates('b', 'NOT is_a')}
+             ${options.extra ? `, ${options.extra}` : ''}
       FROM tagged GROUP BY slot, k
+    ),
+    grouped AS (
+      SELECT * EXCLUDE (${SIDE_COLUMNS.join(', ')}), ${reducedSql('a')} AS va, ${reducedSql('b')} AS vb
+      FROM grouped_rows
     )`;
 }
+
+/**
+ * Whether a slot pairs by sample_hash: when every row of both results has one (of the one result, when the slot
+ * has no second result). `ha` and `hb` are the `hashed` rows of the two results.
+ */
+export const BY_HASH_SQL = `coalesce(ha.all_hashed AND (hb.ord IS NULL OR hb.all_hashed), false)`;
 
 /** The samples columns `--cluster-by` may name directly; any other name is looked up in the row's metadata, then at its top level. */
 export const SAMPLE_COLUMNS = [
