@@ -20,6 +20,7 @@ import { normalQuantile } from '../metrics/stats/normal.js';
 import { pairedBootstrap } from '../metrics/stats/paired-bootstrap.js';
 import {
   clusteredInference,
+  exactSignTest,
   minimumDetectableEffect,
   pairedTTest,
   unpairedComparison,
@@ -60,6 +61,13 @@ export interface Comparison {
   ci: [number, number] | null;
   df: number | null;
   p_value: number | null;
+  /**
+   * The test behind p_value: 't' (paired t), 'mcnemar-exact' or 'sign-exact' (where the t test is undefined: every
+   * paired difference equal), 'z' (unpaired), null (none possible).
+   */
+  test: 't' | 'mcnemar-exact' | 'sign-exact' | 'z' | null;
+  /** Why the usual test was not used or an interval is missing (null when nothing needs saying). */
+  note: string | null;
   p_holm: number | null;
   correlation: number | null;
   mde: number | null;
@@ -72,7 +80,15 @@ export interface Comparison {
     p_value: number;
     p_holm: number | null;
   } | null;
-  bootstrap: { resamples: number; seed: number; ci: [number, number] | null } | null;
+  bootstrap: {
+    resamples: number;
+    seed: number;
+    ci: [number, number] | null;
+    /** Why ci is null (fewer than 2 clusters or items). */
+    reason?: string;
+  } | null;
+  /** Why `clustered` is null although --cluster-by was given (null otherwise). */
+  clustered_reason: string | null;
 }
 
 export interface CompareReport {
@@ -83,6 +99,25 @@ export interface CompareReport {
 }
 
 export const DEFAULT_BOOTSTRAP = 10_000;
+/**
+ * Bounds of the bootstrap resample count: below 100 the 2.5% and 97.5% percentiles rest on one or two resamples;
+ * above 100,000 the interval no longer moves (its Monte Carlo error is already far below the sampling error) while
+ * time and memory grow linearly.
+ */
+export const MIN_BOOTSTRAP = 100;
+export const MAX_BOOTSTRAP = 100_000;
+
+/** Throws a UsageError unless `n` is an integer resample count in [MIN_BOOTSTRAP, MAX_BOOTSTRAP]. */
+export function checkBootstrap(n: number): void {
+  if (!Number.isSafeInteger(n) || n < MIN_BOOTSTRAP || n > MAX_BOOTSTRAP)
+    throw new UsageError(
+      'usage.bad-option',
+      `--bootstrap expects a resample count in [${MIN_BOOTSTRAP}, ${MAX_BOOTSTRAP}], got ${n}: ` +
+        (n < MIN_BOOTSTRAP
+          ? `a 95% percentile interval needs at least ${MIN_BOOTSTRAP} resamples`
+          : `more resamples no longer change the interval and cost time and memory in proportion`),
+    );
+}
 const CONFIDENCE = 0.95;
 
 interface ChosenRow {
@@ -168,6 +203,7 @@ export async function compareModels(
   options: CompareOptions,
 ): Promise<CompareReport> {
   if (modelA === modelB) throw new UsageError('usage.bad-argument', 'compare needs two different models');
+  if (options.bootstrap !== undefined) checkBootstrap(options.bootstrap);
   await checkModels(store, [modelA, modelB]);
   const filters = { benchmark: options.benchmark, metric: options.metric };
   await checkBenchmarkAndMetric(store, filters);
@@ -243,6 +279,8 @@ export async function compareModels(
   return { model_a: modelA, model_b: modelB, cluster_by: options.clusterBy ?? null, comparisons };
 }
 
+const formatDifference = (x: number): string => String(Number(x.toPrecision(6)));
+
 function head(r: ChosenRow, paired: boolean, reason: string | null) {
   return { benchmark: r.benchmark, metric: r.metric, lower_is_better: r.lower_is_better, paired, reason };
 }
@@ -286,11 +324,19 @@ function compareOne(
       ci: u.ci,
       df: null,
       p_value: u.p_value,
+      test: u.p_value === null ? null : 'z',
+      note:
+        u.p_value === null
+          ? 'no test possible: a standard error is unknown'
+          : u.se === 0
+            ? 'both standard errors are 0: the z test is undefined'
+            : null,
       p_holm: null,
       correlation: null,
-      mde: u.se === null ? null : minimumDetectableEffect(u.se),
+      mde: u.se === null || u.se === 0 ? null : minimumDetectableEffect(u.se),
       mcnemar: null,
       clustered: null,
+      clustered_reason: clustered ? 'the comparison is unpaired' : null,
       bootstrap: null,
     };
   }
@@ -307,7 +353,19 @@ function compareOne(
     mcnemar = { a_only: aOnly, b_only: bOnly, p_value: mcnemarExact(aOnly, bOnly) };
   }
   const d = a.map((x, i) => x - b[i]!);
+  // Every paired difference equal: sd(d) = 0 and the t statistic is undefined (not infinite); the exact test on
+  // the signs of the differences (McNemar's on 0/1 scores) is what the data can say.
+  const zeroVariance = t.se === 0;
+  const exact = zeroVariance ? exactSignTest(d) : null;
+  const clusterCount = clustered ? new Set(clusters).size : 0;
   const c = clustered ? clusteredInference(d, clusters, CONFIDENCE) : null;
+  const clusteredReason = !clustered
+    ? null
+    : c !== null
+      ? null
+      : clusterCount < 2
+        ? `fewer than 2 clusters (${clusterCount})`
+        : 'no variance between clusters: the clustered t test is undefined';
   const boot =
     options.bootstrap === undefined
       ? null
@@ -326,12 +384,18 @@ function compareOne(
     se: t.se,
     ci: t.ci,
     df: t.df,
-    p_value: t.p_value,
+    p_value: exact ? exact.p_value : t.p_value,
+    test: exact ? (binary ? 'mcnemar-exact' : 'sign-exact') : t.p_value === null ? null : 't',
+    note: zeroVariance
+      ? `every paired difference is ${formatDifference(d[0]!)}: no variance, the t test is undefined; ` +
+        `p from the exact ${binary ? 'McNemar' : 'sign'} test`
+      : null,
     p_holm: null,
     correlation: t.correlation,
     mde: t.mde,
     mcnemar,
     clustered: c && { clusters: c.clusters, se: c.se, ci: c.ci, df: c.df, p_value: c.p_value, p_holm: null },
+    clustered_reason: clusteredReason,
     bootstrap: boot,
   };
 }

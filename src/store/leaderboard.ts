@@ -22,6 +22,7 @@
 import { wilsonInterval } from '../metrics/stats/intervals.js';
 import { cltInterval } from '../metrics/stats/mean-interval.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
+import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
@@ -93,6 +94,9 @@ interface RankedResult {
   paired_n: number | null;
   mean_d: number | null;
   var_d: number | null;
+  constant_d: boolean | null;
+  positive_d: number | null;
+  negative_d: number | null;
 }
 
 function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): string {
@@ -113,13 +117,16 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
     stats AS (
       SELECT slot, CAST(count(va) AS DOUBLE) AS n, avg(va) AS mean, var_samp(va) AS var,
              bool_and(va = 0 OR va = 1) AS binary, sum(va) AS successes,
-             CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d
+             CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d,
+             min(va - vb) = max(va - vb) AS constant_d,
+             CAST(count(*) FILTER (WHERE va > vb) AS DOUBLE) AS positive_d,
+             CAST(count(*) FILTER (WHERE va < vb) AS DOUBLE) AS negative_d
       FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
            c.ci_upper, c.num_samples, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
            own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
-           gap.paired_n, gap.mean_d, gap.var_d
+           gap.paired_n, gap.mean_d, gap.var_d, gap.constant_d, gap.positive_d, gap.negative_d
     FROM chosen c
     LEFT JOIN stats own ON own.slot = c.ord
     LEFT JOIN chosen above ON above.benchmark = c.benchmark AND above.metric = c.metric AND above.pos = c.pos - 1
@@ -177,6 +184,8 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
   const gapP = group.map((r, i): number | null => {
     if (i === 0) return null;
     if (r.paired_n !== null && r.paired_n >= 2 && r.mean_d !== null && r.var_d !== null) {
+      // Every paired difference equal: the t test is undefined; the exact sign test (McNemar's on 0/1 scores).
+      if (r.constant_d) return mcnemarExact(r.positive_d ?? 0, r.negative_d ?? 0);
       return tInference(r.mean_d, Math.sqrt(r.var_d / r.paired_n), r.paired_n - 1)?.p_value ?? null;
     }
     const above = group[i - 1]!;

@@ -18,9 +18,16 @@ interface CompareFlags {
 /** The default resample count of a bare `--bootstrap` (also in src/store/compare.ts's DEFAULT_BOOTSTRAP). */
 const DEFAULT_RESAMPLES = 10_000;
 
+const TEST_NAMES: Record<NonNullable<Comparison['test']>, string> = {
+  t: 'paired t',
+  'mcnemar-exact': 'exact McNemar',
+  'sign-exact': 'exact sign test',
+  z: 'unpaired z',
+};
+
 function verdict(c: Comparison, a: string, b: string): string {
   const p = c.clustered?.p_holm ?? c.p_holm;
-  if (p === null) return 'no test possible (no standard error)';
+  if (p === null) return `no test possible (${c.note ?? 'no standard error'})`;
   if (p >= 0.05) return `no significant difference (Holm p ${formatP(p)} ≥ 0.05)`;
   const aBetter = c.lower_is_better ? c.difference < 0 : c.difference > 0;
   return `${aBetter ? a : b} is better (Holm p ${formatP(p)} < 0.05)`;
@@ -44,9 +51,10 @@ function renderText(report: CompareReport): string {
       `  mean A ${formatNumber(c.mean_a)}  mean B ${formatNumber(c.mean_b)}  difference A − B ${formatNumber(c.difference, true)}`,
     );
     out.push(
-      `  SE ${formatNumber(c.se)}  95% CI ${formatInterval(c.ci, true)} (${c.df === null ? 'normal' : `t, ${c.df} df`})  ` +
-        `p ${formatP(c.p_value)}  Holm p ${formatP(c.p_holm)}`,
+      `  SE ${formatNumber(c.se)}  95% CI ${c.ci === null ? 'n/a' : `${formatInterval(c.ci, true)} (${c.df === null ? 'normal' : `t, ${c.df} df`})`}  ` +
+        `p ${formatP(c.p_value)}${c.test === null ? '' : ` (${TEST_NAMES[c.test]})`}  Holm p ${formatP(c.p_holm)}`,
     );
+    if (c.note) out.push(`  note: ${c.note}`);
     out.push(
       `  correlation ${c.correlation === null ? 'n/a' : c.correlation.toFixed(3)}  minimum detectable effect (80% power) ${formatNumber(c.mde)}`,
     );
@@ -61,11 +69,11 @@ function renderText(report: CompareReport): string {
           `Holm p ${formatP(c.clustered.p_holm)}`,
       );
     else if (report.cluster_by !== null && c.paired)
-      out.push(`  clustered by ${report.cluster_by}: n/a (fewer than 2 clusters)`);
+      out.push(`  clustered by ${report.cluster_by}: n/a (${c.clustered_reason ?? 'fewer than 2 clusters'})`);
     if (c.bootstrap)
       out.push(
         `  bootstrap: ${c.bootstrap.resamples} resamples${report.cluster_by !== null ? ' of clusters' : ''}, seed ${c.bootstrap.seed}, ` +
-          `95% CI ${formatInterval(c.bootstrap.ci, true)}`,
+          `95% CI ${c.bootstrap.ci === null ? `n/a (${c.bootstrap.reason ?? 'no interval'})` : formatInterval(c.bootstrap.ci, true)}`,
       );
     out.push(`  → ${verdict(c, a, b)}`);
   }
@@ -87,8 +95,9 @@ export const compareCommand: CommandModule = {
           '--cluster-by FIELD (a samples column, else a metadata key, else a top-level field of the row): clustered\n' +
           'SE = √(C/(C−1)·Σ_c (Σ_{i∈c} (d_i − d̄))²)/n, CI and p with C − 1 df. --bootstrap [N]: a seeded paired\n' +
           'percentile bootstrap CI of d̄ (items, or clusters). p-values are Holm-adjusted over all comparisons of\n' +
-          'the call. With fewer than two paired samples: an unpaired z test on the two scores and standard\n' +
-          'errors, marked UNPAIRED with the reason. MODEL ids are model_info.id; an unknown id lists the closest.\n\n' +
+          'the call. When every paired difference is equal (no variance) the t test is undefined: p comes from the\n' +
+          "exact sign test (McNemar's on 0/1 scores) and the output says so. With fewer than two paired samples:\n" +
+          'an unpaired z test on the two scores and standard errors, marked UNPAIRED with the reason. MODEL ids are model_info.id; an unknown id lists the closest.\n\n' +
           'Exit codes: 0 ok, 1 the models share no benchmark and metric, 2 usage or I/O error (unknown model).',
       )
       .argument('<model_a>', 'model A (model_info.id)')
@@ -98,7 +107,7 @@ export const compareCommand: CommandModule = {
       .option('--cluster-by <field>', 'clustered SE over this field (a samples column or a metadata key)')
       .option(
         '--bootstrap [n]',
-        `paired percentile bootstrap CI with n resamples (default ${DEFAULT_RESAMPLES})`,
+        `paired percentile bootstrap CI with n resamples, 100 to 100000 (default ${DEFAULT_RESAMPLES})`,
       )
       .option('--seed <n>', 'bootstrap seed', '0')
       .addOption(
@@ -111,10 +120,11 @@ export const compareCommand: CommandModule = {
             ? undefined
             : flags.bootstrap === true
               ? DEFAULT_RESAMPLES
-              : parseInteger(flags.bootstrap, '--bootstrap', 1);
+              : parseInteger(flags.bootstrap, '--bootstrap', Number.MIN_SAFE_INTEGER);
         const seed = optionalInteger(flags.seed, '--seed', 0);
         const { openStore } = await import('../../store/db.js');
-        const { compareModels } = await import('../../store/compare.js');
+        const { compareModels, checkBootstrap } = await import('../../store/compare.js');
+        if (bootstrap !== undefined) checkBootstrap(bootstrap);
         const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
         let report: CompareReport;
         try {
