@@ -5,12 +5,13 @@
  *
  * - score: the result's own score; rank: competition ranking ("1, 2, 2, 4") by score, descending unless
  *   lower_is_better; ties in score are ordered by model_id.
- * - ci: from the instance rows when the result has them and their mean reproduces the score (within
- *   0.005·max(1, |score|)): Wilson when every item's value is 0 or 1, else the CLT interval mean ± 1.96·sd/√n; the
- *   epochs of one sample are averaged first and n counts samples. Otherwise the record's own
- *   confidence_interval, else score ± 1.96 × its standard_error, else null. `ci_method` says which.
+ * - ci: the result's one interval (result-interval.ts, shared with the viewer): from the samples when the rows
+ *   reproduce the score (Wilson for 0/1 values, else mean ± 1.96·sd/√n), else the record's own interval, else
+ *   score ± 1.96 SE; never beyond the metric's bounds (`ci_clipped` when an end was set to one). The epochs of one
+ *   sample are reduced first by the result's epoch_reducer, and n counts samples. `ci_method` says which.
+ * - direction_assumed: the metric's direction was guessed by the converter (direction_status "assumed").
  * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
- *   t test on the items both have (pairing as `compare`: sample_hash when both results hash every row, else
+ *   t test on the items both have (the exact sign test when every paired difference is equal) (pairing as `compare`: sample_hash when both results hash every row, else
  *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
  *   the record's standard_error, else its CI width / (2·1.96)). The p-values of one leaderboard's adjacent gaps
  *   are Holm-adjusted together; a gap with adjusted p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
@@ -19,14 +20,18 @@
  *   it beats (a tie counts one half); the mean win rate averages those over the leaderboards the model is on, as
  *   HELM ranks models. Ranked by mean win rate, descending.
  */
-import { wilsonInterval } from '../metrics/stats/intervals.js';
-import { cltInterval } from '../metrics/stats/mean-interval.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
-import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
+import {
+  ITEM_STATS_SQL,
+  resultInterval,
+  sampleCount,
+  type IntervalInput,
+  type IntervalMethod,
+} from './result-interval.js';
 import {
   BY_HASH_SQL,
   checkBenchmarkAndMetric,
@@ -47,7 +52,10 @@ export interface LeaderboardRow {
   developer: string | null;
   score: number;
   ci: [number, number] | null;
-  ci_method: string | null;
+  /** How the CI was obtained (see result-interval.ts); null without a CI. */
+  ci_method: IntervalMethod | null;
+  /** True when an end of the CI was set to the metric's bound (min_score / max_score). */
+  ci_clipped: boolean;
   n: number | null;
   evaluation_id: string;
   record_key: string;
@@ -58,6 +66,11 @@ export interface Leaderboard {
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
+  /**
+   * True when the metric's direction was guessed, not declared (a result's
+   * metric_config.additional_details.direction_status is "assumed"): the ranking may be upside down.
+   */
+  direction_assumed: boolean;
   rows: LeaderboardRow[];
 }
 export interface CompositeRow {
@@ -69,28 +82,18 @@ export interface CompositeRow {
 
 /** Significance level of the tier gaps (after Holm). */
 export const TIER_ALPHA = 0.05;
-const CONFIDENCE = 0.95;
-
-interface RankedResult {
+interface RankedResult extends IntervalInput {
   record_key: string;
+  direction_status: string | null;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
-  score: number;
-  standard_error: number | null;
-  ci_lower: number | null;
-  ci_upper: number | null;
   num_samples: number | null;
   model_id: string;
   developer: string | null;
   evaluation_id: string;
   source: string | null;
   date: string | null;
-  items: number | null;
-  item_mean: number | null;
-  item_var: number | null;
-  binary: boolean | null;
-  successes: number | null;
   paired_n: number | null;
   mean_d: number | null;
   var_d: number | null;
@@ -115,8 +118,7 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
     ),
     ${pairingCtes(slots)},
     stats AS (
-      SELECT slot, CAST(count(va) AS DOUBLE) AS n, avg(va) AS mean, var_samp(va) AS var,
-             bool_and(va = 0 OR va = 1) AS binary, sum(va) AS successes,
+      ${ITEM_STATS_SQL},
              CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d,
              min(va - vb) = max(va - vb) AS constant_d,
              CAST(count(*) FILTER (WHERE va > vb) AS DOUBLE) AS positive_d,
@@ -124,7 +126,7 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
       FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
-           c.ci_upper, c.num_samples, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
+           c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
            own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
            gap.paired_n, gap.mean_d, gap.var_d, gap.constant_d, gap.positive_d, gap.negative_d
     FROM chosen c
@@ -132,42 +134,6 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
     LEFT JOIN chosen above ON above.benchmark = c.benchmark AND above.metric = c.metric AND above.pos = c.pos - 1
     LEFT JOIN stats gap ON gap.slot = above.ord
     ORDER BY c.benchmark, c.metric, c.pos`;
-}
-
-/** Whether the instance rows' mean reproduces the record's score (same scale, same items). */
-function rowsMatchScore(r: RankedResult): boolean {
-  return r.item_mean !== null && Math.abs(r.item_mean - r.score) <= 0.005 * Math.max(1, Math.abs(r.score));
-}
-
-function interval(r: RankedResult): {
-  ci: [number, number] | null;
-  method: string | null;
-  se: number | null;
-} {
-  const z = normalQuantile(1 - (1 - CONFIDENCE) / 2);
-  if (r.items !== null && r.items > 0 && rowsMatchScore(r)) {
-    const se = r.items >= 2 && r.item_var !== null ? Math.sqrt(r.item_var / r.items) : null;
-    if (r.binary) {
-      const w = wilsonInterval(Math.round(r.successes ?? 0), r.items, CONFIDENCE);
-      return { ci: [w.lower, w.upper], method: 'wilson', se };
-    }
-    const clt =
-      r.item_var === null ? null : cltInterval(r.item_mean!, Math.sqrt(r.item_var), r.items, CONFIDENCE);
-    if (clt) return { ci: [clt.lower, clt.upper], method: 'clt', se: clt.se };
-  }
-  if (r.ci_lower !== null && r.ci_upper !== null)
-    return {
-      ci: [r.ci_lower, r.ci_upper],
-      method: 'record',
-      se: r.standard_error ?? (r.ci_upper - r.ci_lower) / (2 * z),
-    };
-  if (r.standard_error !== null)
-    return {
-      ci: [r.score - z * r.standard_error, r.score + z * r.standard_error],
-      method: 'record-se',
-      se: r.standard_error,
-    };
-  return { ci: null, method: null, se: null };
 }
 
 /** Competition ranks ("1, 2, 2, 4") of values already in order, equal values sharing a rank. */
@@ -179,7 +145,7 @@ function competitionRanks(values: readonly number[]): number[] {
 
 function buildLeaderboard(group: RankedResult[]): Leaderboard {
   const first = group[0]!;
-  const intervals = group.map(interval);
+  const intervals = group.map(resultInterval);
   // p of the gap between each model and the one above it (index 0 has none).
   const gapP = group.map((r, i): number | null => {
     if (i === 0) return null;
@@ -197,8 +163,7 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
   const rows = group.map((r, i): LeaderboardRow => {
     const p = adjusted[i];
     if (i > 0 && p !== null && p !== undefined && p < TIER_ALPHA) tier += 1;
-    const { ci, method } = intervals[i]!;
-    const useItems = r.items !== null && r.items > 0 && rowsMatchScore(r);
+    const { ci, method, clipped } = intervals[i]!;
     return {
       rank: ranks[i]!,
       tier,
@@ -207,14 +172,21 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
       score: r.score,
       ci,
       ci_method: method,
-      n: useItems ? r.items : r.num_samples,
+      ci_clipped: clipped,
+      n: sampleCount(r, r.num_samples),
       evaluation_id: r.evaluation_id,
       record_key: r.record_key,
       source: r.source,
       date: displayDate(r.date),
     };
   });
-  return { benchmark: first.benchmark, metric: first.metric, lower_is_better: first.lower_is_better, rows };
+  return {
+    benchmark: first.benchmark,
+    metric: first.metric,
+    lower_is_better: first.lower_is_better,
+    direction_assumed: group.some((r) => r.direction_status === 'assumed'),
+    rows,
+  };
 }
 
 /** HELM's mean win rate over the given leaderboards (those with at least two models). */

@@ -28,7 +28,7 @@ export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
  * The result's epoch reducer (Inspect's names: mean, median, mode, max, at_least_N, pass_at_N), lower-cased, from
  * metric_config.additional_details.epoch_reducer; 'mean' when absent.
  */
-const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -> 'additional_details' ->> 'epoch_reducer')), 'mean')`;
+export const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -> 'additional_details' ->> 'epoch_reducer')), 'mean')`;
 
 /**
  * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model), with the filters

@@ -1,7 +1,7 @@
 import type { Route } from '../route.js';
 import { href } from '../route.js';
 import { fmt, fmtCi, Fields, Json, Show, Table, useApi } from '../ui.js';
-import { recordCi } from './model.js';
+import { CI_METHOD_HELP, ciMethodLabel } from '../intervals.js';
 import type { RecordDetail, ResultSummary } from '../../shared/types.js';
 
 /** The record's sections in the order EEE writes them; anything else follows. */
@@ -86,8 +86,27 @@ export function RecordPage(props: { route: Route }) {
                 { key: 'metric', label: 'Metric', cell: (x) => x.metric_name ?? '—' },
                 { key: 'type', label: 'Score type', cell: (x) => x.score_type ?? '—' },
                 { key: 'score', label: 'Score', cell: (x) => fmt(x.score, 4), numeric: true },
-                { key: 'ci', label: '95% CI', cell: (x) => fmtCi(recordCi(x), 4), numeric: true },
-                { key: 'n', label: 'n', cell: (x) => fmt(x.num_samples), numeric: true },
+                {
+                  key: 'ci',
+                  label: '95% CI',
+                  cell: (x) => fmtCi(x.interval?.ci ?? null, 4),
+                  numeric: true,
+                },
+                {
+                  key: 'method',
+                  label: 'CI method',
+                  cell: (x) => (
+                    <span title={CI_METHOD_HELP}>
+                      {ciMethodLabel(x.interval?.method, x.interval?.clipped) || '—'}
+                    </span>
+                  ),
+                },
+                {
+                  key: 'n',
+                  label: 'n',
+                  cell: (x) => fmt(x.interval?.n ?? x.num_samples),
+                  numeric: true,
+                },
                 {
                   key: 'samples',
                   label: 'Samples',
