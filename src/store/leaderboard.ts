@@ -42,7 +42,7 @@ import {
 } from './selection.js';
 
 /** The selection filters (every filter but an explicit model list), and whether to add the composite table. */
-export interface LeaderboardOptions extends Omit<SelectionFilters, 'models'> {
+export interface LeaderboardOptions extends Omit<SelectionFilters, 'models' | 'evaluationIds'> {
   composite?: boolean;
 }
 export interface LeaderboardRow {

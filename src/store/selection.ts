@@ -19,6 +19,8 @@ export interface SelectionFilters {
   sourceOrganization?: string;
   collection?: string;
   models?: string[];
+  /** Only the records with these evaluation ids (one run each). */
+  evaluationIds?: string[];
 }
 
 /** The metric a result is listed under. */
@@ -52,6 +54,8 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
   if (filters.collection !== undefined) where.push(`rec.collection = ${bind(filters.collection)}`);
   if (filters.models !== undefined)
     where.push(`rec.model_id IN (${filters.models.map((m) => bind(m)).join(', ')})`);
+  if (filters.evaluationIds !== undefined)
+    where.push(`rec.evaluation_id IN (${filters.evaluationIds.map((m) => bind(m)).join(', ')})`);
   return `SELECT * EXCLUDE (pick) FROM (
       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${METRIC_SQL} AS metric, r.lower_is_better, r.score, r.standard_error, r.ci_lower, r.ci_upper,
