@@ -1,25 +1,58 @@
 import type { Route } from '../route.js';
 import { href, update } from '../route.js';
-import { CiBar, domainOf, fmt, fmtCi, fmtP, Pager, Select, Show, Table, TextBlock, useApi } from '../ui.js';
-import type { CompareResult, Comparison, Disagreements, Overview } from '../../shared/types.js';
+import {
+  CiBar,
+  domainOf,
+  fmt,
+  fmtCi,
+  fmtP,
+  Pager,
+  Select,
+  Show,
+  Table,
+  TextBlock,
+  useApi,
+  type Loaded,
+} from '../ui.js';
+import type { CompareResult, Comparison, Disagreements, ModelResults, Overview } from '../../shared/types.js';
+
+/** What `compare` gets for a side: the chosen run's evaluation id, else the model id. */
+export function sideOf(params: Record<string, string | undefined>, side: 'a' | 'b'): string | undefined {
+  return params[`${side}run`] || params[side];
+}
+
+/** The runs (evaluation ids) of a model, newest first, as [value, label] options. */
+function runOptions(loaded: Loaded<ModelResults>): [string, string][] {
+  if (loaded.state !== 'ok') return [];
+  const runs = new Map<string, string | null>();
+  for (const r of loaded.data.results) runs.set(r.evaluation_id, r.date);
+  return [...runs]
+    .sort((x, y) => (y[1] ?? '').localeCompare(x[1] ?? '') || x[0].localeCompare(y[0]))
+    .map(([id, date]) => [id, date ? `${id} (${date.slice(0, 10)})` : id]);
+}
 
 export function ComparePage(props: { route: Route }) {
   const { params } = props.route;
   const set = (changes: Record<string, string | undefined>) => update(props.route, changes);
   const overview = useApi<Overview>('overview');
-  const ready = Boolean(params.a && params.b);
+  const a = sideOf(params, 'a');
+  const b = sideOf(params, 'b');
+  const ready = Boolean(a && b);
   const compared = useApi<CompareResult>(ready ? 'compare' : null, {
-    a: params.a,
-    b: params.b,
+    a,
+    b,
     benchmark: params.benchmark,
     metric: params.metric,
   });
+  const runsA = useApi<ModelResults>(params.a ? 'model' : null, { id: params.a });
+  const runsB = useApi<ModelResults>(params.b ? 'model' : null, { id: params.b });
+  const reset = { dbench: undefined, dmetric: undefined, offset: undefined };
   const models = overview.state === 'ok' ? overview.data.models.map((m) => m.model_id) : [];
   const benchmarks =
     overview.state === 'ok' ? [...new Set(overview.data.benchmarks.map((b) => b.evaluation_name))] : [];
   return (
     <>
-      <h1>Compare two models</h1>
+      <h1>Compare two models or runs</h1>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <Select
           name="a"
@@ -27,16 +60,36 @@ export function ComparePage(props: { route: Route }) {
           any="choose…"
           value={params.a}
           options={models}
-          onChange={(v) => set({ a: v, dbench: undefined, dmetric: undefined, offset: undefined })}
+          onChange={(v) => set({ a: v, arun: undefined, ...reset })}
         />
+        {params.a ? (
+          <Select
+            name="arun"
+            label="Run of A"
+            any="latest result per benchmark"
+            value={params.arun}
+            options={runOptions(runsA)}
+            onChange={(v) => set({ arun: v, ...reset })}
+          />
+        ) : null}
         <Select
           name="b"
           label="Model B"
           any="choose…"
           value={params.b}
           options={models}
-          onChange={(v) => set({ b: v, dbench: undefined, dmetric: undefined, offset: undefined })}
+          onChange={(v) => set({ b: v, brun: undefined, ...reset })}
         />
+        {params.b ? (
+          <Select
+            name="brun"
+            label="Run of B"
+            any="latest result per benchmark"
+            value={params.brun}
+            options={runOptions(runsB)}
+            onChange={(v) => set({ brun: v, ...reset })}
+          />
+        ) : null}
         <Select
           name="benchmark"
           label="Benchmark"
@@ -46,13 +99,24 @@ export function ComparePage(props: { route: Route }) {
           onChange={(v) => set({ benchmark: v, dbench: undefined, dmetric: undefined, offset: undefined })}
         />
       </form>
-      {!ready ? <p class="muted">Choose two models to compare them on the questions both answered.</p> : null}
+      {!ready ? (
+        <p class="muted">
+          Choose two models (or two runs: the same model twice, with a run of each) to compare them on the
+          questions both answered.
+        </p>
+      ) : null}
       {ready ? (
         <Show loaded={compared}>{(result) => <Comparisons result={result} route={props.route} />}</Show>
       ) : null}
     </>
   );
 }
+
+const TEST_NAMES: Record<string, string> = {
+  'mcnemar-exact': 'exact McNemar',
+  'sign-exact': 'exact sign test',
+  z: 'unpaired z',
+};
 
 function Comparisons(props: { result: CompareResult; route: Route }) {
   const { result, route } = props;
@@ -115,7 +179,20 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             cell: (c) => <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero />,
           },
           { key: 'ci', label: 'CI', cell: (c) => fmtCi(c.ci, 4), numeric: true },
-          { key: 'p', label: 'p', cell: (c) => fmtP(c.p_value), sort: (c) => c.p_value, numeric: true },
+          {
+            key: 'p',
+            label: 'p',
+            cell: (c) => (
+              <span title={c.note ?? undefined}>
+                {fmtP(c.p_value)}
+                {c.test && c.test !== 't' ? (
+                  <span class="muted"> ({TEST_NAMES[c.test] ?? c.test})</span>
+                ) : null}
+              </span>
+            ),
+            sort: (c) => c.p_value,
+            numeric: true,
+          },
           {
             key: 'p_holm',
             label: 'p (Holm)',
@@ -154,6 +231,13 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           },
         ]}
       />
+      {result.comparisons
+        .filter((c) => c.note)
+        .map((c) => (
+          <p class="muted note" data-testid="comparison-note">
+            {c.benchmark} — {c.metric}: {c.note}
+          </p>
+        ))}
       {selected ? <DisagreementPane route={route} comparison={selected} /> : null}
     </>
   );
@@ -162,8 +246,8 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
 function DisagreementPane(props: { route: Route; comparison: Comparison }) {
   const { params } = props.route;
   const loaded = useApi<Disagreements>('disagreements', {
-    a: params.a,
-    b: params.b,
+    a: sideOf(params, 'a'),
+    b: sideOf(params, 'b'),
     benchmark: props.comparison.benchmark,
     metric: props.comparison.metric,
     offset: params.offset,
@@ -190,10 +274,10 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
             <div class="disagreement-head">
               <span>Question and reference</span>
               <span>
-                A <span class="mono">{params.a}</span>
+                A <span class="mono">{sideOf(params, 'a')}</span>
               </span>
               <span>
-                B <span class="mono">{params.b}</span>
+                B <span class="mono">{sideOf(params, 'b')}</span>
               </span>
             </div>
             {page.items.map((item) => (
