@@ -210,14 +210,18 @@ export const SAMPLE_COLUMNS = [
   'reference_text',
 ] as const;
 
-/** A numeric retrieved/evaluation timestamp (Unix seconds) as an ISO date-time; other text is returned as is. */
+/**
+ * A retrieved/evaluation timestamp as an ISO date-time: Unix seconds (or milliseconds, from 1e11) as written by EEE,
+ * or an ISO date-time. Null when it is no date: empty, 0 or negative (a placeholder for "not known", never
+ * 1970-01-01), or text that is not a date; other text is returned as is.
+ */
 export function displayDate(value: string | null): string | null {
-  if (value === null) return null;
+  if (value === null || value.trim() === '') return null;
   const n = Number(value);
-  if (value.trim() !== '' && Number.isFinite(n)) {
-    const ms = n > 1e11 ? n : n * 1000;
-    const d = new Date(ms);
-    if (!Number.isNaN(d.getTime())) return d.toISOString().replace(/\.000Z$/, 'Z');
+  if (Number.isFinite(n)) {
+    if (n <= 0) return null;
+    const d = new Date(n > 1e11 ? n : n * 1000);
+    return Number.isNaN(d.getTime()) ? null : d.toISOString().replace(/\.000Z$/, 'Z');
   }
   return value;
 }

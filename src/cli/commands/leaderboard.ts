@@ -22,7 +22,7 @@ function cells(board: Leaderboard): string[][] {
     r.ci_method === null ? '' : `${r.ci_method}${r.ci_clipped ? ', clipped' : ''}`,
     r.n === null ? '' : String(r.n),
     r.source ?? '',
-    r.date ?? '',
+    r.date ?? 'unknown',
   ]);
 }
 

@@ -3,6 +3,7 @@ import { href, update } from '../route.js';
 import { CiBar, domainOf, fmt, fmtCi, Select, Show, Table, useApi } from '../ui.js';
 import type { Leaderboards, LeaderboardRow, Overview } from '../../shared/types.js';
 import { CI_METHOD_HELP, ciMethodLabel, DIRECTION_ASSUMED } from '../intervals.js';
+import { fmtDate } from '../dates.js';
 
 /** The filters `leaderboards()` takes, in the order the page shows them. */
 const FILTERS: [keyof Overview['filters'], string][] = [
@@ -173,7 +174,7 @@ function Board(props: {
           {
             key: 'date',
             label: 'Date',
-            cell: (r) => (r.date ?? '').slice(0, 10) || '—',
+            cell: (r) => fmtDate(r.date, true),
             sort: (r) => r.date ?? null,
           },
           {
