@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { compareModels, disagreements, leaderboards, withIntervals } from './stats.js';
+import { benchmarkGroups, compareModels, disagreements, leaderboards, withIntervals } from './stats.js';
 import {
   inferevalDetail,
   inferevalList,
@@ -45,7 +45,7 @@ export const LEADERBOARD_FILTERS = [
 export async function answer(store: Store, endpoint: Endpoint, params: Params): Promise<unknown> {
   switch (endpoint) {
     case 'overview':
-      return overview(store);
+      return { ...(await overview(store)), benchmark_groups: await benchmarkGroups(store) };
     case 'leaderboard': {
       const options: Record<(typeof LEADERBOARD_FILTERS)[number], string | undefined> & {
         composite?: boolean;

@@ -41,3 +41,15 @@ export async function withIntervals<T extends { record_key: string; result_index
     };
   });
 }
+
+/**
+ * The task group of each benchmark that has one (lm-eval writes a subtask's group in the result's
+ * score_details.details.group), so the overview lists subtasks under their group.
+ */
+export async function benchmarkGroups(store: Store): Promise<Record<string, string>> {
+  const rows = await store.all<{ evaluation_name: string; grp: string }>(
+    `SELECT evaluation_name, min(raw -> 'score_details' -> 'details' ->> 'group') AS grp
+     FROM results GROUP BY evaluation_name HAVING grp IS NOT NULL AND grp <> evaluation_name`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.evaluation_name, r.grp]));
+}

@@ -19,6 +19,8 @@ export interface FixtureResult {
   max_score?: number | null;
   /** metric_config.additional_details (epoch_reducer, direction_status, ...), kept in results.raw. */
   additional_details?: Record<string, string>;
+  /** score_details.details (e.g. lm-eval's task group), kept in results.raw. */
+  details?: Record<string, string>;
 }
 
 export interface FixtureSample {
@@ -87,9 +89,12 @@ export async function insertRecord(store: Store, r: FixtureRecord): Promise<void
         res.num_samples ?? null,
         res.min_score ?? null,
         res.max_score ?? null,
-        JSON.stringify(
-          res.additional_details ? { metric_config: { additional_details: res.additional_details } } : {},
-        ),
+        JSON.stringify({
+          ...(res.additional_details
+            ? { metric_config: { additional_details: res.additional_details } }
+            : {}),
+          ...(res.details ? { score_details: { details: res.details } } : {}),
+        }),
       ],
     );
   }

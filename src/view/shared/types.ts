@@ -16,6 +16,8 @@ export interface Overview {
   };
   collections: { collection: string | null; records: number; models: number }[];
   benchmarks: { evaluation_name: string; metric_name: string | null; models: number; results: number }[];
+  /** The task group a benchmark belongs to (lm-eval's group_subtasks, kept in score_details.details.group). */
+  benchmark_groups?: Record<string, string>;
   models: { model_id: string; developer: string | null; records: number }[];
   ingests: {
     ingest_id: string;

@@ -14,6 +14,7 @@ import {
   useApi,
   type Loaded,
 } from '../ui.js';
+import { PromptBlock } from '../messages.js';
 import type { CompareResult, Comparison, Disagreements, ModelResults, Overview } from '../../shared/types.js';
 
 /** What `compare` gets for a side: the chosen run's evaluation id, else the model id. */
@@ -284,7 +285,7 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
               <article class="disagreement">
                 <div class="question">
                   <span class="mono muted">{item.sample_id}</span>
-                  <TextBlock text={item.input_text} />
+                  <PromptBlock text={item.input_text} />
                   <span class="muted">reference</span>
                   <TextBlock text={item.reference_text} />
                 </div>
