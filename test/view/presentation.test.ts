@@ -149,6 +149,7 @@ describe('viewer presentation on real-shaped data', () => {
       await openView(w.page, viewUrl(server.url, url));
       await w.page.waitForSelector('[data-testid=comparisons]');
       assert.deepEqual(await overflows(w.page), []);
+      await w.page.waitForFunction(() => document.querySelectorAll('select[name=arun] option').length > 1);
       const runs = await w.page.locator('select[name=arun] option').allTextContents();
       assert.equal(runs.length, 3, runs.join(' | ')); // "latest …" and two runs
       assert.match(runs[1]!, /^eval\/r0 \(2023-11-14\)$/);

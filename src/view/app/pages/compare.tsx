@@ -15,6 +15,7 @@ import {
   type Loaded,
 } from '../ui.js';
 import { PromptBlock } from '../messages.js';
+import { fmtDate, parseTimestamp } from '../dates.js';
 import type { CompareResult, Comparison, Disagreements, ModelResults, Overview } from '../../shared/types.js';
 
 /** What `compare` gets for a side: the chosen run's evaluation id, else the model id. */
@@ -27,9 +28,10 @@ function runOptions(loaded: Loaded<ModelResults>): [string, string][] {
   if (loaded.state !== 'ok') return [];
   const runs = new Map<string, string | null>();
   for (const r of loaded.data.results) runs.set(r.evaluation_id, r.date);
+  const time = (date: string | null) => parseTimestamp(date)?.getTime() ?? -Infinity;
   return [...runs]
-    .sort((x, y) => (y[1] ?? '').localeCompare(x[1] ?? '') || x[0].localeCompare(y[0]))
-    .map(([id, date]) => [id, date ? `${id} (${date.slice(0, 10)})` : id]);
+    .sort((x, y) => time(y[1]) - time(x[1]) || x[0].localeCompare(y[0]))
+    .map(([id, date]) => [id, `${id} (${fmtDate(date, true)})`]);
 }
 
 export function ComparePage(props: { route: Route }) {
@@ -130,7 +132,8 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
     <>
       <p class="muted note">
         Difference = A − B on the paired questions (same sample), 95% CI from Student's t on the paired
-        differences; p adjusted by Holm over the {result.comparisons.length} comparison
+        differences (r: correlation of A's and B's scores; MDE: the smallest difference detectable at 80%
+        power); p adjusted by Holm over the {result.comparisons.length} comparison
         {result.comparisons.length === 1 ? '' : 's'}; McNemar's exact test on binary scores (A only right / B
         only right).
       </p>
@@ -144,8 +147,18 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
         onSort={(sort) => update(route, { sort })}
         rowClass={(c) => (c === selected ? 'selected' : '')}
         columns={[
-          { key: 'benchmark', label: 'Benchmark', cell: (c) => c.benchmark, sort: (c) => c.benchmark },
-          { key: 'metric', label: 'Metric', cell: (c) => c.metric, sort: (c) => c.metric },
+          {
+            key: 'benchmark',
+            label: 'Benchmark · metric',
+            cell: (c) => (
+              <>
+                {c.benchmark}
+                <br />
+                <span class="muted">{c.metric}</span>
+              </>
+            ),
+            sort: (c) => `${c.benchmark}\u0000${c.metric}`,
+          },
           {
             key: 'paired',
             label: 'Pairs',
@@ -154,17 +167,16 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             numeric: true,
           },
           {
-            key: 'mean_a',
-            label: 'Mean A',
-            cell: (c) => fmt(c.mean_a, 4),
+            key: 'means',
+            label: 'Mean A / B',
+            cell: (c) => (
+              <>
+                {fmt(c.mean_a, 4)}
+                <br />
+                {fmt(c.mean_b, 4)}
+              </>
+            ),
             sort: (c) => c.mean_a,
-            numeric: true,
-          },
-          {
-            key: 'mean_b',
-            label: 'Mean B',
-            cell: (c) => fmt(c.mean_b, 4),
-            sort: (c) => c.mean_b,
             numeric: true,
           },
           {
@@ -175,11 +187,17 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             numeric: true,
           },
           {
-            key: 'bar',
+            key: 'ci',
             label: '95% CI',
-            cell: (c) => <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero />,
+            cell: (c) => (
+              <>
+                <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero width={120} />
+                <br />
+                {fmtCi(c.ci, 4)}
+              </>
+            ),
+            numeric: true,
           },
-          { key: 'ci', label: 'CI', cell: (c) => fmtCi(c.ci, 4), numeric: true },
           {
             key: 'p',
             label: 'p',
@@ -187,7 +205,10 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
               <span title={c.note ?? undefined}>
                 {fmtP(c.p_value)}
                 {c.test && c.test !== 't' ? (
-                  <span class="muted"> ({TEST_NAMES[c.test] ?? c.test})</span>
+                  <>
+                    <br />
+                    <span class="muted">{TEST_NAMES[c.test] ?? c.test}</span>
+                  </>
                 ) : null}
               </span>
             ),
@@ -203,14 +224,31 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           },
           {
             key: 'mcnemar',
-            label: 'McNemar A/B only, p',
+            label: 'McNemar A only / B only, p',
             cell: (c) =>
-              c.mcnemar
-                ? `${fmt(c.mcnemar.a_only)} / ${fmt(c.mcnemar.b_only)}, ${fmtP(c.mcnemar.p_value)}`
-                : '—',
+              c.mcnemar ? (
+                <>
+                  {`${fmt(c.mcnemar.a_only)} / ${fmt(c.mcnemar.b_only)}`}
+                  <br />
+                  {fmtP(c.mcnemar.p_value)}
+                </>
+              ) : (
+                '—'
+              ),
+            numeric: true,
           },
-          { key: 'r', label: 'r', cell: (c) => fmt(c.correlation, 3), numeric: true },
-          { key: 'mde', label: 'MDE', cell: (c) => fmt(c.mde, 4), numeric: true },
+          {
+            key: 'r',
+            label: 'r · MDE',
+            cell: (c) => (
+              <>
+                {fmt(c.correlation, 3)}
+                <br />
+                {fmt(c.mde, 4)}
+              </>
+            ),
+            numeric: true,
+          },
           {
             key: 'show',
             label: 'Disagreements',
