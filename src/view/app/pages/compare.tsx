@@ -167,16 +167,17 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             numeric: true,
           },
           {
-            key: 'means',
-            label: 'Mean A / B',
-            cell: (c) => (
-              <>
-                {fmt(c.mean_a, 4)}
-                <br />
-                {fmt(c.mean_b, 4)}
-              </>
-            ),
+            key: 'mean_a',
+            label: 'Mean A',
+            cell: (c) => fmt(c.mean_a, 4),
             sort: (c) => c.mean_a,
+            numeric: true,
+          },
+          {
+            key: 'mean_b',
+            label: 'Mean B',
+            cell: (c) => fmt(c.mean_b, 4),
+            sort: (c) => c.mean_b,
             numeric: true,
           },
           {
@@ -187,17 +188,11 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             numeric: true,
           },
           {
-            key: 'ci',
+            key: 'bar',
             label: '95% CI',
-            cell: (c) => (
-              <>
-                <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero width={120} />
-                <br />
-                {fmtCi(c.ci, 4)}
-              </>
-            ),
-            numeric: true,
+            cell: (c) => <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero width={110} />,
           },
+          { key: 'ci', label: 'CI', cell: (c) => fmtCi(c.ci, 4), numeric: true },
           {
             key: 'p',
             label: 'p',
@@ -226,16 +221,9 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             key: 'mcnemar',
             label: 'McNemar A only / B only, p',
             cell: (c) =>
-              c.mcnemar ? (
-                <>
-                  {`${fmt(c.mcnemar.a_only)} / ${fmt(c.mcnemar.b_only)}`}
-                  <br />
-                  {fmtP(c.mcnemar.p_value)}
-                </>
-              ) : (
-                '—'
-              ),
-            numeric: true,
+              c.mcnemar
+                ? `${fmt(c.mcnemar.a_only)} / ${fmt(c.mcnemar.b_only)}, ${fmtP(c.mcnemar.p_value)}`
+                : '—',
           },
           {
             key: 'r',
