@@ -53,11 +53,17 @@ export function formatCsv(result: QueryResult): string {
   return lines.join('\n') + '\n';
 }
 
-/** An aligned text table (cells cut at `maxCell` characters, new lines shown as ⏎), with the row count. */
+/**
+ * An aligned text table (cells cut at `maxCell` characters and ended with …, new lines shown as ⏎), with the row
+ * count and, when a value was cut, how many and how to get them whole.
+ */
 export function formatTable(result: QueryResult, maxCell = 60): string {
+  let cutCells = 0;
   const cut = (s: string): string => {
     const one = s.replace(/\r?\n/g, '⏎');
-    return one.length > maxCell ? `${one.slice(0, maxCell - 1)}…` : one;
+    if (one.length <= maxCell) return one;
+    cutCells++;
+    return `${one.slice(0, maxCell - 1)}…`;
   };
   const header = result.columns.map((c) => c.name);
   const body = result.rows.map((row) => result.columns.map((c) => cut(cellText(row[c.name], 'NULL'))));
@@ -71,5 +77,10 @@ export function formatTable(result: QueryResult, maxCell = 60): string {
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const r of body) out.push(line(r));
   out.push(`(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`);
+  if (cutCells > 0)
+    out.push(
+      `(${cutCells} value${cutCells === 1 ? '' : 's'} cut at ${maxCell} characters, ending in …; ` +
+        '--format csv or --format json prints every value whole)',
+    );
   return out.join('\n') + '\n';
 }
