@@ -26,7 +26,8 @@ describe('compare two runs of one model', () => {
   let done: () => void;
   before(async () => {
     ({ store, path, done } = await freshStore());
-    const record = (key: string, evaluationId: string, bits: string, first: number, t: string) =>
+    // the fixture names each record's evaluation id eval/<record_key>
+    const record = (key: string, bits: string, first: number, t: string) =>
       insertRecord(store, {
         record_key: key,
         model_id: 'moonshot/kimi',
@@ -36,9 +37,8 @@ describe('compare two runs of one model', () => {
         ],
         samples: rows(bits, first),
       });
-    await record('k1', 'x', RUN1, 0, '1700000000');
-    await record('k2', 'x', RUN2, 2, '1700000100');
-    // the fixture names evaluation ids eval/<record_key>
+    await record('k1', RUN1, 0, '1700000000');
+    await record('k2', RUN2, 2, '1700000100');
     await insertRecord(store, {
       record_key: 'other',
       model_id: 'org/other',
