@@ -35,6 +35,7 @@ import {
   checkBenchmarkAndMetric,
   chosenResultsSql,
   pairingCtes,
+  storeReducers,
 } from './selection.js';
 
 export interface CompareOptions {
@@ -270,7 +271,7 @@ function pairingSql(
   sides: [CompareSide, CompareSide],
   filters: { benchmark?: string; metric?: string },
   params: DuckDBValue[],
-  options: { cluster?: string | null; extra?: string },
+  options: { cluster?: string | null; extra?: string; reducers: Awaited<ReturnType<typeof storeReducers>> },
 ): string {
   const chosen = chosenBothSql(sides, filters, params);
   const slots = `
@@ -320,7 +321,9 @@ export async function compareModels(
 
   const params: DuckDBValue[] = [];
   const cluster = options.clusterBy === undefined ? null : clusterExpression(options.clusterBy, params);
+  const reducers = await storeReducers(store);
   const sql = `${pairingSql(sides, filters, params, {
+    reducers,
     cluster,
     extra: 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
   })}
@@ -556,7 +559,8 @@ export async function disagreements(
     'arg_min(output_text, row_index) FILTER (WHERE is_a) AS output_a',
     'arg_min(output_text, row_index) FILTER (WHERE NOT is_a) AS output_b',
   ].join(', ');
-  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra })}
+  const reducers = await storeReducers(store);
+  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra, reducers })}
     SELECT k AS key, sample_id, sample_hash, input_text, reference_text, va AS score_a, output_a, vb AS score_b,
            output_b,
            CAST(count(*) OVER () AS INTEGER) AS total
@@ -579,7 +583,7 @@ export async function disagreements(
   if (total === undefined) {
     const countParams: DuckDBValue[] = [];
     const counted = await store.all<{ total: number }>(
-      `${pairingSql(sides, { benchmark, metric }, countParams, {})}
+      `${pairingSql(sides, { benchmark, metric }, countParams, { reducers })}
        SELECT CAST(count(*) AS INTEGER) AS total FROM grouped WHERE va <> vb`,
       countParams,
     );

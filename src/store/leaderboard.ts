@@ -38,6 +38,7 @@ import {
   chosenResultsSql,
   displayDate,
   pairingCtes,
+  storeReducers,
   type SelectionFilters,
 } from './selection.js';
 
@@ -102,7 +103,11 @@ interface RankedResult extends IntervalInput {
   negative_d: number | null;
 }
 
-function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): string {
+function leaderboardSql(
+  options: LeaderboardOptions,
+  params: DuckDBValue[],
+  reducers: Awaited<ReturnType<typeof storeReducers>>,
+): string {
   // Slot of each result: itself (a) and the model ranked directly below it (b), so one grouping gives every
   // result's own item statistics (side a) and every adjacent gap (the slot of the model above).
   const slots = `
@@ -116,7 +121,7 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
                                 ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id) AS pos
       FROM (${chosenResultsSql(options, params)})
     ),
-    ${pairingCtes(slots)},
+    ${pairingCtes(slots, { reducers })},
     stats AS (
       ${ITEM_STATS_SQL},
              CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d,
@@ -221,7 +226,8 @@ export async function leaderboards(
 ): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
   await checkBenchmarkAndMetric(store, options);
   const params: DuckDBValue[] = [];
-  const rows = await store.all<RankedResult>(leaderboardSql(options, params), params);
+  const reducers = await storeReducers(store);
+  const rows = await store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
   const groups: RankedResult[][] = [];
   for (const row of rows) {
     const last = groups[groups.length - 1];

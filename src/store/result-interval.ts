@@ -14,7 +14,7 @@ import { wilsonInterval } from '../metrics/stats/intervals.js';
 import { cltInterval } from '../metrics/stats/mean-interval.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { Store } from './db.js';
-import { BY_HASH_SQL, EPOCH_REDUCER_SQL, METRIC_SQL, pairingCtes } from './selection.js';
+import { BY_HASH_SQL, EPOCH_REDUCER_SQL, METRIC_SQL, pairingCtes, storeReducers } from './selection.js';
 
 export const CONFIDENCE = 0.95;
 
@@ -153,7 +153,7 @@ export async function resultIntervals(
               row_number() OVER () AS ord
        FROM results r WHERE r.record_key IN (${list})
      ),
-     ${pairingCtes(slots)},
+     ${pairingCtes(slots, { reducers: await storeReducers(store) })},
      stats AS (${ITEM_STATS_SQL} FROM grouped GROUP BY slot)
      SELECT c.record_key, c.result_index, c.score, c.standard_error, c.ci_lower, c.ci_upper, c.min_score,
             c.max_score, c.num_samples, s.n AS items, s.mean AS item_mean, s.var AS item_var, s.binary, s.successes

@@ -103,54 +103,81 @@ function instanceRowsSql(cluster: string | null): string {
   WHERE (s.evaluation_result_id IS NULL OR c.evaluation_result_id IS NULL) AND ${scored}`;
 }
 
+/** The epoch reducers the statistics know, by kind (at_least_N and pass_at_N carry their N). */
+type ReducerKind = 'mean' | 'median' | 'max' | 'mode' | 'at_least' | 'pass_at';
+
+function kindOf(reducer: string): ReducerKind {
+  if (reducer === 'median' || reducer === 'max' || reducer === 'mode') return reducer;
+  if (/^at_least_[0-9]+$/.test(reducer)) return 'at_least';
+  if (/^pass_at_[0-9]+$/.test(reducer)) return 'pass_at';
+  return 'mean';
+}
+
+/**
+ * The epoch reducers of the store's results (EPOCH_REDUCER_SQL), so the pairing SQL computes only the reductions
+ * it needs: a store of plain means (most) pays for one average per sample, as before epochs were reduced.
+ */
+export async function storeReducers(store: Store): Promise<ReadonlySet<ReducerKind>> {
+  const rows = await store.all<{ reducer: string }>(
+    `SELECT DISTINCT ${EPOCH_REDUCER_SQL} AS reducer FROM results r`,
+  );
+  return new Set(rows.map((r) => kindOf(r.reducer)));
+}
+
 /**
  * The value of one side's rows of one sample, reduced the way the source reduced its epochs (SQL over the
  * aggregates of `grouped_rows` with the suffix `_a` or `_b`): mean (also an unknown or absent reducer), median, max,
  * mode (the most frequent value; a tie goes to the value seen first, by epoch), at_least_N (1 when at least N
  * epochs score ≥ 1, else 0) and pass_at_N (Chen et al.'s unbiased estimator 1 − C(n − c, N)/C(n, N) over n scored
- * epochs, c of them ≥ 1; undefined with fewer than N epochs), as Inspect's reducers compute them.
+ * epochs, c of them ≥ 1; undefined with fewer than N epochs), as Inspect's reducers compute them. Only the kinds in
+ * `kinds` are computed.
  */
-function reducedSql(side: 'a' | 'b'): string {
+function reducedSql(side: 'a' | 'b', kinds: ReadonlySet<ReducerKind>): string {
   const col = (name: string) => `${name}_${side}`;
+  if (kinds.size === 1 && kinds.has('mean')) return col('mean');
   const reducer = col('reducer');
   const k = `TRY_CAST(regexp_extract(${reducer}, '_([0-9]+)$', 1) AS DOUBLE)`;
   const n = col('n');
   const c = col('passed');
   const counts = `list_transform(${col('values')}, x -> len(list_filter(${col('values')}, y -> y = x)))`;
   const m = `(${n} - ${c})`;
-  return `CASE
-      WHEN ${n} = 0 THEN NULL
-      WHEN ${reducer} = 'median' THEN ${col('median')}
-      WHEN ${reducer} = 'max' THEN ${col('max')}
-      WHEN ${reducer} = 'mode' THEN ${col('values')}[list_position(${counts}, list_max(${counts}))]
-      WHEN regexp_full_match(${reducer}, 'at_least_[0-9]+') THEN CASE WHEN ${c} >= ${k} THEN 1.0 ELSE 0.0 END
-      WHEN regexp_full_match(${reducer}, 'pass_at_[0-9]+') THEN CASE
+  const branches: string[] = [];
+  if (kinds.has('median')) branches.push(`WHEN ${reducer} = 'median' THEN ${col('median')}`);
+  if (kinds.has('max')) branches.push(`WHEN ${reducer} = 'max' THEN ${col('max')}`);
+  if (kinds.has('mode'))
+    branches.push(
+      `WHEN ${reducer} = 'mode' THEN ${col('values')}[list_position(${counts}, list_max(${counts}))]`,
+    );
+  if (kinds.has('at_least'))
+    branches.push(
+      `WHEN starts_with(${reducer}, 'at_least_') AND ${k} IS NOT NULL THEN CASE WHEN ${c} >= ${k} THEN 1.0 ELSE 0.0 END`,
+    );
+  if (kinds.has('pass_at'))
+    branches.push(`WHEN starts_with(${reducer}, 'pass_at_') AND ${k} IS NOT NULL THEN CASE
         WHEN ${n} < ${k} THEN NULL
         WHEN ${m} < ${k} THEN 1.0
         ELSE 1 - exp(lgamma(${m} + 1) - lgamma(${m} - ${k} + 1) - lgamma(${n} + 1) + lgamma(${n} - ${k} + 1))
-      END
-      ELSE ${col('mean')}
-    END`;
+      END`);
+  return `CASE WHEN ${n} = 0 THEN NULL ${branches.join(' ')} ELSE ${col('mean')} END`;
 }
 
 /** The per-side aggregates reducedSql reads, over the rows of `tagged` where `filter` holds. */
-function sideAggregates(side: 'a' | 'b', filter: string): string {
+function sideAggregates(side: 'a' | 'b', filter: string, kinds: ReadonlySet<ReducerKind>): string[] {
   const f = (extra = '') => `FILTER (WHERE ${filter}${extra})`;
-  return [
-    `any_value(reducer) ${f()} AS reducer_${side}`,
-    `count(v) ${f()} AS n_${side}`,
-    `count(v) ${f(' AND v >= 1')} AS passed_${side}`,
-    `avg(v) ${f()} AS mean_${side}`,
-    `max(v) ${f()} AS max_${side}`,
-    `median(v) ${f(" AND reducer = 'median'")} AS median_${side}`,
-    `list(v ORDER BY epoch NULLS LAST, row_index) ${f(" AND reducer = 'mode'")} AS values_${side}`,
-  ].join(', ');
+  const out = [`avg(v) ${f()} AS mean_${side}`];
+  if (kinds.size === 1 && kinds.has('mean')) return out;
+  out.push(`any_value(reducer) ${f()} AS reducer_${side}`, `count(v) ${f()} AS n_${side}`);
+  if (kinds.has('at_least') || kinds.has('pass_at'))
+    out.push(`count(v) ${f(' AND v >= 1')} AS passed_${side}`);
+  if (kinds.has('max')) out.push(`max(v) ${f()} AS max_${side}`);
+  if (kinds.has('median')) out.push(`median(v) ${f(" AND reducer = 'median'")} AS median_${side}`);
+  if (kinds.has('mode'))
+    out.push(`list(v ORDER BY epoch NULLS LAST, row_index) ${f(" AND reducer = 'mode'")} AS values_${side}`);
+  return out;
 }
 
-const SIDE_COLUMNS = ['reducer', 'n', 'passed', 'mean', 'max', 'median', 'values'].flatMap((c) => [
-  `${c}_a`,
-  `${c}_b`,
-]);
+/** The output names of aggregates ("… AS name"). */
+const names = (aggregates: string[]): string[] => aggregates.map((a) => a.slice(a.lastIndexOf(' AS ') + 4));
 
 /**
  * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`,
@@ -159,15 +186,18 @@ const SIDE_COLUMNS = ['reducer', 'n', 'passed', 'mean', 'max', 'median', 'values
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
  * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else the sample
  *   key: the sample_id without its epoch) each side's rows of that sample reduced to one value by the side's epoch
- *   reducer (see reducedSql), so n, intervals and pairing count samples, not epochs; va or vb is NULL where that
- *   side has no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id,
- *   sample_hash, the texts, row_index).
+ *   reducer (see reducedSql; `reducers` from storeReducers, default: every kind), so n, intervals and pairing count
+ *   samples, not epochs; va or vb is NULL where that side has no row with this key. `extra` adds aggregates over
+ *   `tagged` (columns slot, is_a, k, v, cl, sample_id, sample_hash, the texts, row_index).
  * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
  */
 export function pairingCtes(
   slotsSql: string,
-  options: { cluster?: string | null; extra?: string } = {},
+  options: { cluster?: string | null; extra?: string; reducers?: ReadonlySet<ReducerKind> } = {},
 ): string {
+  const kinds = options.reducers ?? ALL_REDUCERS;
+  const sideA = sideAggregates('a', 'is_a', kinds);
+  const sideB = sideAggregates('b', 'NOT is_a', kinds);
   return `
     instance_rows AS (${instanceRowsSql(options.cluster ?? null)}),
     hashed AS (SELECT ord, bool_and(sample_hash IS NOT NULL) AS all_hashed FROM instance_rows GROUP BY ord),
@@ -182,15 +212,24 @@ export function pairingCtes(
       FROM membership m JOIN instance_rows r ON r.ord = m.ord
     ),
     grouped_rows AS (
-      SELECT slot, k, ${sideAggregates('a', 'is_a')}, ${sideAggregates('b', 'NOT is_a')}
-             ${options.extra ? `, ${options.extra}` : ''}
+      SELECT slot, k, ${[...sideA, ...sideB].join(', ')} ${options.extra ? `, ${options.extra}` : ''}
       FROM tagged GROUP BY slot, k
     ),
     grouped AS (
-      SELECT * EXCLUDE (${SIDE_COLUMNS.join(', ')}), ${reducedSql('a')} AS va, ${reducedSql('b')} AS vb
+      SELECT * EXCLUDE (${[...names(sideA), ...names(sideB)].join(', ')}),
+             ${reducedSql('a', kinds)} AS va, ${reducedSql('b', kinds)} AS vb
       FROM grouped_rows
     )`;
 }
+
+const ALL_REDUCERS: ReadonlySet<ReducerKind> = new Set([
+  'mean',
+  'median',
+  'max',
+  'mode',
+  'at_least',
+  'pass_at',
+]);
 
 /**
  * Whether a slot pairs by sample_hash: when every row of both results has one (of the one result, when the slot
