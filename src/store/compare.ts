@@ -11,14 +11,14 @@
  * its own; the value is taken from model A's row, else B's). `bootstrap`: a seeded paired percentile bootstrap of d̄
  * resampling items, or clusters. Holm adjusts the p-values of all comparisons of one call (p_holm; clustered p
  * values separately, clustered.p_holm). Fewer than two paired items: an unpaired z test on the two results' scores
- * and standard errors, `paired: false` with the reason.
+ * and standard errors (each as the result's one interval has it, result-interval.ts), `paired: false` with the
+ * reason.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';
-import { normalQuantile } from '../metrics/stats/normal.js';
 import { pairedBootstrap } from '../metrics/stats/paired-bootstrap.js';
 import {
   clusteredInference,
@@ -29,6 +29,7 @@ import {
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
+import { resultInterval } from './result-interval.js';
 import {
   BY_HASH_SQL,
   SAMPLE_COLUMNS,
@@ -136,6 +137,8 @@ interface ChosenRow {
   standard_error: number | null;
   ci_lower: number | null;
   ci_upper: number | null;
+  min_score: number | null;
+  max_score: number | null;
 }
 
 /**
@@ -286,11 +289,26 @@ function pairingSql(
     ${pairingCtes(slots, options)}`;
 }
 
-function recordSe(r: ChosenRow, values: number[]): number | null {
-  if (r.standard_error !== null) return r.standard_error;
-  if (r.ci_lower !== null && r.ci_upper !== null)
-    return (r.ci_upper - r.ci_lower) / (2 * normalQuantile(1 - (1 - CONFIDENCE) / 2));
-  return values.length >= 2 ? standardDeviation(values) / Math.sqrt(values.length) : null;
+/**
+ * The standard error of a result as its one interval has it (result-interval.ts, as the leaderboard and the
+ * viewer): from its samples' values (epochs reduced) when they reproduce the score, else the record's own.
+ */
+function resultSe(r: ChosenRow, values: number[]): number | null {
+  const n = values.length;
+  const m = n > 0 ? values.reduce((x, y) => x + y, 0) / n : null;
+  return resultInterval({
+    score: r.score,
+    standard_error: r.standard_error,
+    ci_lower: r.ci_lower,
+    ci_upper: r.ci_upper,
+    min_score: r.min_score,
+    max_score: r.max_score,
+    items: n > 0 ? n : null,
+    item_mean: m,
+    item_var: n >= 2 ? standardDeviation(values) ** 2 : null,
+    binary: n > 0 ? values.every((v) => v === 0 || v === 1) : null,
+    successes: n > 0 ? values.filter((v) => v === 1).length : null,
+  }).se;
 }
 
 function unpairedReason(nA: number, nB: number, nPaired: number, modelA: string, modelB: string): string {
@@ -419,9 +437,9 @@ function compareOne(
   if (a.length < 2) {
     const u = unpairedComparison(
       ra.score,
-      recordSe(ra, [...a, ...onlyA]),
+      resultSe(ra, [...a, ...onlyA]),
       rb.score,
-      recordSe(rb, [...b, ...onlyB]),
+      resultSe(rb, [...b, ...onlyB]),
     );
     return {
       ...head(
