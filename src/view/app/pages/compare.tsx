@@ -162,7 +162,14 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           {
             key: 'paired',
             label: 'Pairs',
-            cell: (c) => (c.paired ? fmt(c.n_paired) : `unpaired: ${c.reason ?? ''}`),
+            cell: (c) =>
+              c.paired ? (
+                fmt(c.n_paired)
+              ) : (
+                <span class="wrap" title={c.reason ?? undefined}>
+                  unpaired: {c.reason ?? ''}
+                </span>
+              ),
             sort: (c) => c.n_paired,
             numeric: true,
           },
@@ -259,7 +266,7 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
         ]}
       />
       {result.comparisons
-        .filter((c) => c.note)
+        .filter((c) => c.paired && c.note)
         .map((c) => (
           <p class="muted note" data-testid="comparison-note">
             {c.benchmark} — {c.metric}: {c.note}
