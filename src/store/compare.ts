@@ -1,32 +1,43 @@
 /**
- * `evalkit compare MODEL_A MODEL_B`: for every benchmark and metric both models have, a paired comparison on the
- * items both were scored on (Miller 2024). The store chooses each model's result (as the leaderboard does, see
- * selection.ts) and pairs the instance rows in DuckDB; the statistics are the `metrics/stats` primitives.
+ * `evalkit compare A B`: for every benchmark and metric both sides have, a paired comparison on the items both were
+ * scored on (Miller 2024). A side is a model (its result chosen as the leaderboard chooses it, see selection.ts) or
+ * one run (an evaluation id, exact or a unique prefix), so two runs of one model compare too. The store pairs the
+ * instance rows in DuckDB; the statistics are the `metrics/stats` primitives.
  *
- * Pairing: by sample_hash when every row of both results has one, else by sample_id; the rows of one sample
- * (epochs) are averaged first. d_i = a_i − b_i. Binary (every paired value 0 or 1): McNemar's exact test on the
+ * Pairing: by sample_hash when every row of both results has one, else by sample id; the rows of one sample
+ * (epochs) are reduced first by the result's epoch reducer (selection.ts). Every paired difference equal: the t test
+ * is undefined and p comes from the exact sign test (McNemar's on 0/1 scores). d_i = a_i − b_i. Binary (every paired value 0 or 1): McNemar's exact test on the
  * discordant pairs. `clusterBy`: the clustered SE with C − 1 df (an item whose row lacks the field is a cluster of
  * its own; the value is taken from model A's row, else B's). `bootstrap`: a seeded paired percentile bootstrap of d̄
  * resampling items, or clusters. Holm adjusts the p-values of all comparisons of one call (p_holm; clustered p
  * values separately, clustered.p_holm). Fewer than two paired items: an unpaired z test on the two results' scores
- * and standard errors, `paired: false` with the reason.
+ * and standard errors (each as the result's one interval has it, result-interval.ts), `paired: false` with the
+ * reason.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';
-import { normalQuantile } from '../metrics/stats/normal.js';
 import { pairedBootstrap } from '../metrics/stats/paired-bootstrap.js';
 import {
   clusteredInference,
+  exactSignTest,
   minimumDetectableEffect,
   pairedTTest,
   unpairedComparison,
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
-import { SAMPLE_COLUMNS, checkBenchmarkAndMetric, chosenResultsSql, pairingCtes } from './selection.js';
+import { resultInterval } from './result-interval.js';
+import {
+  BY_HASH_SQL,
+  SAMPLE_COLUMNS,
+  checkBenchmarkAndMetric,
+  chosenResultsSql,
+  pairingCtes,
+  storeReducers,
+} from './selection.js';
 
 export interface CompareOptions {
   benchmark?: string;
@@ -54,6 +65,13 @@ export interface Comparison {
   ci: [number, number] | null;
   df: number | null;
   p_value: number | null;
+  /**
+   * The test behind p_value: 't' (paired t), 'mcnemar-exact' or 'sign-exact' (where the t test is undefined: every
+   * paired difference equal), 'z' (unpaired), null (none possible).
+   */
+  test: 't' | 'mcnemar-exact' | 'sign-exact' | 'z' | null;
+  /** Why the usual test was not used or an interval is missing (null when nothing needs saying). */
+  note: string | null;
   p_holm: number | null;
   correlation: number | null;
   mde: number | null;
@@ -66,45 +84,162 @@ export interface Comparison {
     p_value: number;
     p_holm: number | null;
   } | null;
-  bootstrap: { resamples: number; seed: number; ci: [number, number] | null } | null;
+  bootstrap: {
+    resamples: number;
+    seed: number;
+    ci: [number, number] | null;
+    /** Why ci is null (fewer than 2 clusters or items). */
+    reason?: string;
+  } | null;
+  /** Why `clustered` is null although --cluster-by was given (null otherwise). */
+  clustered_reason: string | null;
 }
 
 export interface CompareReport {
   model_a: string;
   model_b: string;
+  /** What each side is: a model, or one run of a model (its evaluation_id). */
+  a: CompareSide;
+  b: CompareSide;
   cluster_by: string | null;
   comparisons: Comparison[];
 }
 
 export const DEFAULT_BOOTSTRAP = 10_000;
+/**
+ * Bounds of the bootstrap resample count: below 100 the 2.5% and 97.5% percentiles rest on one or two resamples;
+ * above 100,000 the interval no longer moves (its Monte Carlo error is already far below the sampling error) while
+ * time and memory grow linearly.
+ */
+export const MIN_BOOTSTRAP = 100;
+export const MAX_BOOTSTRAP = 100_000;
+
+/** Throws a UsageError unless `n` is an integer resample count in [MIN_BOOTSTRAP, MAX_BOOTSTRAP]. */
+export function checkBootstrap(n: number): void {
+  if (!Number.isSafeInteger(n) || n < MIN_BOOTSTRAP || n > MAX_BOOTSTRAP)
+    throw new UsageError(
+      'usage.bad-option',
+      `--bootstrap expects a resample count in [${MIN_BOOTSTRAP}, ${MAX_BOOTSTRAP}], got ${n}: ` +
+        (n < MIN_BOOTSTRAP
+          ? `a 95% percentile interval needs at least ${MIN_BOOTSTRAP} resamples`
+          : `more resamples no longer change the interval and cost time and memory in proportion`),
+    );
+}
 const CONFIDENCE = 0.95;
 
 interface ChosenRow {
   benchmark: string;
   metric: string;
   model_id: string;
+  side: 'a' | 'b';
   lower_is_better: boolean;
   score: number;
   standard_error: number | null;
   ci_lower: number | null;
   ci_upper: number | null;
+  min_score: number | null;
+  max_score: number | null;
 }
 
-/** Throws a UsageError naming the closest known ids when a model id is not in the store. */
-async function checkModels(store: Store, ids: string[]): Promise<void> {
-  const known = (await store.all<{ model_id: string }>('SELECT DISTINCT model_id FROM records')).map(
-    (r) => r.model_id,
+/**
+ * One side of a comparison: a model (its result per benchmark and metric chosen as the leaderboard chooses it) or
+ * one run (the results of the record with that evaluation_id).
+ */
+export interface CompareSide {
+  kind: 'model' | 'run';
+  model_id: string;
+  /** The run's evaluation_id (null for a model side). */
+  evaluation_id: string | null;
+}
+
+/** How many candidates an ambiguity error lists. */
+const CANDIDATES_SHOWN = 10;
+
+/**
+ * Resolves a compare argument: a model id (exact), else an evaluation id (exact, else a unique prefix). An argument
+ * that is both a model id and an evaluation id, or the prefix of several evaluation ids, is ambiguous: a UsageError
+ * lists the candidates. Unknown: a UsageError naming the closest model ids and evaluation ids.
+ */
+export async function resolveSide(store: Store, argument: string): Promise<CompareSide> {
+  const model = await store.all<{ model_id: string }>(
+    'SELECT DISTINCT model_id FROM records WHERE model_id = $1',
+    [argument],
   );
-  const set = new Set(known);
-  for (const id of ids) {
-    if (set.has(id)) continue;
-    const closest = closestNames(id, known);
+  const exactRun = await store.all<{ evaluation_id: string; model_id: string }>(
+    'SELECT DISTINCT evaluation_id, model_id FROM records WHERE evaluation_id = $1',
+    [argument],
+  );
+  if (model.length > 0 && exactRun.length > 0)
     throw new UsageError(
-      'store.unknown-model',
-      `unknown model "${id}"` +
-        (closest.length > 0 ? `; closest known: ${closest.join(', ')}` : '; the store has no models'),
+      'store.ambiguous-id',
+      `"${argument}" is both a model id and an evaluation id; candidates: model ${argument}, run ${argument}`,
+    );
+  if (model.length > 0) return { kind: 'model', model_id: argument, evaluation_id: null };
+  const runs =
+    exactRun.length > 0
+      ? exactRun
+      : await store.all<{ evaluation_id: string; model_id: string }>(
+          `SELECT evaluation_id, any_value(model_id) AS model_id FROM records
+           WHERE starts_with(evaluation_id, $1) GROUP BY evaluation_id ORDER BY evaluation_id LIMIT ${CANDIDATES_SHOWN + 1}`,
+          [argument],
+        );
+  if (runs.length === 1)
+    return { kind: 'run', model_id: runs[0]!.model_id, evaluation_id: runs[0]!.evaluation_id };
+  if (runs.length > 1) {
+    const shown = runs.slice(0, CANDIDATES_SHOWN).map((r) => `${r.evaluation_id} (${r.model_id})`);
+    throw new UsageError(
+      'store.ambiguous-id',
+      `"${argument}" is the prefix of several evaluation ids: ${shown.join(', ')}` +
+        (runs.length > CANDIDATES_SHOWN ? ', …' : '') +
+        '; give more of the id',
     );
   }
+  const known = (
+    await store.all<{ name: string }>(
+      'SELECT DISTINCT model_id AS name FROM records UNION SELECT DISTINCT evaluation_id FROM records',
+    )
+  ).map((r) => r.name);
+  const closest = closestNames(argument, known);
+  throw new UsageError(
+    'store.unknown-model',
+    `unknown model "${argument}"` +
+      (closest.length > 0
+        ? `; closest known: ${closest.join(', ')} (model ids and evaluation ids)`
+        : '; the store has no models'),
+  );
+}
+
+/** Both sides, refused when they are the same model or the same run (naming the model's runs to pick from). */
+async function resolveSides(store: Store, a: string, b: string): Promise<[CompareSide, CompareSide]> {
+  const sideA = await resolveSide(store, a);
+  const sideB = await resolveSide(store, b);
+  if (
+    sideA.kind === sideB.kind &&
+    sideA.model_id === sideB.model_id &&
+    sideA.evaluation_id === sideB.evaluation_id
+  ) {
+    if (sideA.kind === 'run')
+      throw new UsageError('usage.bad-argument', `both sides are the run ${sideA.evaluation_id}`);
+    const runs = (
+      await store.all<{ evaluation_id: string }>(
+        `SELECT DISTINCT evaluation_id FROM records WHERE model_id = $1 ORDER BY evaluation_id LIMIT ${CANDIDATES_SHOWN + 1}`,
+        [sideA.model_id],
+      )
+    ).map((r) => r.evaluation_id);
+    throw new UsageError(
+      'usage.bad-argument',
+      `both sides are the model ${sideA.model_id}` +
+        (runs.length > 1
+          ? `; to compare two of its runs give their evaluation ids (or unique prefixes): ${runs.slice(0, CANDIDATES_SHOWN).join(', ')}${runs.length > CANDIDATES_SHOWN ? ', …' : ''}`
+          : ' (it has one run)'),
+    );
+  }
+  return [sideA, sideB];
+}
+
+/** A side as the text output names it: the model id, or "model @ evaluation id" for a run. */
+export function sideLabel(side: CompareSide): string {
+  return side.kind === 'model' ? side.model_id : `${side.model_id} @ ${side.evaluation_id}`;
 }
 
 /** The SQL expression of a cluster field: a samples column, else metadata.FIELD, else the row's FIELD. */
@@ -115,36 +250,65 @@ function clusterExpression(field: string, params: DuckDBValue[]): string {
   return `coalesce(s.raw -> 'metadata' ->> ${p}, s.raw ->> ${p})`;
 }
 
-/**
- * The CTEs pairing A's and B's items: `chosen` (ord by benchmark, metric, model), one slot per benchmark and metric
- * both have (a, b = their ord), and `grouped` (see pairingCtes) with `extra` aggregates.
- */
-function pairingSql(
-  modelA: string,
-  modelB: string,
+/** The chosen results of both sides, each tagged with its side ('a' or 'b'); one per benchmark and metric. */
+function chosenBothSql(
+  sides: [CompareSide, CompareSide],
   filters: { benchmark?: string; metric?: string },
   params: DuckDBValue[],
-  options: { cluster?: string | null; extra?: string },
 ): string {
-  const chosen = chosenResultsSql({ ...filters, models: [modelA, modelB] }, params);
-  params.push(modelA, modelB);
+  const one = (side: CompareSide, tag: string) =>
+    `SELECT *, '${tag}' AS side FROM (${chosenResultsSql(
+      side.kind === 'model'
+        ? { ...filters, models: [side.model_id] }
+        : { ...filters, evaluationIds: [side.evaluation_id!] },
+      params,
+    )})`;
+  return `${one(sides[0], 'a')} UNION ALL BY NAME ${one(sides[1], 'b')}`;
+}
+
+/**
+ * The CTEs pairing A's and B's items: `chosen` (ord by side, benchmark, metric), one slot per benchmark and metric
+ * both sides have (a, b = their ord), and `grouped` (see pairingCtes) with `extra` aggregates.
+ */
+function pairingSql(
+  sides: [CompareSide, CompareSide],
+  filters: { benchmark?: string; metric?: string },
+  params: DuckDBValue[],
+  options: { cluster?: string | null; extra?: string; reducers: Awaited<ReturnType<typeof storeReducers>> },
+): string {
+  const chosen = chosenBothSql(sides, filters, params);
   const slots = `
-      SELECT ca.ord AS slot, ca.ord AS a, cb.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
+      SELECT ca.ord AS slot, ca.ord AS a, cb.ord AS b, ${BY_HASH_SQL} AS by_hash
       FROM chosen ca JOIN chosen cb ON ca.benchmark = cb.benchmark AND ca.metric = cb.metric
       LEFT JOIN hashed ha ON ha.ord = ca.ord LEFT JOIN hashed hb ON hb.ord = cb.ord
-      WHERE ca.model_id = $${params.length - 1} AND cb.model_id = $${params.length}`;
+      WHERE ca.side = 'a' AND cb.side = 'b'`;
   return `
     WITH chosen AS MATERIALIZED (
-      SELECT *, row_number() OVER (ORDER BY benchmark, metric, model_id) AS ord FROM (${chosen})
+      SELECT *, row_number() OVER (ORDER BY side, benchmark, metric) AS ord FROM (${chosen})
     ),
     ${pairingCtes(slots, options)}`;
 }
 
-function recordSe(r: ChosenRow, values: number[]): number | null {
-  if (r.standard_error !== null) return r.standard_error;
-  if (r.ci_lower !== null && r.ci_upper !== null)
-    return (r.ci_upper - r.ci_lower) / (2 * normalQuantile(1 - (1 - CONFIDENCE) / 2));
-  return values.length >= 2 ? standardDeviation(values) / Math.sqrt(values.length) : null;
+/**
+ * The standard error of a result as its one interval has it (result-interval.ts, as the leaderboard and the
+ * viewer): from its samples' values (epochs reduced) when they reproduce the score, else the record's own.
+ */
+function resultSe(r: ChosenRow, values: number[]): number | null {
+  const n = values.length;
+  const m = n > 0 ? values.reduce((x, y) => x + y, 0) / n : null;
+  return resultInterval({
+    score: r.score,
+    standard_error: r.standard_error,
+    ci_lower: r.ci_lower,
+    ci_upper: r.ci_upper,
+    min_score: r.min_score,
+    max_score: r.max_score,
+    items: n > 0 ? n : null,
+    item_mean: m,
+    item_var: n >= 2 ? standardDeviation(values) ** 2 : null,
+    binary: n > 0 ? values.every((v) => v === 0 || v === 1) : null,
+    successes: n > 0 ? values.filter((v) => v === 1).length : null,
+  }).se;
 }
 
 function unpairedReason(nA: number, nB: number, nPaired: number, modelA: string, modelB: string): string {
@@ -161,21 +325,23 @@ export async function compareModels(
   modelB: string,
   options: CompareOptions,
 ): Promise<CompareReport> {
-  if (modelA === modelB) throw new UsageError('usage.bad-argument', 'compare needs two different models');
-  await checkModels(store, [modelA, modelB]);
+  if (options.bootstrap !== undefined) checkBootstrap(options.bootstrap);
+  const sides = await resolveSides(store, modelA, modelB);
+  const [labelA, labelB] = sides.map(sideLabel) as [string, string];
   const filters = { benchmark: options.benchmark, metric: options.metric };
   await checkBenchmarkAndMetric(store, filters);
 
   const chosenParams: DuckDBValue[] = [];
   const chosen = await store.all<ChosenRow>(
-    `SELECT * FROM (${chosenResultsSql({ ...filters, models: [modelA, modelB] }, chosenParams)})
-     ORDER BY benchmark, metric, model_id`,
+    `SELECT * FROM (${chosenBothSql(sides, filters, chosenParams)}) ORDER BY side, benchmark, metric`,
     chosenParams,
   );
 
   const params: DuckDBValue[] = [];
   const cluster = options.clusterBy === undefined ? null : clusterExpression(options.clusterBy, params);
-  const sql = `${pairingSql(modelA, modelB, filters, params, {
+  const reducers = await storeReducers(store);
+  const sql = `${pairingSql(sides, filters, params, {
+    reducers,
     cluster,
     extra: 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
   })}
@@ -201,9 +367,9 @@ export async function compareModels(
   const comparisons: Comparison[] = [];
   for (let i = 0; i < chosen.length; i++) {
     const ra = chosen[i]!;
-    if (ra.model_id !== modelA) continue;
+    if (ra.side !== 'a') continue;
     const j = chosen.findIndex(
-      (r) => r.model_id === modelB && r.benchmark === ra.benchmark && r.metric === ra.metric,
+      (r) => r.side === 'b' && r.benchmark === ra.benchmark && r.metric === ra.metric,
     );
     if (j < 0) continue;
     const rb = chosen[j]!;
@@ -224,7 +390,7 @@ export async function compareModels(
       else if (vb !== null) onlyB.push(vb);
     }
     comparisons.push(
-      compareOne(ra, rb, a, b, clusters, onlyA, onlyB, modelA, modelB, options, cluster !== null),
+      compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
     );
   }
 
@@ -234,8 +400,17 @@ export async function compareModels(
     c.p_holm = holm[i] ?? null;
     if (c.clustered) c.clustered.p_holm = holmClustered[i] ?? null;
   });
-  return { model_a: modelA, model_b: modelB, cluster_by: options.clusterBy ?? null, comparisons };
+  return {
+    model_a: sides[0].model_id,
+    model_b: sides[1].model_id,
+    a: sides[0],
+    b: sides[1],
+    cluster_by: options.clusterBy ?? null,
+    comparisons,
+  };
 }
+
+const formatDifference = (x: number): string => String(Number(x.toPrecision(6)));
 
 function head(r: ChosenRow, paired: boolean, reason: string | null) {
   return { benchmark: r.benchmark, metric: r.metric, lower_is_better: r.lower_is_better, paired, reason };
@@ -262,9 +437,9 @@ function compareOne(
   if (a.length < 2) {
     const u = unpairedComparison(
       ra.score,
-      recordSe(ra, [...a, ...onlyA]),
+      resultSe(ra, [...a, ...onlyA]),
       rb.score,
-      recordSe(rb, [...b, ...onlyB]),
+      resultSe(rb, [...b, ...onlyB]),
     );
     return {
       ...head(
@@ -280,11 +455,19 @@ function compareOne(
       ci: u.ci,
       df: null,
       p_value: u.p_value,
+      test: u.p_value === null ? null : 'z',
+      note:
+        u.p_value === null
+          ? 'no test possible: a standard error is unknown'
+          : u.se === 0
+            ? 'both standard errors are 0: the z test is undefined'
+            : null,
       p_holm: null,
       correlation: null,
-      mde: u.se === null ? null : minimumDetectableEffect(u.se),
+      mde: u.se === null || u.se === 0 ? null : minimumDetectableEffect(u.se),
       mcnemar: null,
       clustered: null,
+      clustered_reason: clustered ? 'the comparison is unpaired' : null,
       bootstrap: null,
     };
   }
@@ -301,7 +484,19 @@ function compareOne(
     mcnemar = { a_only: aOnly, b_only: bOnly, p_value: mcnemarExact(aOnly, bOnly) };
   }
   const d = a.map((x, i) => x - b[i]!);
+  // Every paired difference equal: sd(d) = 0 and the t statistic is undefined (not infinite); the exact test on
+  // the signs of the differences (McNemar's on 0/1 scores) is what the data can say.
+  const zeroVariance = t.se === 0;
+  const exact = zeroVariance ? exactSignTest(d) : null;
+  const clusterCount = clustered ? new Set(clusters).size : 0;
   const c = clustered ? clusteredInference(d, clusters, CONFIDENCE) : null;
+  const clusteredReason = !clustered
+    ? null
+    : c !== null
+      ? null
+      : clusterCount < 2
+        ? `fewer than 2 clusters (${clusterCount})`
+        : 'no variance between clusters: the clustered t test is undefined';
   const boot =
     options.bootstrap === undefined
       ? null
@@ -320,12 +515,18 @@ function compareOne(
     se: t.se,
     ci: t.ci,
     df: t.df,
-    p_value: t.p_value,
+    p_value: exact ? exact.p_value : t.p_value,
+    test: exact ? (binary ? 'mcnemar-exact' : 'sign-exact') : t.p_value === null ? null : 't',
+    note: zeroVariance
+      ? `every paired difference is ${formatDifference(d[0]!)}: no variance, the t test is undefined; ` +
+        `p from the exact ${binary ? 'McNemar' : 'sign'} test`
+      : null,
     p_holm: null,
     correlation: t.correlation,
     mde: t.mde,
     mcnemar,
     clustered: c && { clusters: c.clusters, se: c.se, ci: c.ci, df: c.df, p_value: c.p_value, p_holm: null },
+    clustered_reason: clusteredReason,
     bootstrap: boot,
   };
 }
@@ -366,7 +567,7 @@ export async function disagreements(
   metric: string,
   page: { offset: number; limit: number },
 ): Promise<Disagreements> {
-  await checkModels(store, [modelA, modelB]);
+  const sides = await resolveSides(store, modelA, modelB);
   const params: DuckDBValue[] = [];
   const extra = [
     'min(sample_id) FILTER (WHERE is_a) AS sample_id',
@@ -376,7 +577,8 @@ export async function disagreements(
     'arg_min(output_text, row_index) FILTER (WHERE is_a) AS output_a',
     'arg_min(output_text, row_index) FILTER (WHERE NOT is_a) AS output_b',
   ].join(', ');
-  const sql = `${pairingSql(modelA, modelB, { benchmark, metric }, params, { extra })}
+  const reducers = await storeReducers(store);
+  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra, reducers })}
     SELECT k AS key, sample_id, sample_hash, input_text, reference_text, va AS score_a, output_a, vb AS score_b,
            output_b,
            CAST(count(*) OVER () AS INTEGER) AS total
@@ -399,15 +601,15 @@ export async function disagreements(
   if (total === undefined) {
     const countParams: DuckDBValue[] = [];
     const counted = await store.all<{ total: number }>(
-      `${pairingSql(modelA, modelB, { benchmark, metric }, countParams, {})}
+      `${pairingSql(sides, { benchmark, metric }, countParams, { reducers })}
        SELECT CAST(count(*) AS INTEGER) AS total FROM grouped WHERE va <> vb`,
       countParams,
     );
     total = counted[0]?.total ?? 0;
   }
   return {
-    model_a: modelA,
-    model_b: modelB,
+    model_a: sides[0].model_id,
+    model_b: sides[1].model_id,
     benchmark,
     metric,
     total,

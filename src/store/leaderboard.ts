@@ -5,12 +5,13 @@
  *
  * - score: the result's own score; rank: competition ranking ("1, 2, 2, 4") by score, descending unless
  *   lower_is_better; ties in score are ordered by model_id.
- * - ci: from the instance rows when the result has them and their mean reproduces the score (within
- *   0.005·max(1, |score|)): Wilson when every item's value is 0 or 1, else the CLT interval mean ± 1.96·sd/√n; the
- *   epochs of one sample are averaged first and n counts samples. Otherwise the record's own
- *   confidence_interval, else score ± 1.96 × its standard_error, else null. `ci_method` says which.
+ * - ci: the result's one interval (result-interval.ts, shared with the viewer): from the samples when the rows
+ *   reproduce the score (Wilson for 0/1 values, else mean ± 1.96·sd/√n), else the record's own interval, else
+ *   score ± 1.96 SE; never beyond the metric's bounds (`ci_clipped` when an end was set to one). The epochs of one
+ *   sample are reduced first by the result's epoch_reducer, and n counts samples. `ci_method` says which.
+ * - direction_assumed: the metric's direction was guessed by the converter (direction_status "assumed").
  * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
- *   t test on the items both have (pairing as `compare`: sample_hash when both results hash every row, else
+ *   t test on the items both have (the exact sign test when every paired difference is equal) (pairing as `compare`: sample_hash when both results hash every row, else
  *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
  *   the record's standard_error, else its CI width / (2·1.96)). The p-values of one leaderboard's adjacent gaps
  *   are Holm-adjusted together; a gap with adjusted p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
@@ -19,23 +20,30 @@
  *   it beats (a tie counts one half); the mean win rate averages those over the leaderboards the model is on, as
  *   HELM ranks models. Ranked by mean win rate, descending.
  */
-import { wilsonInterval } from '../metrics/stats/intervals.js';
-import { cltInterval } from '../metrics/stats/mean-interval.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
+import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
-import { normalQuantile } from '../metrics/stats/normal.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
 import {
+  ITEM_STATS_SQL,
+  resultInterval,
+  sampleCount,
+  type IntervalInput,
+  type IntervalMethod,
+} from './result-interval.js';
+import {
+  BY_HASH_SQL,
   checkBenchmarkAndMetric,
   chosenResultsSql,
   displayDate,
   pairingCtes,
+  storeReducers,
   type SelectionFilters,
 } from './selection.js';
 
 /** The selection filters (every filter but an explicit model list), and whether to add the composite table. */
-export interface LeaderboardOptions extends Omit<SelectionFilters, 'models'> {
+export interface LeaderboardOptions extends Omit<SelectionFilters, 'models' | 'evaluationIds'> {
   composite?: boolean;
 }
 export interface LeaderboardRow {
@@ -45,7 +53,10 @@ export interface LeaderboardRow {
   developer: string | null;
   score: number;
   ci: [number, number] | null;
-  ci_method: string | null;
+  /** How the CI was obtained (see result-interval.ts); null without a CI. */
+  ci_method: IntervalMethod | null;
+  /** True when an end of the CI was set to the metric's bound (min_score / max_score). */
+  ci_clipped: boolean;
   n: number | null;
   evaluation_id: string;
   record_key: string;
@@ -56,6 +67,11 @@ export interface Leaderboard {
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
+  /**
+   * True when the metric's direction was guessed, not declared (a result's
+   * metric_config.additional_details.direction_status is "assumed"): the ranking may be upside down.
+   */
+  direction_assumed: boolean;
   rows: LeaderboardRow[];
 }
 export interface CompositeRow {
@@ -67,38 +83,35 @@ export interface CompositeRow {
 
 /** Significance level of the tier gaps (after Holm). */
 export const TIER_ALPHA = 0.05;
-const CONFIDENCE = 0.95;
-
-interface RankedResult {
+interface RankedResult extends IntervalInput {
   record_key: string;
+  direction_status: string | null;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
-  score: number;
-  standard_error: number | null;
-  ci_lower: number | null;
-  ci_upper: number | null;
   num_samples: number | null;
   model_id: string;
   developer: string | null;
   evaluation_id: string;
   source: string | null;
   date: string | null;
-  items: number | null;
-  item_mean: number | null;
-  item_var: number | null;
-  binary: boolean | null;
-  successes: number | null;
   paired_n: number | null;
   mean_d: number | null;
   var_d: number | null;
+  constant_d: boolean | null;
+  positive_d: number | null;
+  negative_d: number | null;
 }
 
-function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): string {
+function leaderboardSql(
+  options: LeaderboardOptions,
+  params: DuckDBValue[],
+  reducers: Awaited<ReturnType<typeof storeReducers>>,
+): string {
   // Slot of each result: itself (a) and the model ranked directly below it (b), so one grouping gives every
   // result's own item statistics (side a) and every adjacent gap (the slot of the model above).
   const slots = `
-      SELECT a.ord AS slot, a.ord AS a, b.ord AS b, coalesce(ha.all_hashed AND hb.all_hashed, false) AS by_hash
+      SELECT a.ord AS slot, a.ord AS a, b.ord AS b, ${BY_HASH_SQL} AS by_hash
       FROM chosen a LEFT JOIN chosen b ON b.benchmark = a.benchmark AND b.metric = a.metric AND b.pos = a.pos + 1
       LEFT JOIN hashed ha ON ha.ord = a.ord LEFT JOIN hashed hb ON hb.ord = b.ord`;
   return `
@@ -108,58 +121,24 @@ function leaderboardSql(options: LeaderboardOptions, params: DuckDBValue[]): str
                                 ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id) AS pos
       FROM (${chosenResultsSql(options, params)})
     ),
-    ${pairingCtes(slots)},
+    ${pairingCtes(slots, { reducers })},
     stats AS (
-      SELECT slot, CAST(count(va) AS DOUBLE) AS n, avg(va) AS mean, var_samp(va) AS var,
-             bool_and(va = 0 OR va = 1) AS binary, sum(va) AS successes,
-             CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d
+      ${ITEM_STATS_SQL},
+             CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d,
+             min(va - vb) = max(va - vb) AS constant_d,
+             CAST(count(*) FILTER (WHERE va > vb) AS DOUBLE) AS positive_d,
+             CAST(count(*) FILTER (WHERE va < vb) AS DOUBLE) AS negative_d
       FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
-           c.ci_upper, c.num_samples, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
+           c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
            own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
-           gap.paired_n, gap.mean_d, gap.var_d
+           gap.paired_n, gap.mean_d, gap.var_d, gap.constant_d, gap.positive_d, gap.negative_d
     FROM chosen c
     LEFT JOIN stats own ON own.slot = c.ord
     LEFT JOIN chosen above ON above.benchmark = c.benchmark AND above.metric = c.metric AND above.pos = c.pos - 1
     LEFT JOIN stats gap ON gap.slot = above.ord
     ORDER BY c.benchmark, c.metric, c.pos`;
-}
-
-/** Whether the instance rows' mean reproduces the record's score (same scale, same items). */
-function rowsMatchScore(r: RankedResult): boolean {
-  return r.item_mean !== null && Math.abs(r.item_mean - r.score) <= 0.005 * Math.max(1, Math.abs(r.score));
-}
-
-function interval(r: RankedResult): {
-  ci: [number, number] | null;
-  method: string | null;
-  se: number | null;
-} {
-  const z = normalQuantile(1 - (1 - CONFIDENCE) / 2);
-  if (r.items !== null && r.items > 0 && rowsMatchScore(r)) {
-    const se = r.items >= 2 && r.item_var !== null ? Math.sqrt(r.item_var / r.items) : null;
-    if (r.binary) {
-      const w = wilsonInterval(Math.round(r.successes ?? 0), r.items, CONFIDENCE);
-      return { ci: [w.lower, w.upper], method: 'wilson', se };
-    }
-    const clt =
-      r.item_var === null ? null : cltInterval(r.item_mean!, Math.sqrt(r.item_var), r.items, CONFIDENCE);
-    if (clt) return { ci: [clt.lower, clt.upper], method: 'clt', se: clt.se };
-  }
-  if (r.ci_lower !== null && r.ci_upper !== null)
-    return {
-      ci: [r.ci_lower, r.ci_upper],
-      method: 'record',
-      se: r.standard_error ?? (r.ci_upper - r.ci_lower) / (2 * z),
-    };
-  if (r.standard_error !== null)
-    return {
-      ci: [r.score - z * r.standard_error, r.score + z * r.standard_error],
-      method: 'record-se',
-      se: r.standard_error,
-    };
-  return { ci: null, method: null, se: null };
 }
 
 /** Competition ranks ("1, 2, 2, 4") of values already in order, equal values sharing a rank. */
@@ -171,11 +150,13 @@ function competitionRanks(values: readonly number[]): number[] {
 
 function buildLeaderboard(group: RankedResult[]): Leaderboard {
   const first = group[0]!;
-  const intervals = group.map(interval);
+  const intervals = group.map(resultInterval);
   // p of the gap between each model and the one above it (index 0 has none).
   const gapP = group.map((r, i): number | null => {
     if (i === 0) return null;
     if (r.paired_n !== null && r.paired_n >= 2 && r.mean_d !== null && r.var_d !== null) {
+      // Every paired difference equal: the t test is undefined; the exact sign test (McNemar's on 0/1 scores).
+      if (r.constant_d) return mcnemarExact(r.positive_d ?? 0, r.negative_d ?? 0);
       return tInference(r.mean_d, Math.sqrt(r.var_d / r.paired_n), r.paired_n - 1)?.p_value ?? null;
     }
     const above = group[i - 1]!;
@@ -187,8 +168,7 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
   const rows = group.map((r, i): LeaderboardRow => {
     const p = adjusted[i];
     if (i > 0 && p !== null && p !== undefined && p < TIER_ALPHA) tier += 1;
-    const { ci, method } = intervals[i]!;
-    const useItems = r.items !== null && r.items > 0 && rowsMatchScore(r);
+    const { ci, method, clipped } = intervals[i]!;
     return {
       rank: ranks[i]!,
       tier,
@@ -197,14 +177,21 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
       score: r.score,
       ci,
       ci_method: method,
-      n: useItems ? r.items : r.num_samples,
+      ci_clipped: clipped,
+      n: sampleCount(r, r.num_samples),
       evaluation_id: r.evaluation_id,
       record_key: r.record_key,
       source: r.source,
       date: displayDate(r.date),
     };
   });
-  return { benchmark: first.benchmark, metric: first.metric, lower_is_better: first.lower_is_better, rows };
+  return {
+    benchmark: first.benchmark,
+    metric: first.metric,
+    lower_is_better: first.lower_is_better,
+    direction_assumed: group.some((r) => r.direction_status === 'assumed'),
+    rows,
+  };
 }
 
 /** HELM's mean win rate over the given leaderboards (those with at least two models). */
@@ -239,7 +226,8 @@ export async function leaderboards(
 ): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
   await checkBenchmarkAndMetric(store, options);
   const params: DuckDBValue[] = [];
-  const rows = await store.all<RankedResult>(leaderboardSql(options, params), params);
+  const reducers = await storeReducers(store);
+  const rows = await store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
   const groups: RankedResult[][] = [];
   for (const row of rows) {
     const last = groups[groups.length - 1];

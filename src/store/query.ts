@@ -250,9 +250,11 @@ const csvField = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g
 /** Cells cut at this many characters in a table. */
 const MAX_CELL = 60;
 
-const cutCell = (s: string, max: number): string => {
+const cutCell = (s: string, max: number, cut: { cells: number }): string => {
   const one = s.replace(/\r?\n/g, '⏎');
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  if (one.length <= max) return one;
+  cut.cells++;
+  return `${one.slice(0, max - 1)}…`;
 };
 
 /**
@@ -263,6 +265,7 @@ function tableWriter(d: Decoder): FormatWriter {
   const header = d.columns.map((c) => c.name);
   const numeric = d.columns.map((c) => /INT|DOUBLE|FLOAT|DECIMAL|REAL/.test(c.type));
   let widths: number[] | undefined;
+  const cut = { cells: 0 };
   const line = (cells: string[]): string =>
     cells
       .map((s, i) => (numeric[i] ? s.padStart(widths![i]) : s.padEnd(widths![i])))
@@ -277,14 +280,19 @@ function tableWriter(d: Decoder): FormatWriter {
     rows(rows) {
       const first = widths === undefined;
       const body = rows.map((r) =>
-        r.map((v, i) => cutCell(cellText(v, 'NULL'), first ? MAX_CELL : Math.max(widths![i], 1))),
+        r.map((v, i) => cutCell(cellText(v, 'NULL'), first ? MAX_CELL : Math.max(widths![i], 1), cut)),
       );
       return (first ? start(body) : '') + body.map(line).join('');
     },
     tail(rows, statements) {
       const head = widths === undefined ? start([]) : '';
       const of = statements > 1 ? `; the result of the last of ${statements} statements, which all ran` : '';
-      return `${head}(${rows} row${rows === 1 ? '' : 's'}${of})\n`;
+      const cutNote =
+        cut.cells > 0
+          ? `(${cut.cells} value${cut.cells === 1 ? '' : 's'} cut at ${MAX_CELL} characters, ending in …; ` +
+            '--format csv or --format json prints every value whole)\n'
+          : '';
+      return `${head}(${rows} row${rows === 1 ? '' : 's'}${of})\n${cutNote}`;
     },
   };
 }

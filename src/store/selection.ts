@@ -19,10 +19,18 @@ export interface SelectionFilters {
   sourceOrganization?: string;
   collection?: string;
   models?: string[];
+  /** Only the records with these evaluation ids (one run each). */
+  evaluationIds?: string[];
 }
 
 /** The metric a result is listed under. */
 export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
+
+/**
+ * The result's epoch reducer (Inspect's names: mean, median, mode, max, at_least_N, pass_at_N), lower-cased, from
+ * metric_config.additional_details.epoch_reducer; 'mean' when absent.
+ */
+export const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -> 'additional_details' ->> 'epoch_reducer')), 'mean')`;
 
 /**
  * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model), with the filters
@@ -46,10 +54,15 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
   if (filters.collection !== undefined) where.push(`rec.collection = ${bind(filters.collection)}`);
   if (filters.models !== undefined)
     where.push(`rec.model_id IN (${filters.models.map((m) => bind(m)).join(', ')})`);
+  if (filters.evaluationIds !== undefined)
+    where.push(`rec.evaluation_id IN (${filters.evaluationIds.map((m) => bind(m)).join(', ')})`);
   return `SELECT * EXCLUDE (pick) FROM (
       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${METRIC_SQL} AS metric, r.lower_is_better, r.score, r.standard_error, r.ci_lower, r.ci_upper,
-             CAST(r.num_samples AS DOUBLE) AS num_samples, rec.model_id, rec.developer, rec.evaluation_id,
+             CAST(r.num_samples AS DOUBLE) AS num_samples, r.min_score, r.max_score, r.score_type,
+             ${EPOCH_REDUCER_SQL} AS epoch_reducer,
+             r.raw -> 'metric_config' -> 'additional_details' ->> 'direction_status' AS direction_status,
+             rec.model_id, rec.developer, rec.evaluation_id,
              coalesce(rec.source_organization_name, rec.source_name) AS source,
              coalesce(rec.evaluation_timestamp, rec.retrieved_timestamp) AS date,
              row_number() OVER (
@@ -62,6 +75,12 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
 }
 
 /**
+ * The sample a row belongs to when pairing by sample_id: rows of one sample's epochs share it. A row with an epoch
+ * whose sample_id carries it as `#epochN` (how `evalkit convert` names Inspect's epochs) has that part removed.
+ */
+const SAMPLE_KEY_SQL = `CASE WHEN s.epoch IS NOT NULL THEN regexp_replace(s.sample_id, '#epoch[0-9]+', '') ELSE s.sample_id END`;
+
+/**
  * SQL joining a CTE `chosen` (with record_key, evaluation_result_id, benchmark and an `ord` column) to its instance
  * rows: one row per sample row with `ord`, sample_id, sample_hash, the value v (evaluation.score, else is_correct as
  * 0/1; rows with neither are left out, and so are values that are not finite, which ingest refuses but a store
@@ -70,7 +89,8 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
 function instanceRowsSql(cluster: string | null): string {
   // Two equi-joins rather than one join on record_key filtered afterwards: a record with many results would
   // otherwise meet each of its rows once per result.
-  const columns = `c.ord, s.sample_id, s.sample_hash, coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v,
+  const columns = `c.ord, c.epoch_reducer AS reducer, s.sample_id, ${SAMPLE_KEY_SQL} AS sample_key, s.sample_hash,
+         coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v, s.epoch,
          s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl`;
   const scored = `isfinite(coalesce(s.score, CAST(s.is_correct AS DOUBLE)))`;
   return `
@@ -84,20 +104,101 @@ function instanceRowsSql(cluster: string | null): string {
   WHERE (s.evaluation_result_id IS NULL OR c.evaluation_result_id IS NULL) AND ${scored}`;
 }
 
+/** The epoch reducers the statistics know, by kind (at_least_N and pass_at_N carry their N). */
+type ReducerKind = 'mean' | 'median' | 'max' | 'mode' | 'at_least' | 'pass_at';
+
+function kindOf(reducer: string): ReducerKind {
+  if (reducer === 'median' || reducer === 'max' || reducer === 'mode') return reducer;
+  if (/^at_least_[0-9]+$/.test(reducer)) return 'at_least';
+  if (/^pass_at_[0-9]+$/.test(reducer)) return 'pass_at';
+  return 'mean';
+}
+
 /**
- * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`):
+ * The epoch reducers of the store's results (EPOCH_REDUCER_SQL), so the pairing SQL computes only the reductions
+ * it needs: a store of plain means (most) pays for one average per sample, as before epochs were reduced.
+ */
+export async function storeReducers(store: Store): Promise<ReadonlySet<ReducerKind>> {
+  const rows = await store.all<{ reducer: string }>(
+    `SELECT DISTINCT ${EPOCH_REDUCER_SQL} AS reducer FROM results r`,
+  );
+  return new Set(rows.map((r) => kindOf(r.reducer)));
+}
+
+/**
+ * The value of one side's rows of one sample, reduced the way the source reduced its epochs (SQL over the
+ * aggregates of `grouped_rows` with the suffix `_a` or `_b`): mean (also an unknown or absent reducer), median, max,
+ * mode (the most frequent value; a tie goes to the value seen first, by epoch), at_least_N (1 when at least N
+ * epochs score ≥ 1, else 0) and pass_at_N (Chen et al.'s unbiased estimator 1 − C(n − c, N)/C(n, N) over n scored
+ * epochs, c of them ≥ 1; undefined with fewer than N epochs), as Inspect's reducers compute them. Only the kinds in
+ * `kinds` are computed.
+ */
+function reducedSql(side: 'a' | 'b', kinds: ReadonlySet<ReducerKind>): string {
+  const col = (name: string) => `${name}_${side}`;
+  if (kinds.size === 1 && kinds.has('mean')) return col('mean');
+  const reducer = col('reducer');
+  const k = `TRY_CAST(regexp_extract(${reducer}, '_([0-9]+)$', 1) AS DOUBLE)`;
+  const n = col('n');
+  const c = col('passed');
+  const counts = `list_transform(${col('values')}, x -> len(list_filter(${col('values')}, y -> y = x)))`;
+  const m = `(${n} - ${c})`;
+  const branches: string[] = [];
+  if (kinds.has('median')) branches.push(`WHEN ${reducer} = 'median' THEN ${col('median')}`);
+  if (kinds.has('max')) branches.push(`WHEN ${reducer} = 'max' THEN ${col('max')}`);
+  if (kinds.has('mode'))
+    branches.push(
+      `WHEN ${reducer} = 'mode' THEN ${col('values')}[list_position(${counts}, list_max(${counts}))]`,
+    );
+  if (kinds.has('at_least'))
+    branches.push(
+      `WHEN starts_with(${reducer}, 'at_least_') AND ${k} IS NOT NULL THEN CASE WHEN ${c} >= ${k} THEN 1.0 ELSE 0.0 END`,
+    );
+  if (kinds.has('pass_at'))
+    branches.push(`WHEN starts_with(${reducer}, 'pass_at_') AND ${k} IS NOT NULL THEN CASE
+        WHEN ${n} < ${k} THEN NULL
+        WHEN ${m} < ${k} THEN 1.0
+        ELSE 1 - exp(lgamma(${m} + 1) - lgamma(${m} - ${k} + 1) - lgamma(${n} + 1) + lgamma(${n} - ${k} + 1))
+      END`);
+  return `CASE WHEN ${n} = 0 THEN NULL ${branches.join(' ')} ELSE ${col('mean')} END`;
+}
+
+/** The per-side aggregates reducedSql reads, over the rows of `tagged` where `filter` holds. */
+function sideAggregates(side: 'a' | 'b', filter: string, kinds: ReadonlySet<ReducerKind>): string[] {
+  const f = (extra = '') => `FILTER (WHERE ${filter}${extra})`;
+  const out = [`avg(v) ${f()} AS mean_${side}`];
+  if (kinds.size === 1 && kinds.has('mean')) return out;
+  out.push(`any_value(reducer) ${f()} AS reducer_${side}`, `count(v) ${f()} AS n_${side}`);
+  if (kinds.has('at_least') || kinds.has('pass_at'))
+    out.push(`count(v) ${f(' AND v >= 1')} AS passed_${side}`);
+  if (kinds.has('max')) out.push(`max(v) ${f()} AS max_${side}`);
+  if (kinds.has('median')) out.push(`median(v) ${f(" AND reducer = 'median'")} AS median_${side}`);
+  if (kinds.has('mode'))
+    out.push(`list(v ORDER BY epoch NULLS LAST, row_index) ${f(" AND reducer = 'mode'")} AS values_${side}`);
+  return out;
+}
+
+/** The output names of aggregates ("… AS name"). */
+const names = (aggregates: string[]): string[] => aggregates.map((a) => a.slice(a.lastIndexOf(' AS ') + 4));
+
+/**
+ * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`,
+ * `epoch_reducer`):
  * - `hashed` (ord, all_hashed): whether every instance row of the result has a sample_hash;
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
- * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else sample_id)
- *   the mean of each side's rows (so the epochs of one sample are averaged); va or vb is NULL where that side has
- *   no row with this key. `extra` adds aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id,
- *   sample_hash, the texts, row_index).
+ * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else the sample
+ *   key: the sample_id without its epoch) each side's rows of that sample reduced to one value by the side's epoch
+ *   reducer (see reducedSql; `reducers` from storeReducers, default: every kind), so n, intervals and pairing count
+ *   samples, not epochs; va or vb is NULL where that side has no row with this key. `extra` adds aggregates over
+ *   `tagged` (columns slot, is_a, k, v, cl, sample_id, sample_hash, the texts, row_index).
  * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
  */
 export function pairingCtes(
   slotsSql: string,
-  options: { cluster?: string | null; extra?: string } = {},
+  options: { cluster?: string | null; extra?: string; reducers?: ReadonlySet<ReducerKind> } = {},
 ): string {
+  const kinds = options.reducers ?? ALL_REDUCERS;
+  const sideA = sideAggregates('a', 'is_a', kinds);
+  const sideB = sideAggregates('b', 'NOT is_a', kinds);
   return `
     instance_rows AS (${instanceRowsSql(options.cluster ?? null)}),
     hashed AS (SELECT ord, bool_and(sample_hash IS NOT NULL) AS all_hashed FROM instance_rows GROUP BY ord),
@@ -107,15 +208,35 @@ export function pairingCtes(
       UNION ALL SELECT slot, b AS ord, false AS is_a, by_hash FROM slots WHERE b IS NOT NULL
     ),
     tagged AS (
-      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_id END AS k, r.v, r.cl,
-             r.sample_id, r.sample_hash, r.input_text, r.reference_text, r.output_text, r.row_index
+      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_key END AS k, r.v, r.reducer,
+             r.epoch, r.cl, r.sample_id, r.sample_hash, r.input_text, r.reference_text, r.output_text, r.row_index
       FROM membership m JOIN instance_rows r ON r.ord = m.ord
     ),
-    grouped AS (
-      SELECT slot, k, avg(v) FILTER (WHERE is_a) AS va, avg(v) FILTER (WHERE NOT is_a) AS vb ${options.extra ? `, ${options.extra}` : ''}
+    grouped_rows AS (
+      SELECT slot, k, ${[...sideA, ...sideB].join(', ')} ${options.extra ? `, ${options.extra}` : ''}
       FROM tagged GROUP BY slot, k
+    ),
+    grouped AS (
+      SELECT * EXCLUDE (${[...names(sideA), ...names(sideB)].join(', ')}),
+             ${reducedSql('a', kinds)} AS va, ${reducedSql('b', kinds)} AS vb
+      FROM grouped_rows
     )`;
 }
+
+const ALL_REDUCERS: ReadonlySet<ReducerKind> = new Set([
+  'mean',
+  'median',
+  'max',
+  'mode',
+  'at_least',
+  'pass_at',
+]);
+
+/**
+ * Whether a slot pairs by sample_hash: when every row of both results has one (of the one result, when the slot
+ * has no second result). `ha` and `hb` are the `hashed` rows of the two results.
+ */
+export const BY_HASH_SQL = `coalesce(ha.all_hashed AND (hb.ord IS NULL OR hb.all_hashed), false)`;
 
 /** The samples columns `--cluster-by` may name directly; any other name is looked up in the row's metadata, then at its top level. */
 export const SAMPLE_COLUMNS = [
@@ -129,14 +250,18 @@ export const SAMPLE_COLUMNS = [
   'reference_text',
 ] as const;
 
-/** A numeric retrieved/evaluation timestamp (Unix seconds) as an ISO date-time; other text is returned as is. */
+/**
+ * A retrieved/evaluation timestamp as an ISO date-time: Unix seconds (or milliseconds, from 1e11) as written by EEE,
+ * or an ISO date-time. Null when it is no date: empty, 0 or negative (a placeholder for "not known", never
+ * 1970-01-01), or text that is not a date; other text is returned as is.
+ */
 export function displayDate(value: string | null): string | null {
-  if (value === null) return null;
+  if (value === null || value.trim() === '') return null;
   const n = Number(value);
-  if (value.trim() !== '' && Number.isFinite(n)) {
-    const ms = n > 1e11 ? n : n * 1000;
-    const d = new Date(ms);
-    if (!Number.isNaN(d.getTime())) return d.toISOString().replace(/\.000Z$/, 'Z');
+  if (Number.isFinite(n)) {
+    if (n <= 0) return null;
+    const d = new Date(n > 1e11 ? n : n * 1000);
+    return Number.isNaN(d.getTime()) ? null : d.toISOString().replace(/\.000Z$/, 'Z');
   }
   return value;
 }

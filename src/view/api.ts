@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { compareModels, disagreements, leaderboards } from './stats.js';
+import { benchmarkGroups, compareModels, disagreements, leaderboards, withIntervals } from './stats.js';
 import {
   inferevalDetail,
   inferevalList,
@@ -46,7 +46,7 @@ export const LEADERBOARD_FILTERS = [
 export async function answer(store: Store, endpoint: Endpoint, params: Params): Promise<unknown> {
   switch (endpoint) {
     case 'overview':
-      return overview(store);
+      return { ...(await overview(store)), benchmark_groups: await benchmarkGroups(store) };
     case 'leaderboard': {
       const options: Record<(typeof LEADERBOARD_FILTERS)[number], string | undefined> & {
         composite?: boolean;
@@ -66,17 +66,26 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
     case 'model': {
       // The model's standing on each board, as `evalkit leaderboard` ranks it (its CI from the instance rows).
       const id = required(params, 'id');
-      const results = await modelResults(store, id);
+      const found = await modelResults(store, id);
+      const results = { ...found, results: await withIntervals(store, found.results) };
       const boards = await leaderboards(store, {});
       const standings = boards.leaderboards.flatMap((b) =>
         b.rows
           .filter((r) => r.model_id === id)
-          .map((r) => ({ benchmark: b.benchmark, metric: b.metric, models: b.rows.length, ...r })),
+          .map((r) => ({
+            benchmark: b.benchmark,
+            metric: b.metric,
+            models: b.rows.length,
+            direction_assumed: b.direction_assumed,
+            ...r,
+          })),
       );
       return { ...results, standings };
     }
-    case 'record':
-      return recordDetail(store, required(params, 'key'));
+    case 'record': {
+      const detail = await recordDetail(store, required(params, 'key'));
+      return { ...detail, results: await withIntervals(store, detail.results) };
+    }
     case 'samples':
       return samplePage(store, { ...params, record: required(params, 'record') });
     case 'sample':

@@ -201,6 +201,7 @@ describe('leaderboard on a store', () => {
           benchmark: 'x',
           metric: 'm',
           lower_is_better: false,
+          direction_assumed: false,
           rows: [
             { model_id: 'a', score: 1 },
             { model_id: 'b', score: 1 },
@@ -219,7 +220,13 @@ describe('leaderboard on a store', () => {
     assert.equal(json.code, 0, json.stderr);
     const out = JSON.parse(json.stdout);
     assert.deepEqual(Object.keys(out), ['leaderboards']);
-    assert.deepEqual(Object.keys(out.leaderboards[0]), ['benchmark', 'metric', 'lower_is_better', 'rows']);
+    assert.deepEqual(Object.keys(out.leaderboards[0]), [
+      'benchmark',
+      'metric',
+      'lower_is_better',
+      'direction_assumed',
+      'rows',
+    ]);
     for (const key of [
       'rank',
       'tier',

@@ -15,6 +15,12 @@ export interface FixtureResult {
   ci?: [number, number] | null;
   num_samples?: number | null;
   evaluation_result_id?: string | null;
+  min_score?: number | null;
+  max_score?: number | null;
+  /** metric_config.additional_details (epoch_reducer, direction_status, ...), kept in results.raw. */
+  additional_details?: Record<string, string>;
+  /** score_details.details (e.g. lm-eval's task group), kept in results.raw. */
+  details?: Record<string, string>;
 }
 
 export interface FixtureSample {
@@ -67,8 +73,8 @@ export async function insertRecord(store: Store, r: FixtureRecord): Promise<void
   for (const [i, res] of r.results.entries()) {
     await c.run(
       `INSERT INTO results (record_key, result_index, evaluation_result_id, evaluation_name, metric_name,
-         lower_is_better, score, standard_error, ci_lower, ci_upper, num_samples, raw)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, '{}')`,
+         lower_is_better, score, standard_error, ci_lower, ci_upper, num_samples, min_score, max_score, raw)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         r.record_key,
         i,
@@ -81,6 +87,14 @@ export async function insertRecord(store: Store, r: FixtureRecord): Promise<void
         res.ci?.[0] ?? null,
         res.ci?.[1] ?? null,
         res.num_samples ?? null,
+        res.min_score ?? null,
+        res.max_score ?? null,
+        JSON.stringify({
+          ...(res.additional_details
+            ? { metric_config: { additional_details: res.additional_details } }
+            : {}),
+          ...(res.details ? { score_details: { details: res.details } } : {}),
+        }),
       ],
     );
   }

@@ -18,16 +18,27 @@ interface CompareFlags {
 /** The default resample count of a bare `--bootstrap` (also in src/store/compare.ts's DEFAULT_BOOTSTRAP). */
 const DEFAULT_RESAMPLES = 10_000;
 
+const TEST_NAMES: Record<NonNullable<Comparison['test']>, string> = {
+  t: 'paired t',
+  'mcnemar-exact': 'exact McNemar',
+  'sign-exact': 'exact sign test',
+  z: 'unpaired z',
+};
+
 function verdict(c: Comparison, a: string, b: string): string {
   const p = c.clustered?.p_holm ?? c.p_holm;
-  if (p === null) return 'no test possible (no standard error)';
+  if (p === null) return `no test possible (${c.note ?? 'no standard error'})`;
   if (p >= 0.05) return `no significant difference (Holm p ${formatP(p)} ≥ 0.05)`;
   const aBetter = c.lower_is_better ? c.difference < 0 : c.difference > 0;
   return `${aBetter ? a : b} is better (Holm p ${formatP(p)} < 0.05)`;
 }
 
+const label = (side: CompareReport['a']) =>
+  side.kind === 'model' ? side.model_id : `${side.model_id} @ run ${side.evaluation_id}`;
+
 function renderText(report: CompareReport): string {
-  const { model_a: a, model_b: b } = report;
+  const a = label(report.a);
+  const b = label(report.b);
   const out: string[] = [`${a} (A) vs ${b} (B)`];
   for (const c of report.comparisons) {
     out.push('');
@@ -44,9 +55,10 @@ function renderText(report: CompareReport): string {
       `  mean A ${formatNumber(c.mean_a)}  mean B ${formatNumber(c.mean_b)}  difference A − B ${formatNumber(c.difference, true)}`,
     );
     out.push(
-      `  SE ${formatNumber(c.se)}  95% CI ${formatInterval(c.ci, true)} (${c.df === null ? 'normal' : `t, ${c.df} df`})  ` +
-        `p ${formatP(c.p_value)}  Holm p ${formatP(c.p_holm)}`,
+      `  SE ${formatNumber(c.se)}  95% CI ${c.ci === null ? 'n/a' : `${formatInterval(c.ci, true)} (${c.df === null ? 'normal' : `t, ${c.df} df`})`}  ` +
+        `p ${formatP(c.p_value)}${c.test === null ? '' : ` (${TEST_NAMES[c.test]})`}  Holm p ${formatP(c.p_holm)}`,
     );
+    if (c.note) out.push(`  note: ${c.note}`);
     out.push(
       `  correlation ${c.correlation === null ? 'n/a' : c.correlation.toFixed(3)}  minimum detectable effect (80% power) ${formatNumber(c.mde)}`,
     );
@@ -61,11 +73,11 @@ function renderText(report: CompareReport): string {
           `Holm p ${formatP(c.clustered.p_holm)}`,
       );
     else if (report.cluster_by !== null && c.paired)
-      out.push(`  clustered by ${report.cluster_by}: n/a (fewer than 2 clusters)`);
+      out.push(`  clustered by ${report.cluster_by}: n/a (${c.clustered_reason ?? 'fewer than 2 clusters'})`);
     if (c.bootstrap)
       out.push(
         `  bootstrap: ${c.bootstrap.resamples} resamples${report.cluster_by !== null ? ' of clusters' : ''}, seed ${c.bootstrap.seed}, ` +
-          `95% CI ${formatInterval(c.bootstrap.ci, true)}`,
+          `95% CI ${c.bootstrap.ci === null ? `n/a (${c.bootstrap.reason ?? 'no interval'})` : formatInterval(c.bootstrap.ci, true)}`,
       );
     out.push(`  → ${verdict(c, a, b)}`);
   }
@@ -76,29 +88,34 @@ export const compareCommand: CommandModule = {
   register(program, io, run) {
     const command = program
       .command('compare')
-      .summary('paired significance test of two models on every benchmark and metric both have')
+      .summary('paired significance test of two models or two runs on every benchmark and metric both have')
       .description(
-        'For every benchmark (evaluation_name) and metric both models have in the store (each model: the result\n' +
-          'of its most recently retrieved record), pair the instance rows by sample_hash (when every row of both\n' +
-          'has one, else by sample_id; the epochs of one sample averaged first) and report: mean A, mean B, the\n' +
+        'A and B are each a model id (its result per benchmark and metric: that of its most recently retrieved\n' +
+          'record, as on the leaderboard) or an evaluation id (one run; exact, or a unique prefix), so two runs\n' +
+          'of one model compare too ("did my change make it worse?"). An id that is ambiguous (both a model and\n' +
+          'a run, or the prefix of several runs) is an error listing the candidates.\n\n' +
+          'For every benchmark (evaluation_name) and metric both sides have in the store, pair the instance rows by sample_hash (when every row of both\n' +
+          "has one, else by sample_id; the epochs of one sample reduced first by the source's epoch reducer) and report: mean A, mean B, the\n" +
           'difference d̄ = mean of a_i − b_i, paired SE = sd(d)/√n (n − 1 in the variance), a 95% CI and two-sided p\n' +
           "(Student t, n − 1 df), the correlation of A's and B's scores and the minimum detectable effect at 80%\n" +
           "power ((z₀.₉₇₅ + z₀.₈)·SE ≈ 2.8·SE). 0/1 scores: the discordant counts and McNemar's exact p.\n" +
           '--cluster-by FIELD (a samples column, else a metadata key, else a top-level field of the row): clustered\n' +
           'SE = √(C/(C−1)·Σ_c (Σ_{i∈c} (d_i − d̄))²)/n, CI and p with C − 1 df. --bootstrap [N]: a seeded paired\n' +
           'percentile bootstrap CI of d̄ (items, or clusters). p-values are Holm-adjusted over all comparisons of\n' +
-          'the call. With fewer than two paired samples: an unpaired z test on the two scores and standard\n' +
-          'errors, marked UNPAIRED with the reason. MODEL ids are model_info.id; an unknown id lists the closest.\n\n' +
+          'the call. When every paired difference is equal (no variance) the t test is undefined: p comes from the\n' +
+          "exact sign test (McNemar's on 0/1 scores) and the output says so. With fewer than two paired samples:\n" +
+          'an unpaired z test on the two scores and standard errors, marked UNPAIRED with the reason.\n' +
+          'An unknown id lists the closest model ids and evaluation ids.\n\n' +
           'Exit codes: 0 ok, 1 the models share no benchmark and metric, 2 usage or I/O error (unknown model).',
       )
-      .argument('<model_a>', 'model A (model_info.id)')
-      .argument('<model_b>', 'model B (model_info.id)')
+      .argument('<a>', 'side A: a model id (model_info.id) or an evaluation id (or its unique prefix)')
+      .argument('<b>', 'side B: a model id or an evaluation id (or its unique prefix)')
       .option('--benchmark <name>', 'only this benchmark (evaluation_name)')
       .option('--metric <name>', 'only this metric (metric_name, else metric_id)')
       .option('--cluster-by <field>', 'clustered SE over this field (a samples column or a metadata key)')
       .option(
         '--bootstrap [n]',
-        `paired percentile bootstrap CI with n resamples (default ${DEFAULT_RESAMPLES})`,
+        `paired percentile bootstrap CI with n resamples, 100 to 100000 (default ${DEFAULT_RESAMPLES})`,
       )
       .option('--seed <n>', 'bootstrap seed', '0')
       .addOption(
@@ -111,10 +128,11 @@ export const compareCommand: CommandModule = {
             ? undefined
             : flags.bootstrap === true
               ? DEFAULT_RESAMPLES
-              : parseInteger(flags.bootstrap, '--bootstrap', 1);
+              : parseInteger(flags.bootstrap, '--bootstrap', Number.MIN_SAFE_INTEGER);
         const seed = optionalInteger(flags.seed, '--seed', 0);
         const { openStore } = await import('../../store/db.js');
-        const { compareModels } = await import('../../store/compare.js');
+        const { compareModels, checkBootstrap } = await import('../../store/compare.js');
+        if (bootstrap !== undefined) checkBootstrap(bootstrap);
         const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
         let report: CompareReport;
         try {
@@ -131,7 +149,7 @@ export const compareCommand: CommandModule = {
         if (report.comparisons.length === 0)
           throw new DataError(
             'store.nothing-to-compare',
-            `${modelA} and ${modelB} share no benchmark and metric${flags.benchmark || flags.metric ? ' matching the filters' : ''}`,
+            `${label(report.a)} and ${label(report.b)} share no benchmark and metric${flags.benchmark || flags.metric ? ' matching the filters' : ''}`,
           );
         io.stdout.write(flags.format === 'json' ? json(report) : renderText(report));
         return 0;

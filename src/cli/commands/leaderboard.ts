@@ -19,15 +19,16 @@ function cells(board: Leaderboard): string[][] {
     r.model_id,
     formatNumber(r.score),
     formatInterval(r.ci),
-    r.ci_method ?? '',
+    r.ci_method === null ? '' : `${r.ci_method}${r.ci_clipped ? ', clipped' : ''}`,
     r.n === null ? '' : String(r.n),
     r.source ?? '',
-    r.date ?? '',
+    r.date ?? 'unknown',
   ]);
 }
 
 const title = (b: Leaderboard) =>
-  `${b.benchmark} · ${b.metric} (${b.lower_is_better ? 'lower' : 'higher'} is better)`;
+  `${b.benchmark} · ${b.metric} (${b.lower_is_better ? 'lower' : 'higher'} is better` +
+  `${b.direction_assumed ? '; direction assumed, not declared by the source: the ranking may be reversed' : ''})`;
 
 const compositeCells = (rows: CompositeRow[]) =>
   rows.map((r) => [String(r.rank), r.model_id, r.mean_win_rate.toFixed(4), String(r.benchmarks)]);
@@ -65,6 +66,8 @@ function render(
           'record_key',
           'source',
           'date',
+          'ci_clipped',
+          'direction_assumed',
         ],
         leaderboards.flatMap((b) =>
           b.rows.map((r) => [
@@ -84,6 +87,8 @@ function render(
             r.record_key,
             r.source,
             r.date,
+            r.ci_clipped,
+            b.direction_assumed,
           ]),
         ),
       );
@@ -115,8 +120,11 @@ export const leaderboardCommand: CommandModule = {
         'Per benchmark (evaluation_name) and metric in the store: the models ranked by score (descending, or\n' +
           'ascending when lower_is_better), each with n, a 95% CI, the source and the date. One result per model:\n' +
           'that of its most recently retrieved record. The CI comes from the instance rows when the result has\n' +
-          'them (Wilson for 0/1 scores, else mean ± 1.96·sd/√n; epochs of a sample averaged first), else from the\n' +
-          "record's own uncertainty (its confidence interval, else ± 1.96 standard errors).\n\n" +
+          'them (Wilson for 0/1 scores, else mean ± 1.96·sd/√n; the epochs of a sample reduced first by the\n' +
+          "source's epoch reducer, so n counts samples), else from the record's own uncertainty (its confidence\n" +
+          'interval, else ± 1.96 standard errors). The CI method column names which; an interval never leaves the\n' +
+          'metric\'s bounds (an end set to a bound is marked "clipped"). The record page of `evalkit view` shows the\n' +
+          'same interval. A metric whose direction the converter guessed says "direction assumed".\n\n' +
           'Tiers: a model whose difference from the model ranked directly above it is not significant (paired t\n' +
           'test on the samples both have, else a z test on the two standard errors; Holm-adjusted over the gaps of\n' +
           "one leaderboard, α = 0.05) shares that model's tier; a significant gap starts the next tier.\n\n" +

@@ -9,6 +9,8 @@ export interface PairedBootstrap {
   resamples: number;
   seed: number;
   ci: [number, number] | null;
+  /** Why ci is null. */
+  reason?: string;
 }
 
 export function pairedBootstrap(
@@ -17,7 +19,8 @@ export function pairedBootstrap(
 ): PairedBootstrap {
   const { iterations, seed } = options;
   const confidence = options.confidence ?? 0.95;
-  if (d.length === 0) return { resamples: iterations, seed, ci: null };
+  if (d.length < 2)
+    return { resamples: iterations, seed, ci: null, reason: `fewer than 2 items (${d.length})` };
   if (!options.clusters) {
     // Items: the exact multinomial shortcut of meanBootstrap when d takes few values (binary scores: −1, 0, 1).
     const r = meanBootstrap(d, { iterations, seed, confidence });
@@ -31,6 +34,14 @@ export function pairedBootstrap(
     t.count += 1;
     totals.set(key, t);
   }
+  // One cluster resampled is always itself: a zero-width interval that would claim certainty.
+  if (totals.size < 2)
+    return {
+      resamples: iterations,
+      seed,
+      ci: null,
+      reason: `fewer than 2 clusters (${totals.size}): resampling one cluster gives no interval`,
+    };
   const r = bootstrapPercentile(
     [...totals.values()],
     (sample) => {

@@ -6,6 +6,7 @@
 import { mean, variance } from './descriptive.js';
 import { normalCdf, studentTQuantile, studentTTwoSided } from './student-t.js';
 import { normalQuantile } from './normal.js';
+import { mcnemarExact } from './mcnemar.js';
 
 export interface TInference {
   se: number;
@@ -15,14 +16,36 @@ export interface TInference {
 }
 
 /**
- * The t CI and two-sided p of an estimate with standard error `se` and `df` degrees of freedom.
- * With se = 0 the interval is the point; p is 1 when the estimate is 0 and 0 otherwise. Null when se is NaN.
+ * The t CI and two-sided p of an estimate with standard error `se` and `df` degrees of freedom. Null when the t
+ * statistic is undefined: se NaN, or se = 0 (no variance: t = estimate / 0 is no evidence, see exactSignTest).
  */
 export function tInference(estimate: number, se: number, df: number, confidence = 0.95): TInference | null {
-  if (!Number.isFinite(se) || !(df > 0)) return null;
+  if (!Number.isFinite(se) || !(se > 0) || !(df > 0)) return null;
   const q = studentTQuantile(1 - (1 - confidence) / 2, df);
-  const p = se === 0 ? (estimate === 0 ? 1 : 0) : studentTTwoSided(estimate / se, df);
+  const p = studentTTwoSided(estimate / se, df);
   return { se, df, ci: [estimate - q * se, estimate + q * se], p_value: p };
+}
+
+export interface SignTest {
+  /** Items with a positive difference (A above B), with a negative one; zero differences are left out. */
+  positive: number;
+  negative: number;
+  p_value: number;
+}
+
+/**
+ * The exact two-sided sign test of paired differences: under no difference each non-zero d_i is positive with
+ * probability 1/2, p = min(1, 2·P(X ≤ min(pos, neg))), X ~ Binomial(pos + neg, 1/2). On 0/1 scores it is McNemar's
+ * exact test. Used where the t test is undefined (every d_i equal, so sd(d) = 0).
+ */
+export function exactSignTest(d: ArrayLike<number>): SignTest {
+  let positive = 0;
+  let negative = 0;
+  for (let i = 0; i < d.length; i++) {
+    if (d[i]! > 0) positive++;
+    else if (d[i]! < 0) negative++;
+  }
+  return { positive, negative, p_value: mcnemarExact(positive, negative) };
 }
 
 /** Pearson's correlation; null when either side is constant or n < 2. */
@@ -55,7 +78,7 @@ export interface PairedTTest {
   mean_a: number;
   mean_b: number;
   difference: number;
-  /** sd(d)/√n; null when n < 2. */
+  /** sd(d)/√n; null when n < 2. 0 when every difference is equal: then df, ci, t, p and mde are null. */
   se: number | null;
   df: number | null;
   ci: [number, number] | null;
@@ -73,14 +96,16 @@ export function pairedTTest(a: ArrayLike<number>, b: ArrayLike<number>, confiden
   const d = new Float64Array(n);
   for (let i = 0; i < n; i++) d[i] = a[i]! - b[i]!;
   const difference = mean(d);
-  const se = n >= 2 ? Math.sqrt(variance(d, 1) / n) : Number.NaN;
+  // Every difference equal: sd(d) is 0 exactly (the float variance may leave a rounding residue).
+  const constant = d.every((x) => x === d[0]);
+  const se = n < 2 ? Number.NaN : constant ? 0 : Math.sqrt(variance(d, 1) / n);
   const inference = tInference(difference, se, n - 1, confidence);
   return {
     n,
     mean_a: mean(a),
     mean_b: mean(b),
     difference,
-    se: inference?.se ?? null,
+    se: inference?.se ?? (se === 0 ? 0 : null),
     df: inference?.df ?? null,
     ci: inference?.ci ?? null,
     t: inference && se > 0 ? difference / se : null,
@@ -126,7 +151,7 @@ export interface UnpairedComparison {
 
 /**
  * Two independent estimates: difference a − b, SE = √(se_a² + se_b²), normal CI and two-sided p (z test).
- * SE, CI and p are null when either standard error is unknown.
+ * SE, CI and p are null when either standard error is unknown; CI and p are null when both are 0.
  */
 export function unpairedComparison(
   a: number,
@@ -139,7 +164,9 @@ export function unpairedComparison(
   if (seA === null || seB === null || !Number.isFinite(seA) || !Number.isFinite(seB))
     return { difference, se: null, ci: null, p_value: null };
   const se = Math.sqrt(seA * seA + seB * seB);
+  // Both standard errors 0: z = difference / 0 is undefined, not evidence.
+  if (se === 0) return { difference, se, ci: null, p_value: null };
   const z = normalQuantile(1 - (1 - confidence) / 2);
-  const p = se === 0 ? (difference === 0 ? 1 : 0) : 2 * normalCdf(-Math.abs(difference / se));
+  const p = 2 * normalCdf(-Math.abs(difference / se));
   return { difference, se, ci: [difference - z * se, difference + z * se], p_value: p };
 }

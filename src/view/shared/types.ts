@@ -16,6 +16,8 @@ export interface Overview {
   };
   collections: { collection: string | null; records: number; models: number }[];
   benchmarks: { evaluation_name: string; metric_name: string | null; models: number; results: number }[];
+  /** The task group a benchmark belongs to (lm-eval's group_subtasks, kept in score_details.details.group). */
+  benchmark_groups?: Record<string, string>;
   models: { model_id: string; developer: string | null; records: number }[];
   ingests: {
     ingest_id: string;
@@ -58,10 +60,25 @@ export interface ResultSummary {
   num_samples: number | null;
   /** Instance rows stored for this result. */
   samples: number;
+  /** The result's one 95% interval (store/result-interval.ts, as `evalkit leaderboard`); filled by the API. */
+  interval?: ResultIntervalView;
+}
+
+/** A result's interval as the pages show it: the CI, how it was obtained, whether an end was set to a bound. */
+export interface ResultIntervalView {
+  ci: [number, number] | null;
+  method: string | null;
+  clipped: boolean;
+  n: number | null;
 }
 
 /** A model's row on one leaderboard (from `leaderboards()`), with the board's name and size. */
-export type Standing = LeaderboardRow & { benchmark: string; metric: string; models: number };
+export type Standing = LeaderboardRow & {
+  benchmark: string;
+  metric: string;
+  models: number;
+  direction_assumed?: boolean;
+};
 
 export interface ModelResults {
   model: {
@@ -183,6 +200,7 @@ export interface LeaderboardRow {
   score: number;
   ci: [number, number] | null;
   ci_method?: string | null;
+  ci_clipped?: boolean;
   n: number | null;
   evaluation_id: string;
   record_key?: string;
@@ -191,7 +209,14 @@ export interface LeaderboardRow {
 }
 
 export interface Leaderboards {
-  leaderboards: { benchmark: string; metric: string; lower_is_better: boolean; rows: LeaderboardRow[] }[];
+  leaderboards: {
+    benchmark: string;
+    metric: string;
+    lower_is_better: boolean;
+    /** The metric's direction was guessed by the converter, not declared. */
+    direction_assumed?: boolean;
+    rows: LeaderboardRow[];
+  }[];
   composite?: { rank: number; model_id: string; mean_win_rate: number; benchmarks: number }[];
 }
 
@@ -209,12 +234,15 @@ export interface Comparison {
   ci: [number, number] | null;
   df: number | null;
   p_value: number | null;
+  /** The test behind p_value ('t', 'mcnemar-exact', 'sign-exact', 'z') and why, when it is not the t test. */
+  test?: string | null;
+  note?: string | null;
   p_holm: number | null;
   correlation: number | null;
   mde: number | null;
   mcnemar: { a_only: number; b_only: number; p_value: number } | null;
   clustered: { clusters: number; se: number; ci: [number, number]; p_value: number } | null;
-  bootstrap: { resamples: number; seed: number; ci: [number, number] | null } | null;
+  bootstrap: { resamples: number; seed: number; ci: [number, number] | null; reason?: string } | null;
   reason: string | null;
 }
 

@@ -1,25 +1,61 @@
 import type { Route } from '../route.js';
 import { href, update } from '../route.js';
-import { CiBar, domainOf, fmt, fmtCi, fmtP, Pager, Select, Show, Table, TextBlock, useApi } from '../ui.js';
-import type { CompareResult, Comparison, Disagreements, Overview } from '../../shared/types.js';
+import {
+  CiBar,
+  domainOf,
+  fmt,
+  fmtCi,
+  fmtP,
+  Pager,
+  Select,
+  Show,
+  Table,
+  TextBlock,
+  useApi,
+  type Loaded,
+} from '../ui.js';
+import { PromptBlock } from '../messages.js';
+import { fmtDate, parseTimestamp } from '../dates.js';
+import type { CompareResult, Comparison, Disagreements, ModelResults, Overview } from '../../shared/types.js';
+
+/** What `compare` gets for a side: the chosen run's evaluation id, else the model id. */
+export function sideOf(params: Record<string, string | undefined>, side: 'a' | 'b'): string | undefined {
+  return params[`${side}run`] || params[side];
+}
+
+/** The runs (evaluation ids) of a model, newest first, as [value, label] options. */
+function runOptions(loaded: Loaded<ModelResults>): [string, string][] {
+  if (loaded.state !== 'ok') return [];
+  const runs = new Map<string, string | null>();
+  for (const r of loaded.data.results) runs.set(r.evaluation_id, r.date);
+  const time = (date: string | null) => parseTimestamp(date)?.getTime() ?? -Infinity;
+  return [...runs]
+    .sort((x, y) => time(y[1]) - time(x[1]) || x[0].localeCompare(y[0]))
+    .map(([id, date]) => [id, `${id} (${fmtDate(date, true)})`]);
+}
 
 export function ComparePage(props: { route: Route }) {
   const { params } = props.route;
   const set = (changes: Record<string, string | undefined>) => update(props.route, changes);
   const overview = useApi<Overview>('overview');
-  const ready = Boolean(params.a && params.b);
+  const a = sideOf(params, 'a');
+  const b = sideOf(params, 'b');
+  const ready = Boolean(a && b);
   const compared = useApi<CompareResult>(ready ? 'compare' : null, {
-    a: params.a,
-    b: params.b,
+    a,
+    b,
     benchmark: params.benchmark,
     metric: params.metric,
   });
+  const runsA = useApi<ModelResults>(params.a ? 'model' : null, { id: params.a });
+  const runsB = useApi<ModelResults>(params.b ? 'model' : null, { id: params.b });
+  const reset = { dbench: undefined, dmetric: undefined, offset: undefined };
   const models = overview.state === 'ok' ? overview.data.models.map((m) => m.model_id) : [];
   const benchmarks =
     overview.state === 'ok' ? [...new Set(overview.data.benchmarks.map((b) => b.evaluation_name))] : [];
   return (
     <>
-      <h1>Compare two models</h1>
+      <h1>Compare two models or runs</h1>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <Select
           name="a"
@@ -27,16 +63,36 @@ export function ComparePage(props: { route: Route }) {
           any="choose…"
           value={params.a}
           options={models}
-          onChange={(v) => set({ a: v, dbench: undefined, dmetric: undefined, offset: undefined })}
+          onChange={(v) => set({ a: v, arun: undefined, ...reset })}
         />
+        {params.a ? (
+          <Select
+            name="arun"
+            label="Run of A"
+            any="latest result per benchmark"
+            value={params.arun}
+            options={runOptions(runsA)}
+            onChange={(v) => set({ arun: v, ...reset })}
+          />
+        ) : null}
         <Select
           name="b"
           label="Model B"
           any="choose…"
           value={params.b}
           options={models}
-          onChange={(v) => set({ b: v, dbench: undefined, dmetric: undefined, offset: undefined })}
+          onChange={(v) => set({ b: v, brun: undefined, ...reset })}
         />
+        {params.b ? (
+          <Select
+            name="brun"
+            label="Run of B"
+            any="latest result per benchmark"
+            value={params.brun}
+            options={runOptions(runsB)}
+            onChange={(v) => set({ brun: v, ...reset })}
+          />
+        ) : null}
         <Select
           name="benchmark"
           label="Benchmark"
@@ -46,13 +102,24 @@ export function ComparePage(props: { route: Route }) {
           onChange={(v) => set({ benchmark: v, dbench: undefined, dmetric: undefined, offset: undefined })}
         />
       </form>
-      {!ready ? <p class="muted">Choose two models to compare them on the questions both answered.</p> : null}
+      {!ready ? (
+        <p class="muted">
+          Choose two models (or two runs: the same model twice, with a run of each) to compare them on the
+          questions both answered.
+        </p>
+      ) : null}
       {ready ? (
         <Show loaded={compared}>{(result) => <Comparisons result={result} route={props.route} />}</Show>
       ) : null}
     </>
   );
 }
+
+const TEST_NAMES: Record<string, string> = {
+  'mcnemar-exact': 'exact McNemar',
+  'sign-exact': 'exact sign test',
+  z: 'unpaired z',
+};
 
 function Comparisons(props: { result: CompareResult; route: Route }) {
   const { result, route } = props;
@@ -65,7 +132,8 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
     <>
       <p class="muted note">
         Difference = A − B on the paired questions (same sample), 95% CI from Student's t on the paired
-        differences; p adjusted by Holm over the {result.comparisons.length} comparison
+        differences (r: correlation of A's and B's scores; MDE: the smallest difference detectable at 80%
+        power); p adjusted by Holm over the {result.comparisons.length} comparison
         {result.comparisons.length === 1 ? '' : 's'}; McNemar's exact test on binary scores (A only right / B
         only right).
       </p>
@@ -79,12 +147,29 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
         onSort={(sort) => update(route, { sort })}
         rowClass={(c) => (c === selected ? 'selected' : '')}
         columns={[
-          { key: 'benchmark', label: 'Benchmark', cell: (c) => c.benchmark, sort: (c) => c.benchmark },
-          { key: 'metric', label: 'Metric', cell: (c) => c.metric, sort: (c) => c.metric },
+          {
+            key: 'benchmark',
+            label: 'Benchmark · metric',
+            cell: (c) => (
+              <>
+                {c.benchmark}
+                <br />
+                <span class="muted">{c.metric}</span>
+              </>
+            ),
+            sort: (c) => `${c.benchmark}\u0000${c.metric}`,
+          },
           {
             key: 'paired',
             label: 'Pairs',
-            cell: (c) => (c.paired ? fmt(c.n_paired) : `unpaired: ${c.reason ?? ''}`),
+            cell: (c) =>
+              c.paired ? (
+                fmt(c.n_paired)
+              ) : (
+                <span class="wrap" title={c.reason ?? undefined}>
+                  unpaired: {c.reason ?? ''}
+                </span>
+              ),
             sort: (c) => c.n_paired,
             numeric: true,
           },
@@ -112,10 +197,26 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           {
             key: 'bar',
             label: '95% CI',
-            cell: (c) => <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero />,
+            cell: (c) => <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero width={110} />,
           },
           { key: 'ci', label: 'CI', cell: (c) => fmtCi(c.ci, 4), numeric: true },
-          { key: 'p', label: 'p', cell: (c) => fmtP(c.p_value), sort: (c) => c.p_value, numeric: true },
+          {
+            key: 'p',
+            label: 'p',
+            cell: (c) => (
+              <span title={c.note ?? undefined}>
+                {fmtP(c.p_value)}
+                {c.test && c.test !== 't' ? (
+                  <>
+                    <br />
+                    <span class="muted">{TEST_NAMES[c.test] ?? c.test}</span>
+                  </>
+                ) : null}
+              </span>
+            ),
+            sort: (c) => c.p_value,
+            numeric: true,
+          },
           {
             key: 'p_holm',
             label: 'p (Holm)',
@@ -125,14 +226,24 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           },
           {
             key: 'mcnemar',
-            label: 'McNemar A/B only, p',
+            label: 'McNemar A only / B only, p',
             cell: (c) =>
               c.mcnemar
                 ? `${fmt(c.mcnemar.a_only)} / ${fmt(c.mcnemar.b_only)}, ${fmtP(c.mcnemar.p_value)}`
                 : '—',
           },
-          { key: 'r', label: 'r', cell: (c) => fmt(c.correlation, 3), numeric: true },
-          { key: 'mde', label: 'MDE', cell: (c) => fmt(c.mde, 4), numeric: true },
+          {
+            key: 'r',
+            label: 'r · MDE',
+            cell: (c) => (
+              <>
+                {fmt(c.correlation, 3)}
+                <br />
+                {fmt(c.mde, 4)}
+              </>
+            ),
+            numeric: true,
+          },
           {
             key: 'show',
             label: 'Disagreements',
@@ -154,6 +265,13 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           },
         ]}
       />
+      {result.comparisons
+        .filter((c) => c.paired && c.note)
+        .map((c) => (
+          <p class="muted note" data-testid="comparison-note">
+            {c.benchmark} — {c.metric}: {c.note}
+          </p>
+        ))}
       {selected ? <DisagreementPane route={route} comparison={selected} /> : null}
     </>
   );
@@ -162,8 +280,8 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
 function DisagreementPane(props: { route: Route; comparison: Comparison }) {
   const { params } = props.route;
   const loaded = useApi<Disagreements>('disagreements', {
-    a: params.a,
-    b: params.b,
+    a: sideOf(params, 'a'),
+    b: sideOf(params, 'b'),
     benchmark: props.comparison.benchmark,
     metric: props.comparison.metric,
     offset: params.offset,
@@ -190,17 +308,17 @@ function DisagreementPane(props: { route: Route; comparison: Comparison }) {
             <div class="disagreement-head">
               <span>Question and reference</span>
               <span>
-                A <span class="mono">{params.a}</span>
+                A <span class="mono">{sideOf(params, 'a')}</span>
               </span>
               <span>
-                B <span class="mono">{params.b}</span>
+                B <span class="mono">{sideOf(params, 'b')}</span>
               </span>
             </div>
             {page.items.map((item) => (
               <article class="disagreement">
                 <div class="question">
                   <span class="mono muted">{item.sample_id}</span>
-                  <TextBlock text={item.input_text} />
+                  <PromptBlock text={item.input_text} />
                   <span class="muted">reference</span>
                   <TextBlock text={item.reference_text} />
                 </div>

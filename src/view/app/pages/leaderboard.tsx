@@ -2,6 +2,8 @@ import type { Route } from '../route.js';
 import { href, update } from '../route.js';
 import { CiBar, domainOf, fmt, fmtCi, Select, Show, Table, useApi } from '../ui.js';
 import type { Leaderboards, LeaderboardRow, Overview } from '../../shared/types.js';
+import { CI_METHOD_HELP, ciMethodLabel, DIRECTION_ASSUMED } from '../intervals.js';
+import { fmtDate } from '../dates.js';
 
 /** The filters `leaderboards()` takes, in the order the page shows them. */
 const FILTERS: [keyof Overview['filters'], string][] = [
@@ -129,6 +131,14 @@ function Board(props: {
       <h2>
         {board.benchmark} <span class="muted">— {board.metric}</span>{' '}
         <span class="badge">{board.lower_is_better ? 'lower is better' : 'higher is better'}</span>
+        {board.direction_assumed ? (
+          <>
+            {' '}
+            <span class="badge warn" data-testid="direction-assumed" title={DIRECTION_ASSUMED}>
+              direction assumed
+            </span>
+          </>
+        ) : null}
       </h2>
       <Table<LeaderboardRow>
         rows={board.rows}
@@ -152,12 +162,19 @@ function Board(props: {
             cell: (r) => <CiBar estimate={r.score} ci={r.ci} domain={domain} />,
           },
           { key: 'ci', label: 'CI', cell: (r) => fmtCi(r.ci, 4), numeric: true },
+          {
+            key: 'method',
+            label: 'CI method',
+            cell: (r) => (
+              <span title={CI_METHOD_HELP}>{ciMethodLabel(r.ci_method, r.ci_clipped) || '—'}</span>
+            ),
+          },
           { key: 'n', label: 'n', cell: (r) => fmt(r.n), sort: (r) => r.n, numeric: true },
           { key: 'source', label: 'Source', cell: (r) => r.source ?? '—', sort: (r) => r.source },
           {
             key: 'date',
             label: 'Date',
-            cell: (r) => (r.date ?? '').slice(0, 10) || '—',
+            cell: (r) => fmtDate(r.date, true),
             sort: (r) => r.date ?? null,
           },
           {

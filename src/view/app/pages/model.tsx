@@ -1,7 +1,8 @@
 import type { Route } from '../route.js';
 import { href, update } from '../route.js';
 import { fmt, fmtCi, Fields, Show, Table, useApi } from '../ui.js';
-import type { ModelResults, ResultSummary, Standing } from '../../shared/types.js';
+import type { ModelResults, Standing } from '../../shared/types.js';
+import { CI_METHOD_HELP, ciMethodLabel, DIRECTION_ASSUMED } from '../intervals.js';
 
 type Result = ModelResults['results'][number] & { standing?: Standing };
 
@@ -16,17 +17,9 @@ function withStandings(data: ModelResults): Result[] {
   }));
 }
 
-/** The interval shown: the leaderboard's (from instance rows, as `evalkit leaderboard`), else the record's own. */
+/** The result's one interval (the same function as `evalkit leaderboard` and the record page). */
 function shownCi(r: Result): [number, number] | null {
-  return r.standing?.ci ?? recordCi(r);
-}
-
-/** The record's own interval: its confidence interval, else score ± 1.96 SE, else none. */
-export function recordCi(r: ResultSummary): [number, number] | null {
-  if (r.ci_lower !== null && r.ci_upper !== null) return [r.ci_lower, r.ci_upper];
-  if (r.standard_error !== null)
-    return [r.score - 1.96 * r.standard_error, r.score + 1.96 * r.standard_error];
-  return null;
+  return r.interval?.ci ?? r.standing?.ci ?? null;
 }
 
 /** The scale a result is drawn on: its declared range when finite, else [0, 1] when it fits, else its own span. */
@@ -114,8 +107,9 @@ export function ModelPage(props: { route: Route }) {
             />
             <h2>Results ({fmt(results.length)})</h2>
             <p class="muted note">
-              Scores as the records give them, with each record's own 95% interval (its confidence interval,
-              else ±1.96 standard errors). Each row is drawn on its result's own scale.
+              Scores as the records give them, each with its 95% interval as the leaderboard computes it (the
+              CI method column says how; never beyond the metric's bounds). Each row is drawn on its result's
+              own scale.
             </p>
             <ResultsChart results={results} />
             <Table<Result>
@@ -153,17 +147,38 @@ export function ModelPage(props: { route: Route }) {
                 },
                 { key: 'ci', label: '95% CI', cell: (r) => fmtCi(shownCi(r), 4), numeric: true },
                 {
+                  key: 'method',
+                  label: 'CI method',
+                  cell: (r) => (
+                    <span title={CI_METHOD_HELP}>
+                      {ciMethodLabel(r.interval?.method, r.interval?.clipped) || '—'}
+                    </span>
+                  ),
+                },
+                {
                   key: 'rank',
                   label: 'Rank',
-                  cell: (r) => (r.standing ? `${fmt(r.standing.rank)} of ${fmt(r.standing.models)}` : '—'),
+                  cell: (r) =>
+                    r.standing ? (
+                      <>
+                        {`${fmt(r.standing.rank)} of ${fmt(r.standing.models)}`}
+                        {r.standing.direction_assumed ? (
+                          <span class="badge warn" data-testid="direction-assumed" title={DIRECTION_ASSUMED}>
+                            direction assumed
+                          </span>
+                        ) : null}
+                      </>
+                    ) : (
+                      '—'
+                    ),
                   sort: (r) => r.standing?.rank ?? null,
                   numeric: true,
                 },
                 {
                   key: 'n',
                   label: 'n',
-                  cell: (r) => fmt(r.num_samples),
-                  sort: (r) => r.num_samples,
+                  cell: (r) => fmt(r.interval?.n ?? r.num_samples),
+                  sort: (r) => r.interval?.n ?? r.num_samples,
                   numeric: true,
                 },
                 {

@@ -2,6 +2,95 @@ import { href } from '../route.js';
 import { fmt, Show, Table, useApi } from '../ui.js';
 import type { Overview } from '../../shared/types.js';
 
+/** A benchmark with its metrics, and (for a task group) the benchmarks of the group. */
+interface BenchmarkNode {
+  name: string;
+  metrics: { metric_name: string | null; models: number; results: number }[];
+  /** Most models on one of its metrics (of the whole group for a group). */
+  models: number;
+  /** Results of its metrics (of the whole group for a group). */
+  results: number;
+  subtasks: BenchmarkNode[];
+}
+
+/**
+ * One row per benchmark (its metrics inside), subtasks of a task group under the group (nested groups too), in
+ * name order.
+ */
+export function benchmarkTree(o: Overview): BenchmarkNode[] {
+  const nodes = new Map<string, BenchmarkNode>();
+  const node = (name: string): BenchmarkNode => {
+    let n = nodes.get(name);
+    if (!n) nodes.set(name, (n = { name, metrics: [], models: 0, results: 0, subtasks: [] }));
+    return n;
+  };
+  for (const b of o.benchmarks) node(b.evaluation_name).metrics.push(b);
+  const groups = o.benchmark_groups ?? {};
+  const parentOf = (name: string): string | undefined => {
+    // A group chain that loops back is cut where it would.
+    const seen = new Set([name]);
+    let p = groups[name];
+    for (let q = p; q !== undefined; q = groups[q]) {
+      if (seen.has(q)) return undefined;
+      seen.add(q);
+    }
+    return p;
+  };
+  for (const name of [...nodes.keys()]) {
+    const parent = parentOf(name);
+    if (parent !== undefined) node(parent).subtasks.push(nodes.get(name)!);
+  }
+  const total = (n: BenchmarkNode): void => {
+    n.subtasks.sort((x, y) => x.name.localeCompare(y.name));
+    n.subtasks.forEach(total);
+    n.models = Math.max(0, ...n.metrics.map((m) => m.models), ...n.subtasks.map((t) => t.models));
+    n.results = n.metrics.reduce((a, m) => a + m.results, 0) + n.subtasks.reduce((a, t) => a + t.results, 0);
+  };
+  const roots = [...nodes.values()]
+    .filter((n) => parentOf(n.name) === undefined)
+    .sort((x, y) => x.name.localeCompare(y.name));
+  roots.forEach(total);
+  return roots;
+}
+
+function MetricLinks(props: { node: BenchmarkNode }) {
+  const { node } = props;
+  if (node.metrics.length === 0) return <span class="muted">—</span>;
+  return (
+    <span class="metric-links">
+      {node.metrics.map((m) => (
+        <a href={href('leaderboard', { benchmark: node.name, metric: m.metric_name ?? undefined })}>
+          {m.metric_name ?? '(score)'}
+        </a>
+      ))}
+    </span>
+  );
+}
+
+function BenchmarkCell(props: { node: BenchmarkNode }) {
+  const { node } = props;
+  const count = (n: BenchmarkNode): number => n.subtasks.reduce((a, t) => a + 1 + count(t), 0);
+  return (
+    <>
+      <a href={href('leaderboard', { benchmark: node.name })}>{node.name}</a>
+      {node.subtasks.length > 0 ? (
+        <details class="subtasks" data-testid="subtasks">
+          <summary>
+            group of {fmt(count(node))} task{count(node) === 1 ? '' : 's'}
+          </summary>
+          <ul>
+            {node.subtasks.map((t) => (
+              <li>
+                <BenchmarkCell node={t} /> <MetricLinks node={t} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </>
+  );
+}
+
 export function OverviewPage() {
   const loaded = useApi<Overview>('overview');
   return (
@@ -29,24 +118,20 @@ export function OverviewPage() {
           <div class="columns">
             <section>
               <h2>Benchmarks</h2>
-              <Table
-                rows={o.benchmarks}
+              <Table<BenchmarkNode>
+                testId="benchmarks"
+                rows={benchmarkTree(o)}
                 columns={[
                   {
                     key: 'benchmark',
                     label: 'Benchmark',
-                    cell: (b) => (
-                      <a
-                        href={href('leaderboard', {
-                          benchmark: b.evaluation_name,
-                          metric: b.metric_name ?? undefined,
-                        })}
-                      >
-                        {b.evaluation_name}
-                      </a>
-                    ),
+                    cell: (b) => <BenchmarkCell node={b} />,
                   },
-                  { key: 'metric', label: 'Metric', cell: (b) => b.metric_name ?? '—' },
+                  {
+                    key: 'metric',
+                    label: 'Metrics',
+                    cell: (b) => <MetricLinks node={b} />,
+                  },
                   { key: 'models', label: 'Models', cell: (b) => fmt(b.models), numeric: true },
                   { key: 'results', label: 'Results', cell: (b) => fmt(b.results), numeric: true },
                 ]}

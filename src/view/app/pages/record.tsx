@@ -1,7 +1,8 @@
 import type { Route } from '../route.js';
 import { href } from '../route.js';
 import { fmt, fmtCi, Fields, Json, Show, Table, useApi } from '../ui.js';
-import { recordCi } from './model.js';
+import { CI_METHOD_HELP, ciMethodLabel } from '../intervals.js';
+import { fmtDate } from '../dates.js';
 import type { RecordDetail, ResultSummary } from '../../shared/types.js';
 
 /** The record's sections in the order EEE writes them; anything else follows. */
@@ -68,8 +69,8 @@ export function RecordPage(props: { route: Route }) {
                   'Evaluation library',
                   [r.eval_library_name, r.eval_library_version].filter(Boolean).join(' ') || null,
                 ],
-                ['Evaluated', r.evaluation_timestamp as string | null],
-                ['Retrieved', r.retrieved_timestamp as string | null],
+                ['Evaluated', fmtDate(r.evaluation_timestamp as string | null)],
+                ['Retrieved', fmtDate(r.retrieved_timestamp as string | null)],
                 ['Origin', `${String(r.origin_kind)}: ${String(r.origin_path)}`],
                 ['Ingested', `${String(r.ingested_at)} (ingest ${String(r.ingest_id)})`],
                 ['Instance rows', fmt(r.sample_count as number)],
@@ -86,8 +87,27 @@ export function RecordPage(props: { route: Route }) {
                 { key: 'metric', label: 'Metric', cell: (x) => x.metric_name ?? '—' },
                 { key: 'type', label: 'Score type', cell: (x) => x.score_type ?? '—' },
                 { key: 'score', label: 'Score', cell: (x) => fmt(x.score, 4), numeric: true },
-                { key: 'ci', label: '95% CI', cell: (x) => fmtCi(recordCi(x), 4), numeric: true },
-                { key: 'n', label: 'n', cell: (x) => fmt(x.num_samples), numeric: true },
+                {
+                  key: 'ci',
+                  label: '95% CI',
+                  cell: (x) => fmtCi(x.interval?.ci ?? null, 4),
+                  numeric: true,
+                },
+                {
+                  key: 'method',
+                  label: 'CI method',
+                  cell: (x) => (
+                    <span title={CI_METHOD_HELP}>
+                      {ciMethodLabel(x.interval?.method, x.interval?.clipped) || '—'}
+                    </span>
+                  ),
+                },
+                {
+                  key: 'n',
+                  label: 'n',
+                  cell: (x) => fmt(x.interval?.n ?? x.num_samples),
+                  numeric: true,
+                },
                 {
                   key: 'samples',
                   label: 'Samples',

@@ -2,6 +2,7 @@ import type { Route } from '../route.js';
 import { href } from '../route.js';
 import { fmt, Fields, Json, Show, TextBlock, useApi } from '../ui.js';
 import type { SampleDetail } from '../../shared/types.js';
+import { PromptBlock } from '../messages.js';
 
 interface Message {
   turn_idx?: number;
@@ -78,7 +79,7 @@ export function SamplePage(props: { route: Route }) {
               ]}
             />
             <h2>Input</h2>
-            <TextBlock text={s.input_text} label="input" />
+            <PromptBlock text={s.input_text} label="input" />
             <h2>Reference</h2>
             <TextBlock text={s.reference_text} label="reference" />
             <h2>Output</h2>

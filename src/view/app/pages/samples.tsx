@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { promptLine } from '../messages.js';
 import type { Route } from '../route.js';
 import { href, update } from '../route.js';
 import { fmt, Pager, Select, Show, Table, useApi } from '../ui.js';
@@ -98,7 +99,7 @@ export function SamplesPage(props: { route: Route }) {
                 {
                   key: 'input',
                   label: 'Input',
-                  cell: (r) => <span class="cell-text">{r.input ?? '—'}</span>,
+                  cell: (r) => <span class="cell-text">{promptLine(r.input) ?? '—'}</span>,
                 },
                 {
                   key: 'reference',
