@@ -24,8 +24,8 @@ export { createReplayProvider, recordingProvider } from '../run/providers/replay
 export { DEFAULT_MAX_RESPONSE_BYTES } from '../run/providers/http-fetch.js';
 export { withRetry, DEFAULT_RETRY, type RetryPolicy } from '../run/retry.js';
 export { createRedactor, redactingProvider, type Redactor } from '../run/redact.js';
-export { planPrompts, type PromptOptions } from '../run/prompts.js';
+export { planPrompts, type PromptOptions } from '../formats/infereval/prompts.js';
 export { parseVerdict, parseCoherence } from '../run/parse.js';
 export { journalPathFor } from '../run/journal.js';
 export { openRunLog, type RunLog } from '../run/run-log.js';
-export { writeEeeRun, type EeeRunInput, type EeeRunOutput } from '../run/eee-out.js';
+export { writeEeeRun, type EeeRunInput, type EeeRunOutput } from '../convert/eee-run.js';

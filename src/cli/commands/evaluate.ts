@@ -2,8 +2,8 @@ import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
-import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from '../../run/coherence-frames.js';
-import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
+import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from '../../formats/infereval/coherence-frames.js';
+import { paraphraseVariantCount, planPrompts } from '../../formats/infereval/prompts.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../run/retry.js';
 import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../run/providers/http-fetch.js';
@@ -27,7 +27,7 @@ import {
   type ProviderName,
 } from '../../run/setup.js';
 import type { QuestionForm, TieBreak } from '../../run/types.js';
-import { writeEeeRun } from '../../run/eee-out.js';
+import { writeEeeRun } from '../../convert/eee-run.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { intArg, numberArg } from '../options.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';

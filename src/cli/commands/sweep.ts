@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { paraphraseVariantCount } from '../../run/prompts.js';
+import { paraphraseVariantCount } from '../../formats/infereval/prompts.js';
 import { openRunLog } from '../../run/run-log.js';
 import { createProvider, loadBenchmarkForRun } from '../../run/setup.js';
 import {

@@ -11,11 +11,11 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { benchmarkHash } from '../../formats/infereval/hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { evaluationMetrics } from '../../metrics/infereval/evaluation-metrics.js';
 import { consensusVerdict, sampleFailed } from '../../metrics/infereval/model.js';
-import { planPrompts, type PromptOptions } from '../../run/prompts.js';
+import { planPrompts, type PromptOptions } from '../../formats/infereval/prompts.js';
 import type { BenchmarkLike, SampleRecord } from '../../run/types.js';
 import { isObject, readJsonSource } from '../read.js';
 import {

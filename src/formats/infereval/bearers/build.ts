@@ -11,7 +11,7 @@
  *   `copresence_rules`; `@entails` → `entailment_rules`; `~regularity` → `regularities`.
  *
  * The constraint compiler (compile.ts) turns the declarations into sequents and admissibility rules, and every
- * item is checked against them; then the benchmark is validated as `evalkit validate` would. Every problem is a
+ * item is checked against them; then the benchmark is validated by the caller's `checkBenchmark` (validate/infereval.ts passes the one Engine). Every problem is a
  * diagnostic at its place in the file the user wrote (the bearers file or the items document), naming the item.
  *
  * The placeholder firewall: an item's `placeholder` (a provisional read) is kept in its own field and never becomes
@@ -19,7 +19,7 @@
  */
 import type { Diagnostic } from '../../../diagnostics.js';
 import { locatePointers, parseStrictJson } from '../../../io/strict-json.js';
-import { validateValue } from '../../../validate/index.js';
+import type { RuleIssue } from '../../types.js';
 import { compileConstraints, itemViolations, type CompiledConstraints } from './compile.js';
 import { familyOfBearer, parseBearers, type BearersDoc } from './parse.js';
 
@@ -145,10 +145,11 @@ function itemName(pointer: string, benchmark: Obj, message: string): string {
   return message.includes(name) ? '' : `${name}: `;
 }
 
-export function bearersImport(
+export function buildBearersBenchmark(
   bearersText: string,
   itemsText: string,
   files: { bearers: string; items: string },
+  checkBenchmark: (benchmark: unknown) => RuleIssue[],
 ): BearersImportResult {
   const parsed = parseBearers(bearersText, files.bearers);
   const diagnostics = [...parsed.diagnostics];
@@ -210,8 +211,8 @@ export function bearersImport(
       code: 'bearers.pending-panel',
       message: `no _meta.analysts: one stand-in analyst "${PENDING_ANALYST.id}" abstains on every item, so nothing can be measured against analysts yet (placeholders are never used as verdicts)`,
     });
-  for (const d of validateValue(benchmark, { type: 'infereval.benchmark' }).diagnostics)
-    found.push({ pointer: d.pointer, severity: d.severity, code: d.code, message: d.message });
+  for (const d of checkBenchmark(benchmark))
+    found.push({ pointer: d.pointer, severity: d.severity ?? 'error', code: d.code, message: d.message });
 
   // Positions: in the items document where the value came from there, else at the bearer's line.
   const bearerLine = new Map<string, number>();
