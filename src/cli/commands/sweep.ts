@@ -14,7 +14,17 @@ import {
   type SweepSummary,
 } from '../../run/sweep.js';
 import type { CommandModule } from '../context.js';
-import { addRunOptions, interruptSignal, progressReporter, runSettingsFrom } from './evaluate.js';
+import type { RunOptions } from '../../run/settings.js';
+import { addRunOptions, interruptSignal, progressReporter, runSettingsFor } from './evaluate.js';
+
+/** Everything `sweep` takes: the shared run options and its own. */
+interface SweepCliOptions extends RunOptions {
+  vary: SweepParameter;
+  values: string;
+  outputDir?: string;
+  log?: string;
+  format: 'text' | 'json';
+}
 
 const fmt = (x: number | null): string => (x === null ? 'undefined' : x.toFixed(3));
 
@@ -69,9 +79,9 @@ export const sweepCommand: CommandModule = {
       .addOption(
         new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
       )
-      .action((benchmarkPath: string, opts: Record<string, any>) =>
+      .action((benchmarkPath: string, opts: SweepCliOptions) =>
         run(async () => {
-          const parameter = opts.vary as SweepParameter;
+          const parameter = opts.vary;
           const values = parseSweepValues(parameter, opts.values);
           if (opts.paraphraseCycle)
             throw new UsageError(
@@ -79,7 +89,7 @@ export const sweepCommand: CommandModule = {
               'sweep over paraphrase_variant instead of --paraphrase-cycle',
             );
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
-          const settings = runSettingsFrom(opts, io, loaded);
+          const settings = runSettingsFor(opts, io, loaded);
           const outDir = resolve(io.cwd, opts.outputDir ?? `sweep-${loaded.benchmark.id}-${parameter}`);
           if (parameter === 'paraphrase_variant') {
             const count = paraphraseVariantCount(loaded.benchmark);
