@@ -22,6 +22,7 @@ import { locatePointers, parseStrictJson } from '../../../io/strict-json.js';
 import type { RuleIssue } from '../../types.js';
 import { compileConstraints, itemViolations, type CompiledConstraints } from './compile.js';
 import { familyOfBearer, parseBearers, type BearersDoc } from './parse.js';
+import { isObject } from '../../../io/json-value.js';
 
 type Obj = Record<string, unknown>;
 
@@ -63,11 +64,9 @@ export interface BearersImportResult {
   compiled: CompiledConstraints | null;
 }
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Builds the benchmark object from a parsed bearers file and an items document (no checks beyond shape). */
 export function mapToBenchmark(doc: BearersDoc, itemsDoc: Obj): { benchmark: Obj; pending: boolean } {
-  const meta = isObj(itemsDoc._meta) ? itemsDoc._meta : {};
+  const meta = isObject(itemsDoc._meta) ? itemsDoc._meta : {};
   const family = familyOfBearer(doc);
   const bearers: Obj = {};
   for (const [id, expression] of doc.bearers)
@@ -75,7 +74,7 @@ export function mapToBenchmark(doc: BearersDoc, itemsDoc: Obj): { benchmark: Obj
   const pending = meta.analysts === undefined || meta.analysts === null;
   const analysts = pending ? [{ ...PENDING_ANALYST }] : meta.analysts;
   const items = (Array.isArray(itemsDoc.items) ? itemsDoc.items : []).map((src: unknown) => {
-    const s = isObj(src) ? src : {};
+    const s = isObject(src) ? src : {};
     const conclusions = s.target !== undefined && s.target !== null ? [s.target] : (s.conclusions ?? []);
     let verdicts = s.analyst_verdicts ?? [];
     if (pending && Array.isArray(verdicts) && verdicts.length === 0) verdicts = ['abstain'];
@@ -108,7 +107,7 @@ function sourcePointer(pointer: string, itemsDoc: Obj): string | undefined {
   const m = /^\/items\/(\d+)(\/[^/]+)?(.*)$/.exec(pointer);
   if (m) {
     const src =
-      Array.isArray(itemsDoc.items) && isObj(itemsDoc.items[Number(m[1])])
+      Array.isArray(itemsDoc.items) && isObject(itemsDoc.items[Number(m[1])])
         ? (itemsDoc.items[Number(m[1])] as Obj)
         : {};
     const renamed: Record<string, string> = {
@@ -180,7 +179,7 @@ export function buildBearersBenchmark(
       code: itemsIssue.code,
       message: itemsIssue.message,
     });
-  else if (!isObj(json.value) || !Array.isArray(json.value.items))
+  else if (!isObject(json.value) || !Array.isArray(json.value.items))
     diagnostics.push({
       file: files.items,
       line: 1,
