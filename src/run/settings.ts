@@ -155,3 +155,11 @@ export function runSettingsFrom(
     cycle: Boolean(opts.paraphraseCycle),
   };
 }
+
+/** The part of the settings that governs how requests are sent, as `runEvaluation` and `runSweep` take it. */
+export function requestControls(
+  settings: RunSettings,
+): Pick<RunSettings, 'concurrency' | 'rateLimit' | 'retry' | 'retryFailed' | 'maxConsecutiveFailures'> {
+  const { concurrency, rateLimit, retry, retryFailed, maxConsecutiveFailures } = settings;
+  return { concurrency, rateLimit, retry, retryFailed, maxConsecutiveFailures };
+}

@@ -14,7 +14,7 @@ import {
   type RunSummary,
 } from '../../run/runner.js';
 import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js';
-import { runSettingsFrom, type RunOptions, type RunSettings } from '../../run/settings.js';
+import { requestControls, runSettingsFrom, type RunOptions, type RunSettings } from '../../run/settings.js';
 import { createProvider, loadBenchmarkForRun, PROVIDERS, type LoadedBenchmark } from '../../run/setup.js';
 import { writeEeeRun } from '../../convert/eee-run.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -340,11 +340,7 @@ export const evaluateCommand: CommandModule = {
                   outputPath,
                   journalPath: planned.journalPath,
                   runId: planned.runId,
-                  concurrency: settings.concurrency,
-                  rateLimit: settings.rateLimit,
-                  retry: settings.retry,
-                  retryFailed: settings.retryFailed,
-                  maxConsecutiveFailures: settings.maxConsecutiveFailures,
+                  ...requestControls(settings),
                   log,
                   signal: interrupt.signal,
                   onProgress: progress.update,

@@ -14,7 +14,8 @@ import {
   type SweepSummary,
 } from '../../run/sweep.js';
 import type { CommandModule } from '../context.js';
-import type { RunOptions } from '../../run/settings.js';
+import { requestControls, type RunOptions } from '../../run/settings.js';
+import { alignedColumns } from '../../report/tables.js';
 import { addRunOptions, interruptSignal, progressReporter, runSettingsFor } from './evaluate.js';
 
 /** Everything `sweep` takes: the shared run options and its own. */
@@ -38,12 +39,13 @@ function sweepText(s: SweepSummary, outDir: string): string {
     `${r.agreement_count}/${r.n_items}`,
     String(r.failed_samples),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  const table = alignedColumns(
+    [header, ...rows],
+    header.map(() => 'right'),
+  );
   return [
     `sweep of ${s.parameter} on ${s.benchmark_id}`,
-    line(header),
-    ...rows.map(line),
+    table.slice(0, -1),
     `κ_C range ${fmt(s.kappa_range)}: ${s.interpretation}`,
     `wrote ${s.runs.length} η and sweep-summary.json in ${outDir}`,
     '',
@@ -126,11 +128,7 @@ export const sweepCommand: CommandModule = {
               outDir,
               provider,
               runId: settings.runId,
-              concurrency: settings.concurrency,
-              rateLimit: settings.rateLimit,
-              retry: settings.retry,
-              retryFailed: settings.retryFailed,
-              maxConsecutiveFailures: settings.maxConsecutiveFailures,
+              ...requestControls(settings),
               log,
               signal: interrupt.signal,
               onRunStart: (value) => {
