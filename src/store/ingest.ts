@@ -26,7 +26,7 @@ import { claimingSource, expectedSources, probePath, sourcesFor } from '../conve
 import { DataError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
-import { validateFileAt } from '../validate/file.js';
+import { diagnosticAt, validateFileAt } from '../validate/file.js';
 import type { Store } from './db.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
@@ -579,17 +579,7 @@ async function storeConverted(
           hash.update(`${text}\n`);
           const verdict = engine.check(row);
           for (const i of verdict.issues)
-            diagnostics.push({
-              file: rowsFile,
-              line,
-              column: 1,
-              pointer: i.pointer,
-              severity: i.severity,
-              code: i.code,
-              message: i.message,
-              type: verdict.type,
-              schema_version: verdict.schemaVersion,
-            });
+            diagnostics.push(diagnosticAt(rowsFile, { line, column: 1 }, i, verdict));
           if (verdict.issues.some((i) => i.severity === 'error')) invalidRows++;
           else append(row);
         }
@@ -617,17 +607,9 @@ async function storeConverted(
       }
       item.evaluation_id = String(aggregate.evaluation_id);
       const verdict = engine.check(aggregate);
-      const found = verdict.issues.map((i) => ({
-        file: record.aggregatePath,
-        line: 0,
-        column: 0,
-        pointer: i.pointer,
-        severity: i.severity,
-        code: i.code,
-        message: i.message,
-        type: verdict.type,
-        schema_version: verdict.schemaVersion,
-      }));
+      const found = verdict.issues.map((i) =>
+        diagnosticAt(record.aggregatePath, { line: 0, column: 0 }, i, verdict),
+      );
       diagnostics.push(...found);
       if (found.some((d) => d.severity === 'error')) return undefined;
       const decision = await context.writer.decide(aggregate);
