@@ -1,144 +1,17 @@
 import { resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { Option } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
-import { BUILTIN_COHERENCE_FRAMES } from '../../formats/infereval/coherence-frames.js';
-import { DEFAULT_RETRY } from '../../run/retry.js';
-import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../run/providers/http-fetch.js';
 import { openRunLog } from '../../run/run-log.js';
-import {
-  DEFAULT_MAX_CONSECUTIVE_FAILURES,
-  runEvaluation,
-  type RunProgress,
-  type RunSummary,
-} from '../../run/runner.js';
+import { runEvaluation, type RunProgress, type RunSummary } from '../../run/runner.js';
 import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js';
 import { requestControls, runSettingsFrom, type RunOptions, type RunSettings } from '../../run/settings.js';
-import { createProvider, loadBenchmarkForRun, PROVIDERS, type LoadedBenchmark } from '../../run/setup.js';
+import { createProvider, loadBenchmarkForRun, type LoadedBenchmark } from '../../run/setup.js';
 import { writeEeeRun } from '../../convert/eee-run.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { intArg, numberArg } from '../options.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
 import { formatDuration, terminalColumns } from '../output/progress.js';
-
-// ---- option parsing shared with `sweep` ----
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-/** The options that decide what is sent and how (evaluate and sweep share them). */
-export function addRunOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        '--provider <name>',
-        'model provider; openrouter = the OpenAI-compatible client at https://openrouter.ai/api/v1 with OPENROUTER_API_KEY',
-      )
-        .choices([...PROVIDERS])
-        .makeOptionMandatory(),
-    )
-    .option(
-      '--model <id>',
-      'model id as the provider names it (with replay: the model the fixture was recorded with)',
-    )
-    .option(
-      '--base-url <url>',
-      'API base URL: any OpenAI-compatible server (vLLM, Ollama, llama.cpp, OpenRouter) or an Anthropic-compatible one',
-    )
-    .option('--http-referer <url>', 'OpenRouter attribution: the HTTP-Referer header (openai, openrouter)')
-    .option('--x-title <title>', 'OpenRouter attribution: the X-Title header (openai, openrouter)')
-    .option(
-      '--api-key-env <name>',
-      'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
-    )
-    .option(
-      '--n-samples <n>',
-      'completions drawn per item (majority-voted)',
-      intArg('--n-samples', 1, MAX_N_SAMPLES),
-      5,
-    )
-    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, MAX_TEMPERATURE), 1.0)
-    .option(
-      '--max-tokens <n>',
-      'completion token budget (max_completion_tokens for OpenAI reasoning models)',
-      intArg('--max-tokens', 1),
-      1024,
-    )
-    .option('--top-p <p>', 'nucleus sampling', numberArg('--top-p', 0, 1))
-    .option(
-      '--seed <n>',
-      'sampling seed: sent to OpenAI-compatible servers and OpenRouter; Anthropic has none (recorded in the η, not sent, with a warning)',
-      intArg('--seed', 0),
-    )
-    .option('--stop <text>', 'stop sequence (repeatable)', collect)
-    .addOption(
-      new Option('--tie-break <rule>', 'how a good/bad tie is resolved')
-        .choices(['abstain', 'good', 'bad', 'first'])
-        .default('abstain'),
-    )
-    .addOption(
-      new Option(
-        '--question-form <form>',
-        'support: "does the conclusion follow?"; coherence: "is committing to Γ and denying Δ coherent?"',
-      )
-        .choices(['support', 'coherence'])
-        .default('support'),
-    )
-    .option(
-      '--coherence-frame <id>',
-      `coherence frame: the system prompt of the coherence form (default: the benchmark's coherence_frame_id, else thin-v1). Built-in: ${BUILTIN_COHERENCE_FRAMES.map((f) => `${f.id} (${f.summary})`).join('; ')}`,
-    )
-    .option(
-      '--paraphrase-variant <k>',
-      'bearer wording: 0 = expression, k ≥ 1 = paraphrases[k-1]',
-      intArg('--paraphrase-variant', 0),
-      0,
-    )
-    .option('--paraphrase-cycle', 'run every paraphrase variant in turn, one η per variant (ETA.v<k>.json)')
-    .option('--strip-tex', 'replace $…$ spans by their content', true)
-    .option('--no-strip-tex', 'keep $…$ TeX delimiters in the prompts')
-    .option('--concurrency <n>', 'requests in flight at once', intArg('--concurrency', 1), 8)
-    .option(
-      '--rate-limit <rps>',
-      'at most this many requests started per second',
-      numberArg('--rate-limit', 0.001),
-    )
-    .option(
-      '--max-attempts <n>',
-      'attempts per sample for transient failures (429, 5xx, 529, timeouts, dropped connections)',
-      intArg('--max-attempts', 1),
-      DEFAULT_RETRY.maxAttempts,
-    )
-    .option('--timeout-ms <ms>', 'per-attempt timeout', intArg('--timeout-ms', 1), DEFAULT_RETRY.timeoutMs)
-    .option(
-      '--retry-base-ms <ms>',
-      'first backoff delay; doubles per retry, with jitter (Retry-After wins when sent)',
-      intArg('--retry-base-ms', 0),
-      DEFAULT_RETRY.baseDelayMs,
-    )
-    .option(
-      '--max-retry-after-ms <ms>',
-      "the longest wait a server's Retry-After is honoured for (a longer one is cut, and the run log says so)",
-      intArg('--max-retry-after-ms', 0),
-      DEFAULT_RETRY.maxRetryAfterMs,
-    )
-    .option(
-      '--max-response-bytes <n>',
-      'largest response body read; a longer one fails the sample (response-too-large)',
-      intArg('--max-response-bytes', 1024),
-      DEFAULT_MAX_RESPONSE_BYTES,
-    )
-    .option(
-      '--max-consecutive-failures <n>',
-      'stop the run after N samples in a row failed the same way (dead server, wrong key, stale fixture); 0 never stops',
-      intArg('--max-consecutive-failures', 0),
-      DEFAULT_MAX_CONSECUTIVE_FAILURES,
-    )
-    .option('--retry-failed', 'when resuming, send again the samples that failed in the earlier run')
-    .option('--record <fixture>', 'append every successful call to a replay fixture (JSONL)')
-    .option('--replay-from <fixture>', 'answer from a recorded fixture instead of calling a provider')
-    .option('--run-id <id>', 'the η id (default: a new UUID; a resumed run keeps its own)');
-}
+import { addRunOptions } from '../run-options.js';
 
 /** The CLI's side of the shared run settings: the library checks them, warnings go to stderr. */
 export function runSettingsFor(opts: RunOptions, io: CliIO, loaded: LoadedBenchmark): RunSettings {

@@ -16,7 +16,8 @@ import {
 import type { CommandModule } from '../context.js';
 import { requestControls, type RunOptions } from '../../run/settings.js';
 import { alignedColumns } from '../../report/tables.js';
-import { addRunOptions, interruptSignal, progressReporter, runSettingsFor } from './evaluate.js';
+import { addRunOptions } from '../run-options.js';
+import { interruptSignal, progressReporter, runSettingsFor } from './evaluate.js';
 
 /** Everything `sweep` takes: the shared run options and its own. */
 interface SweepCliOptions extends RunOptions {
