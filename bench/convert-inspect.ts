@@ -2,7 +2,7 @@
 // members, realistic transcripts with events and attachments) into an EEE datastore, in a child process, beside the
 // baseline in another: `JSON.parse` of every sample member as it comes out of the archive (the same bytes; their
 // inflating is part of reading them). Throughput over the decompressed member bytes, wall and CPU time, and peak
-// RSS. Targets (issue 10): ≥ 0.5× the baseline; peak RSS < 256 MB. BENCH_SAMPLES changes the sample count.
+// RSS. Targets: ≥ 0.5× the baseline; peak RSS < 256 MB. BENCH_SAMPLES changes the sample count.
 import { existsSync, mkdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

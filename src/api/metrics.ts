@@ -8,12 +8,14 @@ export {
   structure,
   majorityVote,
   dispersion,
+} from '../metrics/infereval/index.js';
+export {
   renderMetrics,
   renderRetest,
   renderAudit,
   renderMonotonicity,
   renderStructure,
-} from '../metrics/infereval/index.js';
+} from '../report/text/metrics.js';
 export { fitFactorModel } from '../metrics/infereval/factor-model.js';
 export { describeBenchmark } from '../metrics/infereval/describe.js';
 export { compareRuns } from '../metrics/infereval/compare-runs.js';

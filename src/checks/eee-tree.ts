@@ -22,8 +22,7 @@ import {
   type DatastoreFileKind,
   type DatastoreLocation,
 } from './names.js';
-
-type Json = Record<string, any>;
+import { isObject, type Json } from '../io/json-value.js';
 
 interface AggregateFile {
   path: string;
@@ -48,8 +47,6 @@ interface SamplesFile {
   aggregates: AggregateFile[];
   claims: CompanionClaim[];
 }
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when a parsed document is an EEE aggregate record. */
 export function looksLikeEeeAggregate(doc: unknown): doc is Json {

@@ -11,6 +11,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { escapePointerSegment } from './strict-json.js';
+import { isObject } from './json-value.js';
 
 /** One change: the text in [start, end) of the original is replaced by `replacement`. */
 export interface TextEdit {
@@ -198,10 +199,6 @@ function render(value: unknown, indent: string, multiline: boolean, layout: Layo
 
 type Obj = Record<string, unknown>;
 
-function isObj(x: unknown): x is Obj {
-  return x !== null && typeof x === 'object' && !Array.isArray(x);
-}
-
 function collectEdits(
   text: string,
   layout: Layout,
@@ -213,7 +210,7 @@ function collectEdits(
   edits: TextEdit[],
 ): void {
   if (isDeepStrictEqual(before, after)) return;
-  if (isObj(before) && isObj(after) && span.members) {
+  if (isObject(before) && isObject(after) && span.members) {
     const keepsEveryKey = Object.keys(before).every((k) => Object.hasOwn(after, k));
     if (keepsEveryKey) {
       const multiline = isMultiline(text, span, parentMultiline);

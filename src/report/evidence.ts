@@ -5,9 +5,9 @@
  */
 import { DataError } from '../errors.js';
 import type { RetestEvidence, SweepEvidence } from './model.js';
+import { isObject } from '../io/json-value.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
 
 function pick(o: Obj, keys: readonly string[]): [string, unknown] | undefined {
   for (const k of keys) if (o[k] !== undefined) return [k, o[k]];
@@ -61,8 +61,8 @@ function str(o: Obj, keys: readonly string[]): string | undefined {
  * interpretation | stability, flipped | flips: [{id | item_id, first | run_a | a, second | run_b | b}]}`.
  */
 export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidence {
-  const o = isObj(doc) && isObj(doc.retest) ? doc.retest : doc;
-  if (!isObj(o)) throw new DataError('report.evidence', `${file}: a retest result must be a JSON object`);
+  const o = isObject(doc) && isObject(doc.retest) ? doc.retest : doc;
+  if (!isObject(o)) throw new DataError('report.evidence', `${file}: a retest result must be a JSON object`);
   const kappa = num(o, ['kappa', 'cohens_kappa', 'test_retest_kappa'], file, '', KAPPA, true);
   if (kappa === undefined) {
     throw new DataError(
@@ -75,7 +75,7 @@ export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidenc
     throw new DataError('report.evidence', `${file}: "flipped" must be an array (at /flipped)`);
   const flipped = flippedRaw.map((f, i) => {
     if (typeof f === 'string') return { id: f, first: '?', second: '?' };
-    if (!isObj(f))
+    if (!isObject(f))
       throw new DataError('report.evidence', `${file}: a flipped item must be an object (at /flipped/${i})`);
     return {
       id: String(str(f, ['id', 'item_id']) ?? `#${i}`),
@@ -95,8 +95,8 @@ export function readRetestEvidence(doc: unknown, file = 'retest'): RetestEvidenc
 
 /** Sweep: `{parameter, points | runs: [{value, kappa | cohens_kappa | cohens_kappa_consensus, coverage?}], kappa_range?, interpretation?}`. */
 export function readSweepEvidence(doc: unknown, file = 'sweep'): SweepEvidence {
-  const o = isObj(doc) && isObj(doc.sweep) ? doc.sweep : doc;
-  if (!isObj(o)) throw new DataError('report.evidence', `${file}: a sweep result must be a JSON object`);
+  const o = isObject(doc) && isObject(doc.sweep) ? doc.sweep : doc;
+  if (!isObject(o)) throw new DataError('report.evidence', `${file}: a sweep result must be a JSON object`);
   const parameter = str(o, ['parameter', 'param', 'name']) ?? 'parameter';
   const found = pick(o, ['points', 'runs', 'results']);
   if (!found || !Array.isArray(found[1])) {
@@ -108,7 +108,7 @@ export function readSweepEvidence(doc: unknown, file = 'sweep'): SweepEvidence {
   const [key, list] = found as [string, unknown[]];
   const points = list.map((p, i) => {
     const base = `/${key}/${i}`;
-    if (!isObj(p)) throw new DataError('report.evidence', `${file}: expected an object (at ${base})`);
+    if (!isObject(p)) throw new DataError('report.evidence', `${file}: expected an object (at ${base})`);
     const value = p.value ?? p[parameter];
     if (typeof value !== 'number' && typeof value !== 'string') {
       throw new DataError(

@@ -1,11 +1,7 @@
 /** The Markdown construct-validity report (GitHub-flavoured tables; every record string escaped). */
 import { escapeMarkdown as md, truncate } from './escape.js';
 import { formatFigure, formatCi, VERDICT_ORDER, type ReportModel } from './model.js';
-
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
+import { markdownRows as table } from './tables.js';
 
 const kv = (rows: readonly [string, string][]) =>
   table(

@@ -13,7 +13,7 @@ export {
   type Prompt,
   type PromptOptions,
   type PromptPlan,
-} from './prompts.js';
+} from '../formats/infereval/prompts.js';
 export { parseVerdict, parseCoherence, type ParsedVerdict } from './parse.js';
 export { majorityVote as voteSamples } from './vote.js';
 export * from './providers/provider.js';
@@ -33,5 +33,4 @@ export { openRunLog, type RunLog } from './run-log.js';
 export * from './runner.js';
 export * from './setup.js';
 export * from './sweep.js';
-export { writeEeeRun, derivedUuid4, type EeeRunInput, type EeeRunOutput } from './eee-out.js';
-export * from './coherence-frames.js';
+export * from '../formats/infereval/coherence-frames.js';

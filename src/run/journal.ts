@@ -9,6 +9,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { IoError, UsageError } from '../errors.js';
 import type { SampleRecord } from './types.js';
+import { isObject } from '../io/json-value.js';
 
 export interface JournalHeader {
   type: 'run';
@@ -81,11 +82,9 @@ export function changedSettings(
 ): string {
   if (before === undefined || now === undefined) return 'model, decoding, prompts or benchmark';
   const changed: string[] = [];
-  const isRecord = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
   const compare = (x: Record<string, unknown>, y: Record<string, unknown>, prefix: string): void => {
     for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
-      if (isRecord(x[key]) && isRecord(y[key])) {
+      if (isObject(x[key]) && isObject(y[key])) {
         compare(x[key], y[key], `${prefix}${key}.`);
         continue;
       }

@@ -8,11 +8,16 @@ import { setMaxListeners } from 'node:events';
 import { DataError } from '../errors.js';
 import { canonicalJson } from '../io/canonical.js';
 import { acquireLock } from '../io/lock.js';
-import { coherenceFrame } from './coherence-frames.js';
+import { coherenceFrame } from '../formats/infereval/coherence-frames.js';
 import { openEtaWriter } from './eta-writer.js';
 import { openJournal } from './journal.js';
 import { parseCoherence, parseVerdict } from './parse.js';
-import { planPrompts, type Prompt, type PromptOptions, type PromptPlan } from './prompts.js';
+import {
+  planPrompts,
+  type Prompt,
+  type PromptOptions,
+  type PromptPlan,
+} from '../formats/infereval/prompts.js';
 import type { Completion, CompletionRequest, Provider } from './providers/provider.js';
 import { createRateLimiter } from './rate-limit.js';
 import { withRetry, type RetryHooks, type RetryPolicy } from '../io/net/retry.js';

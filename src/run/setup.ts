@@ -1,6 +1,6 @@
 /** Building a run from plain options: the benchmark (validated, normalised, hashed) and the provider. */
 import { benchmarkHash } from '../formats/infereval/hash.js';
-import { loadInfereval } from '../formats/infereval/load.js';
+import { loadInfereval } from '../validate/infereval.js';
 import type { Benchmark } from '../formats/infereval/types.js';
 import { UsageError } from '../errors.js';
 import type { Provider } from './providers/provider.js';

@@ -2,7 +2,6 @@
 
 export type Verdict = 'good' | 'bad' | 'abstain';
 export type TieBreak = 'abstain' | 'good' | 'bad' | 'first';
-export type QuestionForm = 'support' | 'coherence';
 export type ParseStatus = 'ok' | 'unparseable' | 'sample_failed' | 'budget_clipped';
 
 export interface SampleUsage {
@@ -32,43 +31,10 @@ export interface MajorityVote {
   tie_broken: boolean;
 }
 
-/** The part of a benchmark the runner reads (the full type lives in formats/infereval). */
-export interface BenchmarkBearer {
-  expression: string;
-  paraphrases?: string[];
-}
-
-export interface TemplateBuilder {
-  kind?: 'template';
-  template?: string;
-  joiner?: string;
-}
-
-export interface BenchmarkLike {
-  id: string;
-  bearers: Record<string, BenchmarkBearer>;
-  analysts: unknown[];
-  items: BenchmarkItemLike[];
-  context_builders?: {
-    premise?: TemplateBuilder | { kind: 'plugin'; plugin: string };
-    conclusion?: TemplateBuilder | { kind: 'plugin'; plugin: string };
-  } | null;
-  verification_prompt?: {
-    template: string;
-    system?: string | null;
-    parse_regex?: string | null;
-    id?: string | null;
-  } | null;
-  coherence_frame_id?: string | null;
-  references?: unknown[];
-}
-
-export interface BenchmarkItemLike {
-  id: string;
-  premises: string[];
-  conclusions: string[];
-  analyst_verdicts: Verdict[];
-  analyst_rationales?: string[] | null;
-  tags?: string[];
-  references?: unknown[];
-}
+export type {
+  BenchmarkBearer,
+  BenchmarkItemLike,
+  BenchmarkLike,
+  QuestionForm,
+  TemplateBuilder,
+} from '../formats/infereval/prompts.js';

@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from '../diagnostics.js';
 import type { Engine } from '../validate/engine.js';
+import { diagnosticAt } from '../validate/file.js';
 import type { RunIndex } from './supersede.js';
 import type { Decision, RecordWriter } from './write.js';
 
@@ -130,17 +131,8 @@ export function admitDocument(
   place: DocumentPlace,
 ): { ok: boolean; diagnostics: Diagnostic[] } {
   const verdict = engine.check(document);
-  const diagnostics: Diagnostic[] = verdict.issues.map((i) => ({
-    file: place.file,
-    line: place.line,
-    column: place.column ?? 1,
-    pointer: i.pointer,
-    severity: i.severity,
-    code: i.code,
-    message: i.message,
-    type: verdict.type,
-    schema_version: verdict.schemaVersion,
-  }));
+  const at = { line: place.line, column: place.column ?? 1 };
+  const diagnostics: Diagnostic[] = verdict.issues.map((i) => diagnosticAt(place.file, at, i, verdict));
   for (const pointer of nonFiniteNumbers(document))
     diagnostics.push({
       file: place.file,

@@ -13,8 +13,8 @@
  */
 import { DataError } from '../errors.js';
 import type { Benchmark, BenchmarkItem } from '../formats/infereval/types.js';
-import { coherenceFrame, THIN_COHERENCE_FRAME } from '../run/coherence-frames.js';
-import { expressionsFor, planPrompts } from '../run/prompts.js';
+import { coherenceFrame, THIN_COHERENCE_FRAME } from '../formats/infereval/coherence-frames.js';
+import { expressionsFor, planPrompts } from '../formats/infereval/prompts.js';
 import type { QuestionForm, SurveyMappingRow } from './mapping.js';
 import { exportTag } from './tags.js';
 

@@ -5,6 +5,7 @@
 import { UsageError } from '../errors.js';
 import { documentTypes, findType, findVersion } from '../formats/registry.js';
 import type { DocumentType, FormatVersion } from '../formats/types.js';
+import { isObject } from '../io/json-value.js';
 
 export interface DetectOptions {
   /** Force the document type (an id from the registry). */
@@ -77,8 +78,7 @@ export class Detector {
   }
 
   detect(doc: unknown, options: DetectOptions = {}): Detection {
-    const isObject = typeof doc === 'object' && doc !== null && !Array.isArray(doc);
-    const record = (isObject ? doc : {}) as Record<string, unknown>;
+    const record: Record<string, unknown> = isObject(doc) ? doc : {};
     const declared = typeof record.schema_version === 'string' ? record.schema_version : undefined;
 
     let type: DocumentType | undefined;
@@ -87,7 +87,7 @@ export class Detector {
       if (!type)
         return { ok: false, code: 'detect.unknown-type', message: `unknown document type "${options.type}"` };
     } else {
-      if (!isObject) {
+      if (!isObject(doc)) {
         return {
           ok: false,
           code: 'detect.unknown-type',

@@ -8,28 +8,8 @@ import type { RowCheckContext, RowCheckResult } from '../checks/eee-tree.js';
 import { IoError } from '../errors.js';
 import { lineBoundaries } from '../io/jsonl.js';
 import { startWorker } from '../io/worker-thread.js';
-import type { EngineOptions } from './engine.js';
 import { emptyFileResult, type FileResult } from './file.js';
-import { runTask } from './task.js';
-
-export interface WorkerTask {
-  id: number;
-  path: string;
-  absPath: string;
-  jsonl: boolean;
-  /** A byte range [start, end) of a JSONL file; absent for a whole file. */
-  range?: { start: number; end: number };
-  engine: Omit<EngineOptions, 'types'>;
-  maxDiagnostics?: number;
-  maxDepth?: number;
-  /** An EEE samples file (read whole): run its datastore row checks during the read and send back what they found. */
-  rows?: RowCheckContext;
-}
-
-export type WorkerReply =
-  | { kind: 'done'; id: number; result: FileResult; lines: number; rows?: RowCheckResult }
-  | { kind: 'failed'; id: number; name: string; code: string; message: string }
-  | { kind: 'progress'; id: number; bytes: number };
+import { runTask, type WorkerReply, type WorkerTask } from './task.js';
 
 export interface ParallelFile {
   path: string;

@@ -2,11 +2,29 @@
  * One task of `--jobs N` (a byte range of a JSONL file, or a whole file), run the same way in a worker thread and in
  * the main thread: diagnostics and counts come back, never documents.
  */
-import { SamplesRowChecks } from '../checks/eee-tree.js';
+import { SamplesRowChecks, type RowCheckContext, type RowCheckResult } from '../checks/eee-tree.js';
 import { readJsonlFile } from '../io/jsonl.js';
-import { Engine } from './engine.js';
-import { FileAccumulator, validateFileAt, validateLines } from './file.js';
-import type { WorkerReply, WorkerTask } from './parallel.js';
+import { Engine, type EngineOptions } from './engine.js';
+import { FileAccumulator, validateFileAt, validateLines, type FileResult } from './file.js';
+
+export interface WorkerTask {
+  id: number;
+  path: string;
+  absPath: string;
+  jsonl: boolean;
+  /** A byte range [start, end) of a JSONL file; absent for a whole file. */
+  range?: { start: number; end: number };
+  engine: Omit<EngineOptions, 'types'>;
+  maxDiagnostics?: number;
+  maxDepth?: number;
+  /** An EEE samples file (read whole): run its datastore row checks during the read and send back what they found. */
+  rows?: RowCheckContext;
+}
+
+export type WorkerReply =
+  | { kind: 'done'; id: number; result: FileResult; lines: number; rows?: RowCheckResult }
+  | { kind: 'failed'; id: number; name: string; code: string; message: string }
+  | { kind: 'progress'; id: number; bytes: number };
 
 const engines = new Map<string, Engine>();
 /** Progress is sent in steps of a few MiB: one message per batch of lines costs more than it tells. */

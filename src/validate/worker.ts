@@ -1,7 +1,6 @@
 /** Worker thread for `--jobs N`: runs the tasks it is sent (task.ts) and posts back their replies. */
 import { parentPort } from 'node:worker_threads';
-import type { WorkerReply, WorkerTask } from './parallel.js';
-import { runTask } from './task.js';
+import { runTask, type WorkerReply, type WorkerTask } from './task.js';
 
 const post = (reply: WorkerReply): void => parentPort!.postMessage(reply);
 

@@ -1,4 +1,4 @@
-// Issue 9, item 22: the public API is deliberate — each subpath of package.json "exports" maps to one file under
+// The public API is deliberate — each subpath of package.json "exports" maps to one file under
 // src/api/ that exports exactly these names; the root is their union plus the errors and diagnostics; no internal
 // helper leaks. Imported from source through the same mapping the build uses (dist/X.js ← src/X.ts).
 import assert from 'node:assert/strict';

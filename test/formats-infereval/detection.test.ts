@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { documentTypes } from '../../src/formats/registry.js';
 import {
-  checkInfereval,
   inferevalBenchmarkType,
   inferevalEvaluationType,
   inferevalTypes,
 } from '../../src/formats/infereval/index.js';
+import { checkInfereval } from '../../src/validate/infereval.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 
 const claimedBy = (doc: Record<string, unknown>) =>

@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import { DataError, IoError } from '../../src/errors.js';
 import { documentTypes } from '../../src/formats/registry.js';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
-import { checkInfereval, loadInfereval, normaliseBenchmark } from '../../src/formats/infereval/index.js';
+import { normaliseBenchmark } from '../../src/formats/infereval/index.js';
+import { checkInfereval, loadInfereval } from '../../src/validate/infereval.js';
 import { createAjv } from '../../src/validate/ajv.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 

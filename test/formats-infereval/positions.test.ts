@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DataError } from '../../src/errors.js';
-import { loadInfereval, parseInfereval } from '../../src/formats/infereval/load.js';
+import { loadInfereval, parseInfereval } from '../../src/validate/infereval.js';
 import { projectRoot } from '../helpers/shared.js';
 import { positionOf, valuePosition } from '../checks/text-position.js';
 

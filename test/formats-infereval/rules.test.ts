@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   benchmarkRules,
-  checkInfereval,
   evaluationRules,
   factorCells,
   type BenchmarkDocument,
 } from '../../src/formats/infereval/index.js';
+import { checkInfereval } from '../../src/validate/infereval.js';
 import type { CrossFieldRule } from '../../src/formats/types.js';
 
 /** A small benchmark that satisfies every rule. */

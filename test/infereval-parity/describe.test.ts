@@ -1,7 +1,7 @@
 // `evalkit describe` on the repository's examples and on the real benchmarks in ../shared/reference.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { loadInfereval } from '../../src/formats/infereval/load.js';
+import { loadInfereval } from '../../src/validate/infereval.js';
 import { describeBenchmark } from '../../src/metrics/infereval/describe.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { cli as runInProcess } from '../helpers/cli.js';

@@ -12,8 +12,8 @@ import {
   DEFEASIBLE_COHERENCE_FRAME,
   THIN_COHERENCE_FRAME,
   UNDERDET_COHERENCE_FRAME,
-} from '../../src/run/coherence-frames.js';
-import { coherencePrompt, planPrompts } from '../../src/run/prompts.js';
+} from '../../src/formats/infereval/coherence-frames.js';
+import { coherencePrompt, planPrompts } from '../../src/formats/infereval/prompts.js';
 import { sampleConfigKey } from '../../src/run/runner.js';
 import { cli } from '../helpers/cli.js';
 import { hashedVerdicts, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadInfereval } from '../../src/formats/infereval/load.js';
+import { loadInfereval } from '../../src/validate/infereval.js';
 import {
   dispersion,
   evaluationMetrics,

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DataError, UsageError } from '../../src/errors.js';
-import { loadInfereval } from '../../src/formats/infereval/load.js';
+import { loadInfereval } from '../../src/validate/infereval.js';
 import type { Evaluation } from '../../src/formats/infereval/types.js';
 import {
   audit,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadInfereval } from '../../src/formats/infereval/load.js';
+import { loadInfereval } from '../../src/validate/infereval.js';
 import { evaluationMetrics } from '../../src/metrics/infereval/evaluation-metrics.js';
 import { buildReportModel } from '../../src/report/model.js';
 import { renderHtml } from '../../src/report/html.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { coherencePrompt, planPrompts } from '../../src/run/prompts.js';
+import { coherencePrompt, planPrompts } from '../../src/formats/infereval/prompts.js';
 import { parseCoherence, parseVerdict } from '../../src/run/parse.js';
 import { majorityVote } from '../../src/run/vote.js';
 import type { Verdict } from '../../src/run/types.js';

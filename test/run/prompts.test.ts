@@ -1,6 +1,6 @@
 // Prompt building, parsing and voting beyond the golden vectors: paraphrases, TeX, overrides, coherence with
 // several conclusions, budget clipping, Unicode word boundaries, failed samples.
-import { THIN_COHERENCE_FRAME } from '../../src/run/coherence-frames.js';
+import { THIN_COHERENCE_FRAME } from '../../src/formats/infereval/coherence-frames.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -8,7 +8,7 @@ import {
   paraphraseVariantCount,
   planPrompts,
   stripTex,
-} from '../../src/run/prompts.js';
+} from '../../src/formats/infereval/prompts.js';
 import { parseCoherence, parseVerdict } from '../../src/run/parse.js';
 import { majorityVote } from '../../src/run/vote.js';
 import type { BenchmarkLike } from '../../src/run/types.js';

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { checkInfereval } from '../../src/formats/infereval/load.js';
+import { checkInfereval } from '../../src/validate/infereval.js';
 import { journalPathFor } from '../../src/run/journal.js';
 import { createProvider, loadBenchmarkForRun, type LoadedBenchmark } from '../../src/run/setup.js';
 import { runEvaluation, type RunConfig, type RunOptions } from '../../src/run/runner.js';
@@ -291,7 +291,7 @@ test('a torn last journal line (killed mid-write) is cut off; a corrupt complete
 
 test('the EEE pair validates against the 0.3.0 aggregate and instance types', async () => {
   const { EeeAggregateSchema030, EeeInstanceSchema030 } = await import('../../src/formats/eee/index.js');
-  const { writeEeeRun } = await import('../../src/run/eee-out.js');
+  const { writeEeeRun } = await import('../../src/convert/eee-run.js');
   server.setScript(hashedVerdicts);
   const { outputPath } = await run('eee');
   const outDir = join(dir, 'eee-store');

@@ -332,15 +332,15 @@ test(
   },
 );
 
-test('the README documents every column of every table, as the schema does', () => {
-  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+test('docs/store.md documents every column of every table, as the schema does', () => {
+  const readme = readFileSync(join(projectRoot, 'docs', 'store.md'), 'utf8');
   for (const table of STORE_TABLES) {
     const at = readme.indexOf(`**${table}**\n`);
-    assert.ok(at >= 0, `README has no table ${table}`);
+    assert.ok(at >= 0, `docs/store.md has no table ${table}`);
     for (const c of tableColumns(table)) {
       assert.ok(c.description !== '', `${table}.${c.name} has no description in schema.ts`);
       const row = `| \`${c.name}\` | ${c.type} | ${c.description.replace(/\|/g, '\\|')} |`;
-      assert.ok(readme.indexOf(row, at) > at, `README lacks ${row}`);
+      assert.ok(readme.indexOf(row, at) > at, `docs/store.md lacks ${row}`);
     }
   }
 });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
-import { parseInfereval } from '../../src/formats/infereval/load.js';
+import { parseInfereval } from '../../src/validate/infereval.js';
 import { projectRoot } from '../helpers/shared.js';
 import {
   startSurveyMonkeyServer,

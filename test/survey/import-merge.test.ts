@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { EvalkitError } from '../../src/errors.js';
 import { benchmarkHash } from '../../src/formats/infereval/hash.js';
-import { parseInfereval } from '../../src/formats/infereval/load.js';
+import { parseInfereval } from '../../src/validate/infereval.js';
 import type { Verdict } from '../../src/formats/infereval/types.js';
 import { parseMapping } from '../../src/survey/mapping.js';
 import { checkSurveyFrame, mergeRespondents } from '../../src/survey/merge.js';

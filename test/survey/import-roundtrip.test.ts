@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { mappingSidecarPath, parseMapping, writeMappingSidecar } from '../../src/survey/mapping.js';
-import { parseInfereval } from '../../src/formats/infereval/load.js';
+import { parseInfereval } from '../../src/validate/infereval.js';
 import { parseCsv } from '../../src/io/csv-reader.js';
 import { exportSurvey } from '../../src/survey/export/index.js';
 import { importSurvey } from '../../src/survey/import/index.js';

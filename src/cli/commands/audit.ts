@@ -1,6 +1,6 @@
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { audit } from '../../metrics/infereval/audit.js';
-import { renderAudit } from '../../metrics/infereval/render.js';
+import { renderAudit } from '../../report/text/metrics.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 import { formatOption, type ReportFormat } from './metrics.js';

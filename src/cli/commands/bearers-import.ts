@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { readRegularFile } from '../../io/regular-file.js';
-import { bearersImport } from '../../formats/infereval/bearers/build.js';
+import { bearersImport } from '../../validate/infereval.js';
 import { useColor, type CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { compareRuns, GUARDS, type Guard, type RunComparison } from '../../metrics/infereval/compare-runs.js';
 import type { CommandModule } from '../context.js';
 import { json, parseInteger, parseNumber, resolvePath } from '../options.js';

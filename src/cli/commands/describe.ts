@@ -1,8 +1,8 @@
 import { Option } from 'commander';
 import { benchmarkHash } from '../../formats/infereval/hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { describeBenchmark } from '../../metrics/infereval/describe.js';
-import { renderDescription, renderItems } from '../../metrics/infereval/render-describe.js';
+import { renderDescription, renderItems } from '../../report/text/describe.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 

@@ -1,251 +1,25 @@
-import { basename, resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
+import { Option } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
-import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from '../../run/coherence-frames.js';
-import { paraphraseVariantCount, planPrompts } from '../../run/prompts.js';
-import { DEFAULT_RETRY, type RetryPolicy } from '../../io/net/retry.js';
-import { MAX_N_SAMPLES, MAX_TEMPERATURE } from '../../run/sweep.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../io/net/http-fetch.js';
-import { redactUrl } from '../../io/net/redact.js';
 import { openRunLog } from '../../run/run-log.js';
-import {
-  buildRequest,
-  DEFAULT_MAX_CONSECUTIVE_FAILURES,
-  runEvaluation,
-  type RunConfig,
-  type RunProgress,
-  type RunSummary,
-} from '../../run/runner.js';
-import { journalPathFor } from '../../run/journal.js';
-import {
-  createProvider,
-  loadBenchmarkForRun,
-  PROVIDERS,
-  providerAcceptsSeed,
-  type LoadedBenchmark,
-  type ProviderName,
-} from '../../run/setup.js';
-import type { QuestionForm, TieBreak } from '../../run/types.js';
-import { writeEeeRun } from '../../run/eee-out.js';
+import { runEvaluation, type RunProgress, type RunSummary } from '../../run/runner.js';
+import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js';
+import { requestControls, runSettingsFrom, type RunOptions, type RunSettings } from '../../run/settings.js';
+import { createProvider, loadBenchmarkForRun, type LoadedBenchmark } from '../../run/setup.js';
+import { writeEeeRun } from '../../convert/eee-run.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { intArg, numberArg } from '../options.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
 import { formatDuration, terminalColumns } from '../output/progress.js';
+import { addRunOptions } from '../run-options.js';
 
-// ---- option parsing shared with `sweep` ----
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-/** The options that decide what is sent and how (evaluate and sweep share them). */
-export function addRunOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        '--provider <name>',
-        'model provider; openrouter = the OpenAI-compatible client at https://openrouter.ai/api/v1 with OPENROUTER_API_KEY',
-      )
-        .choices([...PROVIDERS])
-        .makeOptionMandatory(),
-    )
-    .option(
-      '--model <id>',
-      'model id as the provider names it (with replay: the model the fixture was recorded with)',
-    )
-    .option(
-      '--base-url <url>',
-      'API base URL: any OpenAI-compatible server (vLLM, Ollama, llama.cpp, OpenRouter) or an Anthropic-compatible one',
-    )
-    .option('--http-referer <url>', 'OpenRouter attribution: the HTTP-Referer header (openai, openrouter)')
-    .option('--x-title <title>', 'OpenRouter attribution: the X-Title header (openai, openrouter)')
-    .option(
-      '--api-key-env <name>',
-      'environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY); keys are never written anywhere',
-    )
-    .option(
-      '--n-samples <n>',
-      'completions drawn per item (majority-voted)',
-      intArg('--n-samples', 1, MAX_N_SAMPLES),
-      5,
-    )
-    .option('--temperature <t>', 'sampling temperature', numberArg('--temperature', 0, MAX_TEMPERATURE), 1.0)
-    .option(
-      '--max-tokens <n>',
-      'completion token budget (max_completion_tokens for OpenAI reasoning models)',
-      intArg('--max-tokens', 1),
-      1024,
-    )
-    .option('--top-p <p>', 'nucleus sampling', numberArg('--top-p', 0, 1))
-    .option(
-      '--seed <n>',
-      'sampling seed: sent to OpenAI-compatible servers and OpenRouter; Anthropic has none (recorded in the η, not sent, with a warning)',
-      intArg('--seed', 0),
-    )
-    .option('--stop <text>', 'stop sequence (repeatable)', collect)
-    .addOption(
-      new Option('--tie-break <rule>', 'how a good/bad tie is resolved')
-        .choices(['abstain', 'good', 'bad', 'first'])
-        .default('abstain'),
-    )
-    .addOption(
-      new Option(
-        '--question-form <form>',
-        'support: "does the conclusion follow?"; coherence: "is committing to Γ and denying Δ coherent?"',
-      )
-        .choices(['support', 'coherence'])
-        .default('support'),
-    )
-    .option(
-      '--coherence-frame <id>',
-      `coherence frame: the system prompt of the coherence form (default: the benchmark's coherence_frame_id, else thin-v1). Built-in: ${BUILTIN_COHERENCE_FRAMES.map((f) => `${f.id} (${f.summary})`).join('; ')}`,
-    )
-    .option(
-      '--paraphrase-variant <k>',
-      'bearer wording: 0 = expression, k ≥ 1 = paraphrases[k-1]',
-      intArg('--paraphrase-variant', 0),
-      0,
-    )
-    .option('--paraphrase-cycle', 'run every paraphrase variant in turn, one η per variant (ETA.v<k>.json)')
-    .option('--strip-tex', 'replace $…$ spans by their content', true)
-    .option('--no-strip-tex', 'keep $…$ TeX delimiters in the prompts')
-    .option('--concurrency <n>', 'requests in flight at once', intArg('--concurrency', 1), 8)
-    .option(
-      '--rate-limit <rps>',
-      'at most this many requests started per second',
-      numberArg('--rate-limit', 0.001),
-    )
-    .option(
-      '--max-attempts <n>',
-      'attempts per sample for transient failures (429, 5xx, 529, timeouts, dropped connections)',
-      intArg('--max-attempts', 1),
-      DEFAULT_RETRY.maxAttempts,
-    )
-    .option('--timeout-ms <ms>', 'per-attempt timeout', intArg('--timeout-ms', 1), DEFAULT_RETRY.timeoutMs)
-    .option(
-      '--retry-base-ms <ms>',
-      'first backoff delay; doubles per retry, with jitter (Retry-After wins when sent)',
-      intArg('--retry-base-ms', 0),
-      DEFAULT_RETRY.baseDelayMs,
-    )
-    .option(
-      '--max-retry-after-ms <ms>',
-      "the longest wait a server's Retry-After is honoured for (a longer one is cut, and the run log says so)",
-      intArg('--max-retry-after-ms', 0),
-      DEFAULT_RETRY.maxRetryAfterMs,
-    )
-    .option(
-      '--max-response-bytes <n>',
-      'largest response body read; a longer one fails the sample (response-too-large)',
-      intArg('--max-response-bytes', 1024),
-      DEFAULT_MAX_RESPONSE_BYTES,
-    )
-    .option(
-      '--max-consecutive-failures <n>',
-      'stop the run after N samples in a row failed the same way (dead server, wrong key, stale fixture); 0 never stops',
-      intArg('--max-consecutive-failures', 0),
-      DEFAULT_MAX_CONSECUTIVE_FAILURES,
-    )
-    .option('--retry-failed', 'when resuming, send again the samples that failed in the earlier run')
-    .option('--record <fixture>', 'append every successful call to a replay fixture (JSONL)')
-    .option('--replay-from <fixture>', 'answer from a recorded fixture instead of calling a provider')
-    .option('--run-id <id>', 'the η id (default: a new UUID; a resumed run keeps its own)');
-}
-
-export interface RunSettings {
-  config: RunConfig;
-  concurrency: number;
-  rateLimit?: number;
-  retry: RetryPolicy;
-  providerSetup: Parameters<typeof createProvider>[0];
-  runId?: string;
-  retryFailed: boolean;
-  maxConsecutiveFailures: number;
-  cycle: boolean;
-}
-
-export function runSettingsFrom(opts: Record<string, any>, io: CliIO, loaded: LoadedBenchmark): RunSettings {
-  const provider = opts.provider as ProviderName;
-  if (opts.model === undefined) throw new UsageError('usage.missing-option', '--model <id> is required');
-  if (opts.provider === 'replay' && opts.replayFrom === undefined) {
-    throw new UsageError('usage.missing-option', '--provider replay needs --replay-from FIXTURE.jsonl');
-  }
-  if (opts.baseUrl !== undefined && !URL.canParse(opts.baseUrl)) {
-    throw new UsageError(
-      'usage.bad-option',
-      `--base-url must be an absolute URL such as http://localhost:8000/v1, got "${redactUrl(opts.baseUrl)}"`,
-    );
-  }
-  if (opts.paraphraseCycle && opts.paraphraseVariant !== 0) {
-    throw new UsageError('usage.conflict', 'use --paraphrase-variant K or --paraphrase-cycle, not both');
-  }
-  if (opts.seed !== undefined && !providerAcceptsSeed(provider)) {
-    io.stderr.write(
-      `warning: --provider ${provider} does not accept a sampling seed; --seed ${opts.seed} is recorded in the η params but not sent\n`,
-    );
-  }
-  if (opts.coherenceFrame !== undefined) coherenceFrame(opts.coherenceFrame); // an unknown id fails before any call
-  if (opts.coherenceFrame !== undefined && opts.questionForm !== 'coherence') {
-    io.stderr.write(
-      `warning: --coherence-frame ${opts.coherenceFrame} only changes the prompt of --question-form coherence; it is recorded, the support prompt is unchanged\n`,
-    );
-  }
-  if (
-    (opts.httpReferer !== undefined || opts.xTitle !== undefined) &&
-    provider !== 'openrouter' &&
-    provider !== 'openai'
-  ) {
-    throw new UsageError(
-      'usage.conflict',
-      '--http-referer and --x-title are headers of OpenAI-compatible servers (openrouter, openai)',
-    );
-  }
-  return {
-    config: {
-      providerName: provider,
-      model: opts.model,
-      baseUrl: opts.baseUrl,
-      params: {
-        temperature: opts.temperature,
-        max_tokens: opts.maxTokens,
-        ...(opts.topP !== undefined ? { top_p: opts.topP } : {}),
-        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-        stop: opts.stop ?? [],
-      },
-      nSamples: opts.nSamples,
-      tieBreak: opts.tieBreak as TieBreak,
-      prompts: {
-        questionForm: opts.questionForm as QuestionForm,
-        coherenceFrameId: opts.coherenceFrame ?? loaded.benchmark.coherence_frame_id ?? 'thin-v1',
-        paraphraseVariant: opts.paraphraseVariant,
-        stripTex: opts.stripTex !== false,
-      },
-    },
-    concurrency: opts.concurrency,
-    rateLimit: opts.rateLimit,
-    retry: {
-      ...DEFAULT_RETRY,
-      maxAttempts: opts.maxAttempts,
-      timeoutMs: opts.timeoutMs,
-      baseDelayMs: opts.retryBaseMs,
-      maxRetryAfterMs: opts.maxRetryAfterMs,
-    },
-    providerSetup: {
-      provider,
-      baseUrl: opts.baseUrl,
-      apiKeyEnv: opts.apiKeyEnv,
-      env: io.env,
-      timeoutMs: opts.timeoutMs,
-      maxResponseBytes: opts.maxResponseBytes,
-      replayFrom: opts.replayFrom === undefined ? undefined : resolve(io.cwd, opts.replayFrom),
-      record: opts.record === undefined ? undefined : resolve(io.cwd, opts.record),
-      httpReferer: opts.httpReferer,
-      xTitle: opts.xTitle,
-    },
-    runId: opts.runId,
-    retryFailed: Boolean(opts.retryFailed),
-    maxConsecutiveFailures: opts.maxConsecutiveFailures,
-    cycle: Boolean(opts.paraphraseCycle),
-  };
+/** The CLI's side of the shared run settings: the library checks them, warnings go to stderr. */
+export function runSettingsFor(opts: RunOptions, io: CliIO, loaded: LoadedBenchmark): RunSettings {
+  return runSettingsFrom(
+    opts,
+    { env: io.env, cwd: io.cwd, warn: (m) => io.stderr.write(`warning: ${m}\n`) },
+    loaded,
+  );
 }
 
 // ---- progress ----
@@ -328,17 +102,6 @@ export function summaryText(s: RunSummary, color: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-function defaultOutput(benchmarkPath: string, model: string): string {
-  const stem = basename(benchmarkPath)
-    .replace(/\.json$/i, '')
-    .replace(/\.benchmark$/i, '');
-  return `${stem}.${model.replace(/[^A-Za-z0-9._-]+/g, '_')}.eta.json`;
-}
-
-export function variantPath(path: string, variant: number): string {
-  return /\.json$/i.test(path) ? path.replace(/\.json$/i, `.v${variant}.json`) : `${path}.v${variant}`;
-}
-
 /** Ctrl-C stops the run; every journaled sample is kept and a rerun resumes. */
 export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
@@ -358,6 +121,16 @@ export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
       process.removeListener('SIGTERM', onSignal);
     },
   };
+}
+
+/** Everything `evaluate` takes: the shared run options and its own. */
+export interface EvaluateCliOptions extends RunOptions {
+  output?: string;
+  log?: string;
+  resume?: boolean;
+  dryRun?: boolean;
+  eeeOut?: string;
+  format: 'text' | 'json';
 }
 
 export const evaluateCommand: CommandModule = {
@@ -389,51 +162,34 @@ export const evaluateCommand: CommandModule = {
       .addOption(
         new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
       )
-      .action((benchmarkPath: string, opts: Record<string, any>) =>
+      .action((benchmarkPath: string, opts: EvaluateCliOptions) =>
         run(async () => {
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
-          const settings = runSettingsFrom(opts, io, loaded);
-          const variants = settings.cycle
-            ? Array.from({ length: paraphraseVariantCount(loaded.benchmark) }, (_, k) => k)
-            : [settings.config.prompts.paraphraseVariant];
+          const settings = runSettingsFor(opts, io, loaded);
 
           if (opts.dryRun) {
-            const prompts: unknown[] = [];
-            for (const variant of variants) {
-              const config = {
-                ...settings.config,
-                prompts: { ...settings.config.prompts, paraphraseVariant: variant },
-              };
-              const plan = planPrompts(loaded.benchmark, config.prompts);
-              for (const item of loaded.benchmark.items) {
-                const req = buildRequest(plan, config, item, settings.runId ?? 'dry-run', 0);
-                prompts.push({
-                  paraphrase_variant: variant,
-                  item: item.id,
-                  samples: config.nSamples,
-                  system: req.system,
-                  user: req.user,
-                });
-                if (opts.format !== 'json') {
-                  io.stdout.write(`── ${item.id} (variant ${variant}, ×${config.nSamples})\n`);
-                  if (req.system !== null) io.stdout.write(`[system]\n${req.system}\n`);
-                  io.stdout.write(`[user]\n${req.user}\n\n`);
-                }
-              }
-            }
+            const prompts = dryRunPrompts(settings, loaded.benchmark);
             if (opts.format === 'json') io.stdout.write(`${JSON.stringify({ prompts }, null, 2)}\n`);
-            else io.stdout.write(`${prompts.length} prompts; nothing was sent (--dry-run)\n`);
+            else {
+              for (const p of prompts) {
+                io.stdout.write(`── ${p.item} (variant ${p.paraphrase_variant}, ×${p.samples})\n`);
+                if (p.system !== null) io.stdout.write(`[system]\n${p.system}\n`);
+                io.stdout.write(`[user]\n${p.user}\n\n`);
+              }
+              io.stdout.write(`${prompts.length} prompts; nothing was sent (--dry-run)\n`);
+            }
             return 0;
           }
 
-          const output = resolve(io.cwd, opts.output ?? defaultOutput(benchmarkPath, settings.config.model));
-          const outputs = variants.map((v) => (settings.cycle ? variantPath(output, v) : output));
+          const output = resolve(io.cwd, opts.output ?? defaultEtaPath(benchmarkPath, settings.config.model));
+          const runs = planEvaluation(settings, loaded.benchmark, output);
+          const outputs = runs.map((r) => r.outputPath);
           // Every output is checked before the first request is paid for.
           checkOutputs({
             inputs: [benchmarkPath, opts.replayFrom],
             files: [
               ...(outputs.length === 1 && opts.output !== undefined ? [opts.output] : outputs),
-              ...outputs.map(journalPathFor),
+              ...runs.map((r) => r.journalPath),
               opts.log,
               opts.record,
             ],
@@ -445,12 +201,8 @@ export const evaluateCommand: CommandModule = {
           const interrupt = interruptSignal();
           const summaries: RunSummary[] = [];
           try {
-            for (const variant of variants) {
-              const outputPath = settings.cycle ? variantPath(output, variant) : output;
-              const config = {
-                ...settings.config,
-                prompts: { ...settings.config.prompts, paraphraseVariant: variant },
-              };
+            for (const planned of runs) {
+              const { config, outputPath, variant } = planned;
               const progress = progressReporter(io, settings.cycle ? `variant ${variant}` : 'evaluate');
               try {
                 const summary = await runEvaluation({
@@ -459,18 +211,9 @@ export const evaluateCommand: CommandModule = {
                   config,
                   provider,
                   outputPath,
-                  journalPath: journalPathFor(outputPath),
-                  runId:
-                    settings.runId === undefined
-                      ? undefined
-                      : settings.cycle
-                        ? `${settings.runId}-v${variant}`
-                        : settings.runId,
-                  concurrency: settings.concurrency,
-                  rateLimit: settings.rateLimit,
-                  retry: settings.retry,
-                  retryFailed: settings.retryFailed,
-                  maxConsecutiveFailures: settings.maxConsecutiveFailures,
+                  journalPath: planned.journalPath,
+                  runId: planned.runId,
+                  ...requestControls(settings),
                   log,
                   signal: interrupt.signal,
                   onProgress: progress.update,

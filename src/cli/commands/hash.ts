@@ -8,6 +8,7 @@ import { algorithmOfHash, matchingSampleHashRecipe, sampleHash } from '../../for
 import { parseStrictJson } from '../../io/strict-json.js';
 import { describeDocument } from '../../validate/expect-kind.js';
 import type { CommandModule } from '../context.js';
+import { isObject } from '../../io/json-value.js';
 
 interface RowHash {
   line: number;
@@ -27,9 +28,6 @@ type FileHash =
 /** What `hash` reads: a benchmark (its benchmark_hash) or EEE instance rows (their sample_hash). */
 const HASHED = ['infereval.benchmark', 'eee.instance'];
 const TAKES = 'an infereval benchmark (β) 1.0 or Every Eval Ever instance-level rows';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function hashFile(path: string, cwd: string): Promise<FileHash> {
   let bytes: Buffer;

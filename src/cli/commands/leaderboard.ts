@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import type { Leaderboard, CompositeRow, LeaderboardOptions } from '../../store/leaderboard.js';
 import type { CommandModule } from '../context.js';
-import { csvTable, markdownTable, textTable } from '../output/tables.js';
+import { csvTable, markdownTable, textTable } from '../../report/tables.js';
 import { formatInterval, formatNumber } from '../output/numbers.js';
 import { addDbOption, dbPathOf, json } from '../options.js';
 

@@ -1,14 +1,14 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import {
   evaluationMetrics,
   parseRsrTarget,
   type RsrTargetSpec,
 } from '../../metrics/infereval/evaluation-metrics.js';
-import { renderMetrics } from '../../metrics/infereval/render.js';
+import { renderMetrics } from '../../report/text/metrics.js';
 import { json, optionalInteger, parseNumber, resolvePath } from '../options.js';
 import type { CommandModule } from '../context.js';
 

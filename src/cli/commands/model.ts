@@ -1,8 +1,8 @@
 import { Option } from 'commander';
 import { DataError } from '../../errors.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { fitFactorModel } from '../../metrics/infereval/factor-model.js';
-import { renderFactorModel } from '../../metrics/infereval/render-model.js';
+import { renderFactorModel } from '../../report/text/factor-model.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 

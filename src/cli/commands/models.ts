@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import type { ModelsReport } from '../../store/models.js';
 import type { CommandModule } from '../context.js';
 import { addDbOption, dbPathOf, json } from '../options.js';
-import { textTable } from '../output/tables.js';
+import { textTable } from '../../report/tables.js';
 
 interface ModelsFlags {
   db?: string;

@@ -1,7 +1,7 @@
 import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { monotonicity } from '../../metrics/infereval/monotonicity.js';
-import { renderMonotonicity } from '../../metrics/infereval/render.js';
+import { renderMonotonicity } from '../../report/text/metrics.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 import { formatOption, type ReportFormat } from './metrics.js';

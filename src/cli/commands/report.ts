@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';

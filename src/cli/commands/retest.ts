@@ -1,7 +1,7 @@
 import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { retest } from '../../metrics/infereval/retest.js';
-import { renderRetest } from '../../metrics/infereval/render.js';
+import { renderRetest } from '../../report/text/metrics.js';
 import type { CommandModule } from '../context.js';
 import { json, resolvePath } from '../options.js';
 import { formatOption, type ReportFormat } from './metrics.js';

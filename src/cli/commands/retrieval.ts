@@ -18,7 +18,7 @@ import { parseThresholds, type ThresholdConfig } from '../../metrics/retrieval/t
 import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import { createAjv } from '../../validate/ajv.js';
 import type { CliIO, CommandModule } from '../context.js';
-import { alignedColumns } from '../output/table.js';
+import { alignedColumns } from '../../report/tables.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
 
 /** Rows that pass the type's 0.1 schema; the others become diagnostics (file:line, pointer, schema keyword). */

@@ -1,8 +1,8 @@
 import { UsageError } from '../../errors.js';
 import { assertEvaluationOfBenchmark } from '../../checks/benchmark-hash.js';
-import { loadInfereval } from '../../formats/infereval/load.js';
+import { loadInfereval } from '../../validate/infereval.js';
 import { structure } from '../../metrics/infereval/structure.js';
-import { renderStructure } from '../../metrics/infereval/render.js';
+import { renderStructure } from '../../report/text/metrics.js';
 import type { CommandModule } from '../context.js';
 import { json, parseNumber, resolvePath } from '../options.js';
 import { formatOption, type ReportFormat } from './metrics.js';

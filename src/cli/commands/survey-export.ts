@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { BUILTIN_COHERENCE_FRAMES } from '../../run/coherence-frames.js';
+import { BUILTIN_COHERENCE_FRAMES } from '../../formats/infereval/coherence-frames.js';
 import { EXPORT_TARGETS, exportSurvey, type ExportTarget } from '../../survey/export/index.js';
 import { readBenchmarkDocument } from '../../survey/import/index.js';
 import { mappingSidecarPath, writeMappingSidecar, type QuestionForm } from '../../survey/mapping.js';

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { paraphraseVariantCount } from '../../run/prompts.js';
+import { paraphraseVariantCount } from '../../formats/infereval/prompts.js';
 import { openRunLog } from '../../run/run-log.js';
 import { createProvider, loadBenchmarkForRun } from '../../run/setup.js';
 import {
@@ -14,7 +14,19 @@ import {
   type SweepSummary,
 } from '../../run/sweep.js';
 import type { CommandModule } from '../context.js';
-import { addRunOptions, interruptSignal, progressReporter, runSettingsFrom } from './evaluate.js';
+import { requestControls, type RunOptions } from '../../run/settings.js';
+import { alignedColumns } from '../../report/tables.js';
+import { addRunOptions } from '../run-options.js';
+import { interruptSignal, progressReporter, runSettingsFor } from './evaluate.js';
+
+/** Everything `sweep` takes: the shared run options and its own. */
+interface SweepCliOptions extends RunOptions {
+  vary: SweepParameter;
+  values: string;
+  outputDir?: string;
+  log?: string;
+  format: 'text' | 'json';
+}
 
 const fmt = (x: number | null): string => (x === null ? 'undefined' : x.toFixed(3));
 
@@ -28,12 +40,13 @@ function sweepText(s: SweepSummary, outDir: string): string {
     `${r.agreement_count}/${r.n_items}`,
     String(r.failed_samples),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  const table = alignedColumns(
+    [header, ...rows],
+    header.map(() => 'right'),
+  );
   return [
     `sweep of ${s.parameter} on ${s.benchmark_id}`,
-    line(header),
-    ...rows.map(line),
+    table.slice(0, -1),
     `κ_C range ${fmt(s.kappa_range)}: ${s.interpretation}`,
     `wrote ${s.runs.length} η and sweep-summary.json in ${outDir}`,
     '',
@@ -69,9 +82,9 @@ export const sweepCommand: CommandModule = {
       .addOption(
         new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
       )
-      .action((benchmarkPath: string, opts: Record<string, any>) =>
+      .action((benchmarkPath: string, opts: SweepCliOptions) =>
         run(async () => {
-          const parameter = opts.vary as SweepParameter;
+          const parameter = opts.vary;
           const values = parseSweepValues(parameter, opts.values);
           if (opts.paraphraseCycle)
             throw new UsageError(
@@ -79,7 +92,7 @@ export const sweepCommand: CommandModule = {
               'sweep over paraphrase_variant instead of --paraphrase-cycle',
             );
           const loaded = await loadBenchmarkForRun(resolve(io.cwd, benchmarkPath));
-          const settings = runSettingsFrom(opts, io, loaded);
+          const settings = runSettingsFor(opts, io, loaded);
           const outDir = resolve(io.cwd, opts.outputDir ?? `sweep-${loaded.benchmark.id}-${parameter}`);
           if (parameter === 'paraphrase_variant') {
             const count = paraphraseVariantCount(loaded.benchmark);
@@ -116,11 +129,7 @@ export const sweepCommand: CommandModule = {
               outDir,
               provider,
               runId: settings.runId,
-              concurrency: settings.concurrency,
-              rateLimit: settings.rateLimit,
-              retry: settings.retry,
-              retryFailed: settings.retryFailed,
-              maxConsecutiveFailures: settings.maxConsecutiveFailures,
+              ...requestControls(settings),
               log,
               signal: interrupt.signal,
               onRunStart: (value) => {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../io/canonical.js';
 import { BENCH_OUTPUT_SCHEMA_URI } from './schema.js';
+import { isObject, type Json } from '../../io/json-value.js';
 
 export type BenchNoteKind = 'inferred' | 'renamed' | 'converted' | 'moved' | 'unmapped';
 
@@ -31,8 +32,6 @@ export interface BenchMigrationOptions {
   startedAtHint?: string;
 }
 
-type Json = Record<string, any>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const esc = (k: string): string => k.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Legacy key → [section, v1 key]. Flat keys found in config or metadata go to their section. */

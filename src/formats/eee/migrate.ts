@@ -5,6 +5,7 @@
  * brought to 0.3.0 (e.g. a "json" samples file) gets a problem instead of a guess.
  */
 import { matchingSampleHashRecipe, sampleHash } from './sample-hash.js';
+import { isObject, type Json } from '../../io/json-value.js';
 
 export const EEE_CURRENT_VERSION = '0.3.0';
 export const EEE_MIGRATABLE_VERSIONS = ['0.2.0', '0.2.1', '0.2.2'] as const;
@@ -30,9 +31,6 @@ export interface MigrationOutcome<T = Record<string, unknown>> {
   /** Why the document cannot be fully migrated; non-empty means "not migrated". */
   problems: string[];
 }
-
-type Json = Record<string, any>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON-encodes a non-string value for a string-valued map (objects and numbers as JSON). */
 export function stringifyValue(v: unknown): string {

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, compareCodePoints } from '../../io/canonical.js';
+import { isObject } from '../../io/json-value.js';
 
 /** How a value of a field is shaped, so defaults can be filled below it. */
 type Shape =
@@ -139,9 +140,6 @@ const MODELS: Record<string, Record<string, Field>> = {
     fixed: optional(scalar),
   },
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Sorted, de-duplicated copy of a list of strings (the reference's `sorted(set(...))`). */
 function sortedSet(v: unknown): unknown {

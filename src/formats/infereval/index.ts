@@ -7,7 +7,6 @@ export * from './evaluation-schema.js';
 export * from './types.js';
 export * from './normalise.js';
 export * from './rules.js';
-export * from './load.js';
 export * from './detect.js';
 export * from './document-types.js';
 

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../diagnostics.js';
 import { pythonFloatRepr } from '../../io/canonical.js';
 import { locatePointers } from '../../io/strict-json.js';
 import { scoreUncertainty, type ScoreUncertainty, type UncertaintyOptions } from './uncertainty.js';
+import { isObject } from '../../io/json-value.js';
 
 /**
  * Fills `score_details.uncertainty` of every evaluation result of an EEE aggregate record from its instance rows.
@@ -39,10 +40,6 @@ interface Row {
 
 type Obj = Record<string, unknown>;
 
-function isObj(x: unknown): x is Obj {
-  return x !== null && typeof x === 'object' && !Array.isArray(x);
-}
-
 export function addUncertainty(
   aggregate: unknown,
   rows: readonly Row[],
@@ -73,21 +70,21 @@ export function addUncertainty(
     aboutAggregate.push(full);
     diagnostics.push(full);
   };
-  if (!isObj(aggregate) || !Array.isArray(aggregate.evaluation_results)) {
+  if (!isObject(aggregate) || !Array.isArray(aggregate.evaluation_results)) {
     aggregateProblem({
       pointer: '/evaluation_results',
       severity: 'error',
       code: 'eee.stats.not-aggregate',
       message: 'not an EEE aggregate record: "evaluation_results" must be an array',
     });
-    return done(isObj(aggregate) ? aggregate : {}, []);
+    return done(isObject(aggregate) ? aggregate : {}, []);
   }
   const record = structuredClone(aggregate) as Obj;
   const evaluationResults = record.evaluation_results as unknown[];
   const byId = new Map<string, number>();
   const byName = new Map<string, number[]>();
   evaluationResults.forEach((r, i) => {
-    if (!isObj(r)) return;
+    if (!isObject(r)) return;
     if (typeof r.evaluation_result_id === 'string') byId.set(r.evaluation_result_id, i);
     if (typeof r.evaluation_name === 'string')
       byName.set(r.evaluation_name, [...(byName.get(r.evaluation_name) ?? []), i]);
@@ -99,7 +96,7 @@ export function addUncertainty(
       const column = text === undefined ? 1 : (locatePointers(text, [pointer]).get(pointer)?.column ?? 1);
       diagnostics.push({ file: samplesFile, line, column, pointer, severity: 'error', code, message });
     };
-    if (!isObj(value)) {
+    if (!isObject(value)) {
       problem('', 'eee.stats.bad-row', 'an instance row must be an object');
       continue;
     }
@@ -137,7 +134,7 @@ export function addUncertainty(
     }
     const evaluation = value.evaluation;
     // A boolean (0.2.0) counts as 1 / 0, as migration converts it.
-    const score = numericScore(isObj(evaluation) ? evaluation.score : undefined);
+    const score = numericScore(isObject(evaluation) ? evaluation.score : undefined);
     if (score === undefined) {
       problem('/evaluation/score', 'eee.stats.no-score', 'the row has no finite evaluation.score');
       continue;
@@ -155,7 +152,7 @@ export function addUncertainty(
         ? { evaluation_result_id: result.evaluation_result_id }
         : {}),
     };
-    const details = isObj(result.score_details) ? result.score_details : undefined;
+    const details = isObject(result.score_details) ? result.score_details : undefined;
     if (details && typeof details.score === 'number') entry.score = details.score;
     const values = scores[index];
     if (values.length === 0 || !details) {
@@ -179,7 +176,7 @@ export function addUncertainty(
         message: `result "${entry.evaluation_name}": score ${entry.score} differs from the mean of its ${u.num_samples} instance scores (${u.mean}); the interval describes the instance mean`,
       });
     }
-    const previous = isObj(details.uncertainty) ? details.uncertainty : {};
+    const previous = isObject(details.uncertainty) ? details.uncertainty : {};
     const uncertainty: Obj = { ...previous };
     if (u.standard_deviation !== null) uncertainty.standard_deviation = u.standard_deviation;
     if (u.standard_error !== null)
@@ -193,7 +190,7 @@ export function addUncertainty(
     uncertainty.num_samples = u.num_samples;
     uncertainty.num_bootstrap_samples = u.bootstrap.iterations;
     details.uncertainty = uncertainty;
-    const extra: Obj = isObj(details.details) ? details.details : {};
+    const extra: Obj = isObject(details.details) ? details.details : {};
     extra.bootstrap_seed = String(u.bootstrap.seed);
     if (u.wilson) {
       extra.wilson_ci_lower = pythonFloatRepr(u.wilson.lower);

@@ -1,25 +1,13 @@
 /** Anthropic Messages API over the official SDK. */
 import Anthropic from '@anthropic-ai/sdk';
-import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
+import { sdkClientOptions, type SdkClientSettings } from './sdk-client.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
-export interface AnthropicProviderOptions {
-  apiKey: string;
-  baseURL?: string;
-  timeoutMs?: number;
-  /** Largest response body read (default DEFAULT_MAX_RESPONSE_BYTES). */
-  maxResponseBytes?: number;
-}
+export type AnthropicProviderOptions = SdkClientSettings;
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    maxRetries: 0, // the retry policy is ours (runner/retry.ts)
-    fetch: createNodeHttpFetch({ maxResponseBytes: options.maxResponseBytes }),
-    timeout: options.timeoutMs ?? 600_000,
-  });
+  const client = new Anthropic(sdkClientOptions(options));
   return {
     name: 'anthropic',
     async complete(request: CompletionRequest, signal: AbortSignal): Promise<Completion> {

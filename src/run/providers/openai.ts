@@ -1,19 +1,14 @@
 /** OpenAI chat completions over the official SDK; any OpenAI-compatible server through baseURL. */
 import OpenAI from 'openai';
-import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
 import type { Completion, CompletionRequest, Provider } from './provider.js';
+import { sdkClientOptions, type SdkClientSettings } from './sdk-client.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
-export interface OpenAIProviderOptions {
-  apiKey: string;
-  baseURL?: string;
-  timeoutMs?: number;
+export interface OpenAIProviderOptions extends SdkClientSettings {
   /** Sent with every request (OpenRouter's HTTP-Referer / X-Title attribution). */
   headers?: Record<string, string>;
   /** The provider name the η records (`openrouter` for the preset). */
   name?: string;
-  /** Largest response body read (default DEFAULT_MAX_RESPONSE_BYTES). */
-  maxResponseBytes?: number;
 }
 
 /** Model families that reject `max_tokens` and take `max_completion_tokens` (reasoning models). */
@@ -23,13 +18,7 @@ export function usesMaxCompletionTokens(model: string): boolean {
 }
 
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    maxRetries: 0, // the retry policy is ours (runner/retry.ts)
-    fetch: createNodeHttpFetch({ maxResponseBytes: options.maxResponseBytes }),
-    timeout: options.timeoutMs ?? 600_000,
-  });
+  const client = new OpenAI(sdkClientOptions(options));
   return {
     name: options.name ?? 'openai',
     async complete(request: CompletionRequest, signal: AbortSignal): Promise<Completion> {

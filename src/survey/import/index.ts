@@ -7,7 +7,7 @@
 import { DataError, UsageError } from '../../errors.js';
 import { inferevalBenchmarkType } from '../../formats/infereval/document-types.js';
 import { benchmarkHash } from '../../formats/infereval/hash.js';
-import { parseInfereval } from '../../formats/infereval/load.js';
+import { parseInfereval } from '../../validate/infereval.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
 import { decodeCsvBytes, parseCsv } from '../../io/csv-reader.js';
 import { readRegularFile } from '../../io/regular-file.js';

@@ -11,7 +11,7 @@
  *   `copresence_rules`; `@entails` → `entailment_rules`; `~regularity` → `regularities`.
  *
  * The constraint compiler (compile.ts) turns the declarations into sequents and admissibility rules, and every
- * item is checked against them; then the benchmark is validated as `evalkit validate` would. Every problem is a
+ * item is checked against them; then the benchmark is validated by the caller's `checkBenchmark` (validate/infereval.ts passes the one Engine). Every problem is a
  * diagnostic at its place in the file the user wrote (the bearers file or the items document), naming the item.
  *
  * The placeholder firewall: an item's `placeholder` (a provisional read) is kept in its own field and never becomes
@@ -19,9 +19,10 @@
  */
 import type { Diagnostic } from '../../../diagnostics.js';
 import { locatePointers, parseStrictJson } from '../../../io/strict-json.js';
-import { validateValue } from '../../../validate/index.js';
+import type { RuleIssue } from '../../types.js';
 import { compileConstraints, itemViolations, type CompiledConstraints } from './compile.js';
 import { familyOfBearer, parseBearers, type BearersDoc } from './parse.js';
+import { isObject } from '../../../io/json-value.js';
 
 type Obj = Record<string, unknown>;
 
@@ -63,11 +64,9 @@ export interface BearersImportResult {
   compiled: CompiledConstraints | null;
 }
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Builds the benchmark object from a parsed bearers file and an items document (no checks beyond shape). */
 export function mapToBenchmark(doc: BearersDoc, itemsDoc: Obj): { benchmark: Obj; pending: boolean } {
-  const meta = isObj(itemsDoc._meta) ? itemsDoc._meta : {};
+  const meta = isObject(itemsDoc._meta) ? itemsDoc._meta : {};
   const family = familyOfBearer(doc);
   const bearers: Obj = {};
   for (const [id, expression] of doc.bearers)
@@ -75,7 +74,7 @@ export function mapToBenchmark(doc: BearersDoc, itemsDoc: Obj): { benchmark: Obj
   const pending = meta.analysts === undefined || meta.analysts === null;
   const analysts = pending ? [{ ...PENDING_ANALYST }] : meta.analysts;
   const items = (Array.isArray(itemsDoc.items) ? itemsDoc.items : []).map((src: unknown) => {
-    const s = isObj(src) ? src : {};
+    const s = isObject(src) ? src : {};
     const conclusions = s.target !== undefined && s.target !== null ? [s.target] : (s.conclusions ?? []);
     let verdicts = s.analyst_verdicts ?? [];
     if (pending && Array.isArray(verdicts) && verdicts.length === 0) verdicts = ['abstain'];
@@ -108,7 +107,7 @@ function sourcePointer(pointer: string, itemsDoc: Obj): string | undefined {
   const m = /^\/items\/(\d+)(\/[^/]+)?(.*)$/.exec(pointer);
   if (m) {
     const src =
-      Array.isArray(itemsDoc.items) && isObj(itemsDoc.items[Number(m[1])])
+      Array.isArray(itemsDoc.items) && isObject(itemsDoc.items[Number(m[1])])
         ? (itemsDoc.items[Number(m[1])] as Obj)
         : {};
     const renamed: Record<string, string> = {
@@ -145,10 +144,11 @@ function itemName(pointer: string, benchmark: Obj, message: string): string {
   return message.includes(name) ? '' : `${name}: `;
 }
 
-export function bearersImport(
+export function buildBearersBenchmark(
   bearersText: string,
   itemsText: string,
   files: { bearers: string; items: string },
+  checkBenchmark: (benchmark: unknown) => RuleIssue[],
 ): BearersImportResult {
   const parsed = parseBearers(bearersText, files.bearers);
   const diagnostics = [...parsed.diagnostics];
@@ -179,7 +179,7 @@ export function bearersImport(
       code: itemsIssue.code,
       message: itemsIssue.message,
     });
-  else if (!isObj(json.value) || !Array.isArray(json.value.items))
+  else if (!isObject(json.value) || !Array.isArray(json.value.items))
     diagnostics.push({
       file: files.items,
       line: 1,
@@ -210,8 +210,8 @@ export function bearersImport(
       code: 'bearers.pending-panel',
       message: `no _meta.analysts: one stand-in analyst "${PENDING_ANALYST.id}" abstains on every item, so nothing can be measured against analysts yet (placeholders are never used as verdicts)`,
     });
-  for (const d of validateValue(benchmark, { type: 'infereval.benchmark' }).diagnostics)
-    found.push({ pointer: d.pointer, severity: d.severity, code: d.code, message: d.message });
+  for (const d of checkBenchmark(benchmark))
+    found.push({ pointer: d.pointer, severity: d.severity ?? 'error', code: d.code, message: d.message });
 
   // Positions: in the items document where the value came from there, else at the bearer's line.
   const bearerLine = new Map<string, number>();

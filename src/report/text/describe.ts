@@ -1,7 +1,7 @@
 // Text rendering of `evalkit describe`.
 import { compareCodePoints } from '../../io/canonical.js';
 import type { Benchmark } from '../../formats/infereval/types.js';
-import { cellName, type BenchmarkDescription, type VerdictCounts } from './describe.js';
+import { cellName, type BenchmarkDescription, type VerdictCounts } from '../../metrics/infereval/describe.js';
 
 const kappa = (k: number | null, why: string | undefined): string =>
   k === null ? `undefined${why ? ` (${why})` : ''}` : `${k >= 0 ? '+' : ''}${k.toFixed(4)}`;

@@ -1,10 +1,14 @@
 // Text and Markdown renderings of the infereval metrics. Undefined values read "undefined (<why>)".
-import type { CiReport, EvaluationMetricsReport, MetricsSection } from './evaluation-metrics.js';
-import type { Verdict } from './model.js';
-import type { RetestReport } from './retest.js';
-import type { AuditReport } from './audit.js';
-import type { MonotonicityReport } from './monotonicity.js';
-import type { StructureReport } from './structure.js';
+import type {
+  CiReport,
+  EvaluationMetricsReport,
+  MetricsSection,
+} from '../../metrics/infereval/evaluation-metrics.js';
+import type { Verdict } from '../../metrics/infereval/model.js';
+import type { RetestReport } from '../../metrics/infereval/retest.js';
+import type { AuditReport } from '../../metrics/infereval/audit.js';
+import type { MonotonicityReport } from '../../metrics/infereval/monotonicity.js';
+import type { StructureReport } from '../../metrics/infereval/structure.js';
 
 export type TextFormat = 'text' | 'markdown';
 

@@ -6,7 +6,7 @@
  * decoding (INCOHERENT → good, COHERENT → bad, UNCLEAR → abstain) are the same under every frame, so no frame can
  * invert verdicts.
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 
 export interface CoherenceFrame {
   id: string;

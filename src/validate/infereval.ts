@@ -1,49 +1,60 @@
 // Reading an infereval benchmark or evaluation for use (metrics, runs, hashing): parse (strictly, with positions),
-// apply the reference loader's bare-string reference shorthand, validate (schema, then cross-field rules), normalise.
-import { readRegularFile } from '../../io/regular-file.js';
-import type { ValidateFunction } from 'ajv';
-import { formatDiagnosticText, type Diagnostic } from '../../diagnostics.js';
-import { DataError, IoError } from '../../errors.js';
-import { locatePointers, parseStrictJson } from '../../io/strict-json.js';
-import { createAjv } from '../../validate/ajv.js';
-import { explainSchemaErrors } from '../../validate/schema-errors.js';
-import type { CrossFieldRule, RuleIssue } from '../types.js';
-import { BenchmarkSchema } from './benchmark-schema.js';
-import { looksLikeInferevalBenchmark, looksLikeInferevalEvaluation } from './detect.js';
-import { inferevalBenchmarkType, inferevalEvaluationType } from './document-types.js';
-import { EvaluationSchema } from './evaluation-schema.js';
-import { normaliseBenchmark, normaliseEvaluation, promoteReferenceShorthand } from './normalise.js';
-import type { Benchmark, Evaluation } from './types.js';
+// apply the reference loader's bare-string reference shorthand, validate through the one Engine that
+// `evalkit validate` uses (schema, then the guarded cross-field rules), normalise.
+import { readRegularFile } from '../io/regular-file.js';
+import { formatDiagnosticText, type Diagnostic } from '../diagnostics.js';
+import { DataError, IoError } from '../errors.js';
+import { locatePointers, parseStrictJson } from '../io/strict-json.js';
+import type { RuleIssue } from '../formats/types.js';
+import { looksLikeInferevalBenchmark, looksLikeInferevalEvaluation } from '../formats/infereval/detect.js';
+import { inferevalBenchmarkType, inferevalEvaluationType } from '../formats/infereval/document-types.js';
+import {
+  normaliseBenchmark,
+  normaliseEvaluation,
+  promoteReferenceShorthand,
+} from '../formats/infereval/normalise.js';
+import type { Benchmark, Evaluation } from '../formats/infereval/types.js';
+import { buildBearersBenchmark, type BearersImportResult } from '../formats/infereval/bearers/build.js';
+import { Engine } from './engine.js';
+import { expectKind } from './expect-kind.js';
 
 export type InferevalKind = 'benchmark' | 'evaluation';
 
-const typeIdOf = (kind: InferevalKind): string =>
-  kind === 'benchmark' ? inferevalBenchmarkType.id : inferevalEvaluationType.id;
+const typeOf = (kind: InferevalKind) =>
+  kind === 'benchmark' ? inferevalBenchmarkType : inferevalEvaluationType;
 
-const validators = new Map<InferevalKind, ValidateFunction>();
+const engines = new Map<InferevalKind, Engine>();
 
-function validatorFor(kind: InferevalKind): ValidateFunction {
-  let v = validators.get(kind);
-  if (!v) {
-    // verbose: the error explainer shared with `evalkit validate` reads the offending values.
-    v = createAjv('2020-12', { verbose: true }).compile(
-      kind === 'benchmark' ? BenchmarkSchema : EvaluationSchema,
-    );
-    validators.set(kind, v);
+function engineFor(kind: InferevalKind): Engine {
+  let engine = engines.get(kind);
+  if (!engine) {
+    const type = typeOf(kind);
+    engine = new Engine({ types: [type], type: type.id, schemaVersion: type.versions[0].version });
+    engines.set(kind, engine);
   }
-  return v;
+  return engine;
 }
 
 /**
- * Schema errors, or (when the schema passed) the cross-field rule findings, of one infereval document, with the
- * same codes and messages as `evalkit validate`. Warnings carry `severity: "warning"`; everything else is an error.
+ * Schema errors, or (when the schema passed) the cross-field rule findings, of one infereval document: the
+ * verdict of the same Engine as `evalkit validate`, so the codes and messages are its codes and messages.
  */
 export function checkInfereval(doc: unknown, kind: InferevalKind): RuleIssue[] {
-  const validate = validatorFor(kind);
-  const type = kind === 'benchmark' ? inferevalBenchmarkType : inferevalEvaluationType;
-  if (!validate(doc)) return explainSchemaErrors(validate.errors ?? [], type.versions[0]);
-  const rules: CrossFieldRule[] = type.versions[0].rules ?? [];
-  return rules.flatMap((rule) => rule.check(doc));
+  return engineFor(kind).check(doc).issues;
+}
+
+/**
+ * `bearers-import`: a bearers file and an items document become one infereval benchmark, validated as
+ * `evalkit validate` would validate it.
+ */
+export function bearersImport(
+  bearersText: string,
+  itemsText: string,
+  files: { bearers: string; items: string },
+): BearersImportResult {
+  return buildBearersBenchmark(bearersText, itemsText, files, (benchmark) =>
+    checkInfereval(benchmark, 'benchmark'),
+  );
 }
 
 const isError = (i: RuleIssue): boolean => (i.severity ?? 'error') === 'error';
@@ -135,9 +146,7 @@ export async function loadInfereval(path: string, kind: InferevalKind): Promise<
   }
   const parsed = parseStrictJson(bytes);
   // Another kind of document (or JSON Lines) is named as such before its JSON or schema problems are listed.
-  // (loaded on first use: the detection reads the registry of every type, which imports this module)
-  const { expectKind } = await import('../../validate/expect-kind.js');
-  expectKind(parsed.ok ? parsed.value : undefined, [typeIdOf(kind)], path, undefined, parsed.text);
+  expectKind(parsed.ok ? parsed.value : undefined, [typeOf(kind).id], path, undefined, parsed.text);
   if (!parsed.ok || parsed.issues.length > 0) {
     const problems = parsed.issues.map((i): Diagnostic => ({
       file: path,

@@ -2,10 +2,53 @@
  * The prompts of the infereval endorsement task: context builders, the support form and the coherence form.
  * Pure functions; the golden vectors pin their exact strings.
  */
-import { DataError, UsageError } from '../errors.js';
-import { compareCodePoints } from '../io/canonical.js';
+import { DataError, UsageError } from '../../errors.js';
+import { compareCodePoints } from '../../io/canonical.js';
 import { BUILTIN_COHERENCE_FRAMES, coherenceFrame } from './coherence-frames.js';
-import type { BenchmarkItemLike, BenchmarkLike, QuestionForm, TemplateBuilder } from './types.js';
+import type { Verdict } from './common.js';
+
+export type QuestionForm = 'support' | 'coherence';
+
+/** The part of a benchmark the prompts read (the full type is `Benchmark`, types.ts). */
+export interface BenchmarkBearer {
+  expression: string;
+  paraphrases?: string[];
+}
+
+export interface TemplateBuilder {
+  kind?: 'template';
+  template?: string;
+  joiner?: string;
+}
+
+export interface BenchmarkLike {
+  id: string;
+  bearers: Record<string, BenchmarkBearer>;
+  analysts: unknown[];
+  items: BenchmarkItemLike[];
+  context_builders?: {
+    premise?: TemplateBuilder | { kind: 'plugin'; plugin: string };
+    conclusion?: TemplateBuilder | { kind: 'plugin'; plugin: string };
+  } | null;
+  verification_prompt?: {
+    template: string;
+    system?: string | null;
+    parse_regex?: string | null;
+    id?: string | null;
+  } | null;
+  coherence_frame_id?: string | null;
+  references?: unknown[];
+}
+
+export interface BenchmarkItemLike {
+  id: string;
+  premises: string[];
+  conclusions: string[];
+  analyst_verdicts: Verdict[];
+  analyst_rationales?: string[] | null;
+  tags?: string[];
+  references?: unknown[];
+}
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are evaluating whether an inference from premises to a conclusion is good, bad, or whether you should abstain.\n\n' +

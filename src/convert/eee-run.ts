@@ -6,10 +6,10 @@
  */
 import { derivedUuid4 } from '../formats/eee/datastore.js';
 import type { Benchmark } from '../formats/infereval/types.js';
-import { readJsonSource } from '../convert/read.js';
-import { INFEREVAL_COLLECTION, inferevalRecord } from '../convert/sources/infereval.js';
-import { writeConverted } from '../convert/write.js';
-import type { PromptOptions } from './prompts.js';
+import { readJsonSource } from './read.js';
+import { INFEREVAL_COLLECTION, inferevalRecord } from './sources/infereval.js';
+import { writeConverted } from './write.js';
+import type { PromptOptions } from '../formats/infereval/prompts.js';
 
 export const EEE_COLLECTION = INFEREVAL_COLLECTION;
 export { derivedUuid4 };

@@ -1,5 +1,5 @@
 // Text rendering of the factor-effects model (`evalkit model`), laid out like the reference CLI's report.
-import type { FactorModelFit } from './factor-model.js';
+import type { FactorModelFit } from '../../metrics/infereval/factor-model.js';
 
 export function formatP(p: number): string {
   if (Number.isNaN(p)) return 'n/a';
