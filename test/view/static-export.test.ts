@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipWithoutChromium } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { buildFixtureStore } from './fixture.js';
 import { checkHostile, checkPagesRender, checkSamplesState } from './checks.js';
 import { withBrowser } from './harness.js';
@@ -58,9 +58,9 @@ test(
       const db = join(dir, 'fixture.duckdb');
       await buildFixtureStore(db);
       const site = join(dir, 'site');
-      const cli = await runCli(['view', '--db', db, '--export', site, '--format', 'json']);
-      assert.equal(cli.code, 0, cli.stderr);
-      const summary = JSON.parse(cli.stdout) as { files: number; dir: string };
+      const printed = await cli(['view', '--db', db, '--export', site, '--format', 'json']);
+      assert.equal(printed.code, 0, printed.stderr);
+      const summary = JSON.parse(printed.stdout) as { files: number; dir: string };
       assert.equal(summary.dir, site);
       assert.ok(existsSync(join(site, 'index.html')), 'index.html at the root');
       const html = await readFile(join(site, 'index.html'), 'utf8');
@@ -69,12 +69,12 @@ test(
       assert.ok((await readdir(join(site, 'data', 'sample'))).length >= 83, 'every sample detail exported');
 
       // Exporting again over it replaces it; a folder holding something else is refused.
-      const again = await runCli(['view', '--db', db, '--export', site, '--format', 'json']);
+      const again = await cli(['view', '--db', db, '--export', site, '--format', 'json']);
       assert.equal(again.code, 0, again.stderr);
       const other = join(dir, 'other');
       await mkdir(other);
       await writeFile(join(other, 'notes.txt'), 'mine');
-      const refused = await runCli(['view', '--db', db, '--export', other]);
+      const refused = await cli(['view', '--db', db, '--export', other]);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /view\.export-target: .* is not empty and holds no earlier export/);
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { skipWithoutChromium } from '../helpers/browser.js';
-import { runCli } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 import { leaderboards } from '../../src/store/leaderboard.js';
 import { compareModels, disagreements } from '../../src/store/compare.js';
@@ -67,10 +67,10 @@ test(
         'the quiz board ranks 3 models',
       );
       if (hasCommand('leaderboard')) {
-        const cli = await runCli(['leaderboard', '--db', fx.dbPath, '--format', 'json']);
-        assert.equal(cli.code, 0, cli.stderr);
+        const printed = await cli(['leaderboard', '--db', fx.dbPath, '--format', 'json']);
+        assert.equal(printed.code, 0, printed.stderr);
         assert.deepEqual(
-          JSON.parse(cli.stdout).leaderboards,
+          JSON.parse(printed.stdout).leaderboards,
           all.leaderboards,
           'the CLI prints the same function',
         );
@@ -138,9 +138,9 @@ test(
       assert.equal(quiz.n_paired, QUIZ_ROWS);
       assert.deepEqual([quiz.mcnemar?.a_only, quiz.mcnemar?.b_only], [aOnly.length, bOnly.length]);
       if (hasCommand('compare')) {
-        const cli = await runCli(['compare', MODELS.a, MODELS.b, '--db', fx.dbPath, '--format', 'json']);
-        assert.equal(cli.code, 0, cli.stderr);
-        const printed = JSON.parse(cli.stdout) as typeof lib;
+        const r = await cli(['compare', MODELS.a, MODELS.b, '--db', fx.dbPath, '--format', 'json']);
+        assert.equal(r.code, 0, r.stderr);
+        const printed = JSON.parse(r.stdout) as typeof lib;
         for (const [i, c] of printed.comparisons.entries()) {
           const { bootstrap: _b, ...rest } = c;
           const { bootstrap: _l, ...mine } = lib.comparisons[i]!;
