@@ -3,8 +3,7 @@
  * are committed together (group commit): while one transaction commits, the next batch gathers, so many small
  * POSTs cost one transaction each round instead of one each.
  */
-import type { Store } from '../../store/db.js';
-import { storeEvents, type EventOrigin } from '../../store/retrieval/events.js';
+import type { EventOrigin } from '../../store/retrieval/events.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,7 +18,7 @@ export class CommitQueue {
   private pending: Pending[] = [];
   private flushing = false;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly write: (events: { event: Json; origin: EventOrigin }[]) => Promise<void>) {}
 
   /** Runs fn alone on the store's connection (after everything queued before it). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -49,12 +48,7 @@ export class CommitQueue {
         const batch = this.pending;
         this.pending = [];
         try {
-          await this.exclusive(() =>
-            storeEvents(
-              this.store,
-              batch.flatMap((p) => p.events),
-            ),
-          );
+          await this.exclusive(() => this.write(batch.flatMap((p) => p.events)));
           for (const p of batch) p.resolve();
         } catch (error) {
           for (const p of batch) p.reject(error);

@@ -15,6 +15,7 @@ import type { Store } from '../../store/db.js';
 import { eventProblem, DEFAULT_MAX_FUTURE_SKEW_MS } from '../../store/retrieval/events.js';
 import { ensureRetrievalTables } from '../../store/retrieval/ingest.js';
 import { CommitQueue } from './commit-queue.js';
+import { EventSink } from './event-sink.js';
 import { activeActions, gateTick, revocationOf, tickEvents, type Policy } from './loop.js';
 import { DEFAULT_GROUP_BY, parseGroupBy, windowFigures, type GroupField } from './window.js';
 
@@ -156,7 +157,8 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
   const store = options.store;
   await ensureRetrievalTables(store);
-  const queue = new CommitQueue(store);
+  const sink = await EventSink.open(store);
+  const queue = new CommitQueue((events) => sink.write(events, now()));
 
   const authorised = (req: IncomingMessage): boolean => {
     const header = req.headers.authorization;

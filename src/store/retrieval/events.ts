@@ -8,7 +8,7 @@ import { RETRIEVAL_EVENT_TYPES, RetrievalEventSchema } from '../../formats/retri
 import { canonicalJson } from '../../io/canonical.js';
 import { createAjv } from '../../validate/ajv.js';
 import type { Store } from '../db.js';
-import { insertIgnoringDuplicates } from './tables.js';
+import { insertIgnoringDuplicates, type Column } from './tables.js';
 
 type Json = Record<string, unknown>;
 
@@ -79,30 +79,32 @@ export function eventKey(event: unknown): string {
   return createHash('sha256').update(canonicalJson(event)).digest('hex');
 }
 
-export const EVENT_COLUMNS = [
-  'event_key',
-  'type',
-  'request_id',
-  'agent_id',
-  'user_id',
-  'layer',
-  'model_id',
-  'tool_id',
-  'ts',
-  'ts_ms',
-  'latency_ms',
-  'outcome',
-  'metric',
-  'value',
-  'pass',
-  'action',
-  'action_id',
-  'expires_ms',
-  'origin',
-  'origin_path',
-  'received_at',
-  'raw',
-] as const;
+export const EVENT_COLUMNS: readonly Column[] = (
+  [
+    ['event_key', 'VARCHAR'],
+    ['type', 'VARCHAR'],
+    ['request_id', 'VARCHAR'],
+    ['agent_id', 'VARCHAR'],
+    ['user_id', 'VARCHAR'],
+    ['layer', 'VARCHAR'],
+    ['model_id', 'VARCHAR'],
+    ['tool_id', 'VARCHAR'],
+    ['ts', 'VARCHAR'],
+    ['ts_ms', 'DOUBLE'],
+    ['latency_ms', 'DOUBLE'],
+    ['outcome', 'VARCHAR'],
+    ['metric', 'VARCHAR'],
+    ['value', 'DOUBLE'],
+    ['pass', 'BOOLEAN'],
+    ['action', 'VARCHAR'],
+    ['action_id', 'VARCHAR'],
+    ['expires_ms', 'DOUBLE'],
+    ['origin', 'VARCHAR'],
+    ['origin_path', 'VARCHAR'],
+    ['received_at', 'TIMESTAMP'],
+    ['raw', 'JSON'],
+  ] as const
+).map(([name, type]) => ({ name, type }));
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -167,16 +169,7 @@ export async function storeEvents(
   const c = store.connection;
   await c.run('BEGIN TRANSACTION');
   try {
-    await insertIgnoringDuplicates(
-      (sql, params) => c.run(sql, params),
-      'retrieval_events',
-      EVENT_COLUMNS,
-      rows,
-      {
-        received_at: 'TIMESTAMP',
-        raw: 'JSON',
-      },
-    );
+    await insertIgnoringDuplicates(c, 'retrieval_events', EVENT_COLUMNS, rows);
     await c.run('COMMIT');
   } catch (error) {
     await c.run('ROLLBACK').catch(() => undefined);

@@ -17,7 +17,13 @@ import { scoreResults, type Located, type ResultRow } from '../../metrics/retrie
 import { createAjv } from '../../validate/ajv.js';
 import type { Store } from '../db.js';
 import { eventProblem, EVENT_COLUMNS, eventValues, storeTimestamp } from './events.js';
-import { insertIgnoringDuplicates, RESULT_FIXED_COLUMNS, RETRIEVAL_DDL } from './tables.js';
+import {
+  GOLD_COLUMNS,
+  insertIgnoringDuplicates,
+  RESULT_COLUMNS,
+  RETRIEVAL_DDL,
+  type Column,
+} from './tables.js';
 
 type Json = Record<string, unknown>;
 export type RetrievalKind = 'gold' | 'result' | 'event';
@@ -90,7 +96,7 @@ function metricNumber(v: unknown): number | null {
 const SAFE_COLUMN = /^[a-z][a-z0-9_]{0,62}$/;
 /** Metric names that get a DOUBLE column of their own. */
 export function metricColumn(name: string): boolean {
-  return SAFE_COLUMN.test(name) && !(RESULT_FIXED_COLUMNS as readonly string[]).includes(name);
+  return SAFE_COLUMN.test(name) && !RESULT_COLUMNS.some((c) => c.name === name);
 }
 
 const RANKING = /^(p_at_\d+|recall_at_\d+|ndcg_\d+|mrr_\d+)$/;
@@ -190,7 +196,6 @@ export async function ingestRetrievalFile(
   await c.run('BEGIN TRANSACTION');
   try {
     const before = await counted();
-    const run = (sql: string, params: DuckDBValue[]) => c.run(sql, params);
     const ingestedAt = storeTimestamp(now);
     if (kind === 'gold') {
       const rows = valid.map(({ value: g }) => [
@@ -206,38 +211,10 @@ export async function ingestRetrievalFile(
         ingestedAt,
         JSON.stringify(g),
       ]);
-      await insertIgnoringDuplicates(
-        run,
-        'retrieval_gold',
-        [
-          'row_key',
-          'id',
-          'query',
-          'expected_ids',
-          'entities',
-          'layers',
-          'tags',
-          'origin_path',
-          'ingest_id',
-          'ingested_at',
-          'raw',
-        ],
-        rows,
-        {
-          expected_ids: 'JSON',
-          entities: 'JSON',
-          layers: 'JSON',
-          tags: 'JSON',
-          ingested_at: 'TIMESTAMP',
-          raw: 'JSON',
-        },
-      );
+      await insertIgnoringDuplicates(c, 'retrieval_gold', GOLD_COLUMNS, rows);
     } else if (kind === 'event') {
       const rows = valid.map(({ value }) => eventValues(value, 'ingest', now, shown));
-      await insertIgnoringDuplicates(run, 'retrieval_events', EVENT_COLUMNS, rows, {
-        received_at: 'TIMESTAMP',
-        raw: 'JSON',
-      });
+      await insertIgnoringDuplicates(c, 'retrieval_events', EVENT_COLUMNS, rows);
     } else {
       const scored = await scoreOnIngest(store, valid, shown, outcome);
       const metricNames = [
@@ -245,7 +222,10 @@ export async function ingestRetrievalFile(
       ].sort();
       for (const name of metricNames)
         await c.run(`ALTER TABLE retrieval_results ADD COLUMN IF NOT EXISTS "${name}" DOUBLE`);
-      const columns = [...RESULT_FIXED_COLUMNS, ...metricNames];
+      const columns: Column[] = [
+        ...RESULT_COLUMNS,
+        ...metricNames.map((name) => ({ name, type: 'DOUBLE' as const })),
+      ];
       const rows = scored.map(({ row, computed }) => [
         rowKey(row),
         String(row.id),
@@ -266,13 +246,7 @@ export async function ingestRetrievalFile(
         JSON.stringify(row),
         ...metricNames.map((m) => metricNumber(row.metrics?.[m])),
       ]);
-      await insertIgnoringDuplicates(run, 'retrieval_results', columns, rows, {
-        retrieved_ids: 'JSON',
-        metrics: 'JSON',
-        verdicts: 'JSON',
-        ingested_at: 'TIMESTAMP',
-        raw: 'JSON',
-      });
+      await insertIgnoringDuplicates(c, 'retrieval_results', columns, rows);
     }
     outcome.added = (await counted()) - before;
     outcome.skipped = valid.length - outcome.added;

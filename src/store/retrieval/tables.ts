@@ -3,28 +3,46 @@
  * metric results, feedback actions and their revocations). Every row is keyed by the sha256 of its canonical JSON,
  * so the same row ingested or posted twice is stored once.
  */
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 
-/** Columns of a result row that are not metrics; a metric of one of these names stays in `metrics` only. */
-export const RESULT_FIXED_COLUMNS = [
-  'row_key',
-  'id',
-  'request_id',
-  'model_id',
-  'tool_id',
-  'layer',
-  'agent_id',
-  'user_id',
-  'ts',
-  'retrieved_ids',
-  'metrics',
-  'verdicts',
-  'scored_on_ingest',
-  'origin_path',
-  'ingest_id',
-  'ingested_at',
-  'raw',
-] as const;
+const columns = (list: readonly (readonly [string, ColumnType])[]): Column[] =>
+  list.map(([name, type]) => ({ name, type }));
+
+/** The gold table's columns, in insert order (the key first). */
+export const GOLD_COLUMNS = columns([
+  ['row_key', 'VARCHAR'],
+  ['id', 'VARCHAR'],
+  ['query', 'VARCHAR'],
+  ['expected_ids', 'JSON'],
+  ['entities', 'JSON'],
+  ['layers', 'JSON'],
+  ['tags', 'JSON'],
+  ['origin_path', 'VARCHAR'],
+  ['ingest_id', 'VARCHAR'],
+  ['ingested_at', 'TIMESTAMP'],
+  ['raw', 'JSON'],
+]);
+
+/** The result table's columns other than metrics (a metric of one of these names stays in `metrics` only). */
+export const RESULT_COLUMNS = columns([
+  ['row_key', 'VARCHAR'],
+  ['id', 'VARCHAR'],
+  ['request_id', 'VARCHAR'],
+  ['model_id', 'VARCHAR'],
+  ['tool_id', 'VARCHAR'],
+  ['layer', 'VARCHAR'],
+  ['agent_id', 'VARCHAR'],
+  ['user_id', 'VARCHAR'],
+  ['ts', 'VARCHAR'],
+  ['retrieved_ids', 'JSON'],
+  ['metrics', 'JSON'],
+  ['verdicts', 'JSON'],
+  ['scored_on_ingest', 'BOOLEAN'],
+  ['origin_path', 'VARCHAR'],
+  ['ingest_id', 'VARCHAR'],
+  ['ingested_at', 'TIMESTAMP'],
+  ['raw', 'JSON'],
+]);
 
 export const RETRIEVAL_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS retrieval_gold (
@@ -85,29 +103,62 @@ export const RETRIEVAL_DDL: readonly string[] = [
    )`,
 ];
 
-/** Rows inserted per statement (DuckDB binds every value as a parameter). */
-const CHUNK = 256;
+export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'BOOLEAN' | 'JSON' | 'TIMESTAMP';
+export interface Column {
+  name: string;
+  type: ColumnType;
+}
 
-/** Runs `INSERT INTO table (columns) VALUES … ON CONFLICT DO NOTHING` over rows, a chunk per statement. */
+const stagedShapes = new WeakMap<DuckDBConnection, Map<string, string>>();
+
+const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Inserts rows, leaving any whose key is already stored (or repeated in `rows`) as it is. The rows go through a
+ * temporary staging table filled by DuckDB's Appender (binding each value as a statement parameter costs about
+ * a millisecond a row), then one INSERT … SELECT … ON CONFLICT DO NOTHING. Runs in the caller's transaction.
+ */
 export async function insertIgnoringDuplicates(
-  run: (sql: string, params: DuckDBValue[]) => Promise<unknown>,
+  connection: DuckDBConnection,
   table: string,
-  columns: readonly string[],
+  columns: readonly Column[],
   rows: readonly DuckDBValue[][],
-  casts: Record<string, string> = {},
 ): Promise<void> {
-  const quoted = columns.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ');
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    const chunk = rows.slice(start, start + CHUNK);
-    const params: DuckDBValue[] = [];
-    const tuples = chunk.map((row) => {
-      const slots = columns.map((c, i) => {
-        params.push(row[i]);
-        const cast = casts[c];
-        return cast ? `$${params.length}::${cast}` : `$${params.length}`;
-      });
-      return `(${slots.join(', ')})`;
-    });
-    await run(`INSERT INTO ${table} (${quoted}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, params);
+  if (rows.length === 0) return;
+  const stage = `stage_${table}`;
+  const staged = columns
+    .map((c) => `${quote(c.name)} ${c.type === 'JSON' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type}`)
+    .join(', ');
+  // The staging table is made once per connection and shape (DDL in every transaction costs more than the rows).
+  let shapes = stagedShapes.get(connection);
+  if (!shapes) stagedShapes.set(connection, (shapes = new Map()));
+  if (shapes.get(stage) !== staged) {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE ${stage} (${staged})`);
+    shapes.set(stage, staged);
   }
+  const appender = await connection.createAppender(stage, 'main', 'temp');
+  try {
+    for (const row of rows) {
+      columns.forEach((c, i) => {
+        const v = row[i];
+        if (v === null || v === undefined) appender.appendNull();
+        else if (c.type === 'DOUBLE') appender.appendDouble(v as number);
+        else if (c.type === 'BOOLEAN') appender.appendBoolean(v as boolean);
+        else appender.appendVarchar(String(v));
+      });
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+  const names = columns.map((c) => quote(c.name)).join(', ');
+  const casts = columns
+    .map((c) => (c.type === 'JSON' || c.type === 'TIMESTAMP' ? `${quote(c.name)}::${c.type}` : quote(c.name)))
+    .join(', ');
+  const key = quote(columns[0].name);
+  await connection.run(
+    `INSERT INTO ${table} (${names}) SELECT ${casts} FROM (SELECT DISTINCT ON (${key}) * FROM ${stage}) ON CONFLICT DO NOTHING`,
+  );
+  await connection.run(`DELETE FROM ${stage}`);
 }
