@@ -57,6 +57,8 @@ export class FingerprintSet {
   }
 }
 
+const STAGE = 'retrieval_events_incoming';
+
 export class EventSink {
   private constructor(
     private readonly store: Store,
@@ -73,6 +75,9 @@ export class EventSink {
       chunk = await result.fetchChunk()
     )
       for (const key of chunk.getColumnValues(0)) seen.add(FingerprintSet.of(String(key)));
+    await store.connection.run(
+      `CREATE OR REPLACE TEMP TABLE ${STAGE} AS SELECT * FROM retrieval_events WITH NO DATA`,
+    );
     const { DuckDBTimestampValue } = await import('@duckdb/node-api');
     return new EventSink(store, seen, (ms) => new DuckDBTimestampValue(BigInt(Math.round(ms)) * 1000n));
   }
@@ -102,13 +107,17 @@ export class EventSink {
     const c = this.store.connection;
     await c.run('BEGIN TRANSACTION');
     try {
-      const appender = await c.createAppender('retrieval_events');
+      // Appended to an unindexed staging table (a quick synchronous flush), then moved by one INSERT that runs
+      // off the event loop; the keys are known to be new, so no conflict check is needed.
+      const appender = await c.createAppender(STAGE, 'main', 'temp');
       try {
         for (const row of fresh.values()) this.append(appender, row, receivedAt);
         appender.flushSync();
       } finally {
         appender.closeSync();
       }
+      await c.run(`INSERT INTO retrieval_events SELECT * FROM temp.main.${STAGE}`);
+      await c.run(`DELETE FROM temp.main.${STAGE}`);
       await c.run('COMMIT');
     } catch (error) {
       await c.run('ROLLBACK').catch(() => undefined);
