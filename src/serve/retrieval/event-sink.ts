@@ -8,6 +8,7 @@
 import type { DuckDBAppender } from '@duckdb/node-api';
 import type { Store } from '../../store/db.js';
 import { EVENT_COLUMNS, eventValues, type EventOrigin } from '../../store/retrieval/events.js';
+import { sqlStrings } from '../../store/retrieval/tables.js';
 
 type Json = Record<string, unknown>;
 
@@ -98,8 +99,7 @@ export class EventSink {
     }
     if (suspects.length > 0) {
       const stored = await this.store.all<{ event_key: string }>(
-        `SELECT event_key FROM retrieval_events WHERE list_contains($1::VARCHAR[], event_key)`,
-        [suspects as never],
+        `SELECT event_key FROM retrieval_events WHERE event_key IN (${sqlStrings(suspects)})`,
       );
       for (const { event_key } of stored) fresh.delete(event_key);
     }

@@ -6,7 +6,6 @@
  * Every row is keyed by its content, so ingesting a file twice adds nothing.
  */
 import { createHash } from 'node:crypto';
-import type { DuckDBValue } from '@duckdb/node-api';
 import type { Diagnostic } from '../../diagnostics.js';
 import { DataError } from '../../errors.js';
 import { findType } from '../../formats/registry.js';
@@ -22,6 +21,7 @@ import {
   insertIgnoringDuplicates,
   RESULT_COLUMNS,
   RETRIEVAL_DDL,
+  sqlStrings,
   type Column,
 } from './tables.js';
 
@@ -132,9 +132,7 @@ async function storedGold(store: Store, ids: string[]): Promise<Map<string, Json
   const found = new Map<string, Json>();
   if (ids.length === 0) return found;
   const rows = await store.all<{ id: string; raw: string }>(
-    `SELECT id, raw::VARCHAR AS raw FROM retrieval_gold WHERE list_contains($1::VARCHAR[], id)
-     ORDER BY ingested_at, row_key`,
-    [ids as unknown as DuckDBValue],
+    `SELECT id, raw::VARCHAR AS raw FROM retrieval_gold WHERE id IN (${sqlStrings(ids)}) ORDER BY ingested_at, row_key`,
   );
   for (const row of rows) found.set(row.id, JSON.parse(row.raw) as Json);
   return found;

@@ -162,3 +162,8 @@ export async function insertIgnoringDuplicates(
   );
   await connection.run(`DELETE FROM ${stage}`);
 }
+
+/** A SQL list literal of strings ('a', 'b'), each quoted (for IN lists of keys and ids). */
+export function sqlStrings(values: readonly string[]): string {
+  return values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ');
+}
