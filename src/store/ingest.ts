@@ -36,6 +36,7 @@ import {
   type RetrievalIngestOutcome,
   type RetrievalKind,
 } from './retrieval/ingest.js';
+import { readRetrievalExport } from './retrieval/parquet.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 
 type Json = Record<string, any>;
@@ -158,6 +159,17 @@ export async function ingestPaths(
   const retrieval: IngestResult['retrieval'] = [];
   for (const unit of discovered.units) {
     const before = progress.bytesDone;
+    if (unit.kind === 'parquet')
+      for (const r of await readRetrievalExport(store, unit.path))
+        retrieval.push({
+          source: `${unit.display}/${r.table}`,
+          kind: r.table === 'retrieval_gold' ? 'gold' : r.table === 'retrieval_results' ? 'result' : 'event',
+          rows: r.rows,
+          added: r.added,
+          skipped: r.rows - r.added,
+          rejected: 0,
+          scored: 0,
+        });
     if (unit.kind === 'retrieval') {
       const { diagnostics: found, ...outcome } = await ingestRetrievalFile(
         store,

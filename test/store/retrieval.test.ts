@@ -298,3 +298,34 @@ test('compare --retrieval with no variance in the differences says the t test is
   assert.doesNotMatch(text.stdout, /p < 1e-/);
   assert.match(text.stdout, /no significant difference/);
 });
+
+test('export parquet carries the retrieval tables, and ingesting the export restores them row for row', async () => {
+  const db = freshDb();
+  const files = ['gold.jsonl', 'results.jsonl', 'events.jsonl'].map((f) => join(loop, f));
+  assert.equal((await runMain(['ingest', '--db', db, ...files])).code, 0);
+  const dir = join(temp, `export-${n}`);
+  const exported = await runMain(['export', 'parquet', dir, '--db', db]);
+  assert.equal(exported.code, 0, exported.stderr);
+  const copy = freshDb();
+  const back = await runMain(['ingest', '--db', copy, '--format', 'json', dir]);
+  assert.equal(back.code, 0, back.stderr);
+  const dump = async (path: string) => {
+    const store = await openStore(path, { readOnly: true });
+    try {
+      return {
+        gold: await store.all(`SELECT row_key, raw::VARCHAR AS raw FROM retrieval_gold ORDER BY row_key`),
+        results: await store.all(
+          `SELECT row_key, raw::VARCHAR AS raw, p_at_5 FROM retrieval_results ORDER BY row_key`,
+        ),
+        events: await store.all(
+          `SELECT event_key, type, ts_ms, raw::VARCHAR AS raw FROM retrieval_events ORDER BY event_key`,
+        ),
+      };
+    } finally {
+      store.close();
+    }
+  };
+  const original = await dump(db);
+  assert.ok(original.events.length > 0 && original.results.length > 0 && original.gold.length > 0);
+  assert.deepEqual(await dump(copy), original);
+});

@@ -167,3 +167,16 @@ export async function insertIgnoringDuplicates(
 export function sqlStrings(values: readonly string[]): string {
   return values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ');
 }
+
+/** A retrieval table's columns with their types and descriptions, read from its DDL (for the export's schema file). */
+export function retrievalColumns(table: string): { name: string; type: string; description: string }[] {
+  const ddl = RETRIEVAL_DDL.find((s) => s.startsWith(`CREATE TABLE IF NOT EXISTS ${table} (`));
+  if (!ddl) return [];
+  return ddl
+    .split('\n')
+    .slice(1)
+    .flatMap((line) => {
+      const m = /^\s*([a-z_]+) ([A-Z]+)\b[^-]*?(?:--\s*(.*))?$/.exec(line);
+      return m ? [{ name: m[1], type: m[2], description: (m[3] ?? '').trim() }] : [];
+    });
+}
