@@ -38,6 +38,13 @@ import type { Store } from './db.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
 import { convertedRows, hasConvertedRows } from './converted-rows.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
+import {
+  ingestRetrievalFile,
+  retrievalFileKind,
+  type RetrievalIngestOutcome,
+  type RetrievalKind,
+} from './retrieval/ingest.js';
+import { readRetrievalExport } from './retrieval/parquet.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
 
@@ -87,12 +94,16 @@ export interface IngestResult {
   ingest_id: string;
   summary: IngestSummary;
   items: IngestItem[];
+  /** Retrieval files (gold, results, events), one entry each, in the order they were stored. */
+  retrieval: (Omit<RetrievalIngestOutcome, 'diagnostics'> & { source: string })[];
   diagnostics: Diagnostic[];
 }
 
 /** One record to store, however it was found. */
 interface Unit {
-  kind: 'eee' | 'parquet' | 'convert';
+  kind: 'eee' | 'parquet' | 'convert' | 'retrieval';
+  /** For a retrieval file: which rows it holds. */
+  retrievalKind?: RetrievalKind;
   /** Absolute path. */
   path: string;
   /** The path as the user would write it. */
@@ -147,8 +158,34 @@ export async function ingestPaths(
     converted: new Set(),
     runs: new RunIndex(store),
   };
+  const retrieval: IngestResult['retrieval'] = [];
   for (const unit of discovered.units) {
     const before = progress.bytesDone;
+    if (unit.kind === 'parquet')
+      for (const r of await readRetrievalExport(store, unit.path))
+        retrieval.push({
+          source: `${unit.display}/${r.table}`,
+          kind: r.table === 'retrieval_gold' ? 'gold' : r.table === 'retrieval_results' ? 'result' : 'event',
+          rows: r.rows,
+          added: r.added,
+          skipped: r.rows - r.added,
+          rejected: 0,
+          scored: 0,
+        });
+    if (unit.kind === 'retrieval') {
+      const { diagnostics: found, ...outcome } = await ingestRetrievalFile(
+        store,
+        unit.path,
+        unit.display,
+        unit.retrievalKind!,
+        ingestId,
+      );
+      retrieval.push({ source: unit.display, ...outcome });
+      diagnostics.push(...found);
+      progress.bytesDone = before + unit.bytes;
+      options.onProgress?.(progress);
+      continue;
+    }
     const outcome =
       unit.kind === 'parquet'
         ? await readParquetExport(unit.path, unit.display, context)
@@ -182,7 +219,7 @@ export async function ingestPaths(
        rejected = $5 WHERE ingest_id = $1`,
     [ingestId, summary.records, summary.rows, summary.skipped, summary.rejected],
   );
-  return { ingest_id: ingestId, summary, items, diagnostics };
+  return { ingest_id: ingestId, summary, items, retrieval, diagnostics };
 }
 
 function summarize(items: IngestItem[], diagnostics: Diagnostic[]): IngestSummary {
@@ -254,6 +291,11 @@ async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): 
       });
       return;
     }
+    const retrievalKind = from === 'auto' ? await retrievalFileKind(abs) : undefined;
+    if (retrievalKind) {
+      found.units.push({ kind: 'retrieval', path: abs, display: shown, bytes: info.size, retrievalKind });
+      return;
+    }
     const source = (await claimed(abs)) ?? (explicit && from !== 'auto' ? from : undefined);
     if (source) {
       found.units.push({ kind: 'convert', path: abs, display: shown, bytes: info.size, source });
@@ -321,6 +363,9 @@ async function discover(paths: string[], cwd: string, from: SourceId | 'auto'): 
         message: 'an instance-level file without its aggregate record: not stored (ingest the aggregate)',
       });
   }
+  // Gold files first, so that result rows of the same run are scored against them.
+  const order = (u: Unit): number => (u.kind !== 'retrieval' ? 0 : u.retrievalKind === 'gold' ? -1 : 0);
+  found.units.sort((a, b) => order(a) - order(b));
   return found;
 }
 

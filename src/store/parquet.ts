@@ -5,6 +5,8 @@
  * read the folders directly. `readParquetExport` reads such an export back into a store (records validated again,
  * rows copied as they are, each record with its rows in one transaction).
  */
+import { retrievalColumns } from './retrieval/tables.js';
+import { exportRetrievalTables } from './retrieval/parquet.js';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -115,6 +117,7 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
       else await mkdir(target, { recursive: true });
       summary.tables.push({ table, rows: n, files: await countFiles(target) });
     }
+    summary.tables.push(...(await exportRetrievalTables(store, temp)));
     await writeFile(join(temp, EXPORT_SCHEMA_FILE), JSON.stringify(exportSchema(summary), null, 2) + '\n');
     await rm(join(temp, STAGING_MARKER));
     if (existsSync(dir)) await rm(dir, { recursive: true });
@@ -157,7 +160,7 @@ function exportSchema(summary: ExportSummary): unknown {
           rows,
           path: `${table}/`,
           columns: [
-            ...tableColumns(table),
+            ...(tableColumns(table).length > 0 ? tableColumns(table) : retrievalColumns(table)),
             ...(table === 'records'
               ? []
               : [

@@ -4,9 +4,11 @@ import type { CompareReport, Comparison } from '../../store/compare.js';
 import type { CommandModule } from '../context.js';
 import { formatInterval, formatNumber, formatP } from '../output/numbers.js';
 import { addDbOption, dbPathOf, json, optionalInteger, parseInteger } from '../options.js';
+import { retrievalCompareCommand } from './retrieval-stats.js';
 
 interface CompareFlags {
   db?: string;
+  retrieval?: boolean;
   benchmark?: string;
   metric?: string;
   clusterBy?: string;
@@ -118,6 +120,10 @@ export const compareCommand: CommandModule = {
         `paired percentile bootstrap CI with n resamples, 100 to 100000 (default ${DEFAULT_RESAMPLES})`,
       )
       .option('--seed <n>', 'bootstrap seed', '0')
+      .option(
+        '--retrieval',
+        'compare two retrieval systems on their common gold queries; A and B name a system by a value of one of its identity fields, or field=value,…',
+      )
       .addOption(
         new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
       );
@@ -130,6 +136,8 @@ export const compareCommand: CommandModule = {
               ? DEFAULT_RESAMPLES
               : parseInteger(flags.bootstrap, '--bootstrap', Number.MIN_SAFE_INTEGER);
         const seed = optionalInteger(flags.seed, '--seed', 0);
+        if (flags.retrieval)
+          return retrievalCompareCommand(io, modelA, modelB, { ...flags, bootstrap, seed });
         const { openStore } = await import('../../store/db.js');
         const { compareModels, checkBootstrap } = await import('../../store/compare.js');
         if (bootstrap !== undefined) checkBootstrap(bootstrap);

@@ -76,19 +76,25 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
           `${i.source}: replaces the less complete copy ${i.supersedes.join(', ')} of the same run\n`,
         );
     }
+    for (const r of result.retrieval)
+      io.stdout.write(
+        `${r.source}: retrieval ${r.kind} rows: ${r.added} added, ${r.skipped} already stored, ${r.rejected} rejected` +
+          (r.scored > 0 ? `, ${r.scored} scored against their gold rows` : '') +
+          '\n',
+      );
     io.stdout.write(
       `${s.records} records added (${s.rows.toLocaleString('en')} rows), ${s.skipped} skipped ` +
         `(${s.skipped - s.duplicates - s.superseded} already stored, ${s.duplicates} duplicates${s.superseded > 0 ? `, ${s.superseded} less complete copies of a stored run` : ''})` +
         `${s.replaced > 0 ? `, ${s.replaced} replaced by a more complete copy` : ''}, ${s.rejected} rejected → ${dbPath}\n`,
     );
   }
-  if (result.items.length === 0) {
+  if (result.items.length === 0 && result.retrieval.length === 0) {
     io.stderr.write(
       `error usage.nothing-to-ingest: no record or known tool output found in ${paths.join(', ')}\n`,
     );
     return 2;
   }
-  return s.rejected > 0 ? 1 : 0;
+  return s.rejected > 0 || result.retrieval.some((r) => r.rejected > 0) ? 1 : 0;
 }
 
 export const ingestCommand: CommandModule = {
@@ -100,7 +106,9 @@ export const ingestCommand: CommandModule = {
         'Put evaluation records into one embedded DuckDB file that `query`, `leaderboard`, `compare`, `export`\n' +
           'and `view` read. Accepts EEE aggregate files and datastore folders (each aggregate with its samples\n' +
           'JSONL; 0.2.x records are migrated to 0.3.0), other tools\u2019 outputs through the same importers as\n' +
-          '`evalkit convert`, and folders written by `evalkit export parquet`.\n\n' +
+          '`evalkit convert`, folders written by `evalkit export parquet`, and retrieval JSONL files (gold rows,\n' +
+          'result rows, events) into the retrieval_gold, retrieval_results and retrieval_events tables; result\n' +
+          'rows without ranking metrics are scored on ingest against their gold rows (gold files go first).\n\n' +
           'Every record is validated first (schema, rules and datastore checks, the diagnostics of `evalkit\n' +
           'validate`): an invalid one is reported and not stored. A record and its rows are stored in one\n' +
           'transaction, never half. Ingesting the same content again changes nothing; a record whose content\n' +

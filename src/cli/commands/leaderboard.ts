@@ -4,9 +4,11 @@ import type { CommandModule } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../../report/tables.js';
 import { formatInterval, formatNumber } from '../output/numbers.js';
 import { addDbOption, dbPathOf, json } from '../options.js';
+import { retrievalLeaderboardCommand } from './retrieval-stats.js';
 
 interface LeaderboardFlags extends LeaderboardOptions {
   db?: string;
+  retrieval?: boolean;
   format: 'text' | 'markdown' | 'csv' | 'json';
 }
 
@@ -142,6 +144,10 @@ export const leaderboardCommand: CommandModule = {
       .option('--source-organization <name>', 'only records from this source organization')
       .option('--collection <name>', 'only records of this datastore collection')
       .option('--composite', 'add the composite mean win rate across benchmarks')
+      .option(
+        '--retrieval',
+        'rank retrieval systems (model_id, tool_id, layer, agent_id) from retrieval result rows',
+      )
       .addOption(
         new Option('-f, --format <format>', 'output format')
           .choices(['text', 'markdown', 'csv', 'json'])
@@ -149,6 +155,7 @@ export const leaderboardCommand: CommandModule = {
       );
     addDbOption(command).action((flags: LeaderboardFlags) =>
       run(async () => {
+        if (flags.retrieval) return retrievalLeaderboardCommand(io, flags);
         const { openStore } = await import('../../store/db.js');
         const { leaderboards } = await import('../../store/leaderboard.js');
         const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });

@@ -19,7 +19,7 @@ import { readJsonDocument, readJsonlRows } from '../../report/read-input.js';
 import { createAjv } from '../../validate/ajv.js';
 import type { CliIO, CommandModule } from '../context.js';
 import { alignedColumns } from '../../report/tables.js';
-import { json, optionalInteger, resolvePath } from '../options.js';
+import { addDbOption, dbPathOf, json, optionalInteger, resolvePath } from '../options.js';
 
 /** Rows that pass the type's 0.1 schema; the others become diagnostics (file:line, pointer, schema keyword). */
 function schemaCheck(
@@ -111,6 +111,40 @@ interface ScoreFlags {
   iterations: string;
   seed: string;
   format: 'text' | 'json';
+}
+
+interface ServeFlags {
+  db?: string;
+  host: string;
+  port: string;
+  token?: string;
+  thresholds?: string;
+  policy?: string;
+  window: string;
+  gateInterval: string;
+  groupBy: string;
+  maxBodyBytes: string;
+  maxSkew: string;
+  format: 'text' | 'json';
+}
+
+function positiveNumber(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || !Number.isFinite(n) || n <= 0)
+    throw new UsageError('usage.bad-option', `${flag} expects a positive number, got "${text}"`);
+  return n;
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM, SIGHUP). */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    const stop = () => {
+      for (const s of signals) process.off(s, stop);
+      resolve();
+    };
+    for (const s of signals) process.on(s, stop);
+  });
 }
 
 interface GateFlags {
@@ -346,6 +380,121 @@ export const retrievalCommand: CommandModule = {
             );
           }
           return ok && !diagnostics.some((d) => d.severity === 'error') ? 0 : 1;
+        }),
+      );
+
+    const serve = retrieval
+      .command('serve')
+      .summary(
+        'a long-running HTTP service a retrieval system reports its events to; gates and feedback actions',
+      )
+      .description(
+        'Serve the online retrieval loop over one store (--db, opened read-write: one writer at a time).\n\n' +
+          '  POST   /v1/events        NDJSON or a JSON array of 0.1 events; answers {"accepted": N, "rejected":\n' +
+          '                           [{"line", "code", "message"}]}; accepted events are committed before the\n' +
+          '                           answer; the same event sent twice is stored once\n' +
+          '  GET    /v1/metrics       ?window=SECONDS&by=layer,tool_id,model_id: per group the observation count,\n' +
+          '                           the mean of every evaluation_result metric, latency p50/p95, error rate\n' +
+          '  GET    /v1/actions       the active feedback actions (not expired, not revoked)\n' +
+          '  DELETE /v1/actions/{id}  revoke one; JSON body {"by": "...", "reason": "..."} is recorded\n' +
+          '  GET    /healthz\n\n' +
+          'With --thresholds, gates run every --gate-interval seconds on the last --window seconds per group and\n' +
+          'each evaluation is stored as an evaluation_result event. With --policy (JSON keyed by metric, e.g.\n' +
+          '{"p_at_5": {"action": "rerank_tweak", "ttl_ms": 600000, "scope_fields": ["tool_id"]}}) a failing gate\n' +
+          'issues one feedback_action per breach: a new one only after the last expired or was revoked.\n\n' +
+          'Security: writes always need Authorization: Bearer TOKEN (--token, or generated and printed at start);\n' +
+          'off loopback, reads need it too. SIGTERM or Ctrl-C finishes requests in flight, then stops.\n\n' +
+          'Exit codes: 0 stopped, 1 invalid thresholds or policy, 2 usage or I/O error.',
+      );
+    addDbOption(serve)
+      .option(
+        '--host <host>',
+        'interface to listen on (any but loopback needs the token for reads too)',
+        '127.0.0.1',
+      )
+      .option('-p, --port <n>', 'port (0: any free port)', '8787')
+      .option('--token <token>', 'the bearer token (at least 8 characters); generated when absent')
+      .option('--thresholds <file>', 'gates: a threshold set as `retrieval gate` takes it')
+      .option('--policy <file>', 'feedback actions for failing gates (JSON keyed by metric)')
+      .option('--window <seconds>', 'the rolling window of the gates', '300')
+      .option('--gate-interval <seconds>', 'how often the gates run', '10')
+      .option(
+        '--group-by <fields>',
+        'gate groups: comma-separated layer, tool_id, model_id, agent_id, user_id',
+        'layer,tool_id,model_id',
+      )
+      .option('--max-body-bytes <n>', 'largest request body; larger ones get 413', String(4 * 1024 * 1024))
+      .option('--max-skew <seconds>', 'how far in the future an event time may be', '300')
+      .addOption(
+        new Option('-f, --format <format>', 'the start-up line as text, or json ({url, token, store})')
+          .choices(['text', 'json'])
+          .default('text'),
+      )
+      .action((flags: ServeFlags) =>
+        run(async () => {
+          const port = optionalInteger(flags.port, '--port', 0)!;
+          if (port > 65535) throw new UsageError('usage.bad-option', '--port must be at most 65535');
+          const windowS = positiveNumber(flags.window, '--window');
+          const intervalS = positiveNumber(flags.gateInterval, '--gate-interval');
+          const maxBody = optionalInteger(flags.maxBodyBytes, '--max-body-bytes', 1)!;
+          const skewS = positiveNumber(flags.maxSkew, '--max-skew');
+          if (flags.token !== undefined && flags.token.trim().length < 8)
+            throw new UsageError('usage.bad-option', '--token must be at least 8 characters');
+          const { parseGroupBy } = await import('../../serve/retrieval/window.js');
+          let gateBy;
+          try {
+            gateBy = parseGroupBy(flags.groupBy);
+          } catch (error) {
+            throw new UsageError('usage.bad-option', `--group-by: ${(error as Error).message}`);
+          }
+          const thresholds = await readThresholds(io, flags.thresholds);
+          const { parsePolicy, startRetrievalServer } = await Promise.all([
+            import('../../serve/retrieval/loop.js'),
+            import('../../serve/retrieval/server.js'),
+          ]).then(([a, b]) => ({ ...a, ...b }));
+          const policy = flags.policy
+            ? parsePolicy(await readJsonDocument(resolvePath(io.cwd, flags.policy)), flags.policy)
+            : undefined;
+          if (policy && !thresholds)
+            throw new UsageError('usage.bad-option', '--policy acts on failing gates: give --thresholds too');
+          for (const metric of Object.keys(policy ?? {}))
+            if (!thresholds!.thresholds.some((t) => t.metric === metric))
+              throw new UsageError(
+                'usage.bad-option',
+                `--policy names ${metric}, which --thresholds does not gate: it could never act`,
+              );
+          const { openStore } = await import('../../store/db.js');
+          const store = await openStore(dbPathOf(flags.db, io), { readOnly: false });
+          try {
+            const server = await startRetrievalServer({
+              store,
+              host: flags.host,
+              port,
+              token: flags.token,
+              thresholds,
+              policy,
+              windowMs: windowS * 1000,
+              gateIntervalMs: intervalS * 1000,
+              gateBy,
+              maxBodyBytes: maxBody,
+              maxFutureSkewMs: skewS * 1000,
+            });
+            if (flags.format === 'json')
+              io.stdout.write(
+                JSON.stringify({ url: server.url, token: server.token, store: store.path }) + '\n',
+              );
+            else
+              io.stdout.write(
+                `${server.url}\nevalkit retrieval serve: storing events in ${store.path}; ` +
+                  `token ${flags.token === undefined ? server.token : '(as given)'} ` +
+                  `(send Authorization: Bearer TOKEN); Ctrl-C stops\n`,
+              );
+            await untilStopped();
+            await server.close();
+            return 0;
+          } finally {
+            store.close();
+          }
         }),
       );
   },

@@ -1,0 +1,131 @@
+// kill -9 of `evalkit retrieval serve` at random moments while 20 clients post events: after a restart, every
+// event the server acknowledged is in the store exactly once, and sending everything again adds no copy.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, test } from 'node:test';
+import { openStore } from '../../src/store/db.js';
+import { projectRoot } from '../helpers/shared.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'evalkit-serve-crash-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+const TSX = import.meta.resolve('tsx');
+const TOKEN = 'crash-token-0123456789';
+
+async function start(db: string): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      TSX,
+      join(projectRoot, 'src/cli/bin.ts'),
+      'retrieval',
+      'serve',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--token',
+      TOKEN,
+      '--format',
+      'json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((r) => child.once('exit', r));
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { child, exited, url: (JSON.parse(line) as { url: string }).url };
+}
+
+const event = (i: number) => ({
+  type: 'evaluation_observation',
+  request_id: `crash-${i}`,
+  tool_id: 'search',
+  ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString(),
+  latency_ms: i % 500,
+});
+
+async function load(
+  url: string,
+  next: () => number,
+  acked: Set<number>,
+  stop: { now: boolean },
+): Promise<void> {
+  while (!stop.now) {
+    const i = next();
+    try {
+      const res = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify(event(i)) + '\n',
+      });
+      const body = (await res.json()) as { accepted?: number };
+      if (res.status === 200 && body.accepted === 1) acked.add(i);
+    } catch {
+      return; // the server is gone
+    }
+  }
+}
+
+test(
+  'kill -9 under load: every acknowledged event is stored exactly once after a restart',
+  { timeout: 240_000 },
+  async () => {
+    const db = join(temp, 'serve.duckdb');
+    const acked = new Set<number>();
+    let counter = 0;
+    const next = () => counter++;
+    for (let round = 0; round < 3; round++) {
+      const { child, url } = await start(db);
+      const stop = { now: false };
+      const clients = Array.from({ length: 20 }, () => load(url, next, acked, stop));
+      // Kill at a random moment once this round's clients are being answered.
+      const before = acked.size;
+      while (acked.size < before + 20) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 600)));
+      child.kill('SIGKILL');
+      stop.now = true;
+      await Promise.all(clients);
+      await new Promise((r) => child.once('exit', r));
+    }
+    assert.ok(acked.size > 50, `only ${acked.size} events were acknowledged`);
+
+    // Restart, then send every event ever tried again (acknowledged or not).
+    const { child, url } = await start(db);
+    try {
+      for (let start = 0; start < counter; start += 500) {
+        const body = Array.from({ length: Math.min(500, counter - start) }, (_, k) =>
+          JSON.stringify(event(start + k)),
+        ).join('\n');
+        const res = await fetch(`${url}/v1/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body,
+        });
+        assert.equal(res.status, 200);
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const store = await openStore(db, { readOnly: true });
+    try {
+      const rows = await store.all<{ request_id: string; n: number }>(
+        `SELECT request_id, count(*)::INTEGER AS n FROM retrieval_events GROUP BY request_id`,
+      );
+      const stored = new Map(rows.map((r) => [r.request_id, r.n]));
+      for (const i of acked) assert.equal(stored.get(`crash-${i}`), 1, `acknowledged event ${i}`);
+      assert.equal(stored.size, counter);
+      assert.ok([...stored.values()].every((n) => n === 1));
+    } finally {
+      store.close();
+    }
+  },
+);
