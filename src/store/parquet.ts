@@ -117,7 +117,7 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
       else await mkdir(target, { recursive: true });
       summary.tables.push({ table, rows: n, files: await countFiles(target) });
     }
-    summary.tables.push(...(await exportRetrievalTables(store, temp)));
+    summary.tables.push(...(await exportRetrievalTables(source, temp)));
     await writeFile(join(temp, EXPORT_SCHEMA_FILE), JSON.stringify(exportSchema(summary), null, 2) + '\n');
     await rm(join(temp, STAGING_MARKER));
     if (existsSync(dir)) await rm(dir, { recursive: true });

@@ -52,6 +52,13 @@ const event = (i: number) => ({
   latency_ms: i % 500,
 });
 
+/** Resolves to undefined when `work` has not settled in `ms` (a ref'd timer: a request cut by the kill never hangs the test). */
+function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 async function load(
   url: string,
   next: () => number,
@@ -60,17 +67,18 @@ async function load(
 ): Promise<void> {
   while (!stop.now) {
     const i = next();
-    try {
-      const res = await fetch(`${url}/v1/events`, {
+    const answer = await within(
+      fetch(`${url}/v1/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TOKEN}` },
         body: JSON.stringify(event(i)) + '\n',
-      });
-      const body = (await res.json()) as { accepted?: number };
-      if (res.status === 200 && body.accepted === 1) acked.add(i);
-    } catch {
-      return; // the server is gone
-    }
+      })
+        .then(async (res) => ({ status: res.status, body: (await res.json()) as { accepted?: number } }))
+        .catch(() => undefined),
+      10_000,
+    );
+    if (!answer) return; // the server is gone
+    if (answer.status === 200 && answer.body.accepted === 1) acked.add(i);
   }
 }
 
@@ -83,7 +91,7 @@ test(
     let counter = 0;
     const next = () => counter++;
     for (let round = 0; round < 3; round++) {
-      const { child, url } = await start(db);
+      const { child, url, exited } = await start(db);
       const stop = { now: false };
       const clients = Array.from({ length: 20 }, () => load(url, next, acked, stop));
       // Kill at a random moment once this round's clients are being answered.
@@ -93,12 +101,12 @@ test(
       child.kill('SIGKILL');
       stop.now = true;
       await Promise.all(clients);
-      await new Promise((r) => child.once('exit', r));
+      await exited;
     }
     assert.ok(acked.size > 50, `only ${acked.size} events were acknowledged`);
 
     // Restart, then send every event ever tried again (acknowledged or not).
-    const { child, url } = await start(db);
+    const { child, url, exited } = await start(db);
     try {
       for (let start = 0; start < counter; start += 500) {
         const body = Array.from({ length: Math.min(500, counter - start) }, (_, k) =>
@@ -113,7 +121,7 @@ test(
       }
     } finally {
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await exited;
     }
     const store = await openStore(db, { readOnly: true });
     try {
