@@ -6,6 +6,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBValue 
 import { existsSync } from 'node:fs';
 import { IoError } from '../errors.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
+import { storeSettings } from './settings.js';
 
 export interface Store {
   readonly path: string;
@@ -102,7 +103,10 @@ export async function openStore(path: string, options: { readOnly: boolean }): P
   const { DuckDBInstance } = await loadDuckDb();
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(path, options.readOnly ? { access_mode: 'READ_ONLY' } : {});
+    instance = await DuckDBInstance.create(path, {
+      ...storeSettings(options.readOnly),
+      ...(options.readOnly ? { access_mode: 'READ_ONLY' } : {}),
+    });
   } catch (error) {
     throw openError(path, error as Error, options.readOnly);
   }
