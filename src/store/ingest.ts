@@ -28,6 +28,7 @@ import { SKIPPED_DIRS } from '../io/files.js';
 import { Engine } from '../validate/engine.js';
 import { validateFileAt } from '../validate/file.js';
 import type { Store } from './db.js';
+import { flatRecords, type FlatRecord } from './flat-records.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
@@ -143,6 +144,7 @@ export async function ingestPaths(
     onBytes,
     cwd,
     converted: new Set(),
+    flat: await flatRecords(discovered.units.map((u) => u.path)),
   };
   const engine = new Engine();
   for (const unit of discovered.units) {
@@ -207,6 +209,8 @@ export interface UnitContext {
   cwd: string;
   /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */
   converted: Set<string>;
+  /** Aggregates of a flat datastore: the collection their index names and its errors about them. */
+  flat?: Map<string, FlatRecord>;
 }
 
 export interface UnitOutcome {
@@ -367,6 +371,11 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   const aggregateResult = await validateFileAt(unit.display, unit.path, false, engine);
   diagnostics.push(...aggregateResult.diagnostics);
   if (aggregateResult.invalid > 0) return outcome;
+  const flat = context.flat?.get(unit.path);
+  if (flat && flat.errors.length > 0) {
+    diagnostics.push(...flat.errors);
+    return outcome;
+  }
   const original = JSON.parse(await readFile(unit.path, 'utf8')) as Json;
   const declared = declaredEeeVersion(original);
   const migrated = migrateEeeAggregate(original);
@@ -453,7 +462,11 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
       valid
         ? {
             aggregate,
-            origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+            origin: {
+              kind: 'eee',
+              path: unit.display,
+              collection: flat?.collection ?? collectionOf(unit.path, aggregate),
+            },
             decision: decision as Decision & { status: 'new' | 'duplicate' },
             diagnostics,
           }
