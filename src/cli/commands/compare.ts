@@ -3,10 +3,18 @@ import { DataError } from '../../errors.js';
 import type { CompareReport, Comparison } from '../../store/compare.js';
 import type { CommandModule } from '../context.js';
 import { formatInterval, formatNumber, formatP } from '../output/numbers.js';
-import { addDbOption, dbPathOf, json, optionalInteger, parseInteger } from '../options.js';
+import {
+  addDbOption,
+  addLakeOption,
+  storeTargetOf,
+  json,
+  optionalInteger,
+  parseInteger,
+} from '../options.js';
 
 interface CompareFlags {
   db?: string;
+  lake?: string;
   benchmark?: string;
   metric?: string;
   clusterBy?: string;
@@ -104,7 +112,7 @@ export const compareCommand: CommandModule = {
       .addOption(
         new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
       );
-    addDbOption(command).action((modelA: string, modelB: string, flags: CompareFlags) =>
+    addLakeOption(addDbOption(command)).action((modelA: string, modelB: string, flags: CompareFlags) =>
       run(async () => {
         const bootstrap =
           flags.bootstrap === undefined
@@ -113,9 +121,9 @@ export const compareCommand: CommandModule = {
               ? DEFAULT_RESAMPLES
               : parseInteger(flags.bootstrap, '--bootstrap', 1);
         const seed = optionalInteger(flags.seed, '--seed', 0);
-        const { openStore } = await import('../../store/db.js');
+        const { openReadStore } = await import('../../store/open.js');
         const { compareModels } = await import('../../store/compare.js');
-        const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+        const store = await openReadStore(storeTargetOf(flags, io));
         let report: CompareReport;
         try {
           report = await compareModels(store, modelA, modelB, {

@@ -3,10 +3,11 @@ import type { Leaderboard, CompositeRow, LeaderboardOptions } from '../../store/
 import type { CommandModule } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../output/tables.js';
 import { formatInterval, formatNumber } from '../output/numbers.js';
-import { addDbOption, dbPathOf, json } from '../options.js';
+import { addDbOption, addLakeOption, storeTargetOf, json } from '../options.js';
 
 interface LeaderboardFlags extends LeaderboardOptions {
   db?: string;
+  lake?: string;
   format: 'text' | 'markdown' | 'csv' | 'json';
 }
 
@@ -139,11 +140,11 @@ export const leaderboardCommand: CommandModule = {
           .choices(['text', 'markdown', 'csv', 'json'])
           .default('text'),
       );
-    addDbOption(command).action((flags: LeaderboardFlags) =>
+    addLakeOption(addDbOption(command)).action((flags: LeaderboardFlags) =>
       run(async () => {
-        const { openStore } = await import('../../store/db.js');
+        const { openReadStore } = await import('../../store/open.js');
         const { leaderboards } = await import('../../store/leaderboard.js');
-        const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+        const store = await openReadStore(storeTargetOf(flags, io));
         try {
           const result = await leaderboards(store, {
             benchmark: flags.benchmark,

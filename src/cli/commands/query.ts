@@ -1,16 +1,17 @@
 import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, json } from '../options.js';
+import { addDbOption, addLakeOption, storeTargetOf, json } from '../options.js';
 
 interface QueryFlags {
   db?: string;
+  lake?: string;
   format: 'table' | 'json' | 'csv';
 }
 
 async function runQueryCommand(sql: string, flags: QueryFlags, io: CliIO): Promise<number> {
-  const { openStore } = await import('../../store/db.js');
+  const { openReadStore } = await import('../../store/open.js');
   const { runQuery, formatCsv, formatTable } = await import('../../store/query.js');
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  const store = await openReadStore(storeTargetOf(flags, io));
   try {
     const result = await runQuery(store, sql);
     if (flags.format === 'json') io.stdout.write(json(result));
@@ -35,7 +36,7 @@ export const queryCommand: CommandModule = {
           'Exit codes: 0 ok, 2 a bad query, a missing store or a store in use by a writer.',
       )
       .argument('<sql>', 'the SQL text (quote it for the shell)');
-    addDbOption(command)
+    addLakeOption(addDbOption(command))
       .addOption(
         new Option('-f, --format <format>', 'an aligned table, one JSON object ({columns, rows}) or CSV')
           .choices(['table', 'json', 'csv'])

@@ -6,12 +6,21 @@ import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Store } from '../../store/db.js';
 import type { CliIO, CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
+import {
+  addDbOption,
+  addLakeOption,
+  dbPathOf,
+  intArg,
+  json,
+  resolvePath,
+  storeTargetOf,
+} from '../options.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 
 interface ViewFlags {
   db?: string;
+  lake?: string;
   port: number;
   host: string;
   open: boolean;
@@ -61,7 +70,8 @@ async function openViewStore(
   // Loaded here, not when the CLI starts: DuckDB and the viewer are only needed by this command.
   const { openStore } = await import('../../store/db.js');
   if (paths.length > 0) {
-    if (flags.db) throw new UsageError('usage.conflict', 'give either --db or paths to ingest, not both');
+    if (flags.db || flags.lake)
+      throw new UsageError('usage.conflict', 'give either --db, --lake or paths to ingest, not several');
     const dir = await mkdtemp(join(tmpdir(), 'evalkit-view-'));
     try {
       const file = join(dir, 'view.duckdb');
@@ -84,7 +94,8 @@ async function openViewStore(
       throw error;
     }
   }
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  const { openReadStore } = await import('../../store/open.js');
+  const store = await openReadStore(storeTargetOf(flags, io));
   return { store, cleanup: async () => store.close() };
 }
 
@@ -108,7 +119,7 @@ export const viewCommand: CommandModule = {
           'Exit codes: 0 stopped or exported, 2 usage or I/O error.',
       )
       .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db');
-    addDbOption(command)
+    addLakeOption(addDbOption(command))
       .option('-p, --port <n>', 'port (0: any free port)', intArg('--port', 0), 4170)
       .option('--host <host>', 'interface to listen on; any but loopback requires a token', '127.0.0.1')
       .option('--no-open', 'do not open a browser')
@@ -131,7 +142,9 @@ export const viewCommand: CommandModule = {
           if (flags.export) {
             const inputs = [
               ...paths,
-              flags.db === undefined && paths.length > 0 ? undefined : dbPathOf(flags.db, io),
+              flags.db === undefined && (paths.length > 0 || flags.lake !== undefined)
+                ? undefined
+                : dbPathOf(flags.db, io),
             ];
             checkOutputs({ inputs, folders: [flags.export], cwd: io.cwd });
           }
