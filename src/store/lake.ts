@@ -58,13 +58,19 @@ function scan(dir: string, table: LakeTable): string {
   return `read_parquet(${sqlString(lakeGlob(dir, table))}, hive_partitioning = true, hive_types = {'collection': VARCHAR}, union_by_name = true)`;
 }
 
+/** A view with a store table's columns and no rows. */
+function emptyViewSql(table: string): string {
+  const empty = tableColumns(table)
+    .map((c) => `NULL::${c.type} AS ${c.name}`)
+    .join(', ');
+  return `CREATE VIEW ${table} AS SELECT ${empty} WHERE false`;
+}
+
 /** The store's columns of a table, from the lake's files; `collection` (records only) NULL for Hive's NULL name. */
 function viewSql(dir: string, table: LakeTable, present: boolean): string {
   const columns = tableColumns(table);
-  if (!present) {
-    const empty = columns.map((c) => `NULL::${c.type === 'JSON' ? 'JSON' : c.type} AS ${c.name}`).join(', ');
-    return `CREATE VIEW ${table} AS SELECT ${empty} WHERE false`;
-  }
+  if (!present) return emptyViewSql(table);
+
   const list = columns
     .map((c) =>
       c.name === 'collection'
@@ -88,10 +94,9 @@ export async function openLake(dir: string): Promise<Store> {
   try {
     for (const table of LAKE_TABLES)
       await connection.run(viewSql(root, table, (await parquetFiles(root, table)).length > 0));
-    await connection.run(`CREATE VIEW ingests AS SELECT NULL::VARCHAR AS ingest_id WHERE false`);
-    await connection.run(
-      `CREATE VIEW store_meta AS SELECT NULL::VARCHAR AS key, NULL::VARCHAR AS value WHERE false`,
-    );
+    // A lake keeps no ingest log or store metadata: the store's tables, empty, so every query still binds.
+    for (const table of ['ingests', 'store_meta']) await connection.run(emptyViewSql(table));
+
     for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await connection.run(ddl);
   } catch (error) {
     connection.closeSync();
@@ -193,21 +198,21 @@ export async function ingestToLake(
       const lock = await lockLake(root);
       try {
         // Another writer may have published some of the same records since: they are not written again.
-        const before = new Set(
-          (
-            await store.all<{ record_key: string }>(`SELECT record_key FROM records WHERE ingest_id = 'lake'`)
-          ).map((r) => r.record_key),
+        const inLake = new Set(
+          (await parquetFiles(root, 'records')).length === 0
+            ? []
+            : (
+                await store.all<{ record_key: string }>(`SELECT record_key FROM ${scan(root, 'records')}`)
+              ).map((r) => r.record_key),
         );
-        await seed();
-        const taken = (
-          await store.all<{ record_key: string }>(`SELECT record_key FROM records WHERE ingest_id = 'lake'`)
-        ).filter((r) => !before.has(r.record_key));
+        const mine = await store.all<{ record_key: string }>(
+          `SELECT record_key FROM records WHERE ingest_id = $1`,
+          [result.ingest_id],
+        );
+        const taken = new Set(mine.filter((r) => inLake.has(r.record_key)).map((r) => r.record_key));
+        for (const key of taken) await c.run(`DELETE FROM records WHERE record_key = $1`, [key]);
         for (const item of result.items)
-          if (
-            item.status === 'added' &&
-            item.record_key &&
-            taken.some((t) => t.record_key === item.record_key)
-          ) {
+          if (item.status === 'added' && item.record_key && taken.has(item.record_key)) {
             item.status = 'already-stored';
             result.summary.records--;
             result.summary.rows -= item.rows;
