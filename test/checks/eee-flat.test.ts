@@ -215,3 +215,11 @@ test('ingest does not store a flat record whose index row fails its checks', asy
   assert.equal(result.summary.records, 2);
   assert.ok(result.diagnostics.some((d) => d.code === 'eee.flat-hash'));
 });
+
+test('migrate --layout followed by a path still moves files into the tree layout (the path is not a layout name)', async () => {
+  const legacy = join(temp, 'legacy');
+  cpSync(join(projectRoot, 'examples/datastore/legacy'), legacy, { recursive: true });
+  const r = await runInProcess(['migrate', '--layout', legacy, '--dry-run']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /2 migrated/);
+});

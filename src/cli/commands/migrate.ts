@@ -113,7 +113,7 @@ export const migrateCommand: CommandModule = {
           'not be migrated, 2 usage or I/O error.',
         ].join('\n'),
       )
-      .argument('<path...>', 'files or folders to migrate')
+      .argument('[path...]', 'files or folders to migrate')
       .option(
         '--to <version>',
         'target version: 0.3.0 (EEE) or v1 (benchmark output); default the current one',
@@ -136,10 +136,15 @@ export const migrateCommand: CommandModule = {
         run(async () => {
           if (flags.layout === 'flat' || flags.layout === 'tree')
             return convertLayouts(paths, flags.layout, flags, io);
-          if (typeof flags.layout === 'string')
+          // `--layout PATH…`: the option takes an optional value, so a first path given right after it lands there.
+          if (typeof flags.layout === 'string') {
+            paths = [flags.layout, ...paths];
+            flags.layout = true;
+          }
+          if (paths.length === 0)
             throw new UsageError(
-              'usage.layout',
-              `--layout takes flat or tree, not ${JSON.stringify(flags.layout)}`,
+              'usage.no-paths',
+              "missing required argument 'path' (files or folders to migrate)",
             );
           const progress = createProgress(io, { enabled: flags.progress, unit: 'items' });
           const result = await migratePaths(paths, {
