@@ -1,6 +1,6 @@
 // Child process of bench/store.ts: loads the CLI bundle given as the first argument (as bin/evalkit.js does), runs
 // `evalkit <args...>` in this process, then prints one JSON line on standard error: the seconds the command took
-// (module loading excluded), its exit code and the process's peak RSS (DuckDB's native memory included).
+// (module loading excluded), the CPU seconds of all its threads (DuckDB's included), its exit code and the process's peak RSS (DuckDB's native memory included).
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { peakRssMb } from './_peak-rss.mjs';
@@ -15,6 +15,7 @@ const stdout = new Writable({
   },
 });
 const started = performance.now();
+const cpuStart = process.cpuUsage();
 const code = await main(['node', 'evalkit', ...args], {
   stdout,
   stderr: process.stderr,
@@ -23,6 +24,8 @@ const code = await main(['node', 'evalkit', ...args], {
   cwd: process.cwd(),
 });
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStart);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 process.stderr.write(
-  `\n${JSON.stringify({ seconds, code, rssMb: peakRssMb(), out: code === 0 ? '' : out.slice(0, 4000) })}\n`,
+  `\n${JSON.stringify({ seconds, cpuSeconds, code, rssMb: peakRssMb(), out: code === 0 ? '' : out.slice(0, 4000) })}\n`,
 );

@@ -22,6 +22,8 @@ const reasoningWords = Number(process.env.BENCH_STORE_REASONING ?? 90);
 
 interface ChildReport {
   seconds: number;
+  /** CPU seconds of every thread of the process: far less sensitive than wall time to other load on the machine. */
+  cpuSeconds: number;
   code: number;
   rssMb: number;
   out: string;
@@ -82,6 +84,7 @@ export async function run(): Promise<void> {
     'k  | validate --jobs 1 | ingest  | ingest/validate throughput | k-th/1st | store MB / JSONL MB | peak RSS',
   );
   let first = 0;
+  let firstCpu = 0;
   let jsonl = 0;
   const failures: string[] = [];
   for (let k = 0; k < models; k++) {
@@ -90,7 +93,10 @@ export async function run(): Promise<void> {
     jsonl += statSync(samples).size;
     const validate = child(cli, ['validate', '--jobs', '1', aggregate, samples]);
     const ingest = child(cli, ['ingest', '--db', db, '--no-progress', aggregate]);
-    if (k === 0) first = ingest.seconds;
+    if (k === 0) {
+      first = ingest.seconds;
+      firstCpu = ingest.cpuSeconds;
+    }
     const storeBytes = fileBytes(db) + fileBytes(`${db}.wal`);
     const throughput = validate.seconds / ingest.seconds;
     const growth = ingest.seconds / first;
@@ -103,7 +109,9 @@ export async function run(): Promise<void> {
       `${String(k + 1).padEnd(2)} | ${validate.seconds.toFixed(1).padStart(6)} s          | ${ingest.seconds.toFixed(1).padStart(5)} s | ` +
         `${throughput.toFixed(2).padStart(5)}×                     | ${growth.toFixed(2)}×    | ` +
         `${(storeBytes / 1e6).toFixed(0).padStart(5)} / ${(jsonl / 1e6).toFixed(0).padStart(5)} = ${size.toFixed(3)}× | ` +
-        `${ingest.rssMb.toFixed(0)} MB (validate ${validate.rssMb.toFixed(0)} MB)`,
+        `${ingest.rssMb.toFixed(0)} MB (validate ${validate.rssMb.toFixed(0)} MB) | CPU: ingest ` +
+        `${ingest.cpuSeconds.toFixed(1)} s, validate ${validate.cpuSeconds.toFixed(1)} s, ` +
+        `ratio ${(validate.cpuSeconds / ingest.cpuSeconds).toFixed(2)}×, k-th/1st ${(ingest.cpuSeconds / firstCpu).toFixed(2)}×`,
     );
   }
   const startup = wall(cli, ['--version']);

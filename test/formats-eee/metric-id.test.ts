@@ -1,4 +1,4 @@
-// Upstream's newer validator warnings on metric_config.metric_id (0.3.0 aggregates): missing, generic, or equal to
+// Upstream's newer validator warnings on metric_config.metric_id (aggregates of every version): missing, generic, or equal to
 // the evaluation_name is a warning (the record stays valid); a specific metric_id gives none.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -65,7 +65,7 @@ function aggregateVersion(version: string, schema: FormatVersion['schema']): For
     schemaVersionValues: [version],
     explainSchemaError: explainAggregateError(version),
     upstreamSchema: `${REFERENCE_DIR}/v${version}/eval.schema.json`,
-    rules: version === '0.3.0' ? [metricIdRule] : undefined,
+    rules: [metricIdRule],
   };
 }
 function instanceVersion(version: string, schema: FormatVersion['schema']): FormatVersion {

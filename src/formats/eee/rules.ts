@@ -1,5 +1,5 @@
 /**
- * Cross-field rules of EEE 0.3.0 aggregate records, as upstream's newer validator warns: each result's
+ * Cross-field rules of EEE aggregate records (every version, so a record warns the same before and after migration), as upstream's newer validator warns: each result's
  * `metric_config.metric_id` should name the metric so results of different tools line up, so a metric_id that is
  * missing, generic (a word any metric could be called) or merely the evaluation_name again is a warning.
  */
