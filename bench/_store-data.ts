@@ -20,6 +20,11 @@ export interface BenchDataOptions {
   /** Where to write (default bench/.data/store-<models>x<questions>). */
   dir?: string;
   collection?: string;
+  /**
+   * Words of reasoning before the answer in each row's output (default 0: a short answer, ~0.9 KB rows); 150 gives
+   * ~1.5 KB rows like a chain-of-thought datastore's.
+   */
+  reasoningWords?: number;
 }
 
 export interface BenchData {
@@ -65,7 +70,9 @@ export function ensureBenchData(options: BenchDataOptions = {}): BenchData {
   const models = options.models ?? 10;
   const questions = options.questions ?? 100_000;
   const collection = options.collection ?? 'bench-store';
-  const root = options.dir ?? join(here, '.data', `store-${models}x${questions}`);
+  const reasoning = options.reasoningWords ?? 0;
+  const root =
+    options.dir ?? join(here, '.data', `store-${models}x${questions}${reasoning ? `-r${reasoning}` : ''}`);
   const done = join(root, 'COMPLETE');
   const aggregates: string[] = [];
   const samples: string[] = [];
@@ -120,7 +127,11 @@ export function ensureBenchData(options: BenchDataOptions = {}): BenchData {
         sample_hash: q.hash,
         interaction_type: 'single_turn',
         input: { raw: q.raw, reference: q.reference, choices: q.choices },
-        output: { raw: [`${text(next, 3 + Math.floor(next() * 6))}. The answer is ${answer}.`] },
+        output: {
+          raw: [
+            `${text(next, 3 + Math.floor(next() * 6) + (reasoning ? reasoning - 20 + Math.floor(next() * 40) : 0))}. The answer is ${answer}.`,
+          ],
+        },
         answer_attribution: [
           {
             turn_idx: 0,

@@ -1,46 +1,133 @@
-// `npm run bench -- store`: `evalkit ingest` on 1,000,000 generated EEE instance rows (10 records of 100,000 rows,
-// bench/_store-data.ts) against `validate --jobs 1` on the same files, measured in the same run (targets: ingest
-// throughput ≥ 0.5× validate's, i.e. storing costs at most what validating costs; database ≤ 0.35× the JSONL).
-// Both run in this process through the library calls the commands make. BENCH_STORE_QUESTIONS=N shrinks the input
-// (N rows per record) for a quick try. The store it makes is the cached bench store the leaderboard/compare and
-// viewer benches reuse (ensureBenchStore).
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import { ensureBenchData, ensureBenchStore } from './_store-data.js';
+// `npm run bench -- store`: the store as it grows. Records 1..N of a generated EEE datastore (bench/_store-data.ts:
+// Q instance rows per record, ~1.5 KB rows) are ingested one at a time into one store, each by `evalkit ingest` in
+// its own process, beside `evalkit validate --jobs 1` of the same record's files measured just before it in the same
+// run (the baseline: storing should cost at most twice what validating costs). For each record: ingest and validate
+// seconds, their ratio, the k-th ingest against the 1st, the store's bytes against the JSONL bytes so far, and the
+// ingest's peak RSS. Then `leaderboard` and `compare` on the final store, whole command (a fresh process each).
+// Targets: k-th ingest within 15% of the 1st; ingest throughput ≥ 0.5× validate's; store ≤ 0.35× the JSONL; peak
+// RSS < 1 GB; leaderboard and compare < 1 s.
+// Parameters (environment): BENCH_STORE_QUESTIONS rows per record (default 300,000), BENCH_STORE_MODELS records
+// (default 10), BENCH_STORE_REASONING words of reasoning per output (default 90: ~1.5 KB rows).
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureBenchData } from './_store-data.js';
 
-const questions = Number(process.env.BENCH_STORE_QUESTIONS ?? 100_000);
+const here = dirname(fileURLToPath(import.meta.url));
+const questions = Number(process.env.BENCH_STORE_QUESTIONS ?? 300_000);
+const models = Number(process.env.BENCH_STORE_MODELS ?? 10);
+const reasoningWords = Number(process.env.BENCH_STORE_REASONING ?? 90);
+
+interface ChildReport {
+  seconds: number;
+  /** CPU seconds of every thread of the process: far less sensitive than wall time to other load on the machine. */
+  cpuSeconds: number;
+  code: number;
+  rssMb: number;
+  out: string;
+}
+
+/** `evalkit <args>` in a child process on the CLI bundle: time inside the command, exit code, peak RSS. */
+function child(cli: string, args: string[]): ChildReport {
+  const r = spawnSync(process.execPath, [join(here, '_store-child.mjs'), cli, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  const last = r.stderr.trim().split('\n').pop() ?? '';
+  let report: ChildReport;
+  try {
+    report = JSON.parse(last) as ChildReport;
+  } catch {
+    throw new Error(`evalkit ${args.join(' ')} crashed: ${r.stderr.slice(-4000)}`);
+  }
+  if (report.code !== 0) throw new Error(`evalkit ${args.join(' ')} exited ${report.code}: ${report.out}`);
+  return report;
+}
+
+/** The whole command as a user runs it: a fresh node process on the bundle; wall seconds. */
+function wall(cli: string, args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`,
+      'evalkit',
+      ...args,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`evalkit ${args.join(' ')} failed: ${r.stderr}`);
+  return seconds;
+}
+
+const fileBytes = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
 
 export async function run(): Promise<void> {
-  const data = ensureBenchData({ questions });
-  const mb = data.jsonlBytes / 1e6;
+  const data = ensureBenchData({ models, questions, reasoningWords });
+  const { bundleCli } = (await import(pathToFileURL(join(here, '..', 'scripts', 'bundle.mjs')).href)) as {
+    bundleCli(outdir: string): Promise<string>;
+  };
+  const cli = await bundleCli(join(here, '.data', 'bundle'));
+  const db = `${data.root}-growing.duckdb`;
+  rmSync(db, { force: true });
+  rmSync(`${db}.wal`, { force: true });
   console.log(
-    `input: ${data.rows.toLocaleString('en')} rows in ${data.samples.length} samples files, ${mb.toFixed(0)} MB JSONL`,
-  );
-
-  const { validatePaths } = await import('../src/validate/index.js');
-  const v0 = performance.now();
-  const verdict = await validatePaths([join(data.root, 'data')], { jobs: 1 });
-  const validateSeconds = (performance.now() - v0) / 1000;
-  if (verdict.summary.invalid > 0) throw new Error('the bench datastore is not valid');
-
-  const stored = await ensureBenchStore({ questions, fresh: true });
-  const ingestSeconds = stored.ingestSeconds;
-  const dbBytes = statSync(stored.db).size;
-
-  const rate = (s: number) => `${Math.round(data.rows / s).toLocaleString('en')} rows/s`;
-  const ratio = validateSeconds / ingestSeconds;
-  const size = dbBytes / data.jsonlBytes;
-  console.log(
-    `validate --jobs 1 (baseline): ${validateSeconds.toFixed(1)} s, ${rate(validateSeconds)}, ${(mb / validateSeconds).toFixed(0)} MB/s`,
+    `${models} records × ${questions.toLocaleString('en')} rows, ${(data.jsonlBytes / 1e6).toFixed(0)} MB JSONL ` +
+      `(${Math.round(data.jsonlBytes / data.rows)} bytes a row); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`,
   );
   console.log(
-    `ingest: ${ingestSeconds.toFixed(1)} s, ${rate(ingestSeconds)}, ${(mb / ingestSeconds).toFixed(0)} MB/s`,
+    'k  | validate --jobs 1 | ingest  | ingest/validate throughput | k-th/1st | store MB / JSONL MB | peak RSS',
   );
+  let first = 0;
+  let firstCpu = 0;
+  let jsonl = 0;
+  const failures: string[] = [];
+  for (let k = 0; k < models; k++) {
+    const aggregate = data.aggregates[k]!;
+    const samples = data.samples[k]!;
+    jsonl += statSync(samples).size;
+    const validate = child(cli, ['validate', '--jobs', '1', aggregate, samples]);
+    const ingest = child(cli, ['ingest', '--db', db, '--no-progress', aggregate]);
+    if (k === 0) {
+      first = ingest.seconds;
+      firstCpu = ingest.cpuSeconds;
+    }
+    const storeBytes = fileBytes(db) + fileBytes(`${db}.wal`);
+    const throughput = validate.seconds / ingest.seconds;
+    const growth = ingest.seconds / first;
+    const size = storeBytes / jsonl;
+    if (throughput < 0.5) failures.push(`record ${k + 1}: ingest/validate ${throughput.toFixed(2)}× < 0.5×`);
+    if (growth > 1.15) failures.push(`record ${k + 1}: ${growth.toFixed(2)}× the 1st ingest`);
+    if (size > 0.35) failures.push(`record ${k + 1}: store ${size.toFixed(3)}× the JSONL`);
+    if (ingest.rssMb >= 1024) failures.push(`record ${k + 1}: peak RSS ${ingest.rssMb.toFixed(0)} MB`);
+    console.log(
+      `${String(k + 1).padEnd(2)} | ${validate.seconds.toFixed(1).padStart(6)} s          | ${ingest.seconds.toFixed(1).padStart(5)} s | ` +
+        `${throughput.toFixed(2).padStart(5)}×                     | ${growth.toFixed(2)}×    | ` +
+        `${(storeBytes / 1e6).toFixed(0).padStart(5)} / ${(jsonl / 1e6).toFixed(0).padStart(5)} = ${size.toFixed(3)}× | ` +
+        `${ingest.rssMb.toFixed(0)} MB (validate ${validate.rssMb.toFixed(0)} MB) | CPU: ingest ` +
+        `${ingest.cpuSeconds.toFixed(1)} s, validate ${validate.cpuSeconds.toFixed(1)} s, ` +
+        `ratio ${(validate.cpuSeconds / ingest.cpuSeconds).toFixed(2)}×, k-th/1st ${(ingest.cpuSeconds / firstCpu).toFixed(2)}×`,
+    );
+  }
+  const startup = wall(cli, ['--version']);
+  const leaderboard = wall(cli, ['leaderboard', '--db', db]);
+  const compare = wall(cli, [
+    'compare',
+    'bench-lab/model-00',
+    `bench-lab/model-${String(models - 1).padStart(2, '0')}`,
+    '--db',
+    db,
+  ]);
   console.log(
-    `ingest throughput / validate throughput: ${ratio.toFixed(2)}× (target ≥ 0.5×) ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+    `on the final store (${(data.rows / 1e6).toFixed(1)}M rows): leaderboard ${leaderboard.toFixed(2)} s, compare ` +
+      `${compare.toFixed(2)} s, whole command (baseline: \`evalkit --version\` ${startup.toFixed(2)} s)`,
   );
-  console.log(
-    `database ${(dbBytes / 1e6).toFixed(0)} MB / JSONL ${mb.toFixed(0)} MB = ${size.toFixed(3)}× (target ≤ 0.35×) ${size <= 0.35 ? 'met' : 'NOT met'}`,
-  );
-  console.log(`bench store for leaderboard/compare/view benches: ${stored.db}`);
+  if (leaderboard >= 1) failures.push(`leaderboard ${leaderboard.toFixed(2)} s`);
+  if (compare >= 1) failures.push(`compare ${compare.toFixed(2)} s`);
+  console.log(failures.length === 0 ? 'targets: all met' : `targets NOT met: ${failures.join('; ')}`);
 }

@@ -111,6 +111,46 @@ export const CHECK_CODES = {
       'the record duplicates another record of the tree (ignoring evaluation_id and retrieved_timestamp)',
     fix: 'remove one of the two records',
   },
+  'eee.flat-index': {
+    check: 'flat layout',
+    title: 'a row of a flat datastore index is not well formed',
+    fix: 'write the row as upstream does: benchmark, eval_schema_version, legacy_path, object_path, object_uuid, record_type, sha256 (64 hex) and size_bytes, paths relative to the datastore (`evalkit migrate --layout flat` writes the index)',
+  },
+  'eee.flat-missing': {
+    check: 'flat layout',
+    title: 'an object named by a flat datastore index does not exist',
+    fix: 'add the object at the path the index names, or remove the index row',
+  },
+  'eee.flat-hash': {
+    check: 'flat layout',
+    title: "an object's sha256 differs from its index row",
+    fix: 'the object was changed after it was indexed: restore it, or re-index it (`evalkit migrate --layout flat`)',
+  },
+  'eee.flat-size': {
+    check: 'flat layout',
+    title: "an object's size differs from its index row",
+    fix: 'the object was changed or truncated after it was indexed: restore it, or re-index it',
+  },
+  'eee.flat-uuid': {
+    check: 'flat layout',
+    title: "an object's path does not match its object_uuid",
+    fix: 'put the object at flat/objects/<uuid[0..2]>/<uuid[2..4]>/<uuid>.json (instance rows: <uuid>_samples.jsonl)',
+  },
+  'eee.flat-legacy-path': {
+    check: 'flat layout',
+    title: "an index row's legacy_path disagrees with the record it names",
+    fix: 'set legacy_path to data/<collection>/<developer>/<model>/<uuid>.json from the record (model_info.id)',
+  },
+  'eee.flat-record-type': {
+    check: 'flat layout',
+    title: "an index row's record_type or eval_schema_version disagrees with the record",
+    fix: 'set record_type to "aggregate" for an aggregate record and eval_schema_version to its schema_version',
+  },
+  'eee.flat-orphan': {
+    check: 'flat layout',
+    title: 'an object of a flat datastore is named by no index row',
+    fix: 'add its row to flat/indexes/by_collection/<collection>.jsonl, or remove the object',
+  },
   'bench.path-deprecated': {
     check: 'path policy',
     title: 'the benchmark output lies in a deprecated location',

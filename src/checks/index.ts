@@ -7,6 +7,7 @@ import {
   type RowCheckResult,
   type SamplesRowChecks,
 } from './eee-tree.js';
+import { checkEeeFlat, flatRootsOf } from './eee-flat.js';
 import { JsonCache } from './json-cache.js';
 
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
@@ -20,6 +21,7 @@ export {
   type RowCheckResult,
 } from './eee-tree.js';
 export { checkBenchOutputPaths } from './bench-paths.js';
+export { checkEeeFlat, flatRootsOf, isFlatIndexFile, readFlatIndexes } from './eee-flat.js';
 export { checkBenchmarkHashes, loadBenchmarkHash, isInferevalEvaluation } from './benchmark-hash.js';
 export * from './path-policy.js';
 export * from './names.js';
@@ -28,6 +30,8 @@ export * from './names.js';
 export interface TreeCheckOptions {
   /** An infereval benchmark to compare evaluations' benchmark_hash against. */
   benchmark?: string;
+  /** Files given besides the documents (a flat datastore's indexes), so the flat checks find their datastore. */
+  flatIndexes?: string[];
 }
 
 /**
@@ -64,7 +68,11 @@ export async function prepareTreeChecks(
     rowContext: (path) => eee.rowContext(path),
     acceptRows: (path, result) => eee.acceptRows(path, result),
     async finish() {
-      const diagnostics = [...(await eee.finish()), ...(await checkBenchOutputPaths(files, json))];
+      const diagnostics = [
+        ...(await eee.finish()),
+        ...(await checkEeeFlat(flatRootsOf([...files, ...(options.flatIndexes ?? [])]))),
+        ...(await checkBenchOutputPaths(files, json)),
+      ];
       if (options.benchmark !== undefined)
         diagnostics.push(...(await checkBenchmarkHashes(files, options.benchmark)));
       return diagnostics;

@@ -78,6 +78,28 @@ export function addDbOption<C extends Command>(command: C): C {
   return command;
 }
 
+/** `--lake <dir>` beside `--db`: read a Parquet lake (`evalkit ingest --lake`) instead of a store file. */
+export function addLakeOption<C extends Command>(command: C): C {
+  command.option(
+    '--lake <dir>',
+    'read a Parquet lake written by `evalkit ingest --lake` (Hive-partitioned Parquet) instead of a store file',
+  );
+  return command;
+}
+
+/** What a read command reads: the lake given by --lake, else the store file (--db, $EVALKIT_DB, the default). */
+export function storeTargetOf(
+  flags: { db?: string; lake?: string },
+  io: Pick<CliIO, 'cwd' | 'env'>,
+): { db: string } | { lake: string } {
+  if (flags.lake !== undefined) {
+    if (flags.db !== undefined)
+      throw new UsageError('usage.db-and-lake', '--db and --lake name two stores: give one of them');
+    return { lake: resolvePath(io.cwd, flags.lake) };
+  }
+  return { db: dbPathOf(flags.db, io) };
+}
+
 /** The store file a command works on, resolved against the CLI's working directory. */
 export function dbPathOf(flag: string | undefined, io: Pick<CliIO, 'cwd' | 'env'>): string {
   return resolvePath(io.cwd, storePath(flag, io.env));

@@ -9,6 +9,7 @@
 import type { Diagnostic } from '../diagnostics.js';
 import type { Engine } from '../validate/engine.js';
 import { diagnosticAt } from '../validate/file.js';
+import type { FlatRecord } from './flat-records.js';
 import type { RunIndex } from './supersede.js';
 import type { Decision, RecordWriter } from './write.js';
 
@@ -44,6 +45,8 @@ export interface UnitContext {
   converted: Set<string>;
   /** The stored runs (one record per run: the most complete copy). */
   runs?: RunIndex;
+  /** Aggregates of a flat datastore: the collection their index names and its errors about them. */
+  flat?: Map<string, FlatRecord>;
 }
 
 export interface UnitOutcome {

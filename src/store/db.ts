@@ -10,6 +10,7 @@ import { open } from 'node:fs/promises';
 import { IoError } from '../errors.js';
 import { describeFileKind, readError } from '../io/file-kind.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
+import { storeSettings } from './settings.js';
 
 export interface Store {
   readonly path: string;
@@ -151,7 +152,7 @@ const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
  * secrets; then the configuration is locked, so `SET`/`RESET` cannot undo any of it. The file itself is opened
  * READ_ONLY, so nothing in it changes either (temporary tables live in memory).
  */
-function readerLockdown(writableDirectories: readonly string[]): string[] {
+export function readerLockdown(writableDirectories: readonly string[]): string[] {
   return [
     ...(writableDirectories.length > 0
       ? [`SET allowed_directories = [${writableDirectories.map(sqlString).join(', ')}]`]
@@ -188,7 +189,10 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   const { DuckDBInstance } = await loadDuckDb();
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(path, options.readOnly ? { access_mode: 'READ_ONLY' } : {});
+    instance = await DuckDBInstance.create(path, {
+      ...storeSettings(options.readOnly),
+      ...(options.readOnly ? { access_mode: 'READ_ONLY' } : {}),
+    });
   } catch (error) {
     throw openError(path, error as Error, options.readOnly);
   }

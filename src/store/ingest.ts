@@ -35,6 +35,7 @@ import {
   type UnitOutcome,
 } from './admission.js';
 import type { Store } from './db.js';
+import { flatRecords } from './flat-records.js';
 import { isParquetExport, readParquetExport } from './parquet.js';
 import { convertedRows, hasConvertedRows } from './converted-rows.js';
 import { INSERT_SAMPLES_FROM_JSONL_SQL } from './sample-row.js';
@@ -157,6 +158,7 @@ export async function ingestPaths(
     cwd,
     converted: new Set(),
     runs: new RunIndex(store),
+    flat: await flatRecords(discovered.units.map((u) => u.path)),
   };
   const retrieval: IngestResult['retrieval'] = [];
   for (const unit of discovered.units) {
@@ -410,6 +412,11 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   const aggregateResult = await validateFileAt(unit.display, unit.path, false, engine);
   diagnostics.push(...aggregateResult.diagnostics);
   if (aggregateResult.invalid > 0) return outcome;
+  const flat = context.flat?.get(unit.path);
+  if (flat && flat.errors.length > 0) {
+    diagnostics.push(...flat.errors);
+    return outcome;
+  }
   const original = JSON.parse(await readFile(unit.path, 'utf8')) as Json;
   const declared = declaredEeeVersion(original);
   const migrated = migrateEeeAggregate(original);
@@ -502,7 +509,11 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
       }
       return {
         aggregate,
-        origin: { kind: 'eee', path: unit.display, collection: collectionOf(unit.path, aggregate) },
+        origin: {
+          kind: 'eee',
+          path: unit.display,
+          collection: flat?.collection ?? collectionOf(unit.path, aggregate),
+        },
         decision: decision as Decision & { status: 'new' | 'duplicate' },
         diagnostics,
       };

@@ -298,11 +298,9 @@ export async function readParquetExport(
           aggregate,
           origin: { kind: 'parquet', path: shown, collection },
           decision: decision as Decision & { status: 'new' | 'duplicate' },
-          // The warnings found when the record was first ingested (its rows' among them) travel with it.
-          diagnostics: [
-            ...(r.diagnostics ? (JSON.parse(r.diagnostics) as Diagnostic[]) : []),
-            ...verdict.diagnostics,
-          ],
+          // The warnings found when the record was first ingested (its rows' among them) travel with it;
+          // validating the record again repeats the warnings it had then: those are kept once.
+          diagnostics: keptWarnings(r.diagnostics, verdict.diagnostics),
           documents,
         }),
       });
@@ -380,4 +378,11 @@ async function admitExportRows(
       else ok = false;
     }
   return ok;
+}
+
+/** The warnings stored with a record, then those of validating it again that say something new (code and place). */
+function keptWarnings(stored: string | null, again: Diagnostic[]): Diagnostic[] {
+  const before = stored ? (JSON.parse(stored) as Diagnostic[]) : [];
+  const known = new Set(before.map((d) => `${d.code}\u0000${d.pointer}`));
+  return [...before, ...again.filter((d) => !known.has(`${d.code}\u0000${d.pointer}`))];
 }

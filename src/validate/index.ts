@@ -2,10 +2,10 @@
  * The validation library: a value, a file, a stream, or paths (files, directories, globs) → typed diagnostics.
  * The CLI (`evalkit validate`) is a thin layer over `validatePaths`.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve, sep } from 'node:path';
-import { prepareTreeChecks } from '../checks/index.js';
+import { isFlatIndexFile, prepareTreeChecks } from '../checks/index.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
 import { expandPaths, globToRegExp, isJsonlPath } from '../io/files.js';
@@ -194,7 +194,10 @@ export async function validatePaths(
     throw new UsageError('usage.jobs', 'custom document types can only be validated with jobs = 1');
   }
   const cwd = options.cwd ?? process.cwd();
-  const list = excludeMatching(await expandPaths(paths, cwd), options.exclude ?? []);
+  const expanded = excludeMatching(await expandPaths(paths, cwd), options.exclude ?? []);
+  // A flat datastore's collection indexes are read by the flat checks, not validated as documents.
+  const flatIndexes = expanded.filter((p) => p !== '-' && isFlatIndexFile(resolve(cwd, p)));
+  const list = expanded.filter((p) => !flatIndexes.includes(p));
   const sizes = new Map<string, number>();
   let bytesTotal = 0;
   for (const p of list) {
@@ -224,7 +227,10 @@ export async function validatePaths(
   const absolute = onDisk.map((p) => resolve(cwd, p));
   const tree = options.schemaOnly
     ? undefined
-    : await prepareTreeChecks(absolute, { benchmark: options.benchmark });
+    : await prepareTreeChecks(absolute, {
+        benchmark: options.benchmark,
+        flatIndexes: flatIndexes.map((p) => resolve(cwd, p)),
+      });
   if (jobs > 1 && onDisk.length > 0) {
     const engine = {
       type: options.type,
@@ -280,7 +286,15 @@ export async function validatePaths(
 
   if (tree) {
     options.onProgress?.({ bytesDone, bytesTotal, filesDone, filesTotal: list.length, phase: 'tree-checks' });
+    const indexResults = flatIndexes.map((p) => emptyFileResult(p));
+    files.push(...indexResults);
     attachTreeDiagnostics(files, await tree.finish(), cwd);
+    // An index counts its rows as documents, and each row with an error as invalid.
+    for (const r of indexResults) {
+      const text = await readFile(resolve(cwd, r.path), 'utf8').catch(() => '');
+      r.documents = text.split('\n').filter((l) => l.trim() !== '').length;
+      r.invalid = new Set(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.line)).size;
+    }
   }
   for (const f of files) foldRepeatedUnknownType(f);
   trimToLimit(files, options.maxDiagnostics);

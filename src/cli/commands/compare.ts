@@ -3,11 +3,19 @@ import { DataError } from '../../errors.js';
 import type { CompareReport, Comparison } from '../../store/compare.js';
 import type { CommandModule } from '../context.js';
 import { formatInterval, formatNumber, formatP } from '../output/numbers.js';
-import { addDbOption, dbPathOf, json, optionalInteger, parseInteger } from '../options.js';
+import {
+  addDbOption,
+  addLakeOption,
+  storeTargetOf,
+  json,
+  optionalInteger,
+  parseInteger,
+} from '../options.js';
 import { retrievalCompareCommand } from './retrieval-stats.js';
 
 interface CompareFlags {
   db?: string;
+  lake?: string;
   retrieval?: boolean;
   benchmark?: string;
   metric?: string;
@@ -127,7 +135,7 @@ export const compareCommand: CommandModule = {
       .addOption(
         new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
       );
-    addDbOption(command).action((modelA: string, modelB: string, flags: CompareFlags) =>
+    addLakeOption(addDbOption(command)).action((modelA: string, modelB: string, flags: CompareFlags) =>
       run(async () => {
         const bootstrap =
           flags.bootstrap === undefined
@@ -138,10 +146,10 @@ export const compareCommand: CommandModule = {
         const seed = optionalInteger(flags.seed, '--seed', 0);
         if (flags.retrieval)
           return retrievalCompareCommand(io, modelA, modelB, { ...flags, bootstrap, seed });
-        const { openStore } = await import('../../store/db.js');
+        const { openReadStore } = await import('../../store/open.js');
         const { compareModels, checkBootstrap } = await import('../../store/compare.js');
         if (bootstrap !== undefined) checkBootstrap(bootstrap);
-        const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+        const store = await openReadStore(storeTargetOf(flags, io));
         let report: CompareReport;
         try {
           report = await compareModels(store, modelA, modelB, {

@@ -1,8 +1,8 @@
 import { Option } from 'commander';
 import type { SourceId } from '../../convert/types.js';
-import type { IngestResult } from '../../store/ingest.js';
+import type { IngestOptions, IngestResult } from '../../store/ingest.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, json } from '../options.js';
+import { addDbOption, json, storeTargetOf } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -16,6 +16,7 @@ import { addZipLimitOptions, applyZipLimits, type ZipLimitFlags } from '../zip-l
 
 interface IngestFlags extends OverrideFlags, ZipLimitFlags {
   db?: string;
+  lake?: string;
   allowDuplicates?: boolean;
   from: string;
   format: 'text' | 'json';
@@ -33,13 +34,19 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
   const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
   applyZipLimits(flags);
-  const dbPath = dbPathOf(flags.db, io);
-  checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
-  const store = await openStore(dbPath, { readOnly: false });
+  const target = storeTargetOf(flags, io);
+  const dbPath = 'lake' in target ? target.lake : target.db;
+  if ('lake' in target) checkOutputs({ inputs: paths, folders: [target.lake], cwd: io.cwd });
+  else checkOutputs({ inputs: paths, files: [dbPath], cwd: io.cwd });
+  const store = 'lake' in target ? undefined : await openStore(dbPath, { readOnly: false });
   const progress = createProgress(io, { enabled: flags.progress });
   let result: IngestResult;
   try {
-    result = await ingestPaths(store, paths, {
+    const ingest = store
+      ? (options: IngestOptions) => ingestPaths(store, paths, options)
+      : async (options: IngestOptions) =>
+          (await import('../../store/lake.js')).ingestToLake(dbPath, paths, options);
+    result = await ingest({
       cwd: io.cwd,
       allowDuplicates: flags.allowDuplicates,
       from,
@@ -53,7 +60,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     });
   } finally {
     progress.done();
-    store.close();
+    store?.close();
   }
   const s = result.summary;
   if (flags.format === 'json') io.stdout.write(json({ db: dbPath, ...result }));
@@ -127,6 +134,10 @@ export const ingestCommand: CommandModule = {
       )
       .argument('<paths...>', 'files and folders to ingest');
     addDbOption(command)
+      .option(
+        '--lake <dir>',
+        'append to a Parquet lake (Hive-partitioned, zstd; read by --lake on every read command, Spark, Trino, Athena, DuckDB) instead of a store file; see docs/lake.md',
+      )
       .option(
         '--allow-duplicates',
         'store a record even when the same content is stored under another evaluation_id',

@@ -3,11 +3,12 @@ import type { Leaderboard, CompositeRow, LeaderboardOptions } from '../../store/
 import type { CommandModule } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../../report/tables.js';
 import { formatInterval, formatNumber } from '../output/numbers.js';
-import { addDbOption, dbPathOf, json } from '../options.js';
+import { addDbOption, addLakeOption, storeTargetOf, json } from '../options.js';
 import { retrievalLeaderboardCommand } from './retrieval-stats.js';
 
 interface LeaderboardFlags extends LeaderboardOptions {
   db?: string;
+  lake?: string;
   retrieval?: boolean;
   format: 'text' | 'markdown' | 'csv' | 'json';
 }
@@ -153,12 +154,12 @@ export const leaderboardCommand: CommandModule = {
           .choices(['text', 'markdown', 'csv', 'json'])
           .default('text'),
       );
-    addDbOption(command).action((flags: LeaderboardFlags) =>
+    addLakeOption(addDbOption(command)).action((flags: LeaderboardFlags) =>
       run(async () => {
         if (flags.retrieval) return retrievalLeaderboardCommand(io, flags);
-        const { openStore } = await import('../../store/db.js');
+        const { openReadStore } = await import('../../store/open.js');
         const { leaderboards } = await import('../../store/leaderboard.js');
-        const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+        const store = await openReadStore(storeTargetOf(flags, io));
         try {
           const result = await leaderboards(store, {
             benchmark: flags.benchmark,

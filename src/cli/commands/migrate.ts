@@ -1,6 +1,8 @@
 import { Option } from 'commander';
+import { resolve } from 'node:path';
 import { migratePaths, type FileReport } from '../../migrate/index.js';
-import type { CommandModule } from '../context.js';
+import { UsageError } from '../../errors.js';
+import type { CliIO, CommandModule } from '../context.js';
 import { createProgress } from '../output/progress.js';
 
 interface MigrateFlags {
@@ -8,7 +10,7 @@ interface MigrateFlags {
   output?: string;
   inPlace?: boolean;
   dryRun?: boolean;
-  layout?: boolean;
+  layout?: boolean | string;
   verbose?: boolean;
   quiet?: boolean;
   progress: boolean;
@@ -57,6 +59,37 @@ function countBy(values: string[]): [string, number][] {
   return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 }
 
+/** `--layout flat|tree`: each path is a datastore converted between EEE's tree and flat layouts. */
+async function convertLayouts(
+  paths: string[],
+  to: 'flat' | 'tree',
+  flags: MigrateFlags,
+  io: CliIO,
+): Promise<number> {
+  const { convertLayout } = await import('../../migrate/layout.js');
+  let failed = 0;
+  const results = [];
+  for (const path of paths) {
+    const result = await convertLayout(resolve(io.cwd, path), to, {
+      outDir: flags.output === undefined ? undefined : resolve(io.cwd, flags.output),
+      dryRun: flags.dryRun,
+    });
+    results.push(result);
+    if (result.problems.length > 0) failed++;
+    if (flags.format === 'json') continue;
+    for (const d of result.diagnostics)
+      io.stdout.write(`${d.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}\n`);
+    for (const p of result.problems) io.stdout.write(`${path}: not converted: ${p}\n`);
+    if (result.problems.length === 0)
+      io.stdout.write(
+        `${flags.dryRun ? '(dry run) ' : ''}${path}: ${result.records} record(s) to the ${to} layout, ${result.written.length} file(s) written → ${result.out}\n`,
+      );
+  }
+  if (flags.format === 'json')
+    io.stdout.write(`${JSON.stringify({ dry_run: flags.dryRun === true, layouts: results }, null, 2)}\n`);
+  return failed > 0 ? 1 : 0;
+}
+
 export const migrateCommand: CommandModule = {
   register(program, io, run) {
     program
@@ -80,7 +113,7 @@ export const migrateCommand: CommandModule = {
           'not be migrated, 2 usage or I/O error.',
         ].join('\n'),
       )
-      .argument('<path...>', 'files or folders to migrate')
+      .argument('[path...]', 'files or folders to migrate')
       .option(
         '--to <version>',
         'target version: 0.3.0 (EEE) or v1 (benchmark output); default the current one',
@@ -89,8 +122,9 @@ export const migrateCommand: CommandModule = {
       .option('--in-place', 'replace the input files (atomically)')
       .option('--dry-run', 'report what would change, write nothing')
       .option(
-        '--layout',
-        'also move files to the canonical layout: data/<collection>/<developer>/<model>/<uuid4>.json (+ _samples.jsonl), outputs/<benchmark>/<run_id>.json',
+        '--layout [flat|tree]',
+        'also move files to the canonical layout: data/<collection>/<developer>/<model>/<uuid4>.json (+ _samples.jsonl), outputs/<benchmark>/<run_id>.json; ' +
+          'with flat or tree, convert each PATH (an EEE datastore folder) to EEE\u2019s flat layout (flat/objects + flat/indexes/by_collection) or back to the tree, beside the layout it has or under --output',
       )
       .option('--no-progress', 'never show the progress line (it only appears on a terminal)')
       .option('-v, --verbose', 'list every converted value, not only inferred, moved and unmapped ones')
@@ -100,6 +134,18 @@ export const migrateCommand: CommandModule = {
       )
       .action((paths: string[], flags: MigrateFlags) =>
         run(async () => {
+          if (flags.layout === 'flat' || flags.layout === 'tree')
+            return convertLayouts(paths, flags.layout, flags, io);
+          // `--layout PATH…`: the option takes an optional value, so a first path given right after it lands there.
+          if (typeof flags.layout === 'string') {
+            paths = [flags.layout, ...paths];
+            flags.layout = true;
+          }
+          if (paths.length === 0)
+            throw new UsageError(
+              'usage.no-paths',
+              "missing required argument 'path' (files or folders to migrate)",
+            );
           const progress = createProgress(io, { enabled: flags.progress, unit: 'items' });
           const result = await migratePaths(paths, {
             onProgress: (p) => progress.update(p.done, p.total, `files written  ${p.file}`),

@@ -1,9 +1,10 @@
 import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
-import { addDbOption, dbPathOf } from '../options.js';
+import { addDbOption, addLakeOption, storeTargetOf } from '../options.js';
 
 interface QueryFlags {
   db?: string;
+  lake?: string;
   format: 'table' | 'json' | 'jsonl' | 'csv';
 }
 
@@ -35,9 +36,9 @@ function streamSink(stream: CliIO['stdout']): (text: string) => Promise<void> | 
 }
 
 async function runQueryCommand(sql: string, flags: QueryFlags, io: CliIO): Promise<number> {
-  const { openStore } = await import('../../store/db.js');
+  const { openReadStore } = await import('../../store/open.js');
   const { streamQuery } = await import('../../store/query.js');
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  const store = await openReadStore(storeTargetOf(flags, io));
   try {
     const summary = await streamQuery(store, sql, flags.format, streamSink(io.stdout));
     // Table and JSON output say it themselves; CSV and JSON lines are data only, so the note goes to stderr.
@@ -71,7 +72,7 @@ export const queryCommand: CommandModule = {
           'Exit codes: 0 ok, 2 a bad or refused query, a missing store or a store in use by a writer.',
       )
       .argument('<sql>', 'the SQL text (quote it for the shell)');
-    addDbOption(command)
+    addLakeOption(addDbOption(command))
       .addOption(
         new Option(
           '-f, --format <format>',

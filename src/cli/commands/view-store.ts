@@ -13,7 +13,7 @@ import { DataError, UsageError } from '../../errors.js';
 import { isLeftover, removeOnExit, temporaryName } from '../../io/remove-on-exit.js';
 import type { Store } from '../../store/db.js';
 import type { CliIO } from '../context.js';
-import { dbPathOf, resolvePath } from '../options.js';
+import { resolvePath, storeTargetOf } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 
@@ -27,14 +27,21 @@ export interface ViewStore {
   cleanup(): Promise<void>;
 }
 
-export async function openViewStore(db: string | undefined, paths: string[], io: CliIO): Promise<ViewStore> {
+export async function openViewStore(
+  db: string | undefined,
+  paths: string[],
+  io: CliIO,
+  lake?: string,
+): Promise<ViewStore> {
   // Loaded here, not when the CLI starts: DuckDB is only needed by the store commands.
   const { openStore } = await import('../../store/db.js');
   if (paths.length === 0) {
-    const store = await openStore(dbPathOf(db, io), { readOnly: true });
+    const { openReadStore } = await import('../../store/open.js');
+    const store = await openReadStore(storeTargetOf({ db, lake }, io));
     return { store, cleanup: async () => store.close() };
   }
-  if (db) throw new UsageError('usage.conflict', 'give either --db or paths to ingest, not both');
+  if (db || lake)
+    throw new UsageError('usage.conflict', 'give either --db, --lake or paths to ingest, not several');
   await sweepLeftovers();
   const dir = join(tmpdir(), temporaryName(PREFIX));
   await mkdir(dir, { mode: 0o700 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
+import { addDbOption, addLakeOption, dbPathOf, intArg, json, resolvePath } from '../options.js';
 import { openViewStore } from './view-store.js';
 import { checkToken } from '../../view/token.js';
 import { createProgress } from '../output/progress.js';
@@ -10,6 +10,7 @@ import { checkOutputs } from '../../io/preflight.js';
 
 interface ViewFlags {
   db?: string;
+  lake?: string;
   port: number;
   host: string;
   open: boolean;
@@ -74,7 +75,7 @@ export const viewCommand: CommandModule = {
           'Exit codes: 0 stopped or exported, 2 usage or I/O error.',
       )
       .argument('[paths...]', 'files or folders to ingest into a temporary store instead of --db');
-    addDbOption(command)
+    addLakeOption(addDbOption(command))
       .option('-p, --port <n>', 'port (0: any free port)', intArg('--port', 0), 4170)
       .option('--host <host>', 'interface to listen on; any but loopback requires a token', '127.0.0.1')
       .option('--no-open', 'do not open a browser')
@@ -95,11 +96,13 @@ export const viewCommand: CommandModule = {
           if (flags.export) {
             const inputs = [
               ...paths,
-              flags.db === undefined && paths.length > 0 ? undefined : dbPathOf(flags.db, io),
+              flags.db === undefined && (paths.length > 0 || flags.lake !== undefined)
+                ? undefined
+                : dbPathOf(flags.db, io),
             ];
             checkOutputs({ inputs, folders: [flags.export], cwd: io.cwd });
           }
-          const { store, cleanup } = await openViewStore(flags.db, paths, io);
+          const { store, cleanup } = await openViewStore(flags.db, paths, io, flags.lake);
           try {
             if (flags.export) {
               const { exportStaticSite } = await import('../../view/export.js');

@@ -13,6 +13,7 @@ import {
   EeeInstanceSchema022,
   EeeInstanceSchema030,
 } from './instance.js';
+import { metricIdRule } from './rules.js';
 
 export * from './aggregate.js';
 export * from './instance.js';
@@ -64,6 +65,7 @@ function aggregateVersion(version: string, schema: FormatVersion['schema']): For
     schemaVersionValues: [version],
     explainSchemaError: explainAggregateError(version),
     upstreamSchema: `${REFERENCE_DIR}/v${version}/eval.schema.json`,
+    rules: [metricIdRule],
   };
 }
 function instanceVersion(version: string, schema: FormatVersion['schema']): FormatVersion {

@@ -1,0 +1,189 @@
+/**
+ * `evalkit migrate --layout flat|tree`: converts an EEE datastore between the tree layout
+ * (`data/<collection>/<developer>/<model>/<uuid>.json` + `<uuid>_samples.jsonl`) and the flat, content-addressed
+ * layout (`flat/objects/…` + `flat/indexes/by_collection/<collection>.jsonl`, src/formats/eee/flat.ts). Objects are
+ * copied byte for byte, index rows are written with sorted keys in legacy_path order, so the conversion is
+ * deterministic and converting there and back gives the same bytes. A flat datastore with a check failing (wrong
+ * hash or size, missing object, orphan, wrong legacy path) is refused, and a tree file that has no place in the
+ * flat layout is reported and the conversion fails, so nothing is lost silently. Files are written atomically.
+ */
+import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { checkEeeFlat, fileSha256, readFlatIndexes } from '../checks/eee-flat.js';
+import { UUID4 } from '../checks/names.js';
+import type { Diagnostic } from '../diagnostics.js';
+import {
+  flatIndexPath,
+  flatInstancePath,
+  flatObjectPath,
+  instanceReference,
+  serializeIndexRow,
+  type FlatIndexRow,
+} from '../formats/eee/flat.js';
+import { writeFileAtomic } from '../io/atomic.js';
+
+export type DatastoreLayout = 'flat' | 'tree';
+
+export interface LayoutOptions {
+  /** Where to write (default: the datastore itself, beside the layout it has). */
+  outDir?: string;
+  dryRun?: boolean;
+}
+
+export interface LayoutResult {
+  to: DatastoreLayout;
+  root: string;
+  out: string;
+  /** Records converted (one aggregate, with its instance rows when it has them). */
+  records: number;
+  /** Files written (relative to `out`), in order. */
+  written: string[];
+  /** Why the conversion failed, one sentence each ([] when it succeeded). */
+  problems: string[];
+  /** For a flat datastore that fails its checks: the findings. */
+  diagnostics: Diagnostic[];
+}
+
+const AGGREGATE = new RegExp(`^(${UUID4})\\.json$`);
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (d: string): Promise<void> => {
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const child = join(d, e.name);
+      if (e.isDirectory()) await walk(child);
+      else out.push(child);
+    }
+  };
+  await walk(dir);
+  return out.sort();
+}
+
+/** Copies a file atomically (a temporary name beside the target, then rename). */
+async function copyAtomic(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  const tmp = `${to}.evalkit-tmp-${process.pid}`;
+  try {
+    await copyFile(from, tmp);
+    await rename(tmp, to);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+const posix = (root: string, abs: string): string => relative(root, abs).split(sep).join('/');
+
+/** Converts the datastore at `root` to the given layout. */
+export async function convertLayout(
+  root: string,
+  to: DatastoreLayout,
+  options: LayoutOptions = {},
+): Promise<LayoutResult> {
+  const out = options.outDir ?? root;
+  const result: LayoutResult = { to, root, out, records: 0, written: [], problems: [], diagnostics: [] };
+  const copies: [string, string][] = [];
+  const writes: [string, string][] = [];
+  if (to === 'flat') {
+    const files = await filesUnder(join(root, 'data'));
+    if (files.length === 0) result.problems.push(`no tree layout (data/) under ${root}`);
+    const byCollection = new Map<string, FlatIndexRow[]>();
+    const paired = new Set<string>();
+    for (const abs of files) {
+      const rel = posix(root, abs);
+      const parts = rel.split('/');
+      const uuid = AGGREGATE.exec(parts[parts.length - 1])?.[1];
+      if (!uuid) continue;
+      if (parts.length !== 5) {
+        result.problems.push(`${rel} is not at data/<collection>/<developer>/<model>/<uuid>.json`);
+        continue;
+      }
+      const text = await readFile(abs, 'utf8');
+      let doc: Record<string, unknown>;
+      try {
+        doc = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        result.problems.push(`${rel} is not JSON`);
+        continue;
+      }
+      const object = (await fileSha256(abs))!;
+      const row: FlatIndexRow = {
+        benchmark: parts[1],
+        eval_schema_version: typeof doc.schema_version === 'string' ? doc.schema_version : '',
+        legacy_path: rel,
+        object_path: flatObjectPath(uuid),
+        object_uuid: uuid,
+        record_type: 'aggregate',
+        sha256: object.sha256,
+        size_bytes: object.size,
+      };
+      paired.add(abs);
+      copies.push([abs, row.object_path]);
+      const samples = join(dirname(abs), `${uuid}_samples.jsonl`);
+      const instance = await fileSha256(samples);
+      if (instance) {
+        paired.add(samples);
+        row.instance_object_path = flatInstancePath(uuid);
+        row.instance_sha256 = instance.sha256;
+        row.instance_size_bytes = instance.size;
+        copies.push([samples, row.instance_object_path]);
+      }
+      const rows = byCollection.get(parts[1]) ?? [];
+      rows.push(row);
+      byCollection.set(parts[1], rows);
+      result.records++;
+    }
+    for (const abs of files)
+      if (!paired.has(abs))
+        result.problems.push(
+          `${posix(root, abs)} has no place in the flat layout (only <uuid>.json records and their <uuid>_samples.jsonl)`,
+        );
+    for (const [collection, rows] of [...byCollection].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      rows.sort((a, b) => (a.legacy_path < b.legacy_path ? -1 : a.legacy_path > b.legacy_path ? 1 : 0));
+      writes.push([flatIndexPath(collection), rows.map(serializeIndexRow).join('')]);
+    }
+  } else {
+    result.diagnostics = (await checkEeeFlat([root])).filter((d) => d.severity === 'error');
+    if (result.diagnostics.length > 0)
+      result.problems.push(
+        `the flat datastore fails ${result.diagnostics.length} check(s) (\`evalkit validate ${root}\` lists them)`,
+      );
+    const entries = await readFlatIndexes(root);
+    if (entries.length === 0)
+      result.problems.push(`no flat layout (flat/indexes/by_collection/) under ${root}`);
+    for (const entry of entries) {
+      const row = entry.row as FlatIndexRow & Record<string, unknown>;
+      if (typeof row?.legacy_path !== 'string' || typeof row.object_path !== 'string') continue;
+      copies.push([join(root, ...row.object_path.split('/')), row.legacy_path]);
+      const instance = instanceReference(row);
+      if (instance && typeof instance.path === 'string')
+        copies.push([
+          join(root, ...instance.path.split('/')),
+          row.legacy_path.replace(/\.json$/, '_samples.jsonl'),
+        ]);
+      result.records++;
+    }
+  }
+  if (result.problems.length > 0 || options.dryRun) {
+    if (options.dryRun) result.written = [...copies.map(([, to]) => to), ...writes.map(([to]) => to)];
+    return result;
+  }
+  for (const [from, rel] of copies) {
+    await copyAtomic(from, join(out, ...rel.split('/')));
+    result.written.push(rel);
+  }
+  for (const [rel, text] of writes) {
+    await mkdir(dirname(join(out, ...rel.split('/'))), { recursive: true });
+    await writeFileAtomic(join(out, ...rel.split('/')), text);
+    result.written.push(rel);
+  }
+  return result;
+}
+
+/** The layout a datastore root has: flat when it has flat indexes, tree when it has data/, else undefined. */
+export async function layoutOf(root: string): Promise<DatastoreLayout | undefined> {
+  if ((await readdir(join(root, 'flat', 'indexes', 'by_collection')).catch(() => [])).length > 0)
+    return 'flat';
+  if ((await readdir(join(root, 'data')).catch(() => [])).length > 0) return 'tree';
+  return undefined;
+}

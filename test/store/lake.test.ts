@@ -1,0 +1,254 @@
+// The Parquet lake (`ingest --lake`, `--lake` on the read commands): the same output as a store file on the same
+// records; re-ingesting adds nothing; two writers at once both land with nothing lost or duplicated; kill -9 during
+// a lake ingest leaves no visible partial file and a re-run completes it; the files read back with hyparquet, row
+// for row; docs/lake.md's column types are what is written.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
+import { decompress } from 'fzstd';
+import { ensureBenchData } from '../../bench/_store-data.js';
+import { openStore } from '../../src/store/db.js';
+import { openLake } from '../../src/store/lake.js';
+import { runInProcess } from '../metrics/inproc.js';
+import { projectRoot } from '../helpers/shared.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'evalkit-lake-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+const TSX = import.meta.resolve('tsx');
+/** hyparquet reads zstd pages with a decompressor given to it (fzstd, pure JavaScript). */
+const ZSTD = { ZSTD: (input: Uint8Array) => decompress(input) };
+
+const INPUTS = ['examples/compare', 'examples/eee/data'].map((p) => join(projectRoot, p));
+const lake = join(temp, 'lake');
+const db = join(temp, 'store.duckdb');
+
+before(async () => {
+  for (const args of [
+    ['ingest', ...INPUTS, '--lake', lake, '--no-progress'],
+    ['ingest', ...INPUTS, '--db', db, '--no-progress'],
+  ]) {
+    const r = await runInProcess(args);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+  }
+});
+
+function parquetFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.parquet'))
+    .map((f) => join(dir, f))
+    .sort();
+}
+
+const READS: string[][] = [
+  ['leaderboard'],
+  ['leaderboard', '--format', 'json'],
+  ['compare', 'acme/tiny-model-1b', 'acme/tiny-model-3b', '--format', 'json'],
+  [
+    'query',
+    'SELECT * EXCLUDE (ingest_id, ingested_at, origin_path) FROM records ORDER BY record_key',
+    '--format',
+    'json',
+  ],
+  ['query', 'SELECT * FROM results ORDER BY record_key, result_index', '--format', 'json'],
+  ['query', 'SELECT * FROM samples ORDER BY record_key, row_index', '--format', 'json'],
+  ['query', 'SELECT * FROM sample_rows ORDER BY record_key, row_index', '--format', 'json'],
+  // models' model_name is any_value() over a model's records, so only its deterministic columns are compared.
+  ['query', 'SELECT model_id, developer, records FROM models ORDER BY model_id', '--format', 'json'],
+  ['query', 'SELECT * FROM benchmarks ORDER BY ALL', '--format', 'json'],
+];
+
+for (const args of READS)
+  test(`${args.slice(0, 2).join(' ')}: --lake gives what --db gives on the same records`, async () => {
+    const fromLake = await runInProcess([...args, '--lake', lake]);
+    const fromDb = await runInProcess([...args, '--db', db]);
+    assert.equal(fromLake.code, 0, fromLake.stderr);
+    assert.equal(fromDb.code, 0, fromDb.stderr);
+    assert.ok(fromDb.stdout.length > 40);
+    assert.equal(fromLake.stdout, fromDb.stdout);
+  });
+
+test('view --export: the same static site from --lake as from --db', async () => {
+  const a = join(temp, 'site-lake');
+  const b = join(temp, 'site-db');
+  assert.equal((await runInProcess(['view', '--lake', lake, '--export', a])).code, 0);
+  assert.equal((await runInProcess(['view', '--db', db, '--export', b])).code, 0);
+  const files = (readdirSync(b, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort();
+  assert.ok(files.length > 0);
+  assert.deepEqual(
+    (readdirSync(a, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort(),
+    files,
+  );
+  // The lake keeps no ingest log, and the two were ingested at different moments: those fields aside, equal.
+  const comparable = (text: string): unknown =>
+    JSON.parse(text, (key, value: unknown) =>
+      ['ingests', 'ingested_at', 'ingest_id', 'origin_path', 'generated_at'].includes(key)
+        ? undefined
+        : value,
+    );
+  for (const f of files)
+    assert.deepEqual(
+      comparable(readFileSync(join(a, f), 'utf8')),
+      comparable(readFileSync(join(b, f), 'utf8')),
+      f,
+    );
+});
+
+test('ingesting the same records again writes no file', async () => {
+  const before = parquetFiles(lake);
+  const r = await runInProcess(['ingest', ...INPUTS, '--lake', lake, '--no-progress', '--format', 'json']);
+  assert.equal(r.code, 0);
+  assert.equal((JSON.parse(r.stdout) as { summary: { records: number } }).summary.records, 0);
+  assert.deepEqual(parquetFiles(lake), before);
+});
+
+test('the lake files read back with hyparquet, row for row, as the store holds them', async () => {
+  const files = parquetFiles(join(lake, 'samples'));
+  assert.ok(files.length > 0);
+  for (const f of files) assert.match(f, /samples\/collection=[^/]+\/part-[0-9a-f-]+_\d+\.parquet$/);
+  const rows: Record<string, unknown>[] = [];
+  for (const f of files)
+    rows.push(...(await parquetReadObjects({ file: await asyncBufferFromFile(f), compressors: ZSTD })));
+  const store = await openStore(db, { readOnly: true });
+  try {
+    const expected = await store.all<Record<string, unknown>>(
+      'SELECT record_key, row_index, sample_id, sample_hash, score, is_correct, output_text, raw::VARCHAR AS raw FROM samples ORDER BY record_key, row_index',
+    );
+    const got = rows
+      .map((r) => ({
+        record_key: r.record_key,
+        row_index: Number(r.row_index),
+        sample_id: r.sample_id,
+        sample_hash: r.sample_hash ?? null,
+        score: r.score ?? null,
+        is_correct: r.is_correct ?? null,
+        output_text: r.output_text ?? null,
+        raw: typeof r.raw === 'string' ? r.raw : JSON.stringify(r.raw),
+      }))
+      .sort((x, y) =>
+        String(x.record_key) < String(y.record_key)
+          ? -1
+          : x.record_key === y.record_key
+            ? x.row_index - y.row_index
+            : 1,
+      );
+    assert.equal(got.length, expected.length);
+    assert.deepEqual(got, expected);
+  } finally {
+    store.close();
+  }
+});
+
+test("docs/lake.md's column types are the types of the written files", async () => {
+  const doc = readFileSync(join(projectRoot, 'docs/lake.md'), 'utf8');
+  const store = await openLake(lake);
+  try {
+    for (const table of ['records', 'results', 'samples'] as const) {
+      const block = new RegExp(
+        `CREATE EXTERNAL TABLE evalkit_${table} \\(([^;]*?)\\)\\s*PARTITIONED BY`,
+        's',
+      ).exec(doc);
+      assert.ok(block, `docs/lake.md has the Spark statement of ${table}`);
+      const documented = [...block[1]!.matchAll(/^\s*(\w+)\s+(\w+)/gm)].map((m) => [m[1], m[2]]);
+      const file = parquetFiles(join(lake, table))[0]!;
+      const written = await store.all<{ column_name: string; column_type: string }>(
+        `DESCRIBE SELECT * FROM read_parquet('${file.replace(/'/g, "''")}', hive_partitioning = false)`,
+      );
+      const spark: Record<string, string> = {
+        VARCHAR: 'STRING',
+        JSON: 'STRING',
+        BIGINT: 'BIGINT',
+        INTEGER: 'INT',
+        DOUBLE: 'DOUBLE',
+        BOOLEAN: 'BOOLEAN',
+        TIMESTAMP: 'TIMESTAMP',
+      };
+      assert.deepEqual(
+        documented,
+        written.map((c) => [c.column_name, spark[c.column_type] ?? c.column_type]),
+        table,
+      );
+    }
+  } finally {
+    store.close();
+  }
+});
+
+function ingestProcess(args: string[]): { done: Promise<number | null>; kill: () => void } {
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, join(projectRoot, 'src/cli/bin.ts'), 'ingest', ...args],
+    {
+      cwd: projectRoot,
+      stdio: 'ignore',
+    },
+  );
+  return {
+    done: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+async function lakeCounts(
+  dir: string,
+): Promise<{ records: number; keys: number; rows: number; expected: number }> {
+  const store = await openLake(dir);
+  try {
+    const [r] = await store.all<{ records: number; keys: number; rows: number; expected: number }>(
+      `SELECT (SELECT count(*) FROM records) AS records, (SELECT count(DISTINCT record_key) FROM records) AS keys,
+              (SELECT count(*) FROM samples) AS rows, (SELECT coalesce(sum(sample_count), 0) FROM records) AS expected`,
+    );
+    return r!;
+  } finally {
+    store.close();
+  }
+}
+
+test('two ingest --lake processes at once both land: nothing lost, nothing duplicated', async () => {
+  const data = ensureBenchData({ models: 4, questions: 2000, dir: join(temp, 'concurrent-data') });
+  const dir = join(temp, 'concurrent-lake');
+  // Overlapping inputs: records 0-2 and 1-3.
+  const a = ingestProcess([...data.aggregates.slice(0, 3), '--lake', dir, '--no-progress']);
+  const b = ingestProcess([...data.aggregates.slice(1), '--lake', dir, '--no-progress']);
+  assert.deepEqual(await Promise.all([a.done, b.done]), [0, 0]);
+  const counts = await lakeCounts(dir);
+  assert.equal(counts.records, 4);
+  assert.equal(counts.keys, 4);
+  assert.equal(counts.rows, 4 * 2000);
+  assert.equal(counts.rows, counts.expected);
+});
+
+test('kill -9 during ingest --lake: no partial file is visible, every record has its rows, a re-run completes it', async (t) => {
+  const data = ensureBenchData({ models: 4, questions: 4000, dir: join(temp, 'kill-data') });
+  const dir = join(temp, 'kill-lake');
+  for (const delay of [300, 1500, 3000, 5000]) {
+    const run = ingestProcess([join(data.root, 'data'), '--lake', dir, '--no-progress']);
+    const timer = setTimeout(run.kill, delay);
+    await run.done;
+    clearTimeout(timer);
+    if (!existsSync(dir)) continue;
+    // Every visible file is a whole Parquet file.
+    for (const f of parquetFiles(dir).filter((f) => !f.includes('/.evalkit-staging-')))
+      await parquetReadObjects({
+        file: await asyncBufferFromFile(f),
+        columns: ['record_key'],
+        compressors: ZSTD,
+      });
+    const counts = await lakeCounts(dir);
+    assert.equal(counts.rows, counts.expected, 'a record without all of its rows');
+    assert.equal(counts.records, counts.keys, 'a record twice');
+    t.diagnostic(`killed after ${delay} ms: ${counts.records} records in the lake`);
+  }
+  const last = ingestProcess([join(data.root, 'data'), '--lake', dir, '--no-progress']);
+  assert.equal(await last.done, 0);
+  const counts = await lakeCounts(dir);
+  assert.deepEqual(counts, { records: 4, keys: 4, rows: 16000, expected: 16000 });
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.startsWith('.')),
+    [],
+    'staging folders and the lock are gone',
+  );
+});
