@@ -4,6 +4,7 @@
  * string-valued `additional_details`, evaluation results with three separate names and honest metric facts,
  * uncertainty with its method named, and instance rows with the canonical `sample_hash`.
  */
+import { GENERIC_METRIC_IDS } from '../formats/eee/rules.js';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../io/canonical.js';
 import { jsonString } from './json-text.js';
@@ -401,7 +402,10 @@ export class ResultsBuilder {
     const metricConfig: Obj = {};
     const configDetails: Record<string, string> = {};
     if (input.description !== undefined) metricConfig.evaluation_description = input.description;
-    metricConfig.metric_id = input.metricId ?? metricKey(input.metric);
+    metricConfig.metric_id = specificMetricId(
+      input.metricId ?? metricKey(input.metric),
+      input.evaluationName,
+    );
     metricConfig.metric_name = input.metricName ?? input.metric;
     const kind = declared?.metric_kind ?? facts?.kind;
     if (kind !== undefined) metricConfig.metric_kind = kind;
@@ -782,4 +786,13 @@ export function convertedRecord(parts: {
     if (parts.rowBlocks) record.rowBlocks = parts.rowBlocks;
   }
   return record;
+}
+
+/**
+ * A metric id that says what was measured: a generic one (`mean`, `score`, …, which EEE's validator warns about)
+ * is namespaced by the evaluation it belongs to (`popularity.mean`), as upstream EEE advises for benchmark-specific
+ * metrics.
+ */
+function specificMetricId(id: string, evaluationName: string): string {
+  return GENERIC_METRIC_IDS.has(id.trim().toLowerCase()) ? `${evaluationName}.${id}` : id;
 }
