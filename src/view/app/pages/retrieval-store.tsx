@@ -289,7 +289,7 @@ function Events(props: { data: RetrievalStoreOverview }) {
               label: 'Status',
               cell: (a) => {
                 const status = actionStatus(a, now);
-                return <span class={`status ${status}`}>{status}</span>;
+                return <span class={`action-status ${status}`}>{status}</span>;
               },
             },
           ]}
