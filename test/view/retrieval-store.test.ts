@@ -12,6 +12,8 @@ import { openStore } from '../../src/store/db.js';
 import { storeEvents } from '../../src/store/retrieval/events.js';
 import { retrievalLeaderboards } from '../../src/store/retrieval/stats.js';
 import { startViewServer } from '../../src/view/server.js';
+import { exportStaticSite } from '../../src/view/export.js';
+import { canonicalQuery, exportKey } from '../../src/view/shared/query.js';
 import { retrievalStoreOverview } from '../../src/view/retrieval-store.js';
 import type { RetrievalQueryDetail, RetrievalStoreOverview } from '../../src/view/shared/types.js';
 
@@ -142,6 +144,23 @@ test('the retrieval store answers: systems = retrievalLeaderboards, hits, events
     assert.equal(o.events.gate_total, results.length);
     assert.equal(o.events.gate_failed, results.filter((e) => e.pass === false).length);
     assert.equal(o.events.gate[0].ts, '2026-03-02T10:21:17.250Z', 'newest first');
+
+    // The static export holds the same answers, one file per gold query.
+    const site = join(temp, 'site');
+    const summary = await exportStaticSite(store, site);
+    assert.deepEqual(summary.skipped, []);
+    const exported = (endpoint: string, params: Record<string, string>) =>
+      JSON.parse(
+        readFileSync(join(site, 'data', endpoint, `${exportKey(canonicalQuery(params))}.json`), 'utf8'),
+      ) as unknown;
+    const { as_of_ms: _a, ...served } = o;
+    const { as_of_ms: _b, ...written } = exported('retrieval-store', {}) as RetrievalStoreOverview;
+    assert.deepEqual(written, served);
+    for (const g of gold)
+      assert.deepEqual(
+        exported('retrieval-query', { id: String(g.id) }),
+        await get<RetrievalQueryDetail>(`retrieval-query?id=${encodeURIComponent(String(g.id))}`),
+      );
 
     // Actions by a clock between the two TTLs' ends: the 15-minute one expired, the 1-hour one active, the one
     // revoked revoked.
