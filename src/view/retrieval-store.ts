@@ -81,11 +81,12 @@ async function goldList(store: Store): Promise<RetrievalGoldEntry[]> {
   );
 }
 
-/** The smallest bucket size that cuts `span` into at most MAX_BUCKETS buckets. */
+/** The smallest bucket size that cuts `span` into at most MAX_BUCKETS buckets (whole years past the largest). */
 export function bucketSize(spanMs: number): number {
-  return (
-    BUCKET_SIZES_MS.find((b) => spanMs / b <= MAX_BUCKETS) ?? BUCKET_SIZES_MS[BUCKET_SIZES_MS.length - 1]
-  );
+  const fits = BUCKET_SIZES_MS.find((b) => spanMs / b <= MAX_BUCKETS);
+  if (fits !== undefined) return fits;
+  const year = BUCKET_SIZES_MS[BUCKET_SIZES_MS.length - 1];
+  return Math.ceil(spanMs / MAX_BUCKETS / year) * year;
 }
 
 function noEvents(): RetrievalEventsOverTime {

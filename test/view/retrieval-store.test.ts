@@ -14,7 +14,7 @@ import { retrievalLeaderboards } from '../../src/store/retrieval/stats.js';
 import { startViewServer } from '../../src/view/server.js';
 import { exportStaticSite } from '../../src/view/export.js';
 import { canonicalQuery, exportKey } from '../../src/view/shared/query.js';
-import { retrievalStoreOverview } from '../../src/view/retrieval-store.js';
+import { bucketSize, retrievalStoreOverview } from '../../src/view/retrieval-store.js';
 import type { RetrievalQueryDetail, RetrievalStoreOverview } from '../../src/view/shared/types.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-view-retrieval-'));
@@ -188,4 +188,13 @@ test('a store without retrieval rows gives empty answers', async () => {
   } finally {
     store.close();
   }
+});
+
+test('event buckets: at most 25 of them, whatever the span', () => {
+  const year = 365 * 86_400_000;
+  for (const span of [0, 59_000, 2 * 3_600_000, 40 * 86_400_000, 30 * year, 8.64e15 * 2]) {
+    const size = bucketSize(span);
+    assert.ok(Math.floor(span / size) + 1 <= 25, `${span} ms in ${size} ms buckets`);
+  }
+  assert.equal(bucketSize(26 * 60_000), 5 * 60_000);
 });
