@@ -1,12 +1,13 @@
 // The retrieval page in real Chromium over a store filled by `evalkit ingest` of the loop example: the systems
 // table shows `retrievalLeaderboards`' means, a gold query's hits are marked in each system's ranked ids, another
-// query is picked through the URL, the gate and events tables show, and the page fits a 1,280 px window.
+// query is picked through the URL, markup in a query stays text, the gate and events tables show, and the page fits a 1,280 px window.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipWithoutChromium } from '../helpers/browser.js';
+import { cli } from '../helpers/cli.js';
 import { openStore } from '../../src/store/db.js';
 import { retrievalLeaderboards } from '../../src/store/retrieval/stats.js';
 import { fmt } from '../../src/view/shared/format.js';
@@ -14,14 +15,49 @@ import { startViewServer } from '../../src/view/server.js';
 import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
 import { buildRetrievalStore, loop, readJsonl } from './retrieval-fixture.js';
 
+const HOSTILE = '<img src=x onerror="alert(1)"> <b>bold</b>';
+const HOSTILE_ID = 'doc:<script>alert(2)</script>';
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-view-retrieval-page-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
 test(
-  'retrieval page: systems table, hits marked, a query picked by URL, gate and events, fits 1,280 px',
+  'retrieval page: systems table, hits marked, a query picked by URL, markup as text, gate and events, fits 1,280 px',
   { skip: skipWithoutChromium(), timeout: 180_000 },
   async () => {
     const db = await buildRetrievalStore(temp);
+    // A query whose texts are markup: the page shows them as text.
+    const hostile = join(temp, 'hostile');
+    mkdirSync(hostile);
+    writeFileSync(
+      join(hostile, 'gold.jsonl'),
+      JSON.stringify({
+        schema_version: '0.1',
+        id: 'qx',
+        query: HOSTILE,
+        expected_ids: [HOSTILE_ID],
+        layers: ['L9'],
+      }) + '\n',
+    );
+    writeFileSync(
+      join(hostile, 'results.jsonl'),
+      JSON.stringify({
+        schema_version: '0.1',
+        id: 'qx',
+        request_id: 'req-x',
+        model_id: 'embed-small-v3',
+        layer: 'L9',
+        retrieved_ids: ['doc:other', HOSTILE_ID],
+        metrics: { p95_ms: 10 },
+      }) + '\n',
+    );
+    const added = await cli([
+      'ingest',
+      '--db',
+      db,
+      join(hostile, 'gold.jsonl'),
+      join(hostile, 'results.jsonl'),
+    ]);
+    assert.equal(added.code, 0, added.stderr + added.stdout);
     const store = await openStore(db, { readOnly: true });
     const server = await startViewServer({ store, port: 0 });
     try {
@@ -73,6 +109,17 @@ test(
         await w.page.waitForFunction(() => location.hash.includes('query=q2'));
         await openView(w.page, w.page.url());
         await check('q2');
+
+        // Markup in a query's text and ids stays text.
+        await w.page.selectOption('select[name=query]', 'qx');
+        await w.page.waitForFunction(() => location.hash.includes('query=qx'));
+        await openView(w.page, w.page.url());
+        assert.equal(await w.page.locator('.query-text').innerText(), HOSTILE);
+        assert.deepEqual(
+          await w.page.locator('[data-testid=retrieval-query-rows] ol.ranked li.hit .mono').allInnerTexts(),
+          [HOSTILE_ID],
+        );
+        assert.equal(await w.page.locator('main img, main script').count(), 0);
 
         // Gate verdicts, feedback actions and events over time are there.
         assert.ok((await w.page.locator('[data-testid=retrieval-gate] tbody tr').count()) > 0);
