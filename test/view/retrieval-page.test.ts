@@ -110,6 +110,17 @@ test(
         await openView(w.page, w.page.url());
         await check('q2');
 
+        // Sorting the systems is a URL parameter of its own (the documents' table below has `sort`).
+        await w.page.locator('[data-testid=retrieval-systems] button.sort', { hasText: 'p_at_5' }).click();
+        await w.page.waitForFunction(() => location.hash.includes('systems_sort=p_at_5'));
+        const sorted = await w.page
+          .locator('[data-testid=retrieval-systems] td[data-col=p_at_5] .score')
+          .allInnerTexts();
+        assert.deepEqual(
+          sorted,
+          [...boards[0].rows].sort((a, b) => a.score - b.score).map((r) => fmt(r.score, 3)),
+        );
+
         // Markup in a query's text and ids stays text.
         await w.page.selectOption('select[name=query]', 'qx');
         await w.page.waitForFunction(() => location.hash.includes('query=qx'));

@@ -73,8 +73,8 @@ function Systems(props: { route: Route; data: RetrievalStoreOverview }) {
         <Table<RetrievalStoreSystem>
           testId="retrieval-systems"
           rows={data.systems}
-          sort={route.params.sort}
-          onSort={(sort) => update(route, { sort })}
+          sort={route.params.systems_sort}
+          onSort={(sort) => update(route, { systems_sort: sort })}
           columns={[
             {
               key: 'system',
