@@ -18,6 +18,7 @@ import {
   samplePage,
   textPiece,
 } from './data.js';
+import { retrievalQuery, retrievalStoreOverview } from './retrieval-store.js';
 import { ENDPOINTS, pageRequest, type Endpoint, type Params } from './shared/query.js';
 
 export function isEndpoint(name: string): name is Endpoint {
@@ -111,6 +112,10 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
       return params.key ? inferevalDetail(store, params.key) : { evaluations: await inferevalList(store) };
     case 'retrieval':
       return params.key ? retrievalDetail(store, params.key) : { results: await retrievalList(store) };
+    case 'retrieval-store':
+      return retrievalStoreOverview(store);
+    case 'retrieval-query':
+      return retrievalQuery(store, required(params, 'id'));
     case 'text':
       return textPiece(store, params);
   }

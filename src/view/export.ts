@@ -164,6 +164,8 @@ async function writeSite(
   for (const e of inferevals.evaluations) await put('infereval', { key: e.record_key });
   const retrievals = (await put('retrieval', {})) as { results: { record_key: string }[] };
   for (const r of retrievals.results) await put('retrieval', { key: r.record_key });
+  const retrievalStore = (await put('retrieval-store', {})) as { gold: { id: string }[] } | undefined;
+  for (const g of retrievalStore?.gold ?? []) await put('retrieval-query', { id: g.id });
 
   await write(
     'data/manifest.json',

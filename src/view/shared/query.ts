@@ -18,6 +18,8 @@ export const ENDPOINTS = [
   'disagreements',
   'infereval',
   'retrieval',
+  'retrieval-store',
+  'retrieval-query',
   'text',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];

@@ -254,3 +254,106 @@ export interface CompareResult {
 
 /** The paired items where A and B differ: exactly what `disagreements()` in src/store/compare.ts returns. */
 export type { DisagreementItem, Disagreements } from '../../store/compare.js';
+
+// ----------------------------------------------------------- retrieval tables of the store (retrieval-store.ts)
+
+/** A system's standing on one metric, as `retrievalLeaderboards` ranks it. */
+export interface RetrievalSystemMetric {
+  rank: number;
+  tier: number;
+  score: number;
+  ci: [number, number] | null;
+  n: number;
+}
+
+export interface RetrievalStoreSystem {
+  /** `field=value,…` of its identity fields (systemLabel). */
+  system: string;
+  model_id: string | null;
+  tool_id: string | null;
+  layer: string | null;
+  agent_id: string | null;
+  /** Gold queries the system has rows for. */
+  n: number;
+  metrics: Record<string, RetrievalSystemMetric>;
+}
+
+export interface RetrievalGoldEntry {
+  id: string;
+  query: string;
+  expected: number;
+  /** Result rows of this query, over all systems. */
+  results: number;
+}
+
+export type ActionStatus = 'active' | 'expired' | 'revoked';
+
+export interface RetrievalFeedbackAction {
+  id: string;
+  action: string;
+  ts: string;
+  /** ms since the epoch; null without a TTL. */
+  expires_ms: number | null;
+  revoked: boolean;
+  /** As of `as_of_ms` of the answer (the page judges expiry again by its own clock). */
+  status: ActionStatus;
+}
+
+export interface RetrievalGateResult {
+  ts: string;
+  request_id: string | null;
+  metric: string | null;
+  value: number | null;
+  threshold: number | null;
+  pass: boolean | null;
+  origin: string;
+}
+
+export interface RetrievalEventBucket {
+  /** The bucket's start, ms since the epoch. */
+  start_ms: number;
+  /** Events per type in [start_ms, start_ms + bucket_ms). */
+  counts: Record<string, number>;
+}
+
+export interface RetrievalEventsOverTime {
+  total: number;
+  bucket_ms: number;
+  types: string[];
+  buckets: RetrievalEventBucket[];
+  /** The latest evaluation_result events, newest first. */
+  gate: RetrievalGateResult[];
+  gate_total: number;
+  gate_failed: number;
+  actions: RetrievalFeedbackAction[];
+}
+
+export interface RetrievalStoreOverview {
+  /** False when the store has no retrieval tables or they hold no rows. */
+  present: boolean;
+  as_of_ms: number;
+  metrics: string[];
+  /** Metrics where lower is better. */
+  lower_is_better: string[];
+  systems: RetrievalStoreSystem[];
+  gold: RetrievalGoldEntry[];
+  events: RetrievalEventsOverTime;
+}
+
+export interface RetrievalQueryRow {
+  system: string;
+  request_id: string;
+  ts: string | null;
+  retrieved: { id: string; hit: boolean }[];
+  hits: number;
+  verdicts: { metric: string; value: number; threshold: number; pass: boolean }[];
+}
+
+export interface RetrievalQueryDetail {
+  id: string;
+  query: string;
+  expected_ids: string[];
+  entities: string[] | null;
+  tags: string[] | null;
+  rows: RetrievalQueryRow[];
+}

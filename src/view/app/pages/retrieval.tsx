@@ -1,40 +1,51 @@
 import type { Route } from '../route.js';
 import { href, update } from '../route.js';
 import { fmt, Show, Table, useApi } from '../ui.js';
-import type { RetrievalDetail, RetrievalListEntry } from '../../shared/types.js';
+import type { RetrievalDetail, RetrievalListEntry, RetrievalStoreOverview } from '../../shared/types.js';
+import { RetrievalStoreSection } from './retrieval-store.js';
 
 type Query = RetrievalDetail['queries'][number];
 
 export function RetrievalPage(props: { route: Route }) {
   const key = props.route.params.key;
   const list = useApi<{ results: RetrievalListEntry[] }>('retrieval');
+  const tables = useApi<RetrievalStoreOverview>('retrieval-store');
+  const inTables = tables.state === 'ok' && tables.data.present;
   return (
     <>
       <h1>Retrieval</h1>
+      <Show loaded={tables}>
+        {(data) => (data.present ? <RetrievalStoreSection route={props.route} data={data} /> : null)}
+      </Show>
       <Show loaded={list}>
         {({ results }) =>
           results.length === 0 ? (
-            <p class="muted">No retrieval results in this store.</p>
+            inTables ? null : (
+              <p class="muted">No retrieval results in this store.</p>
+            )
           ) : (
-            <Table<RetrievalListEntry>
-              rows={results}
-              rowClass={(r) => (r.record_key === key ? 'selected' : '')}
-              columns={[
-                {
-                  key: 'model',
-                  label: 'Retriever',
-                  cell: (r) => <a href={href('retrieval', { key: r.record_key })}>{r.model_id}</a>,
-                },
-                { key: 'queries', label: 'Queries', cell: (r) => fmt(r.queries), numeric: true },
-                {
-                  key: 'record',
-                  label: 'Record',
-                  cell: (r) => (
-                    <a href={href('record', { key: r.record_key })}>{r.record_key.slice(0, 12)}…</a>
-                  ),
-                },
-              ]}
-            />
+            <>
+              {inTables ? <h2>Retrieval documents in records</h2> : null}
+              <Table<RetrievalListEntry>
+                rows={results}
+                rowClass={(r) => (r.record_key === key ? 'selected' : '')}
+                columns={[
+                  {
+                    key: 'model',
+                    label: 'Retriever',
+                    cell: (r) => <a href={href('retrieval', { key: r.record_key })}>{r.model_id}</a>,
+                  },
+                  { key: 'queries', label: 'Queries', cell: (r) => fmt(r.queries), numeric: true },
+                  {
+                    key: 'record',
+                    label: 'Record',
+                    cell: (r) => (
+                      <a href={href('record', { key: r.record_key })}>{r.record_key.slice(0, 12)}…</a>
+                    ),
+                  },
+                ]}
+              />
+            </>
           )
         }
       </Show>
