@@ -117,12 +117,12 @@ export const STORE_DDL: readonly string[] = [
   `CREATE OR REPLACE VIEW sample_rows AS
      SELECT * REPLACE (${SAMPLE_ROW_SQL} AS raw) FROM samples`,
   `CREATE OR REPLACE VIEW models AS
-     SELECT model_id, any_value(model_name) AS model_name, any_value(developer) AS developer,
-            any_value(deployment_type) AS deployment_type, any_value(model_availability) AS model_availability,
+     SELECT model_id, min(model_name) AS model_name, min(developer) AS developer,
+            min(deployment_type) AS deployment_type, min(model_availability) AS model_availability,
             count(*) AS records
      FROM records GROUP BY model_id`,
   `CREATE OR REPLACE VIEW benchmarks AS
-     SELECT evaluation_name, metric_name, any_value(lower_is_better) AS lower_is_better,
+     SELECT evaluation_name, metric_name, min(lower_is_better) AS lower_is_better,
             count(DISTINCT r.model_id) AS models, count(*) AS results
      FROM results JOIN records r USING (record_key) GROUP BY evaluation_name, metric_name`,
   `CREATE OR REPLACE VIEW result_rows AS

@@ -186,20 +186,20 @@ async function eventsOverTime(store: Store, now: number): Promise<RetrievalEvent
 }
 
 /** Everything the retrieval page shows before a query is picked. */
-export async function retrievalStoreOverview(
-  store: Store,
-  now = Date.now(),
-): Promise<RetrievalStoreOverview> {
+export async function retrievalStoreOverview(store: Store, now?: number): Promise<RetrievalStoreOverview> {
   if (!(await hasRetrievalTables(store)))
     return {
       present: false,
-      as_of_ms: now,
+      as_of_ms: now ?? 0,
       metrics: [],
       lower_is_better: [],
       systems: [],
       gold: [],
       events: noEvents(),
     };
+  // Action statuses are judged as of the store's latest event unless a time is given, so an answer (and a static
+  // export) depends on the store alone; the page judges expiry again by the browser's clock.
+  now ??= (await store.all<{ t: number | null }>(`SELECT max(ts_ms) AS t FROM retrieval_events`))[0].t ?? 0;
   const { metrics, lower, systems } = await systemsTable(store);
   const gold = await goldList(store);
   const events = await eventsOverTime(store, now);
