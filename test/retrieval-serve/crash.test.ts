@@ -8,20 +8,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
 import { openStore } from '../../src/store/db.js';
-import { projectRoot } from '../helpers/shared.js';
+import { cliCommand } from '../helpers/cli.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-serve-crash-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
-const TSX = import.meta.resolve('tsx');
 const TOKEN = 'crash-token-0123456789';
 
 async function start(db: string): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      TSX,
-      join(projectRoot, 'src/cli/bin.ts'),
+      ...(await cliCommand()),
       'retrieval',
       'serve',
       '--db',
