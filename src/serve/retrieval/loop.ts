@@ -150,7 +150,7 @@ export async function gateTick(store: Store, options: GateTickOptions): Promise<
         value,
         threshold: t.threshold,
         pass,
-        observation_ids: group.request_ids.slice(0, 1000),
+        observation_ids: group.observation_rows.slice(0, 1000).map((o) => o.request_id),
         ts,
         ...identity,
         window_seconds: options.windowMs / 1000,

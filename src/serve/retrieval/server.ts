@@ -235,7 +235,7 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
       );
       sendJson(res, 200, {
         ...figures,
-        groups: figures.groups.map(({ request_ids: _ids, observation_rows: _rows, ...g }) => g),
+        groups: figures.groups.map(({ observation_rows: _rows, ...g }) => g),
       });
       return;
     }

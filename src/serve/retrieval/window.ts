@@ -5,11 +5,7 @@
  * their own identity fields, else from the observation with the same request_id. The server's own gate results are
  * left out, so a gate never feeds on what it wrote.
  */
-import {
-  classifyOutcome,
-  operationalFigures,
-  type Observation,
-} from '../../metrics/retrieval/operational.js';
+import { operationalFigures, type Observation } from '../../metrics/retrieval/operational.js';
 import type { Store } from '../../store/db.js';
 
 export const GROUP_FIELDS = ['layer', 'tool_id', 'model_id', 'agent_id', 'user_id'] as const;
@@ -25,8 +21,6 @@ export interface WindowGroup {
   error_rate: number | null;
   /** Mean of each evaluation_result metric in the window, with its count. */
   metrics: Record<string, { mean: number; n: number }>;
-  /** The request_ids of the group's observations (for gate audit trails). */
-  request_ids: string[];
   /** The group's observations as the gate functions take them. */
   observation_rows: Observation[];
 }
@@ -57,7 +51,7 @@ export async function windowFigures(
 ): Promise<WindowFigures> {
   const now = options.now ?? Date.now();
   const from = now - options.windowMs;
-  const identity = GROUP_FIELDS.map((f) => `${f}`).join(', ');
+  const identity = GROUP_FIELDS.join(', ');
   const observations = await store.all<Record<string, unknown>>(
     `SELECT request_id, ${identity}, ts, latency_ms, outcome FROM retrieval_events
      WHERE type = 'evaluation_observation' AND ts_ms > $1 AND ts_ms <= $2 ORDER BY ts_ms, event_key`,
@@ -85,7 +79,6 @@ export async function windowFigures(
         latency_p95_ms: null,
         error_rate: null,
         metrics: {},
-        request_ids: [],
         observation_rows: [],
       };
       groups.set(key, g);
@@ -95,7 +88,6 @@ export async function windowFigures(
   for (const row of observations) {
     const g = groupOf(row);
     g.observations++;
-    g.request_ids.push(String(row.request_id));
     g.observation_rows.push({
       type: 'evaluation_observation',
       request_id: String(row.request_id),
@@ -119,7 +111,7 @@ export async function windowFigures(
       const figures = operationalFigures(g.observation_rows);
       g.latency_p50_ms = figures.p50_ms ?? null;
       g.latency_p95_ms = figures.p95_ms ?? null;
-      const counted = g.observation_rows.filter((o) => classifyOutcome(o.outcome) !== 'abort').length;
+      const counted = figures.observations - figures.aborts;
       g.error_rate = counted > 0 ? figures.errors / counted : null;
     }
     const m = sums.get(g);
