@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts (or those whose path contains one of the arguments): one Node process per file
-// (node:test through tsx), several files at a time, the slowest known files first. With --lint, `npm run lint` runs
-// as one more job beside the tests. Each file's output is printed in one piece when it ends; at the end come the
-// failed files and the slowest ones.
+// Runs every test/**/*.test.ts (or those whose path contains one of the arguments) with node:test through tsx,
+// several jobs at a time, the slowest known first. Most files share a process: they are packed into a few batches
+// (scripts/test-batch.mjs runs a batch's files one after another, each in a suite named after its path), which
+// saves each file the start of a Node process, tsx and the modules every test loads. A file whose first lines say
+// `test-runner: own process` runs alone in its own process (it measures its memory, or it is long enough to be a
+// job of its own). With --lint, `npm run lint` runs as one more job. Each job's output is printed in one piece when
+// it ends; at the end come the failed files and the slowest ones.
 //
 //   node scripts/run-tests.mjs [--lint] [SUBSTRING ...]
-//   TEST_CONCURRENCY=N      files at a time (default: the number of CPUs + 1, since many tests wait on I/O)
-//   TEST_FILE_TIMEOUT_S=S   a file still running after S seconds is killed and fails (default 900)
+//   TEST_CONCURRENCY=N      jobs at a time (default: the number of CPUs + 1, since many tests wait on I/O)
+//   TEST_BATCHES=N          batches the shared-process files are packed into (default: twice the concurrency)
+//   TEST_FILE_TIMEOUT_S=S   a job still running after S seconds is killed and fails (default 900)
 //
-// The run fails when any file (or the lint) fails, when a file is killed, and when no test ran at all.
+// The run fails when any file (or the lint) fails, when a job is killed, and when no test ran at all.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -57,19 +61,62 @@ if (files.length === 0) {
 }
 
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
+const batchCount = Math.max(1, Number(process.env.TEST_BATCHES) || 2 * concurrency);
 const timeoutMs = (Number(process.env.TEST_FILE_TIMEOUT_S) || 900) * 1000;
 const known = readTimes();
-// Longest first, so that no long file starts last. Files never timed go by size (the larger ones test more).
-const order = (f) => known[f] ?? statSync(f).size / 1000;
-const jobs = [...files]
-  .sort((a, b) => order(b) - order(a))
-  .map((file) => ({
+// Estimated seconds: the last run's, else by size (the larger files test more).
+const cost = (f) => known[f] ?? statSync(f).size / 1000;
+/** Whether the file asks for a process of its own, in its first lines. */
+const ownProcess = (f) => /test-runner: own process/.test(readFileSync(f, 'utf8').slice(0, 2000));
+
+const alone = files.filter(ownProcess);
+const shared = files.filter((f) => !ownProcess(f)).sort((a, b) => cost(b) - cost(a));
+// Longest first into the batch with the least so far, so that the batches end close together.
+const batches = Array.from({ length: Math.min(batchCount, shared.length) }, () => ({ files: [], cost: 0 }));
+for (const file of shared) {
+  const batch = batches.reduce((least, b) => (b.cost < least.cost ? b : least));
+  batch.files.push(file);
+  batch.cost += cost(file);
+}
+const jobs = [
+  ...alone.map((file) => ({
     name: file,
+    files: [file],
+    cost: cost(file),
     command: process.execPath,
     argv: ['--import', TSX, '--test-reporter=spec', file],
-  }));
+  })),
+  ...batches.map((b, i) => ({
+    name: `batch ${i + 1} (${b.files.length} files)`,
+    files: b.files,
+    cost: b.cost,
+    command: process.execPath,
+    argv: ['--import', TSX, '--test-reporter=spec', join(root, 'scripts', 'test-batch.mjs'), ...b.files],
+  })),
+].sort((a, b) => b.cost - a.cost);
 if (lint)
-  jobs.unshift({ name: 'npm run lint', command: 'npm', argv: ['run', '--silent', 'lint'], lint: true });
+  jobs.unshift({
+    name: 'npm run lint',
+    files: [],
+    command: 'npm',
+    argv: ['run', '--silent', 'lint'],
+    lint: true,
+  });
+
+/**
+ * Each file's wall seconds and whether it passed: a file alone takes its job's; in a batch, its suite's line
+ * (`✔ test/x.test.ts (1234.5ms)` at the start of a line).
+ */
+function fileOutcomes(job, output, seconds, ok) {
+  if (job.files.length === 1 && !job.argv.some((a) => a.endsWith('test-batch.mjs')))
+    return [{ name: job.files[0], seconds, ok }];
+  const seen = new Map();
+  for (const m of output.matchAll(/^([✔✖]) (test\/\S+\.test\.ts) \(([\d.]+)ms\)$/gmu)) {
+    seen.set(m[2], { name: m[2], seconds: Number(m[3]) / 1000, ok: m[1] === '✔' });
+  }
+  // A file with no line did not finish (the process died in it or before it).
+  return job.files.map((f) => seen.get(f) ?? { name: f, seconds: 0, ok: false, unfinished: true });
+}
 
 const running = new Set();
 const results = [];
@@ -126,6 +173,7 @@ function runJob(job) {
         result.ok = false;
         result.why = `${result.fail} failed`;
       }
+      result.files = job.lint ? [] : fileOutcomes(job, output, seconds, result.ok);
       results.push(result);
       if (!interrupted) {
         const mark = result.ok ? '✔' : '✖';
@@ -148,15 +196,15 @@ await Promise.all(
 );
 const wall = (performance.now() - started) / 1000;
 
-const fileResults = results.filter((r) => !r.lint);
+const fileResults = results.flatMap((r) => r.files);
 const times = Object.fromEntries(
   Object.entries(readTimes()).filter(([name]) => findTests('test').includes(name)),
 );
-for (const r of fileResults) times[r.name] = Math.round(r.seconds * 10) / 10;
+for (const r of fileResults) if (!r.unfinished) times[r.name] = Math.round(r.seconds * 10) / 10;
 writeTimes(times);
 
-const sum = (key) => fileResults.reduce((n, r) => n + r[key], 0);
-const failed = results.filter((r) => !r.ok);
+const jobResults = results.filter((r) => !r.lint);
+const sum = (key) => jobResults.reduce((n, r) => n + r[key], 0);
 console.log('\nrun-tests: slowest files');
 for (const r of [...fileResults].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) {
   console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.name}`);
@@ -164,11 +212,20 @@ for (const r of [...fileResults].sort((a, b) => b.seconds - a.seconds).slice(0, 
 const lintResult = results.find((r) => r.lint);
 if (lintResult) console.log(`  ${lintResult.seconds.toFixed(1).padStart(6)} s  (${lintResult.name})`);
 console.log(
-  `run-tests: ${fileResults.length} files, ${sum('tests')} tests, ${sum('pass')} passed, ${sum('fail')} failed, ` +
-    `${sum('skipped')} skipped; ${wall.toFixed(1)} s with ${concurrency} at a time`,
+  `run-tests: ${fileResults.length} files in ${jobResults.length} processes, ${sum('tests')} tests, ` +
+    `${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped; ${wall.toFixed(1)} s with ` +
+    `${concurrency} at a time`,
 );
+const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
+  const names = failed.flatMap((r) => {
+    const files = r.files
+      .filter((f) => !f.ok)
+      .map((f) => (f.unfinished ? `${f.name} (did not finish)` : f.name));
+    return files.length > 0 ? files : [r.name];
+  });
   console.error(`run-tests: failed: ${failed.map((r) => `${r.name} (${r.why})`).join(', ')}`);
+  console.error(`run-tests: failing files: ${names.join(', ')}`);
   process.exit(1);
 }
 if (sum('tests') === 0 || sum('pass') === 0) {

@@ -2,6 +2,7 @@
 // map byte ranges, and this thread writes their blocks in order. It must give the same bytes as one thread and as the converter
 // before it existed (digests below were taken from main's output before the change), name the line in the file
 // for an error in a later chunk, and write nothing on failure. Chunks are made tiny so that small files have many.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -3,6 +3,7 @@
 // four changes per case. Whatever the change, a converter either fails with one of our errors (a code and a message,
 // never a TypeError from deep inside) or writes pairs that pass every evalkit check with no warning and the upstream
 // 0.3.0 schemas. Inspect `.eval` archives are read, one JSON member changed, and zipped again. The seed is printed with any failure so the case can be replayed.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';

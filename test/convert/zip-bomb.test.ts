@@ -2,6 +2,7 @@
 // or declared small, is refused with a clear error while the process stays well under 1 GB of memory; the caps
 // can be lowered (and raised) with --zip-member-limit / --zip-archive-limit; a zstd frame asking for more than its
 // member declares is refused before the decoder allocates it.
+// test-runner: own process (it measures its own peak memory).
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
 // count). Invariants: no uncaught exception (only EvalkitError may be thrown), never "valid" for a file that is not
 // strict JSON, a file_path leaving the tree is always an error, and nothing is written outside the output folder
 // (every plan is checked against the output folder; one case in five really writes).
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import {
   existsSync,

@@ -1,6 +1,7 @@
 // Nothing lost: the CLI is SIGKILLed at random moments during a run against the local server and resumed each
 // time. Every item ends with exactly n samples, none duplicated, no journaled sample is ever requested again,
 // and the η equals an uninterrupted run's (timestamps and wall times aside).
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -3,6 +3,7 @@
 // holds a NaN anyway still shows every benchmark; scores beyond 2^63 are stored as DOUBLE; an lm-eval doc nested
 // 100k deep is stored. Also: `query` streams (bounded heap), and `export parquet` leaves no staging folder behind
 // and completes after a killed export.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import {

@@ -1,6 +1,7 @@
 // evalkit ingest into a real DuckDB file: the repository's examples and the reference records, idempotence,
 // duplicates (EEE check 10), invalid documents rejected with the validator's diagnostics, and every stored row
 // rebuilt exactly (sampleRow and the view sample_rows) from the compact samples layout.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // records; re-ingesting adds nothing; two writers at once both land with nothing lost or duplicated; kill -9 during
 // a lake ingest leaves no visible partial file and a re-run completes it; the files read back with hyparquet, row
 // for row; docs/lake.md's column types are what is written.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

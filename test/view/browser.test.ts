@@ -1,5 +1,6 @@
 // evalkit view in a real Chromium, against its server: every page renders without console errors, filters and
 // selection survive a reload, hostile record texts stay text.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import { test } from 'node:test';
 import { skipWithoutChromium } from '../helpers/browser.js';
 import { querySamples } from '../../src/view/data.js';

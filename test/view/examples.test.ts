@@ -1,5 +1,6 @@
 // evalkit view over a store ingested from the project's examples (through the ingest library) and through
 // `evalkit view PATH...`: every page of every record renders cleanly in Chromium.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,6 +1,7 @@
 // `view --export DIR` writes only where it may: a folder is replaced only when it holds an earlier export (known by
 // the marker that lists what it wrote, unchanged) and nothing else; a killed export leaves the earlier site whole,
 // the re-run completes, and no temporary folder stays behind.
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

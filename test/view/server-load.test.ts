@@ -1,6 +1,7 @@
 // The viewer under load, on a real store through real HTTP: answers are bounded (long texts cut, with a marker and a
 // way to fetch the rest), a client that goes away stops its query, and other requests are answered while a slow
 // one runs.
+// test-runner: own process (it measures its own memory).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,6 @@
 // `evalkit view --export DIR`: the static site passes the same browser checks as the server, served by Python's
 // plain static file server (no server code of ours).
+// test-runner: own process (long: as a job of its own it keeps the batches short).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
