@@ -371,46 +371,101 @@ function rowParam(value: string | undefined): number {
 
 export async function sampleDetail(store: Store, params: Params): Promise<SampleDetail> {
   const rowIndex = rowParam(params.row);
-  // Long texts come from DuckDB already cut (a row of 10 MB texts never crosses into JavaScript whole), marked
-  // the way cap.ts marks what it cuts, with where the rest is.
-  const [row] = await store.all<Record<string, unknown>>(
-    `SELECT s.record_key, s.row_index::DOUBLE AS row_index, s.sample_id, s.sample_hash, s.evaluation_name,
+  const detail = (await sampleDetails(store, params.record ?? '', [rowIndex])).get(rowIndex);
+  if (!detail) throw new UsageError('view.unknown-sample', `no sample row ${rowIndex} in that record`);
+  return detail;
+}
+
+function integerSql(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+  return String(n);
+}
+
+/** Rows' whole JSON fetched at once by sampleDetails: at most this many characters together. */
+const RAW_BATCH_CHARS = 8_000_000;
+
+/**
+ * The details of several instance rows of one record (as `sampleDetail` gives each), by row index, in a few
+ * queries over the rows' index range; indexes with no row are absent. Long texts come from DuckDB already cut (a
+ * row of 10 MB texts never crosses into JavaScript whole), marked the way cap.ts marks what it cuts, with where the
+ * rest is.
+ */
+export async function sampleDetails(
+  store: Store,
+  record: string,
+  rowIndexes: readonly number[],
+): Promise<Map<number, SampleDetail>> {
+  const wanted = new Set(rowIndexes);
+  const out = new Map<number, SampleDetail>();
+  if (wanted.size === 0) return out;
+  const range = [Math.min(...wanted), Math.max(...wanted)];
+  const rows = (
+    await store.all<Record<string, unknown>>(
+      `SELECT s.record_key, s.row_index::DOUBLE AS row_index, s.sample_id, s.sample_hash, s.evaluation_name,
             s.interaction_type, ${TEXT_COLUMNS.map((c) => `left(s.${c}, ${SQL_TEXT_HEAD}) AS ${c}, length(s.${c})::DOUBLE AS ${c}_chars`).join(', ')},
             s.score, s.is_correct, rec.model_id,
             (length(s.raw) + ${TEXT_COLUMNS.map((c) => `coalesce(length(s.${c}), 0)`).join(' + ')})::DOUBLE AS raw_chars
-     FROM samples s JOIN records rec USING (record_key) WHERE s.record_key = $1 AND s.row_index = $2`,
-    [params.record ?? '', rowIndex],
-  );
-  if (!row) throw new UsageError('view.unknown-sample', `no sample row ${rowIndex} in that record`);
-  const at = { record: String(row.record_key), row: String(rowIndex) };
-  const truncated: Truncation[] = [];
-  for (const column of TEXT_COLUMNS) {
-    const chars = row[`${column}_chars`] as number | null;
-    delete row[`${column}_chars`];
-    if (chars === null || chars <= SQL_TEXT_HEAD) continue;
-    const rest = `/api/text?${canonicalQuery({ ...at, field: column, offset: String(SQL_TEXT_HEAD) })}`;
-    row[column] = markCut(row[column] as string, SQL_TEXT_HEAD, chars, rest);
-    truncated.push({ pointer: `/${column}`, chars, shown: SQL_TEXT_HEAD, rest });
+     FROM samples s JOIN records rec USING (record_key)
+     WHERE s.record_key = $1 AND s.row_index BETWEEN $2 AND $3 ORDER BY s.row_index`,
+      [record, ...range],
+    )
+  ).filter((row) => wanted.has(row.row_index as number));
+
+  const inline: { rowIndex: number; sample: Omit<SampleDetail, 'raw'> }[] = [];
+  for (const row of rows) {
+    const rowIndex = row.row_index as number;
+    const at = { record: String(row.record_key), row: String(rowIndex) };
+    const truncated: Truncation[] = [];
+    for (const column of TEXT_COLUMNS) {
+      const chars = row[`${column}_chars`] as number | null;
+      delete row[`${column}_chars`];
+      if (chars === null || chars <= SQL_TEXT_HEAD) continue;
+      const rest = `/api/text?${canonicalQuery({ ...at, field: column, offset: String(SQL_TEXT_HEAD) })}`;
+      row[column] = markCut(row[column] as string, SQL_TEXT_HEAD, chars, rest);
+      truncated.push({ pointer: `/${column}`, chars, shown: SQL_TEXT_HEAD, rest });
+    }
+    const result = row as unknown as SampleDetail & { raw_chars: number; truncated_texts?: Truncation[] };
+    if (truncated.length > 0) result.truncated_texts = truncated;
+    const { raw_chars, ...sample } = result;
+    // The row's whole JSON (rebuilt from its columns by the sample_rows view) only when it is small enough: a row
+    // of huge texts is never rebuilt whole for a page.
+    if (raw_chars > RAW_INLINE_MAX) {
+      const rest = `/api/text?${canonicalQuery({ ...at, field: 'raw', offset: '0' })}`;
+      out.set(rowIndex, {
+        ...sample,
+        raw: {
+          '…': `[this row's JSON is ${raw_chars.toLocaleString('en-US')} characters, more than evalkit view sends whole (${RAW_INLINE_MAX.toLocaleString('en-US')}); in pieces: ${rest}]`,
+        },
+      });
+    } else {
+      inline.push({ rowIndex, sample });
+      out.set(rowIndex, sample as SampleDetail);
+    }
   }
-  const result = row as unknown as SampleDetail & { raw_chars: number; truncated_texts?: Truncation[] };
-  if (truncated.length > 0) result.truncated_texts = truncated;
-  const { raw_chars, ...sample } = result;
-  // The row's whole JSON (rebuilt from its columns by the sample_rows view) only when it is small enough: a row of
-  // huge texts is never rebuilt whole for a page.
-  if (raw_chars > RAW_INLINE_MAX) {
-    const rest = `/api/text?${canonicalQuery({ ...at, field: 'raw', offset: '0' })}`;
-    return {
-      ...sample,
-      raw: {
-        '…': `[this row's JSON is ${raw_chars.toLocaleString('en-US')} characters, more than evalkit view sends whole (${RAW_INLINE_MAX.toLocaleString('en-US')}); in pieces: ${rest}]`,
-      },
-    };
+
+  // The rows' whole JSON, a batch of at most RAW_BATCH_CHARS characters (or one row) at a time.
+  const rawChars = new Map(rows.map((r) => [r.row_index as number, r.raw_chars as number]));
+  for (let i = 0; i < inline.length;) {
+    let j = i + 1;
+    let chars = rawChars.get(inline[i]!.rowIndex)!;
+    while (j < inline.length && chars + rawChars.get(inline[j]!.rowIndex)! <= RAW_BATCH_CHARS) {
+      chars += rawChars.get(inline[j]!.rowIndex)!;
+      j += 1;
+    }
+    const batch = inline.slice(i, j);
+    // Row indexes are integers read back from the store (or checked by rowParam): safe to write into the SQL.
+    const wholes = await store.all<{ row_index: number; raw: string }>(
+      `SELECT row_index::DOUBLE AS row_index, raw FROM sample_rows
+       WHERE record_key = $1 AND row_index IN (${batch.map((b) => integerSql(b.rowIndex)).join(', ')})`,
+      [record],
+    );
+    const byIndex = new Map(wholes.map((w) => [w.row_index, w.raw]));
+    for (const { rowIndex, sample } of batch) {
+      out.set(rowIndex, { ...sample, raw: parseJson(byIndex.get(rowIndex)) as SampleDetail['raw'] });
+    }
+    i = j;
   }
-  const [whole] = await store.all<{ raw: string }>(
-    `SELECT raw FROM sample_rows WHERE record_key = $1 AND row_index = $2`,
-    [at.record, rowIndex],
-  );
-  return { ...sample, raw: parseJson(whole?.raw) as SampleDetail['raw'] };
+  return out;
 }
 
 /** The longest piece of text one `text` request returns (characters). */

@@ -13,9 +13,12 @@ import { EvalkitError } from '../errors.js';
 import { beginSite } from './export-target.js';
 import { answer } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
-import { allSamples } from './data.js';
+import { allSamples, sampleDetails } from './data.js';
 import { canonicalQuery, exportKey, MAX_PAGE_SIZE, type Endpoint, type Params } from './shared/query.js';
 import type { CompareResult, Overview, RecordDetail } from './shared/types.js';
+
+/** Sample rows whose details are read from the store in one go (the same answer as one `sample` request each). */
+const SAMPLE_BATCH = 500;
 
 export interface ExportOptions {
   maxRowsPerResult?: number;
@@ -135,7 +138,22 @@ async function writeSite(
         result,
         rows: kept,
       }));
-      for (const row of kept) await put('sample', { record: record_key, row: String(row.row_index) });
+      for (let i = 0; i < kept.length; i += SAMPLE_BATCH) {
+        const batch = kept.slice(i, i + SAMPLE_BATCH);
+        const details = await sampleDetails(
+          store,
+          record_key,
+          batch.map((row) => row.row_index),
+        );
+        for (const row of batch) {
+          const detail = details.get(row.row_index);
+          await put(
+            'sample',
+            { record: record_key, row: String(row.row_index) },
+            detail && (async () => detail),
+          );
+        }
+      }
     }
   }
 

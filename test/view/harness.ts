@@ -47,14 +47,19 @@ export async function startFixture(options: { host?: string; token?: string } = 
  * again.
  */
 const BROWSER_IDLE_MS = 3_000;
-let shared: { browser: Promise<Browser>; users: number; idle?: NodeJS.Timeout } | undefined;
+interface SharedBrowser {
+  browser: Promise<Browser>;
+  users: number;
+  idle?: NodeJS.Timeout;
+}
+let shared: SharedBrowser | undefined;
 
 async function acquireBrowser(): Promise<Browser> {
   if (shared === undefined) {
     const launching = import('playwright-core').then(({ chromium }) =>
       chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 }),
     );
-    const entry: NonNullable<typeof shared> = { browser: launching, users: 0 };
+    const entry: SharedBrowser = { browser: launching, users: 0 };
     shared = entry;
     launching.then(
       (browser) =>
