@@ -13,8 +13,7 @@
 import { compareCompleteness, runIdentityOf, type RunIdentity } from '../convert/identity.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Store } from './db.js';
-
-type Json = Record<string, any>;
+import type { Json } from '../io/json-value.js';
 
 interface StoredRun {
   recordKey: string;
