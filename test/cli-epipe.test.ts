@@ -1,4 +1,4 @@
-// Item 15 of issue 9: `evalkit validate … | head -1` must not print an EPIPE stack; the process ends quietly with
+// `evalkit validate … | head -1` must not print an EPIPE stack; the process ends quietly with
 // the exit code the command would have had.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

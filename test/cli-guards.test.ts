@@ -1,6 +1,6 @@
-// Issue 9 across commands: an output that is an input is refused before any work (item 3), --in-place keeps the
-// file's mode and symlinks and says when the record was invalid before (item 4), special files as inputs are
-// refused without hanging (item 9), unreadable inputs are clear I/O errors (item 16).
+// Guards across commands: an output that is an input is refused before any work, --in-place keeps the file's mode
+// and symlinks and says when the record was invalid before, special files as inputs are refused without hanging,
+// unreadable inputs are clear I/O errors.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
@@ -98,7 +98,7 @@ describe('stats --in-place', () => {
     assert.match(readFileSync(agg, 'utf8'), /"uncertainty"/);
   });
 
-  it('says when the record was invalid before the change', async () => {
+  it('says when the record was invalid before stats rewrote it', async () => {
     const agg = join(dir, 'invalid.json');
     const doc = JSON.parse(readFileSync(example(`${EEE_DIR}/${AGG}.json`), 'utf8'));
     delete doc.model_info.name;
@@ -167,7 +167,7 @@ describe('special files as inputs are refused at once, saying what they are', ()
   );
 });
 
-describe('what used to be an internal error is a data error, or works', () => {
+describe('inputs that could crash a command are a data error, or work (never an internal error)', () => {
   it('report on an η whose items carry different numbers of analyst verdicts', async () => {
     const eta = JSON.parse(readFileSync(example('report/evaluation.json'), 'utf8'));
     eta.items[1].analyst_verdicts.pop();

@@ -3,19 +3,14 @@ import { readRegularFile } from '../io/regular-file.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { DataError, IoError, UsageError } from '../errors.js';
 import { benchmarkHash } from '../formats/infereval/hash.js';
+import { isJsonObject } from '../io/json-value.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { JsonCache } from './json-cache.js';
 import { Findings } from './report.js';
 
 /** An infereval evaluation (η) document. */
 export function isInferevalEvaluation(doc: unknown): doc is Record<string, unknown> {
-  return (
-    typeof doc === 'object' &&
-    doc !== null &&
-    !Array.isArray(doc) &&
-    'benchmark_id' in doc &&
-    ('endorsement_config' in doc || 'items' in doc)
-  );
+  return isJsonObject(doc) && 'benchmark_id' in doc && ('endorsement_config' in doc || 'items' in doc);
 }
 
 /** Reads a benchmark file and returns its id and hash; throws IoError / UsageError when it cannot. */

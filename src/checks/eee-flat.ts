@@ -22,9 +22,7 @@ import {
 } from '../formats/eee/flat.js';
 import { UUID4 } from './names.js';
 import { Findings, WHOLE_FILE } from './report.js';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from '../io/json-value.js';
 
 const INDEX_FILE = new RegExp(
   `(?:^|[/\\\\])${FLAT_INDEXES.replace(/\//g, '[/\\\\]')}[/\\\\][^/\\\\]+\\.jsonl$`,
@@ -140,7 +138,7 @@ async function checkRoot(root: string, findings: Findings): Promise<void> {
       severity,
     });
     const row = entry.row;
-    if (!isObject(row)) {
+    if (!isJsonObject(row)) {
       findings.add(entry.indexFile, 'eee.flat-index', 'the index line is not a JSON object', at(''));
       continue;
     }
@@ -214,7 +212,7 @@ async function checkRoot(root: string, findings: Findings): Promise<void> {
       }
     }
     if (!shapeOk) continue;
-    const r = row as Json & {
+    const r = row as JsonObject & {
       object_path: string;
       object_uuid: string;
       legacy_path: string;
@@ -309,7 +307,7 @@ async function checkRoot(root: string, findings: Findings): Promise<void> {
 
 async function checkAgainstRecord(
   objectAbs: string,
-  row: Json & { legacy_path: string; object_uuid: string },
+  row: JsonObject & { legacy_path: string; object_uuid: string },
   entry: FlatIndexEntry,
   findings: Findings,
   at: (pointer: string) => { text: string; firstLine: number; pointer: string },
@@ -320,7 +318,7 @@ async function checkAgainstRecord(
   } catch {
     return; // the object's own validation reports it
   }
-  if (!isObject(doc)) return;
+  if (!isJsonObject(doc)) return;
   const isAggregate = 'evaluation_results' in doc && 'model_info' in doc;
   if (row.record_type !== 'aggregate' || !isAggregate)
     findings.add(

@@ -5,13 +5,11 @@
  * store uses to keep the most complete copy of one run.
  */
 import { UsageError } from '../errors.js';
+import { isJsonObject, type JsonObject } from '../io/json-value.js';
 import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import type { DeclaredMetricFacts, DeclaredMetricFactsFile } from './metric-facts.js';
 import type { MappedModel, ModelMap } from './types.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Model names that are paths
@@ -77,7 +75,7 @@ async function readJsonFile(path: string, flag: string): Promise<unknown> {
 
 /** Checks a parsed model map: `{ "<source name or id>": { "id": "dev/name", "developer"?, "name"? } }`. */
 export function checkModelMap(value: unknown, where = 'model map'): ModelMap {
-  if (!isObj(value))
+  if (!isJsonObject(value))
     throw new UsageError(
       'usage.bad-option',
       `${where}: expected a JSON object of model name → {id, developer, name}`,
@@ -92,8 +90,8 @@ export function checkModelMap(value: unknown, where = 'model map'): ModelMap {
       out[key] = { id: entry };
       continue;
     }
-    if (!isObj(entry)) bad('expected {"id": "developer/name", "developer"?, "name"?}');
-    const e = entry as Obj;
+    if (!isJsonObject(entry)) bad('expected {"id": "developer/name", "developer"?, "name"?}');
+    const e = entry as JsonObject;
     for (const k of Object.keys(e))
       if (!['id', 'developer', 'name'].includes(k)) bad(`unknown key "${k}" (expected id, developer, name)`);
     if (typeof e.id !== 'string' || e.id.trim() === '') bad('"id" must be a non-empty string');
@@ -123,15 +121,15 @@ const isBound = (v: unknown): boolean =>
 
 /** Checks parsed metric facts: `{ "<metric>": { "lower_is_better"?, "min_score"?, ... } }` in EEE's names. */
 export function checkMetricFacts(value: unknown, where = 'metric facts'): DeclaredMetricFactsFile {
-  if (!isObj(value))
+  if (!isJsonObject(value))
     throw new UsageError('usage.bad-option', `${where}: expected a JSON object keyed by metric name`);
   const out: DeclaredMetricFactsFile = {};
   for (const [metric, entry] of Object.entries(value)) {
     const bad = (why: string): never => {
       throw new UsageError('usage.bad-option', `${where}: metric ${JSON.stringify(metric)}: ${why}`);
     };
-    if (!isObj(entry)) bad(`expected an object with any of ${FACT_KEYS.join(', ')}`);
-    const e = entry as Obj;
+    if (!isJsonObject(entry)) bad(`expected an object with any of ${FACT_KEYS.join(', ')}`);
+    const e = entry as JsonObject;
     for (const k of Object.keys(e))
       if (!FACT_KEYS.includes(k)) bad(`unknown key "${k}" (expected ${FACT_KEYS.join(', ')})`);
     const facts: DeclaredMetricFacts = {};
@@ -187,9 +185,9 @@ export function runIdentityDetails(run: RunIdentity): Record<string, string> {
 }
 
 /** The run identity a record states, or undefined when it states none. */
-export function runIdentityOf(aggregate: Obj): RunIdentity | undefined {
-  const lib = isObj(aggregate.eval_library) ? aggregate.eval_library : undefined;
-  const d = lib && isObj(lib.additional_details) ? lib.additional_details : undefined;
+export function runIdentityOf(aggregate: JsonObject): RunIdentity | undefined {
+  const lib = isJsonObject(aggregate.eval_library) ? aggregate.eval_library : undefined;
+  const d = lib && isJsonObject(lib.additional_details) ? lib.additional_details : undefined;
   if (!d || typeof d.source_run_id !== 'string' || d.source_run_id === '') return undefined;
   const scored = Number(d.scored_samples);
   return {

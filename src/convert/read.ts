@@ -176,6 +176,3 @@ export async function* readJsonlBatches(
 export async function* readJsonlValues(path: string): AsyncGenerator<JsonlValue> {
   for await (const batch of readJsonlBatches(path)) yield* batch;
 }
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -114,9 +114,7 @@ export function replacePythonNonFinite(text: string): string {
   return out + text.slice(last);
 }
 
-export type Obj = Record<string, unknown>;
-
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isJsonObject as isObj, type JsonObject as Obj } from '../io/json-value.js';
 
 export const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 

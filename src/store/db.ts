@@ -217,9 +217,22 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
       [String(STORE_SCHEMA_VERSION)],
     );
   }
+  return storeOver(instance, connection, path, options.readOnly);
+}
+
+/**
+ * The Store over an open DuckDB instance and its first connection: closing it closes both; `connect()` gives another
+ * connection to the same instance, whose `close()` closes that connection only.
+ */
+export function storeOver(
+  instance: DuckDBInstance,
+  connection: DuckDBConnection,
+  path: string,
+  readOnly: boolean,
+): Store {
   const on = (c: DuckDBConnection, close: () => void): Store => ({
     path,
-    readOnly: options.readOnly,
+    readOnly,
     connection: c,
     async all<T>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
       return plainRows(await c.runAndReadAll(sql, params)) as T[];

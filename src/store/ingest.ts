@@ -48,11 +48,9 @@ import {
 import { readRetrievalExport } from './retrieval/parquet.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
+import { isObject, type Json } from '../io/json-value.js';
 
 export type { IngestItem, UnitContext, UnitOutcome } from './admission.js';
-
-type Json = Record<string, any>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface IngestOptions {
   /** Base of relative paths (default: process.cwd()). */

@@ -24,8 +24,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { IoError } from '../errors.js';
 import { acquireLock, type Lock } from '../io/lock.js';
 import { isProcessAlive } from '../io/process-alive.js';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { openStore, plainRows, readerLockdown, type Store } from './db.js';
+import { openStore, readerLockdown, storeOver, type Store } from './db.js';
 import { ingestPaths, type IngestOptions, type IngestResult } from './ingest.js';
 import { NULL_PARTITION } from './parquet.js';
 import { STORE_DDL, tableColumns } from './schema.js';
@@ -107,23 +106,7 @@ export async function openLake(dir: string): Promise<Store> {
   // A reader of the lake reads the lake and nothing else: the store's lockdown, with the lake as the one folder
   // DuckDB may open.
   for (const setting of readerLockdown([root])) await connection.run(setting);
-  const on = (c: DuckDBConnection, close: () => void): Store => ({
-    path: root,
-    readOnly: true,
-    connection: c,
-    async all<T>(sql: string, params: Parameters<Store['all']>[1] = []): Promise<T[]> {
-      return plainRows(await c.runAndReadAll(sql, params)) as T[];
-    },
-    async connect() {
-      const other = await instance.connect();
-      return on(other, () => other.closeSync());
-    },
-    close,
-  });
-  return on(connection, () => {
-    connection.closeSync();
-    instance.closeSync();
-  });
+  return storeOver(instance, connection, root, true);
 }
 
 /** Removes staging folders left by writers that are gone. */

@@ -279,15 +279,12 @@ export async function readParquetExport(
                 },
               );
               if (ok && rowCount !== r.sample_count) {
-                diagnostics.push({
-                  file: source,
-                  line: 0,
-                  column: 0,
-                  pointer: '',
-                  severity: 'error',
-                  code: 'store.export-incomplete',
-                  message: `record ${r.record_key} has ${rowCount} rows in samples/ but sample_count says ${r.sample_count}: not stored`,
-                });
+                diagnostics.push(
+                  exportIncomplete(
+                    source,
+                    `record ${r.record_key} has ${rowCount} rows in samples/ but sample_count says ${r.sample_count}: not stored`,
+                  ),
+                );
                 return false;
               }
               return ok;
@@ -306,15 +303,12 @@ export async function readParquetExport(
       });
       if (rows === undefined) continue;
       if (!reader && r.sample_count !== 0) {
-        diagnostics.push({
-          file: source,
-          line: 0,
-          column: 0,
-          pointer: '',
-          severity: 'error',
-          code: 'store.export-incomplete',
-          message: `record ${r.record_key} has no rows in samples/ but sample_count says ${r.sample_count}`,
-        });
+        diagnostics.push(
+          exportIncomplete(
+            source,
+            `record ${r.record_key} has no rows in samples/ but sample_count says ${r.sample_count}`,
+          ),
+        );
       }
       item.status = 'added';
       item.rows = rows;
@@ -385,4 +379,17 @@ function keptWarnings(stored: string | null, again: Diagnostic[]): Diagnostic[] 
   const before = stored ? (JSON.parse(stored) as Diagnostic[]) : [];
   const known = new Set(before.map((d) => `${d.code}\u0000${d.pointer}`));
   return [...before, ...again.filter((d) => !known.has(`${d.code}\u0000${d.pointer}`))];
+}
+
+/** A record of an export whose samples/ rows do not match its sample_count. */
+function exportIncomplete(file: string, message: string): Diagnostic {
+  return {
+    file,
+    line: 0,
+    column: 0,
+    pointer: '',
+    severity: 'error',
+    code: 'store.export-incomplete',
+    message,
+  };
 }

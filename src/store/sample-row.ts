@@ -10,9 +10,7 @@
  * `epoch`) are filled even when the field itself stays in `raw`.
  */
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from '../io/json-value.js';
 
 /** The values of one row's samples columns (besides record_key and row_index). */
 export interface SampleColumns {
@@ -81,29 +79,29 @@ const stringsJoined = (v: unknown): string | null =>
 function lastAssistantText(messages: unknown): string | null {
   if (!Array.isArray(messages)) return null;
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as Json;
-    if (isObject(m) && m.role === 'assistant' && typeof m.content === 'string') return m.content;
+    const m = messages[i] as JsonObject;
+    if (isJsonObject(m) && m.role === 'assistant' && typeof m.content === 'string') return m.content;
   }
   return null;
 }
 
 function epochOf(metadata: unknown): number | null {
-  if (!isObject(metadata)) return null;
+  if (!isJsonObject(metadata)) return null;
   const e = metadata.epoch;
   const n = typeof e === 'string' && /^\d{1,9}$/.test(e) ? Number(e) : typeof e === 'number' ? e : NaN;
   return Number.isSafeInteger(n) && n >= 0 && n <= 2 ** 31 - 1 ? n : null;
 }
 
 /** Splits one instance row into its columns and the rest (`raw`). The row is not modified. */
-export function splitSampleRow(row: Json): SampleColumns {
-  const rest: Json = { ...row };
-  const input = isObject(row.input) ? { ...row.input } : undefined;
-  const output = isObject(row.output) ? { ...row.output } : undefined;
-  const evaluation = isObject(row.evaluation) ? { ...row.evaluation } : undefined;
+export function splitSampleRow(row: JsonObject): SampleColumns {
+  const rest: JsonObject = { ...row };
+  const input = isJsonObject(row.input) ? { ...row.input } : undefined;
+  const output = isJsonObject(row.output) ? { ...row.output } : undefined;
+  const evaluation = isJsonObject(row.evaluation) ? { ...row.evaluation } : undefined;
   if (input) rest.input = input;
   if (output) rest.output = output;
   if (evaluation) rest.evaluation = evaluation;
-  const parents: Record<string, Json | undefined> = { input, output, evaluation };
+  const parents: Record<string, JsonObject | undefined> = { input, output, evaluation };
   const columns: Record<string, unknown> = {};
   for (const f of MOVED_FIELDS) {
     const holder = f.parent === undefined ? rest : parents[f.parent];
@@ -142,14 +140,14 @@ export function splitSampleRow(row: Json): SampleColumns {
  * Rebuilds the whole instance row from a samples row (its columns and `raw`, as read from the store: `raw` as text
  * or already parsed). Equal to the row that was ingested, as a JSON value.
  */
-export function sampleRow(stored: Partial<Record<keyof SampleColumns, unknown>>): Json {
+export function sampleRow(stored: Partial<Record<keyof SampleColumns, unknown>>): JsonObject {
   const raw = typeof stored.raw === 'string' ? JSON.parse(stored.raw) : structuredClone(stored.raw);
-  const row = raw as Json;
+  const row = raw as JsonObject;
   for (const f of MOVED_FIELDS) {
     const value = stored[f.column];
     if (value === null || value === undefined) continue;
     const holder = f.parent === undefined ? row : row[f.parent];
-    if (!isObject(holder) || f.key in holder) continue;
+    if (!isJsonObject(holder) || f.key in holder) continue;
     holder[f.key] = f.kind === 'one-string' ? [value] : value;
   }
   return row;

@@ -13,8 +13,7 @@
 import { compareCompleteness, runIdentityOf, type RunIdentity } from '../convert/identity.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Store } from './db.js';
-
-type Json = Record<string, any>;
+import type { Json } from '../io/json-value.js';
 
 interface StoredRun {
   recordKey: string;
@@ -132,28 +131,23 @@ export function supersedeDiagnostic(
   verdict: RunVerdict,
   evaluationId: string,
 ): Diagnostic | undefined {
-  if (verdict.action === 'keep-stored')
-    return {
-      file,
-      line: 1,
-      column: 1,
-      pointer: '',
-      severity: 'warning',
-      code: 'store.run-kept',
-      message: verdict.reason,
-    };
-  if (verdict.replaces.length === 0) return undefined;
-  return {
+  const warning = (code: string, message: string): Diagnostic => ({
     file,
     line: 1,
     column: 1,
     pointer: '',
     severity: 'warning',
-    code: 'store.run-superseded',
-    message: `a more complete copy of the run: replaces ${verdict.replaces
+    code,
+    message,
+  });
+  if (verdict.action === 'keep-stored') return warning('store.run-kept', verdict.reason);
+  if (verdict.replaces.length === 0) return undefined;
+  return warning(
+    'store.run-superseded',
+    `a more complete copy of the run: replaces ${verdict.replaces
       .map((s) => `${s.evaluationId} (${describe(s.run)})`)
       .join(', ')} with ${evaluationId}`,
-  };
+  );
 }
 
 /** The parts of an ingest item the run rule sets. */

@@ -9,9 +9,8 @@ import { recordFingerprint } from '../checks/eee-tree.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Store } from './db.js';
 import { splitSampleRow } from './sample-row.js';
+import { isObject, type Json } from '../io/json-value.js';
 
-type Json = Record<string, any>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => {
   if (typeof v === 'number' && Number.isFinite(v)) return v;

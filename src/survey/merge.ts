@@ -20,6 +20,7 @@ import { DataError, UsageError } from '../errors.js';
 import type { Benchmark, Verdict } from '../formats/infereval/types.js';
 import type { QuestionForm, SurveyMappingRow } from './mapping.js';
 import type { SurveyRespondent } from './respondent.js';
+import type { JsonObject } from '../io/json-value.js';
 
 export interface MergeOptions {
   /** Prefix of the new analyst ids; the response id is appended. Default "clinician-" (the reference's). */
@@ -53,8 +54,6 @@ export interface MergeOutcome {
 }
 
 export const DEFAULT_ANALYST_ID_PREFIX = 'clinician-';
-
-type Json = Record<string, unknown>;
 
 /**
  * The merge-side frame guard. The sidecar's rows must agree on one frame id and one question form; a declared
@@ -131,7 +130,7 @@ function checkComplete(respondents: readonly SurveyRespondent[], itemIds: readon
 }
 
 export function mergeRespondents(
-  document: Json,
+  document: JsonObject,
   benchmark: Benchmark,
   respondents: readonly SurveyRespondent[],
   options: MergeOptions = {},
@@ -154,8 +153,8 @@ export function mergeRespondents(
     );
 
   const doc = structuredClone(document);
-  const analysts = doc.analysts as Json[];
-  const items = doc.items as Json[];
+  const analysts = doc.analysts as JsonObject[];
+  const items = doc.items as JsonObject[];
   const columnOf = (r: SurveyRespondent): { verdicts: Verdict[]; rationales: string[] } => ({
     verdicts: itemIds.map((id) => r.verdicts.get(id) ?? 'abstain'),
     rationales: itemIds.map((id) => r.rationales.get(id) ?? ''),
@@ -168,7 +167,7 @@ export function mergeRespondents(
     rationales: r.rationales.size,
     finished: r.finished,
   });
-  const rationalesOf = (item: Json): string[] | null =>
+  const rationalesOf = (item: JsonObject): string[] | null =>
     Array.isArray(item.analyst_rationales) ? (item.analyst_rationales as string[]) : null;
 
   // Which respondents are new, the same as before, or different from before.
@@ -220,7 +219,7 @@ export function mergeRespondents(
   }
   for (const r of added) {
     const col = columnOf(r);
-    const analyst: Json = { id: prefix + r.responseId };
+    const analyst: JsonObject = { id: prefix + r.responseId };
     if (r.expertise !== null) analyst.expertise_description = r.expertise;
     if (options.panel !== undefined) analyst.panel = options.panel;
     analysts.push(analyst);

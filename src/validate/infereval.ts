@@ -2,6 +2,7 @@
 // apply the reference loader's bare-string reference shorthand, validate through the one Engine that
 // `evalkit validate` uses (schema, then the guarded cross-field rules), normalise.
 import { readRegularFile } from '../io/regular-file.js';
+import { isJsonObject } from '../io/json-value.js';
 import { formatDiagnosticText, type Diagnostic } from '../diagnostics.js';
 import { DataError, IoError } from '../errors.js';
 import { locatePointers, parseStrictJson } from '../io/strict-json.js';
@@ -71,11 +72,9 @@ function invalid(kind: InferevalKind, source: string, problems: Diagnostic[]): D
 }
 
 function validated(raw: unknown, kind: InferevalKind, source: string, text?: string): Benchmark | Evaluation {
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+  if (isJsonObject(raw)) {
     // The other infereval kind is named here (a bare value); a file gets the full detection in loadInfereval.
-    const keys = raw as Record<string, unknown>;
-    const other =
-      kind === 'benchmark' ? looksLikeInferevalEvaluation(keys) : looksLikeInferevalBenchmark(keys);
+    const other = kind === 'benchmark' ? looksLikeInferevalEvaluation(raw) : looksLikeInferevalBenchmark(raw);
     if (other) {
       const [is, takes] =
         kind === 'benchmark'

@@ -5,6 +5,7 @@
  * answer still larger than `MAX_RESPONSE_BYTES` once cut is refused with a clear error rather than sent.
  */
 import { UsageError } from '../errors.js';
+import { isJsonObject } from '../io/json-value.js';
 import { canonicalQuery, type Endpoint, type Params } from './shared/query.js';
 
 /** Characters (UTF-16 units) of one string sent inline. */
@@ -102,9 +103,7 @@ export function capTexts(endpoint: Endpoint, params: Params, value: unknown): un
     return node;
   };
   const capped = visit(value);
-  if (truncated.length > 0 && capped !== null && typeof capped === 'object' && !Array.isArray(capped)) {
-    (capped as Record<string, unknown>).truncated_texts = truncated;
-  }
+  if (truncated.length > 0 && isJsonObject(capped)) capped.truncated_texts = truncated;
   return capped;
 }
 

@@ -17,7 +17,7 @@ import type {
 export { compareModels, disagreements, leaderboards };
 
 // The pages' types must accept the library's values (a compile error here means a page reads a field that the
-// library no longer gives).
+// library does not give).
 export const asPageLeaderboards = (x: Awaited<ReturnType<typeof leaderboards>>): Leaderboards => x;
 export const asPageComparison = (x: CompareReport): CompareResult => x;
 export const asPageDisagreements = (x: Disagreements): PageDisagreements => x;

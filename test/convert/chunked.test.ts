@@ -1,6 +1,6 @@
 // The chunked conversion of large lm-eval samples files (src/convert/row-blocks.ts): worker threads and this thread
-// map byte ranges, and this thread writes their blocks in order. It must give the same bytes as one thread and as the converter
-// before it existed (digests below were taken from main's output before the change), name the line in the file
+// map byte ranges, and this thread writes their blocks in order. It must give the same bytes as one thread, match the
+// pinned digests below (of the output of the converter reading each file in one pass), name the line in the file
 // for an error in a later chunk, and write nothing on failure. Chunks are made tiny so that small files have many.
 // test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
@@ -42,22 +42,22 @@ async function convert(
   return { root, errors };
 }
 
-/** One digest of a whole output tree (paths and bytes), as recorded from main. */
+/** One digest of a whole output tree (paths and bytes). */
 function treeDigest(root: string): string {
   const h = createHash('sha256');
   for (const [path, bytes] of treeBytes(root)) h.update(`${path}\0`).update(bytes);
   return h.digest('hex');
 }
 
-test('chunked conversion gives the same bytes as one thread and as main did (LF; CRLF with blank lines, no final newline)', async () => {
+test('chunked conversion gives the same bytes as one thread and as the pinned digest (LF; CRLF with blank lines, no final newline)', async () => {
   const cases = [
-    { options: {}, main: 'd4e3e7de3887ce5747161cf8e48cd0c2f429f2dbcc9370ccef931ccbb7bb18c3' },
+    { options: {}, pinned: 'd4e3e7de3887ce5747161cf8e48cd0c2f429f2dbcc9370ccef931ccbb7bb18c3' },
     {
       options: { crlf: true, finalNewline: false },
-      main: 'bedeb7aae1d57c7142920b46254e53465091b0a1bcd9587f94472395b18c7ef6',
+      pinned: 'bedeb7aae1d57c7142920b46254e53465091b0a1bcd9587f94472395b18c7ef6',
     },
   ];
-  for (const { options, main } of cases) {
+  for (const { options, pinned } of cases) {
     const run = writeGeneratedRun(join(tempRoot(), 'run'), 700_000, options);
     const chunked = await convert([run.results], CHUNKED);
     const single = await convert([run.results], ONE_THREAD);
@@ -74,19 +74,19 @@ test('chunked conversion gives the same bytes as one thread and as main did (LF;
       'one row per non-blank line',
     );
     assert.equal(treeDigest(chunked.root), treeDigest(single.root));
-    assert.equal(treeDigest(chunked.root), main, 'the bytes main wrote for this input');
+    assert.equal(treeDigest(chunked.root), pinned, 'the pinned bytes for this input');
   }
 });
 
 test(
-  'the reference lm-eval runs (and every other source beside them) convert chunked to the bytes main wrote',
+  'the reference lm-eval runs (and every other source beside them) convert chunked to their pinned bytes',
   { skip: skipWithoutReference('peers-wild/MANIFEST.json') },
   async () => {
-    const main: Record<string, string> = {
+    const pinned: Record<string, string> = {
       peers: 'a53fa4df01a9c3eb74d36056ce1d8753e579adbb2db565ce8f45d1c7414431a6',
       'peers-wild': 'b5c4d6c12a26940b56a05aeef35ac4c00af633691da31975e5b83ffe07574ebb',
     };
-    for (const [dir, digest] of Object.entries(main)) {
+    for (const [dir, digest] of Object.entries(pinned)) {
       // Chunks of 2 KiB: the reference samples files are small.
       const { root } = await convert([reference(dir)!], { jobs: 2, thresholdBytes: 0, chunkBytes: 2048 });
       assert.equal(treeDigest(root), digest, dir);

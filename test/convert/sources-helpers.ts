@@ -12,11 +12,12 @@ import {
   type ConvertedRecord,
 } from '../../src/convert/index.js';
 import type { ConvertOverrides, SourceId } from '../../src/convert/types.js';
+import type { Json as Obj } from '../../src/io/json-value.js';
 import { createAjv } from '../../src/validate/ajv.js';
 import { cli } from '../helpers/cli.js';
 import { reference } from '../helpers/shared.js';
 
-export type Obj = Record<string, any>;
+export type { Obj };
 
 export interface Written {
   record: ConvertedRecord;

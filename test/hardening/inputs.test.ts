@@ -1,4 +1,4 @@
-// Issue 9, items 10 and 20: an evaluation read with a benchmark it was not run on is an error naming both values;
+// An evaluation read with a benchmark it was not run on is an error naming both values;
 // a document of the wrong kind is named ("this is an X; this command takes a Y") by every command.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('metrics, report, structure, monotonicity, retest refuse a benchmark of another id (item 10)', async () => {
+test('metrics, report, structure, monotonicity, retest refuse a benchmark of another id', async () => {
   const runs: [string, string[]][] = [
     ['metrics', ['metrics', eta, '--benchmark', birds]],
     ['report', ['report', eta, '--benchmark', birds]],
@@ -46,7 +46,7 @@ test('metrics, report, structure, monotonicity, retest refuse a benchmark of ano
   assert.equal((await cli(['metrics', eta, '--benchmark', bench])).code, 0);
 });
 
-test("a recorded benchmark_hash that is not the benchmark's is refused with both hashes (item 10)", async () => {
+test("a recorded benchmark_hash that is not the benchmark's is refused with both hashes", async () => {
   const doc = JSON.parse(readFileSync(eta, 'utf8'));
   doc.benchmark_hash = `sha256:${'0'.repeat(64)}`;
   const wrong = join(dir, 'eta-wrong-hash.json');
@@ -66,7 +66,7 @@ test("a recorded benchmark_hash that is not the benchmark's is refused with both
   );
 });
 
-test('the wrong kind of document is named by every command (item 20)', async () => {
+test('the wrong kind of document is named by every command', async () => {
   const jsonl = join(projectRoot, 'examples/eee/instances-0.2.0.jsonl');
   const cases: [string[], RegExp][] = [
     [
@@ -105,7 +105,7 @@ test('the wrong kind of document is named by every command (item 20)', async () 
   }
 });
 
-test('an older infereval benchmark given to hash is named as such (item 20)', async () => {
+test('an older infereval benchmark given to hash is named as such', async () => {
   const old = JSON.parse(readFileSync(birds, 'utf8'));
   old.schema_version = '0.9';
   const path = join(dir, 'old.benchmark.json');

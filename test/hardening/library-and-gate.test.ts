@@ -1,4 +1,4 @@
-// Issue 9, items 11 and 12: `retrieval gate` refuses unknown metric names and does not pass with nothing to gate;
+// `retrieval gate` refuses unknown metric names and does not pass with nothing to gate;
 // the library's validateFile runs what validatePaths and the CLI run (benchmark option, datastore checks).
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ const thresholds = (doc: unknown): string => {
   return path;
 };
 
-test('gate: an unknown metric name is an error naming it (item 11)', async () => {
+test('gate: an unknown metric name is an error naming it', async () => {
   const r = await cli([
     'retrieval',
     'gate',
@@ -41,7 +41,7 @@ test('gate: an unknown metric name is an error naming it (item 11)', async () =>
   );
 });
 
-test('gate: nothing to gate is not a pass (item 11)', async () => {
+test('gate: nothing to gate is not a pass', async () => {
   for (const doc of [{ thresholds: {} }, { thresholds: { p_at_5: 0.2 } }]) {
     const r = await cli(['retrieval', 'gate', '--events', events, '--thresholds', thresholds(doc)]);
     assert.equal(r.code, 1, JSON.stringify(doc));
@@ -62,7 +62,7 @@ test('gate: nothing to gate is not a pass (item 11)', async () => {
   assert.equal(JSON.parse(ok.stdout).pass, true, ok.stderr);
 });
 
-test('validateFile runs the benchmark check and the datastore checks, as validatePaths does (item 12)', async () => {
+test('validateFile runs the benchmark check and the datastore checks, as validatePaths does', async () => {
   const eta = join(dir, 'eta.json');
   const doc = JSON.parse(readFileSync(join(projectRoot, 'test/fixtures/metrics/eta-run1.json'), 'utf8'));
   writeFileSync(eta, JSON.stringify(doc));

@@ -1,4 +1,5 @@
-// Issue 9, item 23: the smaller things a new user trips on.
+// Small things a new user trips on: aligned columns, labels that say what they count, -f for --format, one
+// name per record type, help wrapped once, no escape codes where there is no terminal.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 9, items 13 and 14: `stats` reads boolean 0.2.0 scores as migration does, stays finite on huge scores,
+// `stats` reads boolean 0.2.0 scores as migration does, stays finite on huge scores,
 // refuses a file_path outside the datastore; `report` range-checks retest and sweep evidence.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('stats reads boolean 0.2.0 scores as 1/0, as migrate writes them (item 13)', async () => {
+test('stats reads boolean 0.2.0 scores as 1/0, as migrate writes them', async () => {
   const r = await cli(['stats', join(legacy, rel, `${name}.json`), '-f', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const [result] = JSON.parse(r.stdout).results;
@@ -29,7 +29,7 @@ test('stats reads boolean 0.2.0 scores as 1/0, as migrate writes them (item 13)'
   assert.ok(Math.abs(result.uncertainty.standard_deviation - Math.SQRT1_2) < 1e-12);
 });
 
-test('huge scores give finite figures, scaled exactly; a spread beyond a float is an error (item 13)', () => {
+test('huge scores give finite figures, scaled exactly; a spread beyond a float is an error', () => {
   const u = scoreUncertainty([1e308, 1e308, 5e307], { iterations: 200, seed: 1 });
   const third = 1e308 / 3 + 1e308 / 3 + 5e307 / 3;
   assert.ok(Math.abs(u.mean - third) / third < 1e-15, `${u.mean}`);
@@ -42,7 +42,7 @@ test('huge scores give finite figures, scaled exactly; a spread beyond a float i
   assert.throws(() => scoreUncertainty([-1.7e308, 1.7e308]), /eee\.stats\.overflow|too large/);
 });
 
-test('stats refuses an absolute file_path and one that climbs out of the datastore (item 13)', async () => {
+test('stats refuses an absolute file_path and one that climbs out of the datastore', async () => {
   const store = join(dir, 'store');
   cpSync(legacy, store, { recursive: true });
   const aggregatePath = join(store, rel, `${name}.json`);
@@ -62,7 +62,7 @@ test('stats refuses an absolute file_path and one that climbs out of the datasto
   }
 });
 
-test('report evidence out of range is refused (item 14)', async () => {
+test('report evidence out of range is refused', async () => {
   assert.throws(
     () => readRetestEvidence({ kappa: 5 }, 'r.json'),
     /r\.json: kappa is 5, outside \[-1, 1\] \(at \/kappa\)/,

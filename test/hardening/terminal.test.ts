@@ -1,4 +1,4 @@
-// Issue 9, item 17: escapes and control characters in record text (ids, tags, file names) never reach the
+// Escapes and control characters in record text (ids, tags, file names) never reach the
 // terminal raw — one filter on the CLI's output streams; our own colours and progress redraws still pass.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

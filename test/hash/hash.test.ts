@@ -135,7 +135,7 @@ test(
       reference('eee/records/fixtures/98ea850e-7019-4728-a558-8b1819ec47c2.json') as string,
     ]);
     assert.equal(unknown.code, 2);
-    // The kind is named (issue 9, item 20): "this is an X; this command takes a Y".
+    // The kind is named: "this is an X; this command takes a Y".
     assert.match(
       unknown.stderr,
       /this is an Every Eval Ever aggregate record \(eee\.aggregate 0\.2\.0\); this command takes an infereval benchmark/,

@@ -3,10 +3,8 @@
 // cuts it out when the old text had none. The result must be the old text byte for byte when nothing else changed.
 // Positions come from src/io/strict-json.ts (`locatePointers`), not from the module under test.
 import { isDeepStrictEqual } from 'node:util';
+import { isJsonObject, type JsonObject } from '../../src/io/json-value.js';
 import { locatePointers, type TextPosition } from '../../src/io/strict-json.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x);
 
 /** Offset of a 1-based line:column whose column counts code points. */
 function offsetOf(text: string, { line, column }: TextPosition): number {
@@ -37,20 +35,20 @@ function valueEnd(text: string, start: number): number {
 }
 
 /** Pointers of the values `stats` wrote, each with whether the old text had a value there. */
-function writtenPointers(before: Obj, after: Obj): [string, boolean][] {
+function writtenPointers(before: JsonObject, after: JsonObject): [string, boolean][] {
   const written: [string, boolean][] = [];
   const oldResults = before.evaluation_results as unknown[];
   (after.evaluation_results as unknown[]).forEach((r, i) => {
-    const details = isObj(r) ? r.score_details : undefined;
-    if (!isObj(details)) return;
-    const old = oldResults[i] as Obj;
-    const oldDetails: Obj = isObj(old.score_details) ? old.score_details : {};
+    const details = isJsonObject(r) ? r.score_details : undefined;
+    if (!isJsonObject(details)) return;
+    const old = oldResults[i] as JsonObject;
+    const oldDetails: JsonObject = isJsonObject(old.score_details) ? old.score_details : {};
     const base = `/evaluation_results/${i}/score_details`;
     if (!isDeepStrictEqual(oldDetails.uncertainty, details.uncertainty))
       written.push([`${base}/uncertainty`, 'uncertainty' in oldDetails]);
     const was = oldDetails.details;
     const now = details.details;
-    if (isObj(was) && Object.keys(was).length > 0 && isObj(now)) {
+    if (isJsonObject(was) && Object.keys(was).length > 0 && isJsonObject(now)) {
       for (const k of Object.keys(now))
         if (!isDeepStrictEqual(was[k], now[k])) written.push([`${base}/details/${k}`, k in was]);
     } else if (!isDeepStrictEqual(was, now)) written.push([`${base}/details`, 'details' in oldDetails]);
@@ -60,7 +58,7 @@ function writtenPointers(before: Obj, after: Obj): [string, boolean][] {
 
 /** The new text with the written values put back as they were; also how many values were put back. */
 export function undoStatsWrites(oldText: string, newText: string): { text: string; undone: number } {
-  const written = writtenPointers(JSON.parse(oldText) as Obj, JSON.parse(newText) as Obj);
+  const written = writtenPointers(JSON.parse(oldText) as JsonObject, JSON.parse(newText) as JsonObject);
   const inNew = locatePointers(
     newText,
     written.map(([p]) => p),

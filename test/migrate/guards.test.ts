@@ -1,6 +1,6 @@
-// Issue 9 for migrate: detection before "legacy" (item 1), --in-place keeps mode and symlinks and refuses documents
-// invalid before the change (item 4), -o never onto an input (item 3), stale temporaries (item 5), -q and a grouped
-// summary (item 21).
+// migrate's guards: a document's type is detected before it is taken for "legacy", --in-place keeps mode and
+// symlinks and refuses documents that were invalid before migrating, -o never writes onto an input, a temporary left
+// by a killed run is removed, -q and a grouped summary.
 import assert from 'node:assert/strict';
 import {
   chmodSync,
@@ -93,7 +93,7 @@ test('--in-place keeps a 0600 file 0600 and writes through a symlink (the link s
   assert.equal(JSON.parse(readFileSync(target, 'utf8')).schema_version, 'v1');
 });
 
-test('--in-place of a record invalid before the change says so, is not "migrated" and is left as it was', async () => {
+test('--in-place of a record that was invalid before migrating says so, is not "migrated" and is left as it was', async () => {
   const d = fresh();
   const file = join(d, 'agg.json');
   const doc = JSON.parse(readFileSync(example('eee/aggregate-0.2.0.json'), 'utf8'));

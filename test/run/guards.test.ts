@@ -1,4 +1,4 @@
-// Issue 9, items 2, 3, 9 and 16 for evaluate and sweep: a lock beside the output, outputs never onto inputs, special
+// evaluate and sweep guard their outputs and inputs: a lock beside the output, outputs never onto inputs, special
 // files refused as inputs, and every output checked before the first request is paid for. The CLI in process against
 // a real local HTTP server; where a lock is held by another process, that process is a real child.
 import assert from 'node:assert/strict';

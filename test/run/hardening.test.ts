@@ -1,4 +1,4 @@
-// Issue 9, items 6, 7, 8 and 19: a run leaks no secret, reads no unbounded body, trusts no usage count, and stops
+// A run leaks no secret, reads no unbounded body, trusts no usage count, and stops
 // when every sample fails the same way — against the real local provider server, through the real CLI.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -39,7 +39,7 @@ function allText(folder: string): string {
   return out;
 }
 
-test('a server that echoes the key: the key is in no file written and nowhere printed (item 6)', async () => {
+test('a server that echoes the key: the key is in no file written and nowhere printed', async () => {
   server.setScript((ctx) =>
     ctx.attempt === 1 && ctx.sampleId.endsWith('sample-0')
       ? { status: 401, message: `Incorrect API key provided: ${ctx.authorization?.replace(/^Bearer /, '')}` }
@@ -87,7 +87,7 @@ test('a server that echoes the key: the key is in no file written and nowhere pr
   server.setScript(hashedVerdicts);
 });
 
-test('--api-key-env given the key itself does not echo it (item 6)', async () => {
+test('--api-key-env given the key itself does not echo it', async () => {
   const r = await cli([
     'evaluate',
     bench,
@@ -116,7 +116,7 @@ test('the redactor: known secrets, URL user-info and key-shaped tokens', () => {
   assert.equal(redactUrl('http://localhost:8000/v1'), 'http://localhost:8000/v1');
 });
 
-test('an endless chunked body fails its sample (response-too-large) without growing memory (item 7)', async () => {
+test('an endless chunked body fails its sample (response-too-large) without growing memory', async () => {
   server.setScript(() => ({ endless: true }));
   const out = join(dir, 'endless.json');
   const r = await cli(
@@ -145,7 +145,7 @@ test('an endless chunked body fails its sample (response-too-large) without grow
   assert.match(sample.provider_error, /^response-too-large: .*1048576 bytes/);
 });
 
-test('Retry-After is capped by --max-retry-after-ms and the run log says so (item 7)', async () => {
+test('Retry-After is capped by --max-retry-after-ms and the run log says so', async () => {
   server.setScript((ctx) => (ctx.attempt === 1 ? { status: 429, retryAfter: '3600' } : hashedVerdicts(ctx)));
   const log = join(dir, 'retry-after.jsonl');
   const r = await cli([
@@ -175,7 +175,7 @@ test('Retry-After is capped by --max-retry-after-ms and the run log says so (ite
   }
 });
 
-test('usage counts that are not non-negative integers are dropped and noted (item 8)', async () => {
+test('usage counts that are not non-negative integers are dropped and noted', async () => {
   assert.deepEqual(checkUsage({ input_tokens: 12, output_tokens: 'abc', reasoning_tokens: -5 }), {
     usage: { input_tokens: 12, output_tokens: null, reasoning_tokens: null },
     dropped: [
@@ -228,7 +228,7 @@ test('usage counts that are not non-negative integers are dropped and noted (ite
   assert.equal(notes.length, 12);
 });
 
-test('a dead server stops the run early, says why, and keeps the journal (item 19)', async () => {
+test('a dead server stops the run early, says why, and keeps the journal', async () => {
   const dead = await startProviderServer();
   const deadUrl = dead.openaiBaseUrl;
   await dead.close();
@@ -269,7 +269,7 @@ test('a dead server stops the run early, says why, and keeps the journal (item 1
   assert.ok(journaled >= 3 && journaled <= 3 + 4, `${journaled} samples journaled`);
 });
 
-test('the summary counts items whose samples all failed apart from abstentions (item 19)', async () => {
+test('the summary counts items whose samples all failed apart from abstentions', async () => {
   server.setScript((ctx) => (ctx.user.includes('penguin') ? { status: 400 } : hashedVerdicts(ctx)));
   const args = [...evaluateAgainst(server, bench), '--n-samples', '2', '-o', join(dir, 'some-failed.json')];
   const r = await cli([...args, '--format', 'json']);
@@ -286,7 +286,7 @@ test('the summary counts items whose samples all failed apart from abstentions (
   );
 });
 
-test('run.config-changed names the setting that changed (item 19)', async () => {
+test('run.config-changed names the setting that changed', async () => {
   const out = join(dir, 'changed.json');
   const args = (t: string): string[] => [
     ...evaluateAgainst(server, bench),

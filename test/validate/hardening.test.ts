@@ -1,4 +1,4 @@
-// Issue 9, items 18 and 21: nothing found is said (and --fail-on-empty fails), detect.unknown-type is said once per
+// validate and paths: nothing found is said (and --fail-on-empty fails), detect.unknown-type is said once per
 // file with its row count, --exclude, per-file types in --format json; `paths` fails on an unreadable folder and
 // has --problems-only.
 import assert from 'node:assert/strict';

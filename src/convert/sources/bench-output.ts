@@ -7,7 +7,8 @@
  */
 import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
-import { isObject, readJsonSource } from '../read.js';
+import { readJsonSource } from '../read.js';
+import { isJsonObject } from '../../io/json-value.js';
 import { RecordDriver } from '../driver.js';
 import { detailString, epochSeconds, type ModelFacts } from '../record.js';
 import type { ConvertedRecord, ConvertOptions, Probe, SourceConverter } from '../types.js';
@@ -64,16 +65,16 @@ export const benchOutputSource: SourceConverter = {
 async function convertDocument(path: string, options: ConvertOptions): Promise<ConvertedRecord> {
   const { value, digest } = await readJsonSource(path);
   const doc = value;
-  if (!isObject(doc) || !isObject(doc.metadata) || !isObject(doc.results))
+  if (!isJsonObject(doc) || !isJsonObject(doc.metadata) || !isJsonObject(doc.results))
     throw new DataError(
       'convert.bench.shape',
       `${path}: a benchmark output v1 document needs "metadata" and "results" objects`,
     );
   const meta = doc.metadata;
   const res = doc.results;
-  const benchmark = isObject(meta.benchmark) ? meta.benchmark : {};
-  const modelMeta = isObject(meta.model) ? meta.model : {};
-  const run = isObject(meta.run) ? meta.run : {};
+  const benchmark = isJsonObject(meta.benchmark) ? meta.benchmark : {};
+  const modelMeta = isJsonObject(meta.model) ? meta.model : {};
+  const run = isJsonObject(meta.run) ? meta.run : {};
   const d = new RecordDriver('bench', path, options);
   const { report, notes } = d;
 
@@ -114,7 +115,7 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
     }
   if (Object.keys(dsDetails).length > 0) sourceData.additional_details = dsDetails;
 
-  const params = isObject(modelMeta.parameters) ? modelMeta.parameters : undefined;
+  const params = isJsonObject(modelMeta.parameters) ? modelMeta.parameters : undefined;
   let generationConfig: Obj | undefined;
   if (params) {
     const args: Obj = {};
@@ -131,7 +132,7 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
     report.mapped('metadata.model.parameters', '/evaluation_results/*/generation_config');
   }
 
-  const metrics = isObject(res.metrics) ? res.metrics : {};
+  const metrics = isJsonObject(res.metrics) ? res.metrics : {};
   const counts: Obj = {};
   for (const [k, v] of Object.entries(metrics))
     if (isCount(k) && typeof v === 'number') {
@@ -159,7 +160,7 @@ async function convertDocument(path: string, options: ConvertOptions): Promise<C
     });
   }
   if (res.status === 'error') {
-    const message = isObject(res.error) ? String(res.error.message ?? '') : '';
+    const message = isJsonObject(res.error) ? String(res.error.message ?? '') : '';
     notes.push(
       `the run failed (results.status "error")${message ? `: ${message}` : ''}; converted with the results it has`,
     );

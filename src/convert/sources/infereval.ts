@@ -17,7 +17,8 @@ import { evaluationMetrics } from '../../metrics/infereval/evaluation-metrics.js
 import { consensusVerdict, sampleFailed } from '../../metrics/infereval/model.js';
 import { planPrompts, type PromptOptions } from '../../formats/infereval/prompts.js';
 import type { BenchmarkLike, SampleRecord } from '../../run/types.js';
-import { isObject, readJsonSource } from '../read.js';
+import { readJsonSource } from '../read.js';
+import { isJsonObject } from '../../io/json-value.js';
 import { RecordDriver } from '../driver.js';
 import { epochSeconds, rowMaker } from '../record.js';
 import type { ConvertedRecord, ConvertOptions, ConvertOverrides, Probe, SourceConverter } from '../types.js';
@@ -46,7 +47,7 @@ export interface InferevalMappingInput {
 export function inferevalRecord(input: InferevalMappingInput): ConvertedRecord {
   const { overrides } = input;
   const eta = input.eta;
-  if (!isObject(input.eta) || !isObject(eta.model) || !Array.isArray(eta.items))
+  if (!isJsonObject(input.eta) || !isJsonObject(eta.model) || !Array.isArray(eta.items))
     throw new DataError('convert.infereval.shape', `${input.sourcePath}: not an infereval evaluation (η)`);
   const d = new RecordDriver('infereval', input.sourcePath, { overrides });
   const { report, notes } = d;
@@ -287,7 +288,7 @@ export const inferevalSource: SourceConverter = {
     return (async function* () {
       const { value } = await readJsonSource(path);
       const eta = value as any;
-      const benchmark = await findBenchmark(path, isObject(eta) ? eta.benchmark_hash : undefined);
+      const benchmark = await findBenchmark(path, isJsonObject(eta) ? eta.benchmark_hash : undefined);
       yield inferevalRecord({
         eta,
         benchmark,

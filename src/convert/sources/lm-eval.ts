@@ -12,7 +12,8 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { metricFacts } from '../metric-facts.js';
-import { isObject, LineError, readJsonSource, readJsonlBatches } from '../read.js';
+import { LineError, readJsonSource, readJsonlBatches } from '../read.js';
+import { isJsonObject } from '../../io/json-value.js';
 import {
   detailLiteralAt,
   elementSpans,
@@ -154,7 +155,7 @@ async function* convertLmEval(path: string, options: ConvertOptions): AsyncGener
 
 /** `pretrained=org/model,dtype=auto` or `{pretrained: ...}` → a map. */
 function modelArgs(value: unknown): Obj {
-  if (isObject(value)) return value;
+  if (isJsonObject(value)) return value;
   if (typeof value !== 'string') return {};
   const out: Obj = {};
   for (const part of value.split(',')) {
@@ -230,23 +231,23 @@ interface TaskEntry {
 
 /** Every task and group entry once (0.4 files repeat groups in `results` and `groups`; `results` wins). */
 function taskEntries(doc: Obj): TaskEntry[] {
-  const results = isObject(doc.results) ? doc.results : {};
-  const groups = isObject(doc.groups) ? doc.groups : {};
-  const subtasks = isObject(doc.group_subtasks) ? doc.group_subtasks : {};
+  const results = isJsonObject(doc.results) ? doc.results : {};
+  const groups = isJsonObject(doc.groups) ? doc.groups : {};
+  const subtasks = isJsonObject(doc.group_subtasks) ? doc.group_subtasks : {};
   const isGroup = (t: string): boolean =>
     t in groups || (Array.isArray(subtasks[t]) && (subtasks[t] as unknown[]).length > 0);
   const out: TaskEntry[] = [];
   for (const [task, entry] of Object.entries(results))
-    if (isObject(entry)) out.push({ task, entry, from: 'results', isGroup: isGroup(task) });
+    if (isJsonObject(entry)) out.push({ task, entry, from: 'results', isGroup: isGroup(task) });
   for (const [task, entry] of Object.entries(groups))
-    if (isObject(entry) && !(task in results)) out.push({ task, entry, from: 'groups', isGroup: true });
+    if (isJsonObject(entry) && !(task in results)) out.push({ task, entry, from: 'groups', isGroup: true });
   return out;
 }
 
 /** The group each subtask belongs to. */
 function parentGroups(doc: Obj): Map<string, string> {
   const out = new Map<string, string>();
-  if (isObject(doc.group_subtasks))
+  if (isJsonObject(doc.group_subtasks))
     for (const [group, tasks] of Object.entries(doc.group_subtasks))
       if (Array.isArray(tasks)) for (const t of tasks) if (typeof t === 'string') out.set(t, group);
   return out;
@@ -254,7 +255,7 @@ function parentGroups(doc: Obj): Map<string, string> {
 
 const get = (o: unknown, ...keys: string[]): unknown => {
   let v = o;
-  for (const k of keys) v = isObject(v) ? v[k] : undefined;
+  for (const k of keys) v = isJsonObject(v) ? v[k] : undefined;
   return v;
 };
 
@@ -268,8 +269,8 @@ function stderrMethod(
   if (isGroup)
     return 'lm-eval group stderr: pooled from the subtasks\u2019 standard errors, weighted by size';
   const list = get(taskConfig, 'metric_list');
-  const entry = Array.isArray(list) ? list.find((m) => isObject(m) && m.metric === metric) : undefined;
-  const aggregation = isObject(entry) ? entry.aggregation : undefined;
+  const entry = Array.isArray(list) ? list.find((m) => isJsonObject(m) && m.metric === metric) : undefined;
+  const aggregation = isJsonObject(entry) ? entry.aggregation : undefined;
   if (aggregation === 'mean' || (aggregation === undefined && !['bleu', 'chrf', 'ter'].includes(metric)))
     return aggregation === 'mean'
       ? 'lm-eval analytic stderr of the mean: sample standard deviation / sqrt(n)'
@@ -282,7 +283,7 @@ function generationConfig(taskConfig: unknown, nShot: unknown): Obj | undefined 
   const kwargs = get(taskConfig, 'generation_kwargs');
   const args: Obj = {};
   const extra: Obj = {};
-  if (isObject(kwargs)) {
+  if (isJsonObject(kwargs)) {
     for (const [k, v] of Object.entries(kwargs)) {
       if ((k === 'temperature' || k === 'top_p' || k === 'top_k') && (typeof v === 'number' || v === null))
         args[k] = v;
@@ -323,11 +324,11 @@ function sourceData(task: string, taskConfig: unknown, nSamples: unknown, subtas
 
 async function convertResults(path: string, options: ConvertOptions): Promise<ConvertedRecord> {
   const { value, digest } = await readJsonSource(path, { python: true });
-  if (!isObject(value) || !isObject(value.results))
+  if (!isJsonObject(value) || !isJsonObject(value.results))
     throw new DataError('convert.lm-eval.shape', `${path}: an lm-eval results file needs a "results" object`);
   const doc = value;
-  const config = isObject(doc.config) ? doc.config : {};
-  const configs = isObject(doc.configs) ? doc.configs : {};
+  const config = isJsonObject(doc.config) ? doc.config : {};
+  const configs = isJsonObject(doc.configs) ? doc.configs : {};
   const d = new RecordDriver('lm-eval', path, options);
   const { report, notes } = d;
 
@@ -382,8 +383,10 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
       const hib = get(doc, 'higher_is_better', task, metricPart);
       const fromList = (() => {
         const list = get(taskConfig, 'metric_list');
-        const m = Array.isArray(list) ? list.find((x) => isObject(x) && x.metric === metricPart) : undefined;
-        return isObject(m) && typeof m.higher_is_better === 'boolean' ? m.higher_is_better : undefined;
+        const m = Array.isArray(list)
+          ? list.find((x) => isJsonObject(x) && x.metric === metricPart)
+          : undefined;
+        return isJsonObject(m) && typeof m.higher_is_better === 'boolean' ? m.higher_is_better : undefined;
       })();
       const lowerIsBetter =
         typeof hib === 'boolean'
@@ -625,7 +628,7 @@ function sampleRowMaker(
   const known = new Set(c.knownIds);
   const leftOut = new Set(c.leftOutIds ?? []);
   return (value, line) => {
-    if (!isObject(value))
+    if (!isJsonObject(value))
       throw new LineError('convert.lm-eval.sample', c.path, line, 'a samples line must be a JSON object');
     const row = sampleRow(c, value, line, known, leftOut);
     return row && { row, line: value };
@@ -675,12 +678,12 @@ function firstArgumentSpan(args: unknown, text: string, span: Span): Span | unde
     const first = elementSpans(text, span)?.[0];
     return first && Array.isArray(args[0]) ? elementSpans(text, first)?.[0] : first;
   }
-  if (!isObject(args)) return undefined;
+  if (!isJsonObject(args)) return undefined;
   const key = byNumberInKey(Object.keys(args))[0];
   if (key === undefined) return undefined;
   const inner = memberSpans(text, span, [key])?.[0];
   const a = args[key];
-  if (inner === undefined || !isObject(a)) return inner;
+  if (inner === undefined || !isJsonObject(a)) return inner;
   const first = byNumberInKey(Object.keys(a))[0];
   return first === undefined ? undefined : memberSpans(text, inner, [first])?.[0];
 }
@@ -729,10 +732,10 @@ function byNumberInKey(keys: string[]): string[] {
 /** `arguments` as a list of argument lists (0.4.x writes `{gen_args_0: {arg_0, arg_1}}`, earlier lists). */
 function argumentLists(args: unknown): unknown[][] {
   if (Array.isArray(args)) return args.map((a) => (Array.isArray(a) ? a : [a]));
-  if (isObject(args))
+  if (isJsonObject(args))
     return byNumberInKey(Object.keys(args)).map((k) => {
       const a = args[k];
-      if (!isObject(a)) return [a];
+      if (!isJsonObject(a)) return [a];
       return byNumberInKey(Object.keys(a)).map((x) => a[x]);
     });
   return [];

@@ -9,7 +9,8 @@
  */
 import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
-import { fileDigest, isObject, readJsonlValues } from '../read.js';
+import { fileDigest, readJsonlValues } from '../read.js';
+import { isJsonObject } from '../../io/json-value.js';
 import { RecordDriver } from '../driver.js';
 import {
   detailString,
@@ -65,12 +66,12 @@ async function firstPass(path: string): Promise<Pass1> {
   const out: Pass1 = { samples: 0, correct: 0, matches: 0, eventTypes: new Set() };
   const scored = new Set<string>();
   for await (const { line, value } of readJsonlValues(path)) {
-    if (!isObject(value))
+    if (!isJsonObject(value))
       throw new DataError('convert.openai-evals.line', `${path}:${line}: a log line must be a JSON object`);
-    if (isObject(value.spec)) {
+    if (isJsonObject(value.spec)) {
       out.spec = value.spec;
       out.specLine = line;
-    } else if (isObject(value.final_report)) out.finalReport = value.final_report;
+    } else if (isJsonObject(value.final_report)) out.finalReport = value.final_report;
     else if (typeof value.type === 'string') {
       if (out.runId === undefined && typeof value.run_id === 'string') out.runId = value.run_id;
       out.eventTypes.add(value.type);
@@ -79,7 +80,7 @@ async function firstPass(path: string): Promise<Pass1> {
         scored.add(id);
         out.samples++;
       }
-      if (value.type === 'match' && isObject(value.data)) {
+      if (value.type === 'match' && isJsonObject(value.data)) {
         out.matches++;
         if (value.data.correct === true) out.correct++;
       }
@@ -94,9 +95,9 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringif
 function promptInput(prompt: unknown): { raw: string; formatted?: string } {
   if (typeof prompt === 'string') return { raw: prompt };
   if (Array.isArray(prompt)) {
-    const users = prompt.filter((m) => isObject(m) && m.role === 'user');
+    const users = prompt.filter((m) => isJsonObject(m) && m.role === 'user');
     const last = users[users.length - 1] ?? prompt[prompt.length - 1];
-    return { raw: isObject(last) ? text(last.content) : text(last), formatted: JSON.stringify(prompt) };
+    return { raw: isJsonObject(last) ? text(last.content) : text(last), formatted: JSON.stringify(prompt) };
   }
   return { raw: text(prompt ?? '') };
 }
@@ -211,7 +212,7 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
   const sourceDetails: Obj = { log_file: basename(path) };
   for (const [k, v] of Object.entries(spec)) {
     if (k === 'completion_fns' || k === 'eval_name' || v === undefined) continue;
-    if (k === 'run_config' && isObject(v)) {
+    if (k === 'run_config' && isJsonObject(v)) {
       for (const [rk, rv] of Object.entries(v)) {
         if (rk === 'completion_fns' || rv === undefined) continue;
         sourceDetails[`run_config.${rk}`] = rv;
@@ -260,12 +261,12 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
           const pending = new Map<string, Obj[]>();
           const emitted = new Map<string, number>();
           for await (const { value } of readJsonlValues(path)) {
-            if (!isObject(value) || typeof value.type !== 'string' || typeof value.sample_id !== 'string')
+            if (!isJsonObject(value) || typeof value.type !== 'string' || typeof value.sample_id !== 'string')
               continue;
             const id = value.sample_id;
             const events = pending.get(id) ?? [];
             events.push(value);
-            const scoring = value.type === 'match' || (value.type === 'metrics' && isObject(value.data));
+            const scoring = value.type === 'match' || (value.type === 'metrics' && isJsonObject(value.data));
             if (!scoring) {
               pending.set(id, events);
               continue;
@@ -305,17 +306,17 @@ function specModel(spec: Obj): { name: string; field: string; others: string[] }
   if (typeof spec.model_name === 'string' && spec.model_name !== '')
     return { name: spec.model_name, field: 'spec.model_name', others: [] };
   const names = spec.model_names;
-  if (isObject(names))
+  if (isJsonObject(names))
     for (const [role, v] of Object.entries(names)) {
       const l = typeof v === 'string' ? [v] : list(v);
       if (l.length > 0) return { name: l[0], field: `spec.model_names.${role}[0]`, others: l.slice(1) };
     }
   // Early-2023 run_config.model_specs: {"completions_": [{"name": ..., "model": ...}], "completion": {...}}.
   const specs = get(spec, 'run_config', 'model_specs');
-  if (isObject(specs))
+  if (isJsonObject(specs))
     for (const [role, v] of Object.entries(specs)) {
       const first = Array.isArray(v) ? v[0] : v;
-      const name = isObject(first) ? (first.name ?? first.model) : undefined;
+      const name = isJsonObject(first) ? (first.name ?? first.model) : undefined;
       if (typeof name === 'string' && name !== '')
         return { name, field: `spec.run_config.model_specs.${role}`, others: [] };
     }
@@ -336,7 +337,7 @@ function nonFiniteStd(report: Obj, key: string): Obj {
 
 const get = (o: unknown, ...keys: string[]): unknown => {
   let v = o;
-  for (const k of keys) v = isObject(v) ? v[k] : undefined;
+  for (const k of keys) v = isJsonObject(v) ? v[k] : undefined;
   return v;
 };
 
@@ -348,9 +349,9 @@ function sampleRow(
   events: Obj[],
 ): RowInput | undefined {
   const scoring = events[events.length - 1];
-  const data = isObject(scoring.data) ? scoring.data : {};
+  const data = isJsonObject(scoring.data) ? scoring.data : {};
   const sampling = events.find((e) => e.type === 'sampling');
-  const samplingData = isObject(sampling?.data) ? sampling.data : {};
+  const samplingData = isJsonObject(sampling?.data) ? sampling.data : {};
   const input = promptInput(samplingData.prompt ?? data.prompt ?? '');
   const expected = data.expected;
   const reference = Array.isArray(expected)

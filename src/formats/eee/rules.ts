@@ -4,6 +4,7 @@
  * missing, generic (a word any metric could be called) or merely the evaluation_name again is a warning.
  */
 import type { CrossFieldRule, RuleIssue } from '../types.js';
+import { isJsonObject } from '../../io/json-value.js';
 
 /** metric_id values that say nothing about what was measured. */
 export const GENERIC_METRIC_IDS: ReadonlySet<string> = new Set([
@@ -22,18 +23,15 @@ export const GENERIC_METRIC_IDS: ReadonlySet<string> = new Set([
   'default',
 ]);
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export const metricIdRule: CrossFieldRule = {
   code: 'eee.metric-id',
   description: 'metric_config.metric_id is present, specific, and not the evaluation_name',
   check(doc: unknown): RuleIssue[] {
     const issues: RuleIssue[] = [];
-    const results = isObject(doc) && Array.isArray(doc.evaluation_results) ? doc.evaluation_results : [];
+    const results = isJsonObject(doc) && Array.isArray(doc.evaluation_results) ? doc.evaluation_results : [];
     results.forEach((result: unknown, i: number) => {
-      if (!isObject(result)) return;
-      const config = isObject(result.metric_config) ? result.metric_config : undefined;
+      if (!isJsonObject(result)) return;
+      const config = isJsonObject(result.metric_config) ? result.metric_config : undefined;
       const pointer = `/evaluation_results/${i}/metric_config`;
       const id = config?.metric_id;
       const warn = (message: string, at = pointer): void => {

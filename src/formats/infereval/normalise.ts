@@ -3,6 +3,7 @@
 // the 0.17.x field set is filled in (null where the default is null). The input is assumed schema-valid; the
 // functions never mutate it.
 import { compareCodePoints } from '../../io/canonical.js';
+import { isJsonObject, type JsonObject } from '../../io/json-value.js';
 import { FRAMEWORK_VERSION_DEFAULT } from './evaluation-schema.js';
 import type {
   Analyst,
@@ -20,10 +21,7 @@ import type {
   SampleUsage,
 } from './types.js';
 
-type Raw = Record<string, unknown>;
-
-const asObject = (v: unknown): Raw =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : {};
+const asObject = (v: unknown): JsonObject => (isJsonObject(v) ? v : {});
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const orNull = <T>(v: unknown): T | null => (v === undefined ? null : (v as T));
 const or = <T>(v: unknown, fallback: T): T => (v === undefined || v === null ? fallback : (v as T));
@@ -60,14 +58,14 @@ export function promoteReferenceShorthand(raw: unknown): unknown {
     Array.isArray(list) ? list.map((r) => (typeof r === 'string' ? { citation: r } : r)) : list;
   const withRefs = (o: unknown): unknown => {
     if (o === null || typeof o !== 'object' || Array.isArray(o)) return o;
-    const obj = o as Raw;
+    const obj = o as JsonObject;
     return 'references' in obj ? { ...obj, references: promote(obj.references) } : obj;
   };
-  const doc = withRefs(raw) as Raw;
-  const out: Raw = { ...doc };
+  const doc = withRefs(raw) as JsonObject;
+  const out: JsonObject = { ...doc };
   if (Array.isArray(doc.items)) out.items = doc.items.map(withRefs);
-  if (doc.bearers !== null && typeof doc.bearers === 'object' && !Array.isArray(doc.bearers)) {
-    out.bearers = Object.fromEntries(Object.entries(doc.bearers as Raw).map(([k, b]) => [k, withRefs(b)]));
+  if (isJsonObject(doc.bearers)) {
+    out.bearers = Object.fromEntries(Object.entries(doc.bearers).map(([k, b]) => [k, withRefs(b)]));
   }
   return out;
 }

@@ -15,6 +15,7 @@
  * instrument failure, left out of the mean and the maximum, and it fails the gate as under-powered.
  */
 import { DataError } from '../../errors.js';
+import { isJsonObject } from '../../io/json-value.js';
 import { cohensKappaResult } from '../stats/kappa.js';
 import { isInstrumentFailure, isSubstantive, type ItemLike, type Verdict } from './model.js';
 import { verdictDistribution } from './vote.js';
@@ -100,10 +101,8 @@ export function totalVariationDistance(
 
 const stable = (v: unknown): string =>
   JSON.stringify(v, (_k, x: unknown) =>
-    x !== null && typeof x === 'object' && !Array.isArray(x)
-      ? Object.fromEntries(
-          Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)),
-        )
+    isJsonObject(x)
+      ? Object.fromEntries(Object.entries(x).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)))
       : x,
   ) ?? 'null';
 

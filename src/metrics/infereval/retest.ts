@@ -1,6 +1,7 @@
 // Test–retest reliability: two evaluations of the same benchmark under the same configuration, compared item by item.
 import { DataError } from '../../errors.js';
 import { compareCodePoints } from '../../io/canonical.js';
+import { isJsonObject } from '../../io/json-value.js';
 import { cohensKappaResult } from '../stats/kappa.js';
 import { isInstrumentFailure, type BenchmarkLike, type EvaluationLike, type Verdict } from './model.js';
 import { verdictDistribution } from './vote.js';
@@ -50,11 +51,7 @@ export interface RetestReport {
 /** Stable sorted, comparable form of a value (object keys sorted) for configuration comparison. */
 function stableJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compareCodePoints(a, b)),
-        )
-      : v,
+    isJsonObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => compareCodePoints(a, b))) : v,
   );
 }
 

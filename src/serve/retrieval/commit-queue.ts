@@ -4,11 +4,10 @@
  * POSTs cost one transaction each round instead of one each.
  */
 import type { EventOrigin } from '../../store/retrieval/events.js';
-
-type Json = Record<string, unknown>;
+import type { JsonObject } from '../../io/json-value.js';
 
 interface Pending {
-  events: { event: Json; origin: EventOrigin }[];
+  events: { event: JsonObject; origin: EventOrigin }[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -18,7 +17,9 @@ export class CommitQueue {
   private pending: Pending[] = [];
   private flushing = false;
 
-  constructor(private readonly write: (events: { event: Json; origin: EventOrigin }[]) => Promise<void>) {}
+  constructor(
+    private readonly write: (events: { event: JsonObject; origin: EventOrigin }[]) => Promise<void>,
+  ) {}
 
   /** Runs fn alone on the store's connection (after everything queued before it). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -28,7 +29,7 @@ export class CommitQueue {
   }
 
   /** Resolves once the events are committed (durable); rejects when their transaction failed. */
-  commit(events: { event: Json; origin: EventOrigin }[]): Promise<void> {
+  commit(events: { event: JsonObject; origin: EventOrigin }[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.pending.push({ events, resolve, reject });

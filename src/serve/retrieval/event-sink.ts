@@ -9,8 +9,7 @@ import type { DuckDBAppender } from '@duckdb/node-api';
 import type { Store } from '../../store/db.js';
 import { EVENT_COLUMNS, eventValues, type EventOrigin } from '../../store/retrieval/events.js';
 import { sqlStrings } from '../../store/retrieval/tables.js';
-
-type Json = Record<string, unknown>;
+import type { JsonObject } from '../../io/json-value.js';
 
 /** An open-addressing set of non-negative integers below 2^52, in a Float64Array (0 marks an empty slot). */
 export class FingerprintSet {
@@ -85,7 +84,7 @@ export class EventSink {
 
   /** Stores the events not stored yet, in one transaction; resolves once it is committed. */
   async write(
-    events: readonly { event: Json; origin: EventOrigin }[],
+    events: readonly { event: JsonObject; origin: EventOrigin }[],
     receivedAt = Date.now(),
   ): Promise<void> {
     const fresh = new Map<string, unknown[]>();

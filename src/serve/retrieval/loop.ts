@@ -13,8 +13,7 @@ import { meets, type ThresholdConfig } from '../../metrics/retrieval/thresholds.
 import type { Store } from '../../store/db.js';
 import type { EventOrigin } from '../../store/retrieval/events.js';
 import { GROUP_FIELDS, windowFigures, type GroupField, type WindowGroup } from './window.js';
-
-type Json = Record<string, unknown>;
+import type { JsonObject } from '../../io/json-value.js';
 
 export interface PolicyRule {
   action: (typeof FEEDBACK_ACTIONS)[number];
@@ -33,10 +32,10 @@ export function parsePolicy(doc: unknown, file = 'policy'): Policy {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     fail('/', 'must be an object keyed by metric name');
   const policy: Policy = {};
-  for (const [metric, rule] of Object.entries(doc as Json)) {
+  for (const [metric, rule] of Object.entries(doc as JsonObject)) {
     const at = `/${metric}`;
     if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) fail(at, 'must be an object');
-    const r = rule as Json;
+    const r = rule as JsonObject;
     if (!(FEEDBACK_ACTIONS as readonly unknown[]).includes(r.action))
       fail(`${at}/action`, `must be one of ${FEEDBACK_ACTIONS.join(', ')}`);
     if (typeof r.ttl_ms !== 'number' || !Number.isFinite(r.ttl_ms) || r.ttl_ms <= 0)
@@ -85,7 +84,7 @@ export async function activeActions(store: Store, now = Date.now()): Promise<Act
   for (const row of rows) {
     if (seen.has(row.action_id)) continue;
     seen.add(row.action_id);
-    const event = JSON.parse(row.raw) as Json;
+    const event = JSON.parse(row.raw) as JsonObject;
     actions.push({
       id: row.action_id,
       action: String(event.action),
@@ -108,8 +107,8 @@ export interface GateTickOptions {
 }
 
 export interface GateTick {
-  results: Json[];
-  actions: Json[];
+  results: JsonObject[];
+  actions: JsonObject[];
 }
 
 const groupLabel = (g: WindowGroup['group']): string =>
@@ -128,8 +127,8 @@ export async function gateTick(store: Store, options: GateTickOptions): Promise<
   const figures = await windowFigures(store, { windowMs: options.windowMs, by: options.by, now });
   const active = await activeActions(store, now);
   const activeKeys = new Set(active.map((a) => `${a.action}\n${canonicalJson(a.scope)}`));
-  const results: Json[] = [];
-  const actions: Json[] = [];
+  const results: JsonObject[] = [];
+  const actions: JsonObject[] = [];
   for (const group of figures.groups) {
     const operational = operationalFigures(group.observation_rows, {
       softDeadlineMs: options.thresholds.softDeadlineMs,
@@ -179,7 +178,7 @@ export async function gateTick(store: Store, options: GateTickOptions): Promise<
 }
 
 /** The events a tick writes, with their origins. */
-export function tickEvents(tick: GateTick): { event: Json; origin: EventOrigin }[] {
+export function tickEvents(tick: GateTick): { event: JsonObject; origin: EventOrigin }[] {
   return [
     ...tick.results.map((event) => ({ event, origin: 'gate' as const })),
     ...tick.actions.map((event) => ({ event, origin: 'policy' as const })),
@@ -193,7 +192,7 @@ export async function revocationOf(
   by: string,
   reason: string,
   now = Date.now(),
-): Promise<{ event: Json } | { missing: 'unknown' | 'inactive' }> {
+): Promise<{ event: JsonObject } | { missing: 'unknown' | 'inactive' }> {
   const known = await store.all<{ n: number }>(
     `SELECT count(*)::INTEGER AS n FROM retrieval_events WHERE type = 'feedback_action' AND action_id = $1`,
     [id],

@@ -18,8 +18,7 @@ import { CommitQueue } from './commit-queue.js';
 import { EventSink } from './event-sink.js';
 import { activeActions, gateTick, revocationOf, tickEvents, type Policy } from './loop.js';
 import { DEFAULT_GROUP_BY, parseGroupBy, windowFigures, type GroupField } from './window.js';
-
-type Json = Record<string, unknown>;
+import type { JsonObject } from '../../io/json-value.js';
 
 export interface RetrievalServeOptions {
   store: Store;
@@ -166,10 +165,10 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
     return sameToken(match?.[1], token);
   };
 
-  const postEvents = async (req: IncomingMessage): Promise<Json> => {
+  const postEvents = async (req: IncomingMessage): Promise<JsonObject> => {
     const body = await readBody(req, limit);
     const at = now();
-    const accepted: { event: Json; origin: 'serve' }[] = [];
+    const accepted: { event: JsonObject; origin: 'serve' }[] = [];
     const rejected: { line: number; code: string; message: string }[] = [];
     for (const parsed of parseEventsBody(body)) {
       const problem =
@@ -179,7 +178,7 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
           maxFutureSkewMs: options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS,
         });
       if (problem) rejected.push({ line: parsed.line, ...problem });
-      else accepted.push({ event: parsed.value as Json, origin: 'serve' });
+      else accepted.push({ event: parsed.value as JsonObject, origin: 'serve' });
     }
     await queue.commit(accepted);
     return { accepted: accepted.length, rejected };
@@ -249,10 +248,10 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
       if (method !== 'DELETE') throw new HttpError(405, 'http.method', 'DELETE an action to revoke it');
       const id = decodeURIComponent(one[1]);
       const body = await readBody(req, 64 * 1024);
-      let given: Json = {};
+      let given: JsonObject = {};
       if (body.length > 0) {
         try {
-          given = JSON.parse(body.toString('utf8')) as Json;
+          given = JSON.parse(body.toString('utf8')) as JsonObject;
         } catch {
           throw new HttpError(
             400,

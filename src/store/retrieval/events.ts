@@ -9,8 +9,7 @@ import { canonicalJson } from '../../io/canonical.js';
 import { createAjv } from '../../validate/ajv.js';
 import type { Store } from '../db.js';
 import { insertIgnoringDuplicates, type Column } from './tables.js';
-
-type Json = Record<string, unknown>;
+import type { JsonObject } from '../../io/json-value.js';
 
 /** Where an event came from: a file ingest, an HTTP client, or the server's own gates, policy and revocations. */
 export type EventOrigin = 'ingest' | 'serve' | 'gate' | 'policy' | 'revoke';
@@ -44,7 +43,7 @@ let validator: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
 export function eventProblem(value: unknown, options: EventCheckOptions = {}): EventProblem | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { code: 'retrieval.event-not-object', message: 'an event is a JSON object' };
-  const type = (value as Json).type;
+  const type = (value as JsonObject).type;
   if (typeof type !== 'string' || !(RETRIEVAL_EVENT_TYPES as readonly string[]).includes(type))
     return {
       code: 'retrieval.event-unknown-type',
@@ -62,7 +61,7 @@ export function eventProblem(value: unknown, options: EventCheckOptions = {}): E
       message: `not a valid ${type} event: ${e?.instancePath || '/'} ${e?.message ?? 'is invalid'}`,
     };
   }
-  const ts = Date.parse((value as Json).ts as string);
+  const ts = Date.parse((value as JsonObject).ts as string);
   if (!Number.isFinite(ts)) return { code: 'retrieval.event-bad-time', message: '/ts is not a date-time' };
   const now = options.now ?? Date.now();
   const skew = options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS;
@@ -116,7 +115,7 @@ export function storeTimestamp(ms: number): string {
 
 /** The values of one `retrieval_events` row, in EVENT_COLUMNS order. */
 export function eventValues(
-  event: Json,
+  event: JsonObject,
   origin: EventOrigin,
   receivedAt: number,
   originPath: string | null = null,
@@ -161,7 +160,7 @@ export function eventValues(
  */
 export async function storeEvents(
   store: Store,
-  events: readonly { event: Json; origin: EventOrigin; originPath?: string | null }[],
+  events: readonly { event: JsonObject; origin: EventOrigin; originPath?: string | null }[],
   receivedAt = Date.now(),
 ): Promise<void> {
   if (events.length === 0) return;

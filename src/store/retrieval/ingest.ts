@@ -24,8 +24,8 @@ import {
   sqlStrings,
   type Column,
 } from './tables.js';
+import type { JsonObject } from '../../io/json-value.js';
 
-type Json = Record<string, unknown>;
 export type RetrievalKind = 'gold' | 'result' | 'event';
 
 export async function ensureRetrievalTables(store: Store): Promise<void> {
@@ -48,7 +48,7 @@ export function retrievalKindOf(doc: unknown): RetrievalKind | undefined {
     ['result', 'retrieval.result'],
     ['gold', 'retrieval.gold'],
   ] as const)
-    if (findType(id)?.looksLike(doc as Json)) return kind;
+    if (findType(id)?.looksLike(doc as JsonObject)) return kind;
   return undefined;
 }
 
@@ -128,13 +128,13 @@ async function readRows(path: string, shown: string): Promise<Located<unknown>[]
 }
 
 /** The gold rows the store holds for these ids (the latest stored row of each id). */
-async function storedGold(store: Store, ids: string[]): Promise<Map<string, Json>> {
-  const found = new Map<string, Json>();
+async function storedGold(store: Store, ids: string[]): Promise<Map<string, JsonObject>> {
+  const found = new Map<string, JsonObject>();
   if (ids.length === 0) return found;
   const rows = await store.all<{ id: string; raw: string }>(
     `SELECT id, raw::VARCHAR AS raw FROM retrieval_gold WHERE id IN (${sqlStrings(ids)}) ORDER BY ingested_at, row_key`,
   );
-  for (const row of rows) found.set(row.id, JSON.parse(row.raw) as Json);
+  for (const row of rows) found.set(row.id, JSON.parse(row.raw) as JsonObject);
   return found;
 }
 
@@ -157,7 +157,7 @@ export async function ingestRetrievalFile(
     scored: 0,
     diagnostics: [],
   };
-  const valid: Located<Json>[] = [];
+  const valid: Located<JsonObject>[] = [];
   const validate = validatorOf(kind);
   for (const row of await readRows(path, shown)) {
     outcome.rows++;
@@ -183,7 +183,7 @@ export async function ingestRetrievalFile(
         code: problem.code,
         message: problem.message,
       });
-    } else valid.push(row as Located<Json>);
+    } else valid.push(row as Located<JsonObject>);
   }
 
   const table =
@@ -262,7 +262,7 @@ export async function ingestRetrievalFile(
  */
 async function scoreOnIngest(
   store: Store,
-  rows: Located<Json>[],
+  rows: Located<JsonObject>[],
   shown: string,
   outcome: RetrievalIngestOutcome,
 ): Promise<{ row: ResultRow; computed: boolean }[]> {

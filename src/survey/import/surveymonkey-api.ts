@@ -12,6 +12,7 @@ import { DataError, IoError, UsageError } from '../../errors.js';
 import type { Verdict } from '../../formats/infereval/types.js';
 import { createRedactor, urlSecrets } from '../../io/net/redact.js';
 import { DEFAULT_RETRY, withRetry, type RetryHooks, type RetryPolicy } from '../../io/net/retry.js';
+import { isJsonObject } from '../../io/json-value.js';
 import { createNodeHttpFetch } from '../../io/net/http-fetch.js';
 import { ProviderError, retryAfterMs } from '../../io/net/call-error.js';
 import type { QuestionForm } from '../mapping.js';
@@ -76,8 +77,6 @@ export interface SmResponse {
   answers: Map<string, SmAnswer[]>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const idOf = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
 
@@ -246,13 +245,14 @@ export class SurveyMonkeyClient {
       seen.add(url);
       const shown = this.#shown(url);
       const body = await this.getJson(url);
-      if (!isObject(body) || !Array.isArray(body.data)) throw badShape('no "data" list of responses', shown);
+      if (!isJsonObject(body) || !Array.isArray(body.data))
+        throw badShape('no "data" list of responses', shown);
       for (const [i, raw] of body.data.entries()) out.push(parseResponse(raw, `${shown} data[${i}]`));
       total = typeof body.total === 'number' && Number.isSafeInteger(body.total) ? body.total : undefined;
       if (typeof body.per_page === 'number' && Number.isSafeInteger(body.per_page) && body.per_page > 0)
         served = body.per_page;
       this.#onPage?.(out.length, total, seen.size);
-      const next = isObject(body.links) ? body.links.next : undefined;
+      const next = isJsonObject(body.links) ? body.links.next : undefined;
       if (next === undefined || next === null || next === '') url = undefined;
       else if (typeof next !== 'string' || !URL.canParse(next, this.baseUrl))
         throw badShape('links.next is not a URL', shown);
@@ -266,7 +266,7 @@ export class SurveyMonkeyClient {
 function errorMessage(text: string): string {
   try {
     const body = JSON.parse(text) as unknown;
-    if (isObject(body) && isObject(body.error)) {
+    if (isJsonObject(body) && isJsonObject(body.error)) {
       const e = body.error;
       return [e.name, e.message].filter((s) => typeof s === 'string' && s !== '').join(': ');
     }
@@ -277,23 +277,23 @@ function errorMessage(text: string): string {
 }
 
 function parseDetails(body: unknown, shown: string): SmSurveyDetails {
-  if (!isObject(body) || !Array.isArray(body.pages))
+  if (!isJsonObject(body) || !Array.isArray(body.pages))
     throw badShape('the survey details have no "pages"', shown);
   const questions: SmQuestion[] = [];
   for (const page of body.pages) {
-    if (!isObject(page) || !Array.isArray(page.questions)) continue;
+    if (!isJsonObject(page) || !Array.isArray(page.questions)) continue;
     for (const q of page.questions) {
-      const id = isObject(q) ? idOf(q.id) : undefined;
-      if (!isObject(q) || id === undefined) throw badShape('a question without an id', shown);
+      const id = isJsonObject(q) ? idOf(q.id) : undefined;
+      if (!isJsonObject(q) || id === undefined) throw badShape('a question without an id', shown);
       const headings = Array.isArray(q.headings) ? q.headings : [];
       const heading =
         headings
-          .map((h) => (isObject(h) && typeof h.heading === 'string' ? h.heading : ''))
+          .map((h) => (isJsonObject(h) && typeof h.heading === 'string' ? h.heading : ''))
           .find((h) => h !== '') ?? '';
-      const answers = isObject(q.answers) ? q.answers : {};
+      const answers = isJsonObject(q.answers) ? q.answers : {};
       const choices = (Array.isArray(answers.choices) ? answers.choices : []).flatMap((c): SmChoice[] => {
-        const cid = isObject(c) ? idOf(c.id) : undefined;
-        return cid !== undefined && isObject(c) && typeof c.text === 'string'
+        const cid = isJsonObject(c) ? idOf(c.id) : undefined;
+        return cid !== undefined && isJsonObject(c) && typeof c.text === 'string'
           ? [{ id: cid, text: c.text }]
           : [];
       });
@@ -304,17 +304,17 @@ function parseDetails(body: unknown, shown: string): SmSurveyDetails {
 }
 
 function parseResponse(raw: unknown, shown: string): SmResponse {
-  const id = isObject(raw) ? idOf(raw.id) : undefined;
-  if (!isObject(raw) || id === undefined) throw badShape('a response without an id', shown);
+  const id = isJsonObject(raw) ? idOf(raw.id) : undefined;
+  if (!isJsonObject(raw) || id === undefined) throw badShape('a response without an id', shown);
   const answers = new Map<string, SmAnswer[]>();
   for (const page of Array.isArray(raw.pages) ? raw.pages : []) {
-    if (!isObject(page) || !Array.isArray(page.questions)) continue;
+    if (!isJsonObject(page) || !Array.isArray(page.questions)) continue;
     for (const q of page.questions) {
-      const qid = isObject(q) ? idOf(q.id) : undefined;
-      if (!isObject(q) || qid === undefined || !Array.isArray(q.answers)) continue;
+      const qid = isJsonObject(q) ? idOf(q.id) : undefined;
+      if (!isJsonObject(q) || qid === undefined || !Array.isArray(q.answers)) continue;
       answers.set(
         qid,
-        q.answers.filter(isObject).map((a) => ({
+        q.answers.filter(isJsonObject).map((a) => ({
           choice_id: idOf(a.choice_id),
           other_id: idOf(a.other_id),
           text: typeof a.text === 'string' ? a.text : undefined,
