@@ -44,7 +44,21 @@ export const LEADERBOARD_FILTERS = [
   'collection',
 ] as const;
 
-export async function answer(store: Store, endpoint: Endpoint, params: Params): Promise<unknown> {
+/**
+ * Answers that several requests compute alike, kept for the life of one store state by a caller that makes many
+ * requests (the static export): the unfiltered leaderboards, which every model page ranks the model on.
+ */
+export interface AnswerMemo {
+  boards?: ReturnType<typeof leaderboards>;
+}
+
+export async function answer(
+  store: Store,
+  endpoint: Endpoint,
+  params: Params,
+  memo: AnswerMemo = {},
+): Promise<unknown> {
+  const allBoards = () => (memo.boards ??= leaderboards(store, {}));
   switch (endpoint) {
     case 'overview':
       return { ...(await overview(store)), benchmark_groups: await benchmarkGroups(store) };
@@ -62,14 +76,15 @@ export async function answer(store: Store, endpoint: Endpoint, params: Params): 
       };
       for (const name of LEADERBOARD_FILTERS) if (params[name]) options[name] = params[name];
       if (params.composite === '1') options.composite = true;
-      return leaderboards(store, options);
+      const unfiltered = Object.values(options).every((v) => v === undefined);
+      return unfiltered ? allBoards() : leaderboards(store, options);
     }
     case 'model': {
       // The model's standing on each board, as `evalkit leaderboard` ranks it (its CI from the instance rows).
       const id = required(params, 'id');
       const found = await modelResults(store, id);
       const results = { ...found, results: await withIntervals(store, found.results) };
-      const boards = await leaderboards(store, {});
+      const boards = await allBoards();
       const standings = boards.leaderboards.flatMap((b) =>
         b.rows
           .filter((r) => r.model_id === id)

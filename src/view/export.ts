@@ -11,7 +11,7 @@
 import type { Store } from '../store/db.js';
 import { EvalkitError } from '../errors.js';
 import { beginSite } from './export-target.js';
-import { answer } from './api.js';
+import { answer, type AnswerMemo } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
 import { allSamples, sampleDetails } from './data.js';
 import { canonicalQuery, exportKey, MAX_PAGE_SIZE, type Endpoint, type Params } from './shared/query.js';
@@ -69,6 +69,7 @@ async function writeSite(
 ): Promise<ExportSummary> {
   const { maxRows, maxModels, maxDisagreements } = options;
   const summary: ExportSummary = { dir, files: 0, bytes: 0, skipped: [], truncated: [] };
+  const memo: AnswerMemo = {};
 
   const write = async (relative: string, text: string) => {
     await writeFile(relative, text);
@@ -85,7 +86,7 @@ async function writeSite(
     compute?: () => Promise<unknown>,
   ): Promise<unknown> => {
     try {
-      const data = compute ? await compute() : await answer(store, endpoint, params);
+      const data = compute ? await compute() : await answer(store, endpoint, params, memo);
       await write(fileOf(endpoint, params), JSON.stringify(data));
       return data;
     } catch (error) {
