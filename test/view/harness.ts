@@ -3,7 +3,7 @@
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
@@ -42,72 +42,21 @@ export async function startFixture(options: { host?: string; token?: string } = 
 }
 
 /**
- * One Chromium for the process, launched on first use and closed once no test has used it for BROWSER_IDLE_MS (so a
- * file's or a batch's tests share one launch, and the process can still end). A browser that went away is launched
- * again.
- */
-const BROWSER_IDLE_MS = 3_000;
-interface SharedBrowser {
-  browser: Promise<Browser>;
-  users: number;
-  idle?: NodeJS.Timeout;
-}
-let shared: SharedBrowser | undefined;
-
-async function acquireBrowser(): Promise<Browser> {
-  if (shared === undefined) {
-    const launching = import('playwright-core').then(({ chromium }) =>
-      chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 }),
-    );
-    const entry: SharedBrowser = { browser: launching, users: 0 };
-    shared = entry;
-    launching.then(
-      (browser) =>
-        browser.on('disconnected', () => {
-          if (shared === entry) shared = undefined;
-        }),
-      () => {
-        if (shared === entry) shared = undefined;
-      },
-    );
-  }
-  const entry = shared;
-  clearTimeout(entry.idle);
-  entry.users += 1;
-  try {
-    return await entry.browser;
-  } catch (error) {
-    entry.users -= 1;
-    throw error;
-  }
-}
-
-function releaseBrowser(browser: Browser): void {
-  const entry = shared;
-  if (entry === undefined) return;
-  entry.users -= 1;
-  if (entry.users > 0) return;
-  entry.idle = setTimeout(() => {
-    if (shared === entry) shared = undefined;
-    void browser.close().catch(() => undefined);
-  }, BROWSER_IDLE_MS);
-}
-
-/**
- * Runs `use` with a fresh browser context (its own cookies, storage and pages) that may reach localhost (the
- * report's helper runs offline, which also cuts a page off from a local server), and always closes the context.
+ * Runs `use` with a fresh browser context that may reach localhost (the report's helper runs offline, which also
+ * cuts a page off from a local server), and always closes the browser.
  */
 export async function withBrowser<T>(use: (context: BrowserContext) => Promise<T>): Promise<T> {
-  const browser = await acquireBrowser();
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    timeout: 60_000,
+  });
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    try {
-      return await use(context);
-    } finally {
-      await context.close().catch(() => undefined);
-    }
+    return await use(context);
   } finally {
-    releaseBrowser(browser);
+    await browser.close().catch(() => undefined);
   }
 }
 
