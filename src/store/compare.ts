@@ -274,7 +274,12 @@ function pairingSql(
   sides: [CompareSide, CompareSide],
   filters: { benchmark?: string; metric?: string },
   params: DuckDBValue[],
-  options: { cluster?: string | null; extra?: string; reducers: Awaited<ReturnType<typeof storeReducers>> },
+  options: {
+    cluster?: string | null;
+    extra?: string;
+    reducers: Awaited<ReturnType<typeof storeReducers>>;
+    key?: boolean;
+  },
 ): string {
   const chosen = chosenBothSql(sides, filters, params);
   const slots = `
@@ -343,6 +348,7 @@ export async function compareModels(
   const sql = `${pairingSql(sides, filters, params, {
     reducers,
     cluster,
+    key: true,
     extra: 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
   })}
     SELECT CAST(slot AS INTEGER) AS pair, va, vb, cl FROM grouped ORDER BY pair, k`;
@@ -578,7 +584,7 @@ export async function disagreements(
     'arg_min(output_text, row_index) FILTER (WHERE NOT is_a) AS output_b',
   ].join(', ');
   const reducers = await storeReducers(store);
-  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra, reducers })}
+  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra, reducers, key: true })}
     SELECT k AS key, sample_id, sample_hash, input_text, reference_text, va AS score_a, output_a, vb AS score_b,
            output_b,
            CAST(count(*) OVER () AS INTEGER) AS total
