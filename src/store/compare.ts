@@ -349,7 +349,10 @@ export async function compareModels(
     reducers,
     cluster,
     key: true,
-    extra: 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
+    extra:
+      cluster === null
+        ? 'CAST(NULL AS VARCHAR) AS cl'
+        : 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
   })}
     SELECT CAST(slot AS INTEGER) AS pair, va, vb, cl FROM grouped ORDER BY pair, k`;
   const reader = await store.connection.runAndReadAll(sql, params);
