@@ -200,9 +200,10 @@ const names = (aggregates: string[]): string[] => aggregates.map((a) => a.slice(
  *   aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id, sample_hash, the texts, row_index).
  * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
  *
- * The rows are grouped on two 64-bit hashes of k (PAIR_KEY_SQL) rather than on the text, which is most of the cost
- * on millions of rows (a sample_hash is 64 characters): of a sample_hash computed once per instance row, not per slot it is in. Two different keys of one slot share a group only when
- * both hashes collide: for n keys in a slot, at most n²/2¹²⁹ (about 10⁻²⁷ for a million keys), far below the
+ * The rows are grouped on two 64-bit hashes of k (k_1, k_2) rather than on its text: cheaper to hash and compare
+ * than 64-character strings, and a sample_hash's are computed once per instance row, not once per slot it is in.
+ * Two different keys of one slot share a group only when both hashes collide: for n keys in a slot, about
+ * n²/2¹²⁹ (10⁻²⁷ for a million keys) if the two hashes behave as independent random functions, far below the
  * chance of a hardware fault. k itself is carried (as the group's least k) only when asked for: `key`.
  */
 export function pairingCtes(
