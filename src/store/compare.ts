@@ -14,7 +14,7 @@
  * and standard errors (each as the result's one interval has it, result-interval.ts), `paired: false` with the
  * reason.
  */
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
@@ -274,7 +274,12 @@ function pairingSql(
   sides: [CompareSide, CompareSide],
   filters: { benchmark?: string; metric?: string },
   params: DuckDBValue[],
-  options: { cluster?: string | null; extra?: string; reducers: Awaited<ReturnType<typeof storeReducers>> },
+  options: {
+    cluster?: string | null;
+    extra?: string;
+    reducers: Awaited<ReturnType<typeof storeReducers>>;
+    key?: boolean;
+  },
 ): string {
   const chosen = chosenBothSql(sides, filters, params);
   const slots = `
@@ -287,6 +292,46 @@ function pairingSql(
       SELECT *, row_number() OVER (ORDER BY side, benchmark, metric) AS ord FROM (${chosen})
     ),
     ${pairingCtes(slots, options)}`;
+}
+
+/**
+ * The rows of the pairing query (pair, va, vb, cl) as columns, read chunk by chunk from DuckDB's vectors: the
+ * generic row conversion costs more than the query on hundreds of thousands of rows. va and vb come as NaN for
+ * NULL (the instance values are finite) and are returned as null; cl is read only `withClusters`.
+ */
+async function readPairedColumns(
+  store: Store,
+  sql: string,
+  params: DuckDBValue[],
+  withClusters: boolean,
+): Promise<{ pair: number[]; va: (number | null)[]; vb: (number | null)[]; cl: (string | null)[] }> {
+  const out = {
+    pair: [] as number[],
+    va: [] as (number | null)[],
+    vb: [] as (number | null)[],
+    cl: [] as (string | null)[],
+  };
+  const result = await store.connection.run(sql, params);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    const rows = chunk?.rowCount ?? 0;
+    if (!chunk || rows === 0) break;
+    const [pair, va, vb, cl] = [0, 1, 2, 3].map((i) => chunk.getColumnVector(i)) as [
+      DuckDBVector<number>,
+      DuckDBVector<number>,
+      DuckDBVector<number>,
+      DuckDBVector<string>,
+    ];
+    for (let i = 0; i < rows; i++) {
+      const a = va.getItem(i)!;
+      const b = vb.getItem(i)!;
+      out.pair.push(pair.getItem(i)!);
+      out.va.push(Number.isNaN(a) ? null : a);
+      out.vb.push(Number.isNaN(b) ? null : b);
+      out.cl.push(withClusters ? cl.getItem(i) : null);
+    }
+  }
+  return out;
 }
 
 /**
@@ -343,16 +388,15 @@ export async function compareModels(
   const sql = `${pairingSql(sides, filters, params, {
     reducers,
     cluster,
-    extra: 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
+    key: true,
+    extra:
+      cluster === null
+        ? 'CAST(NULL AS VARCHAR) AS cl'
+        : 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
   })}
-    SELECT CAST(slot AS INTEGER) AS pair, va, vb, cl FROM grouped ORDER BY pair, k`;
-  const reader = await store.connection.runAndReadAll(sql, params);
-  const columns = reader.getColumnsObjectJson() as {
-    pair: number[];
-    va: (number | null)[];
-    vb: (number | null)[];
-    cl: (string | null)[];
-  };
+    SELECT CAST(slot AS INTEGER) AS pair, coalesce(va, 'NaN'::DOUBLE) AS va, coalesce(vb, 'NaN'::DOUBLE) AS vb, cl
+    FROM grouped ORDER BY pair, k`;
+  const columns = await readPairedColumns(store, sql, params, cluster !== null);
 
   // The rows of each comparison, by the ord of A's chosen result.
   const byPair = new Map<number, { start: number; end: number }>();
@@ -578,7 +622,7 @@ export async function disagreements(
     'arg_min(output_text, row_index) FILTER (WHERE NOT is_a) AS output_b',
   ].join(', ');
   const reducers = await storeReducers(store);
-  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra, reducers })}
+  const sql = `${pairingSql(sides, { benchmark, metric }, params, { extra, reducers, key: true })}
     SELECT k AS key, sample_id, sample_hash, input_text, reference_text, va AS score_a, output_a, vb AS score_b,
            output_b,
            CAST(count(*) OVER () AS INTEGER) AS total

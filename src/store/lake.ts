@@ -24,7 +24,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { IoError } from '../errors.js';
 import { acquireLock, type Lock } from '../io/lock.js';
 import { isProcessAlive } from '../io/process-alive.js';
-import { openStore, readerLockdown, storeOver, type Store } from './db.js';
+import { loadDuckDb, openStore, readerLockdown, storeOver, type Store } from './db.js';
 import { ingestPaths, type IngestOptions, type IngestResult } from './ingest.js';
 import { NULL_PARTITION } from './parquet.js';
 import { STORE_DDL, tableColumns } from './schema.js';
@@ -88,7 +88,7 @@ export async function openLake(dir: string): Promise<Store> {
   const root = resolve(dir);
   if (!existsSync(root))
     throw new IoError('store.not-found', `no lake at ${dir} (create one with \`evalkit ingest --lake\`)`);
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance } = await loadDuckDb();
   const instance = await DuckDBInstance.create(':memory:', storeSettings(true));
   const connection = await instance.connect();
   try {

@@ -87,9 +87,12 @@ const SAMPLE_KEY_SQL = `CASE WHEN s.epoch IS NOT NULL THEN regexp_replace(s.samp
  * written otherwise may hold), the texts, row_index and `cl`, the cluster expression (or NULL).
  */
 function instanceRowsSql(cluster: string | null): string {
-  // Two equi-joins rather than one join on record_key filtered afterwards: a record with many results would
-  // otherwise meet each of its rows once per result.
+  // Equi-joins rather than one join on record_key filtered afterwards: a record with many results would otherwise
+  // meet each of its rows once per result. A row belongs to a result by evaluation_result_id when both have one,
+  // else by evaluation_name; the three branches are disjoint, and the last two read only rows (or results) without
+  // an id, so a store whose rows all carry one is scanned once.
   const columns = `c.ord, c.epoch_reducer AS reducer, s.sample_id, ${SAMPLE_KEY_SQL} AS sample_key, s.sample_hash,
+         s.sample_hash IS NOT NULL AS has_hash, hash(s.sample_hash) AS hash_1, hash('#' || s.sample_hash) AS hash_2,
          coalesce(s.score, CAST(s.is_correct AS DOUBLE)) AS v, s.epoch,
          s.input_text, s.reference_text, s.output_text, s.row_index, ${cluster ?? 'CAST(NULL AS VARCHAR)'} AS cl`;
   const scored = `isfinite(coalesce(s.score, CAST(s.is_correct AS DOUBLE)))`;
@@ -101,7 +104,12 @@ function instanceRowsSql(cluster: string | null): string {
   UNION ALL
   SELECT ${columns}
   FROM chosen c JOIN samples s ON s.record_key = c.record_key AND s.evaluation_name = c.benchmark
-  WHERE (s.evaluation_result_id IS NULL OR c.evaluation_result_id IS NULL) AND ${scored}`;
+  WHERE s.evaluation_result_id IS NULL AND ${scored}
+  UNION ALL
+  SELECT ${columns}
+  FROM (SELECT * FROM chosen WHERE evaluation_result_id IS NULL) c JOIN samples s
+    ON s.record_key = c.record_key AND s.evaluation_name = c.benchmark
+  WHERE s.evaluation_result_id IS NOT NULL AND ${scored}`;
 }
 
 /** The epoch reducers the statistics know, by kind (at_least_N and pass_at_N carry their N). */
@@ -185,36 +193,49 @@ const names = (aggregates: string[]): string[] => aggregates.map((a) => a.slice(
  * `epoch_reducer`):
  * - `hashed` (ord, all_hashed): whether every instance row of the result has a sample_hash;
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
- * - `grouped` (slot, k, va, vb, ...extra): per slot and pairing key k (sample_hash when `by_hash`, else the sample
- *   key: the sample_id without its epoch) each side's rows of that sample reduced to one value by the side's epoch
- *   reducer (see reducedSql; `reducers` from storeReducers, default: every kind), so n, intervals and pairing count
- *   samples, not epochs; va or vb is NULL where that side has no row with this key. `extra` adds aggregates over
- *   `tagged` (columns slot, is_a, k, v, cl, sample_id, sample_hash, the texts, row_index).
+ * - `grouped` (slot, va, vb, ...extra; k too with `key`): per slot and pairing key k (sample_hash when `by_hash`,
+ *   else the sample key: the sample_id without its epoch) each side's rows of that sample reduced to one value by
+ *   the side's epoch reducer (see reducedSql; `reducers` from storeReducers, default: every kind), so n, intervals
+ *   and pairing count samples, not epochs; va or vb is NULL where that side has no row with this key. `extra` adds
+ *   aggregates over `tagged` (columns slot, is_a, k, v, cl, sample_id, sample_hash, the texts, row_index).
  * Every instance row is read once per slot it is in and grouped once: no per-side grouping and join.
+ *
+ * The rows are grouped on two 64-bit hashes of k (k_1, k_2) rather than on its text: cheaper to hash and compare
+ * than 64-character strings, and a sample_hash's are computed once per instance row, not once per slot it is in.
+ * Two different keys of one slot share a group only when both hashes collide: for n keys in a slot, about
+ * n²/2¹²⁹ (10⁻²⁷ for a million keys) if the two hashes behave as independent random functions, far below the
+ * chance of a hardware fault. k itself is carried (as the group's least k) only when asked for: `key`.
  */
 export function pairingCtes(
   slotsSql: string,
-  options: { cluster?: string | null; extra?: string; reducers?: ReadonlySet<ReducerKind> } = {},
+  options: {
+    cluster?: string | null;
+    extra?: string;
+    reducers?: ReadonlySet<ReducerKind>;
+    key?: boolean;
+  } = {},
 ): string {
   const kinds = options.reducers ?? ALL_REDUCERS;
   const sideA = sideAggregates('a', 'is_a', kinds);
   const sideB = sideAggregates('b', 'NOT is_a', kinds);
   return `
     instance_rows AS (${instanceRowsSql(options.cluster ?? null)}),
-    hashed AS (SELECT ord, bool_and(sample_hash IS NOT NULL) AS all_hashed FROM instance_rows GROUP BY ord),
+    hashed AS (SELECT ord, bool_and(has_hash) AS all_hashed FROM instance_rows GROUP BY ord),
     slots AS MATERIALIZED (${slotsSql}),
     membership AS (
       SELECT slot, a AS ord, true AS is_a, by_hash FROM slots
       UNION ALL SELECT slot, b AS ord, false AS is_a, by_hash FROM slots WHERE b IS NOT NULL
     ),
     tagged AS (
-      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_key END AS k, r.v, r.reducer,
+      SELECT m.slot, m.is_a, CASE WHEN m.by_hash THEN r.sample_hash ELSE r.sample_key END AS k,
+             CASE WHEN m.by_hash THEN r.hash_1 ELSE hash(r.sample_key) END AS k_1,
+             CASE WHEN m.by_hash THEN r.hash_2 ELSE hash('#' || r.sample_key) END AS k_2, r.v, r.reducer,
              r.epoch, r.cl, r.sample_id, r.sample_hash, r.input_text, r.reference_text, r.output_text, r.row_index
       FROM membership m JOIN instance_rows r ON r.ord = m.ord
     ),
     grouped_rows AS (
-      SELECT slot, k, ${[...sideA, ...sideB].join(', ')} ${options.extra ? `, ${options.extra}` : ''}
-      FROM tagged GROUP BY slot, k
+      SELECT slot, ${[...(options.key ? ['min(k) AS k'] : []), ...sideA, ...sideB, ...(options.extra ? [options.extra] : [])].join(', ')}
+      FROM tagged GROUP BY slot, k_1, k_2
     ),
     grouped AS (
       SELECT * EXCLUDE (${[...names(sideA), ...names(sideB)].join(', ')}),
