@@ -33,7 +33,9 @@ const providers = (): [string, Provider][] => [
   ['openai', createOpenAIProvider({ apiKey: 'sk-test-secret', baseURL: server.openaiBaseUrl })],
   ['anthropic', createAnthropicProvider({ apiKey: 'sk-ant-secret', baseURL: server.anthropicBaseUrl })],
 ];
-const policy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 150 };
+// An attempt's time limit well above a loaded machine's answer time (a 429 must not turn into a timeout), and well
+// below the slow case's delay.
+const policy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 600 };
 const never = new AbortController().signal;
 
 /** A script that misbehaves `times` times for each sample id, then answers `text`. */
@@ -84,7 +86,7 @@ const transient: [string, Behaviour, string][] = [
   ['dropped connection', { drop: true }, 'connection'],
   ['empty body', { empty: true }, 'empty-body'],
   ['malformed JSON', { malformed: true }, 'bad-json'],
-  ['slow past the timeout', { text: 'GOOD', delayMs: 400 }, 'timeout'],
+  ['slow past the timeout', { text: 'GOOD', delayMs: 1_500 }, 'timeout'],
 ];
 
 for (const [label, behaviour, kind] of transient) {

@@ -194,8 +194,9 @@ describe('surveymonkey-api', () => {
   });
 
   it('times out a slow answer and retries it', async () => {
-    server.misbehave = (i) => (i === 0 ? { delayMs: 600 } : undefined);
-    const r = await run({}, { retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 300 } });
+    // A time limit a loaded machine's answers stay well under, and a slow answer well over it.
+    server.misbehave = (i) => (i === 0 ? { delayMs: 3_000 } : undefined);
+    const r = await run({}, { retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 1_000 } });
     assert.equal(r.summary.added.length, 5);
     assert.equal(retries[0].error.kind, 'timeout');
   });
