@@ -69,8 +69,10 @@ const cost = (f) => known[f] ?? statSync(f).size / 1000;
 /** Whether the file asks for a process of its own, in its first lines. */
 const ownProcess = (f) => /test-runner: own process/.test(readFileSync(f, 'utf8').slice(0, 2000));
 
-const alone = files.filter(ownProcess);
-const shared = files.filter((f) => !ownProcess(f)).sort((a, b) => cost(b) - cost(a));
+const alone = [];
+const shared = [];
+for (const f of files) (ownProcess(f) ? alone : shared).push(f);
+shared.sort((a, b) => cost(b) - cost(a));
 // Longest first into the batch with the least so far, so that the batches end close together.
 const batches = Array.from({ length: Math.min(batchCount, shared.length) }, () => ({ files: [], cost: 0 }));
 for (const file of shared) {
@@ -88,6 +90,7 @@ const jobs = [
   })),
   ...batches.map((b, i) => ({
     name: `batch ${i + 1} (${b.files.length} files)`,
+    batch: true,
     files: b.files,
     cost: b.cost,
     command: process.execPath,
@@ -108,8 +111,7 @@ if (lint)
  * (`✔ test/x.test.ts (1234.5ms)` at the start of a line).
  */
 function fileOutcomes(job, output, seconds, ok) {
-  if (job.files.length === 1 && !job.argv.some((a) => a.endsWith('test-batch.mjs')))
-    return [{ name: job.files[0], seconds, ok }];
+  if (!job.batch) return [{ name: job.files[0], seconds, ok }];
   const seen = new Map();
   for (const m of output.matchAll(/^([✔✖]) (test\/\S+\.test\.ts) \(([\d.]+)ms\)$/gmu)) {
     seen.set(m[2], { name: m[2], seconds: Number(m[3]) / 1000, ok: m[1] === '✔' });

@@ -48,8 +48,8 @@ export interface OpenStoreOptions {
  */
 let duckdb: typeof import('@duckdb/node-api') | undefined;
 export async function loadDuckDb(): Promise<typeof import('@duckdb/node-api')> {
-  // Loaded with require: the package is CommonJS, and an ESM import of it has Node parse each of its ~100 modules
-  // for their export names first, which doubled the load time of every store command (~0.2 s of CPU).
+  // Loaded with require: the package is CommonJS, and an ESM import of it makes Node parse each of its ~100 modules
+  // for their export names first, about as long again as loading it (~0.2 s of CPU on every store command).
   duckdb ??= createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api');
   return duckdb;
 }

@@ -14,7 +14,6 @@ import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
 import { isProcessAlive } from '../io/process-alive.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Store } from './db.js';
 import {
   admitDecision,
   admitDocument,
@@ -22,7 +21,7 @@ import {
   type UnitContext,
   type UnitOutcome,
 } from './admission.js';
-import { loadDuckDb, openStore } from './db.js';
+import { loadDuckDb, openStore, type Store } from './db.js';
 import { sampleRow } from './sample-row.js';
 import { STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
 import type { Decision } from './write.js';

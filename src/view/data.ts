@@ -411,7 +411,7 @@ export async function sampleDetails(
     )
   ).filter((row) => wanted.has(row.row_index as number));
 
-  const inline: { rowIndex: number; sample: Omit<SampleDetail, 'raw'> }[] = [];
+  const inline: { rowIndex: number; sample: Omit<SampleDetail, 'raw'>; chars: number }[] = [];
   for (const row of rows) {
     const rowIndex = row.row_index as number;
     const at = { record: String(row.record_key), row: String(rowIndex) };
@@ -438,18 +438,16 @@ export async function sampleDetails(
         },
       });
     } else {
-      inline.push({ rowIndex, sample });
-      out.set(rowIndex, sample as SampleDetail);
+      inline.push({ rowIndex, sample, chars: raw_chars });
     }
   }
 
   // The rows' whole JSON, a batch of at most RAW_BATCH_CHARS characters (or one row) at a time.
-  const rawChars = new Map(rows.map((r) => [r.row_index as number, r.raw_chars as number]));
   for (let i = 0; i < inline.length;) {
     let j = i + 1;
-    let chars = rawChars.get(inline[i]!.rowIndex)!;
-    while (j < inline.length && chars + rawChars.get(inline[j]!.rowIndex)! <= RAW_BATCH_CHARS) {
-      chars += rawChars.get(inline[j]!.rowIndex)!;
+    let chars = inline[i]!.chars;
+    while (j < inline.length && chars + inline[j]!.chars <= RAW_BATCH_CHARS) {
+      chars += inline[j]!.chars;
       j += 1;
     }
     const batch = inline.slice(i, j);
