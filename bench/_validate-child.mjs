@@ -1,27 +1,18 @@
-// Child process of bench/validate.ts: loads the CLI bundle given as the first argument (as bin/evalkit.js does), runs
-// `evalkit validate FILE --jobs N --format json` in this process, then prints the time spent validating (module
-// loading excluded) and the peak RSS as one JSON line on standard error.
-import { Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
+// Child process of bench/validate.ts: runs `evalkit validate FILE --jobs N --format json` on the CLI bundle given as
+// the first argument, then prints the time spent validating (module loading excluded) and the peak RSS as one JSON
+// line on standard error.
 import { peakRssMb } from './_peak-rss.mjs';
+import { runBundledCli } from './_run-cli.mjs';
 
 const [bundle, file, jobs, ...extra] = process.argv.slice(2);
-const { main } = await import(pathToFileURL(bundle).href);
-let out = '';
-const stdout = new Writable({
-  write(chunk, _encoding, done) {
-    out += String(chunk);
-    done();
-  },
-});
-const started = performance.now();
-const code = await main(['node', 'evalkit', 'validate', file, '--jobs', jobs, '--format', 'json', ...extra], {
-  stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  env: process.env,
-  cwd: process.cwd(),
-});
-const seconds = (performance.now() - started) / 1000;
+const { code, out, seconds } = await runBundledCli(bundle, [
+  'validate',
+  file,
+  '--jobs',
+  jobs,
+  '--format',
+  'json',
+  ...extra,
+]);
 const summary = out ? JSON.parse(out).summary : undefined;
 process.stderr.write(`${JSON.stringify({ code, seconds, maxRssMb: peakRssMb(), summary })}\n`);
