@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openStore } from '../src/store/db.js';
+import { runCommand } from './_whole-command.js';
 import { leaderboards } from '../src/store/leaderboard.js';
 import { compareModels } from '../src/store/compare.js';
 
@@ -48,25 +48,6 @@ async function cliBundle(): Promise<string> {
     bundleCli(outdir: string): Promise<string>;
   };
   return bundleCli(join(here, '.data', 'bundle'));
-}
-
-/** The whole command as a user runs it: a fresh node process on the bundle; wall time. */
-function runCommand(cli: string, args: string[]): [number, string] {
-  const t0 = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`,
-      'evalkit',
-      ...args,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 << 20 },
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`evalkit ${args.join(' ')} failed: ${r.stderr}`);
-  return [seconds, r.stdout];
 }
 
 async function time<T>(f: () => Promise<T>): Promise<[number, T]> {

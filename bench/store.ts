@@ -14,6 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureBenchData } from './_store-data.js';
+import { runCommand } from './_whole-command.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const questions = Number(process.env.BENCH_STORE_QUESTIONS ?? 300_000);
@@ -46,24 +47,8 @@ function child(cli: string, args: string[]): ChildReport {
   return report;
 }
 
-/** The whole command as a user runs it: a fresh node process on the bundle; wall seconds. */
-function wall(cli: string, args: string[]): number {
-  const t0 = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`,
-      'evalkit',
-      ...args,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 << 20 },
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`evalkit ${args.join(' ')} failed: ${r.stderr}`);
-  return seconds;
-}
+/** The whole command as a user runs it: wall seconds. */
+const wall = (cli: string, args: string[]): number => runCommand(cli, args)[0];
 
 const fileBytes = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
 
