@@ -30,6 +30,7 @@ import {
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
 import { resultInterval } from './result-interval.js';
+import { itemSetsOf, pairable, pairedItems } from './result-items.js';
 import {
   BY_HASH_SQL,
   SAMPLE_COLUMNS,
@@ -128,6 +129,8 @@ export function checkBootstrap(n: number): void {
 const CONFIDENCE = 0.95;
 
 interface ChosenRow {
+  record_key: string;
+  result_index: number;
   benchmark: string;
   metric: string;
   model_id: string;
@@ -334,6 +337,47 @@ async function readPairedColumns(
   return out;
 }
 
+/** The index of B's result compared with A's result at `i` (same benchmark and metric), or -1. */
+const partnerOf = (chosen: ChosenRow[], i: number): number =>
+  chosen.findIndex(
+    (r) => r.side === 'b' && r.benchmark === chosen[i]!.benchmark && r.metric === chosen[i]!.metric,
+  );
+
+/**
+ * The rows readPairedColumns would read, from the stored items (result-items.ts): pair is A's position in
+ * `chosen` + 1, as the pairing SQL numbers its slots. Undefined when a result has no item set or two compared
+ * results' items key differently; the pairing SQL does it then.
+ */
+async function pairedFromItems(
+  store: Store,
+  chosen: ChosenRow[],
+): Promise<
+  { pair: number[]; va: (number | null)[]; vb: (number | null)[]; cl: (string | null)[] } | undefined
+> {
+  const sets = await itemSetsOf(store, chosen);
+  if (!sets) return undefined;
+  const pairs = chosen.flatMap((r, i) =>
+    r.side === 'a' && partnerOf(chosen, i) >= 0 ? [[i, partnerOf(chosen, i)]] : [],
+  );
+  if (pairs.some(([i, j]) => !pairable(sets[i!]!, sets[j!]!))) return undefined;
+  const out = {
+    pair: [] as number[],
+    va: [] as (number | null)[],
+    vb: [] as (number | null)[],
+    cl: [] as (string | null)[],
+  };
+  for (const [i, j] of pairs) {
+    const { va, vb } = await pairedItems(store, sets[i!]!, sets[j!]!);
+    for (let k = 0; k < va.length; k++) {
+      out.pair.push(i! + 1);
+      out.va.push(va[k]!);
+      out.vb.push(vb[k]!);
+      out.cl.push(null);
+    }
+  }
+  return out;
+}
+
 /**
  * The standard error of a result as its one interval has it (result-interval.ts, as the leaderboard and the
  * viewer): from its samples' values (epochs reduced) when they reproduce the score, else the record's own.
@@ -384,19 +428,24 @@ export async function compareModels(
 
   const params: DuckDBValue[] = [];
   const cluster = options.clusterBy === undefined ? null : clusterExpression(options.clusterBy, params);
-  const reducers = await storeReducers(store);
-  const sql = `${pairingSql(sides, filters, params, {
-    reducers,
-    cluster,
-    key: true,
-    extra:
-      cluster === null
-        ? 'CAST(NULL AS VARCHAR) AS cl'
-        : 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
-  })}
+  const columns =
+    (cluster === null ? await pairedFromItems(store, chosen) : undefined) ??
+    (await readPairedColumns(
+      store,
+      `${pairingSql(sides, filters, params, {
+        reducers: await storeReducers(store),
+        cluster,
+        key: true,
+        extra:
+          cluster === null
+            ? 'CAST(NULL AS VARCHAR) AS cl'
+            : 'coalesce(min(cl) FILTER (WHERE is_a), min(cl) FILTER (WHERE NOT is_a)) AS cl',
+      })}
     SELECT CAST(slot AS INTEGER) AS pair, coalesce(va, 'NaN'::DOUBLE) AS va, coalesce(vb, 'NaN'::DOUBLE) AS vb, cl
-    FROM grouped ORDER BY pair, k`;
-  const columns = await readPairedColumns(store, sql, params, cluster !== null);
+    FROM grouped ORDER BY pair, k`,
+      params,
+      cluster !== null,
+    ));
 
   // The rows of each comparison, by the ord of A's chosen result.
   const byPair = new Map<number, { start: number; end: number }>();
@@ -412,9 +461,7 @@ export async function compareModels(
   for (let i = 0; i < chosen.length; i++) {
     const ra = chosen[i]!;
     if (ra.side !== 'a') continue;
-    const j = chosen.findIndex(
-      (r) => r.side === 'b' && r.benchmark === ra.benchmark && r.metric === ra.metric,
-    );
+    const j = partnerOf(chosen, i);
     if (j < 0) continue;
     const rb = chosen[j]!;
     const range = byPair.get(i + 1) ?? { start: 0, end: 0 };

@@ -25,6 +25,7 @@ import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
+import { gapStats, hasResultItems, pairable, type ItemSet } from './result-items.js';
 import {
   ITEM_STATS_SQL,
   resultInterval,
@@ -117,8 +118,7 @@ function leaderboardSql(
   return `
     WITH chosen AS MATERIALIZED (
       SELECT *, row_number() OVER () AS ord,
-             row_number() OVER (PARTITION BY benchmark, metric
-                                ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id) AS pos
+             ${POSITION_SQL} AS pos
       FROM (${chosenResultsSql(options, params)})
     ),
     ${pairingCtes(slots, { reducers })},
@@ -140,6 +140,89 @@ function leaderboardSql(
     LEFT JOIN stats gap ON gap.slot = above.ord
     ORDER BY c.benchmark, c.metric, c.pos`;
 }
+
+/** The order of a leaderboard's models: by score (descending unless lower_is_better), then model_id. */
+const POSITION_SQL = `row_number() OVER (PARTITION BY benchmark, metric
+                                ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id)`;
+
+/**
+ * The ranked results from the stored items (result-items.ts): each result's own statistics from its item set, each
+ * gap from pairing the two item lists. Undefined when a chosen result has no item set, or two neighbours' items key
+ * differently (by hash and by sample id): the pairing SQL then does it all.
+ */
+async function rankedFromItems(
+  store: Store,
+  options: LeaderboardOptions,
+): Promise<RankedResult[] | undefined> {
+  if (!(await hasResultItems(store))) return undefined;
+  const params: DuckDBValue[] = [];
+  const rows = await store.all<
+    Omit<RankedResult, 'items' | 'item_mean' | 'item_var' | 'binary' | 'successes'> &
+      Omit<ItemSet, 'record_key' | 'items'> & { has_set: boolean; set_items: number }
+  >(
+    `WITH chosen AS (SELECT *, ${POSITION_SQL} AS pos FROM (${chosenResultsSql(options, params)}))
+     SELECT c.record_key, c.result_index, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error,
+            c.ci_lower, c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.model_id,
+            c.developer, c.evaluation_id, c.source, c.date,
+            s.record_key IS NOT NULL AS has_set, s.by_hash, s.items AS set_items, s.n, s.mean, s.var, s.is_binary,
+            s.successes
+     FROM chosen c LEFT JOIN result_item_sets s USING (record_key, result_index)
+     ORDER BY c.benchmark, c.metric, c.pos`,
+    params,
+  );
+  if (rows.some((r) => !r.has_set)) return undefined;
+  const sets: ItemSet[] = rows.map((r) => ({
+    record_key: r.record_key,
+    result_index: r.result_index,
+    by_hash: r.by_hash,
+    items: r.set_items,
+    n: r.n,
+    mean: r.mean,
+    var: r.var,
+    is_binary: r.is_binary,
+    successes: r.successes,
+  }));
+  const ranked: RankedResult[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const own = sets[i]!;
+    const above = i > 0 && sameBoard(rows[i - 1]!, row) ? sets[i - 1]! : null;
+    if (above && !pairable(above, own)) return undefined;
+    const gap = above
+      ? await gapStats(store, above, own)
+      : { paired_n: null, mean_d: null, var_d: null, constant_d: null, positive_d: null, negative_d: null };
+    const has = own.items > 0;
+    ranked.push({
+      record_key: row.record_key,
+      benchmark: row.benchmark,
+      metric: row.metric,
+      lower_is_better: row.lower_is_better,
+      score: row.score,
+      standard_error: row.standard_error,
+      ci_lower: row.ci_lower,
+      ci_upper: row.ci_upper,
+      num_samples: row.num_samples,
+      min_score: row.min_score,
+      max_score: row.max_score,
+      direction_status: row.direction_status,
+      model_id: row.model_id,
+      developer: row.developer,
+      evaluation_id: row.evaluation_id,
+      source: row.source,
+      date: row.date,
+      items: has ? own.n : null,
+      item_mean: has ? own.mean : null,
+      item_var: has ? own.var : null,
+      binary: has ? own.is_binary : null,
+      successes: has ? own.successes : null,
+      ...gap,
+    });
+  }
+  return ranked;
+}
+
+const sameBoard = (a: { benchmark: string; metric: string }, b: { benchmark: string; metric: string }) =>
+  a.benchmark === b.benchmark && a.metric === b.metric;
 
 /** Competition ranks ("1, 2, 2, 4") of values already in order, equal values sharing a rank. */
 function competitionRanks(values: readonly number[]): number[] {
@@ -225,9 +308,13 @@ export async function leaderboards(
   options: LeaderboardOptions,
 ): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
   await checkBenchmarkAndMetric(store, options);
-  const params: DuckDBValue[] = [];
-  const reducers = await storeReducers(store);
-  const rows = await store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
+  const rows =
+    (await rankedFromItems(store, options)) ??
+    (await (async () => {
+      const params: DuckDBValue[] = [];
+      const reducers = await storeReducers(store);
+      return store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
+    })());
   const groups: RankedResult[][] = [];
   for (const row of rows) {
     const last = groups[groups.length - 1];

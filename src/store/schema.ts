@@ -104,6 +104,30 @@ export const STORE_DDL: readonly string[] = [
      evaluation_id VARCHAR,                 -- the row's evaluation_id
      model_id VARCHAR                       -- the row's model_id
    )`,
+  // Derived from samples and results when a record is stored (src/store/result-items.ts), in its transaction, and
+  // deleted with it: each result's items, the instance rows of one sample reduced to one value, so that
+  // `leaderboard` and `compare` pair two results without grouping their rows again.
+  `CREATE TABLE IF NOT EXISTS result_items (
+     record_key VARCHAR NOT NULL,           -- the result's record
+     result_index INTEGER NOT NULL,         -- the result (its position in evaluation_results)
+     pos INTEGER NOT NULL,                  -- 0-based position of the item in the result's key order (k)
+     k VARCHAR NOT NULL,                    -- pairing key: the sample_hash when every scored row of the result has one, else the sample_id without its #epochN part
+     k_1 UBIGINT NOT NULL,                  -- hash(k)
+     k_2 UBIGINT NOT NULL,                  -- hash('#' || k)
+     v DOUBLE                               -- the item's value: its rows' scores (else is_correct as 0/1) reduced by the result's epoch reducer; NULL when undefined (pass_at_N with fewer than N epochs)
+   )`,
+  `CREATE TABLE IF NOT EXISTS result_item_sets (
+     record_key VARCHAR NOT NULL,           -- the result's record
+     result_index INTEGER NOT NULL,         -- the result; every result of a record stored by this evalkit has one row
+     by_hash BOOLEAN NOT NULL,              -- whether k is the sample_hash (every scored row has one)
+     items BIGINT NOT NULL,                 -- rows in result_items (0: the result has no scored instance row)
+     n DOUBLE,                              -- items with a value (count of v); NULL when items is 0
+     mean DOUBLE,                           -- avg(v)
+     var DOUBLE,                            -- var_samp(v)
+     is_binary BOOLEAN,                     -- every value is 0 or 1
+     successes DOUBLE,                      -- sum(v)
+     PRIMARY KEY (record_key, result_index)
+   )`,
   /** Documents kept beside their EEE mapping for views EEE cannot hold (an infereval η for agreement views). */
   `CREATE TABLE IF NOT EXISTS documents (
      record_key VARCHAR NOT NULL,           -- the EEE record it belongs to

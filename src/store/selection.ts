@@ -86,7 +86,7 @@ const SAMPLE_KEY_SQL = `CASE WHEN s.epoch IS NOT NULL THEN regexp_replace(s.samp
  * 0/1; rows with neither are left out, and so are values that are not finite, which ingest refuses but a store
  * written otherwise may hold), the texts, row_index and `cl`, the cluster expression (or NULL).
  */
-function instanceRowsSql(cluster: string | null): string {
+export function instanceRowsSql(cluster: string | null): string {
   // Equi-joins rather than one join on record_key filtered afterwards: a record with many results would otherwise
   // meet each of its rows once per result. A row belongs to a result by evaluation_result_id when both have one,
   // else by evaluation_name; the three branches are disjoint, and the last two read only rows (or results) without
@@ -113,9 +113,9 @@ function instanceRowsSql(cluster: string | null): string {
 }
 
 /** The epoch reducers the statistics know, by kind (at_least_N and pass_at_N carry their N). */
-type ReducerKind = 'mean' | 'median' | 'max' | 'mode' | 'at_least' | 'pass_at';
+export type ReducerKind = 'mean' | 'median' | 'max' | 'mode' | 'at_least' | 'pass_at';
 
-function kindOf(reducer: string): ReducerKind {
+export function kindOf(reducer: string): ReducerKind {
   if (reducer === 'median' || reducer === 'max' || reducer === 'mode') return reducer;
   if (/^at_least_[0-9]+$/.test(reducer)) return 'at_least';
   if (/^pass_at_[0-9]+$/.test(reducer)) return 'pass_at';
@@ -187,6 +187,14 @@ function sideAggregates(side: 'a' | 'b', filter: string, kinds: ReadonlySet<Redu
 
 /** The output names of aggregates ("… AS name"). */
 const names = (aggregates: string[]): string[] => aggregates.map((a) => a.slice(a.lastIndexOf(' AS ') + 4));
+
+/**
+ * One result's rows of one sample reduced to one value, as pairingCtes reduces side a: the aggregates to compute
+ * over the rows of a group (columns v, reducer, epoch, row_index) and the SQL of the value over their names.
+ */
+export function reducedItemSql(kinds: ReadonlySet<ReducerKind>): { aggregates: string[]; value: string } {
+  return { aggregates: sideAggregates('a', 'true', kinds), value: reducedSql('a', kinds) };
+}
 
 /**
  * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`,

@@ -113,7 +113,7 @@ export class RunIndex {
   /** Deletes the replaced records and everything that belongs to them (call inside the storing transaction). */
   async replace(replaced: StoredRun[]): Promise<void> {
     for (const s of replaced) {
-      for (const table of ['samples', 'results', 'documents', 'records'])
+      for (const table of ['samples', 'results', 'result_items', 'result_item_sets', 'documents', 'records'])
         await this.store.connection.run(`DELETE FROM ${table} WHERE record_key = $1`, [s.recordKey]);
     }
   }

@@ -10,6 +10,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { Store } from './db.js';
 import { splitSampleRow } from './sample-row.js';
 import { isObject, type Json } from '../io/json-value.js';
+import { writeResultItems } from './result-items.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => {
@@ -129,6 +130,7 @@ export class RecordWriter {
       if (key !== input.recordKey && rows > 0)
         await c.run('UPDATE samples SET record_key = $1 WHERE record_key = $2', [key, input.recordKey]);
       await this.insertRecord(record, key, rows);
+      await writeResultItems(c, key);
       await c.run('COMMIT');
       return rows;
     } catch (error) {

@@ -1,0 +1,267 @@
+/**
+ * Each stored result's items, written once when its record is stored: the instance rows of one sample reduced to
+ * one value (`result_items`, in key order), and their statistics (`result_item_sets`, one row per result). With
+ * them `leaderboard` and `compare` pair two results by reading two sorted lists, instead of grouping every
+ * instance row of both again at each query.
+ *
+ * The items are what the pairing SQL of selection.ts computes for one result: rows belong to a result as there,
+ * k is the sample_hash when every scored row of the result has one, else the sample key (sample_id without its
+ * epoch), and a sample's rows are reduced by the result's epoch reducer. Two results pair on k when both key by
+ * the same thing; a pair that does not (one keyed by hash, one by sample id) is left to the pairing SQL, which
+ * keys both by sample id.
+ *
+ * Pairing two item lists: when both have the same number of items and the same keys at every position (the usual
+ * case: two models on one benchmark), a positional join; otherwise a hash join on (k_1, k_2), the two 64-bit hashes
+ * of k the pairing SQL groups on. Either way every pair is checked by its keys, so the result never depends on
+ * the order DuckDB returns rows in.
+ *
+ * A store written before these tables existed, or a result without its `result_item_sets` row, is read through
+ * the pairing SQL; `ingest` fills in the items of older records when it opens such a store (backfillResultItems).
+ */
+import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
+import type { Store } from './db.js';
+import { EPOCH_REDUCER_SQL, instanceRowsSql, kindOf, reducedItemSql } from './selection.js';
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** Writes the items of one record's results (inside the transaction that stores the record, after its results). */
+export async function writeResultItems(connection: DuckDBConnection, recordKey: string): Promise<void> {
+  const reducers = (
+    await connection.runAndReadAll(
+      `SELECT DISTINCT ${EPOCH_REDUCER_SQL} AS reducer FROM results r WHERE r.record_key = $1`,
+      [recordKey],
+    )
+  ).getRowObjectsJson() as { reducer: string }[];
+  if (reducers.length === 0) return;
+  const { aggregates, value } = reducedItemSql(new Set(reducers.map((r) => kindOf(r.reducer))));
+  const key = sqlString(recordKey);
+  await connection.run(`CREATE OR REPLACE TEMP TABLE pending_items AS
+    WITH chosen AS (
+      SELECT r.record_key, r.result_index AS ord, r.evaluation_result_id, r.evaluation_name AS benchmark,
+             ${EPOCH_REDUCER_SQL} AS epoch_reducer
+      FROM results r WHERE r.record_key = ${key}
+    ),
+    instance_rows AS (${instanceRowsSql(null)}),
+    hashed AS (SELECT ord, bool_and(has_hash) AS by_hash FROM instance_rows GROUP BY ord),
+    keyed AS (
+      SELECT i.ord, h.by_hash, CASE WHEN h.by_hash THEN i.sample_hash ELSE i.sample_key END AS k, i.v, i.reducer,
+             i.epoch, i.row_index
+      FROM instance_rows i JOIN hashed h USING (ord)
+    ),
+    grouped_rows AS (SELECT ord, any_value(by_hash) AS by_hash, k, ${aggregates.join(', ')} FROM keyed GROUP BY ord, k)
+    SELECT ord AS result_index, by_hash, k, ${value} AS v FROM grouped_rows ORDER BY ord, k`);
+  try {
+    await connection.run(`INSERT INTO result_items
+      SELECT ${key}, result_index, (row_number() OVER (PARTITION BY result_index ORDER BY k) - 1)::INTEGER, k,
+             hash(k), hash('#' || k), v
+      FROM pending_items ORDER BY result_index, k`);
+    await connection.run(`INSERT INTO result_item_sets
+      SELECT r.record_key, r.result_index, coalesce(s.by_hash, false), coalesce(s.items, 0), s.n, s.mean, s.var,
+             s.is_binary, s.successes
+      FROM results r LEFT JOIN (
+        SELECT result_index, any_value(by_hash) AS by_hash, count(*) AS items, CAST(count(v) AS DOUBLE) AS n,
+               avg(v) AS mean, var_samp(v) AS var, bool_and(v = 0 OR v = 1) AS is_binary, sum(v) AS successes
+        FROM pending_items GROUP BY result_index
+      ) s USING (result_index)
+      WHERE r.record_key = ${key}`);
+  } finally {
+    await connection.run('DROP TABLE IF EXISTS pending_items');
+  }
+}
+
+/**
+ * Writes the items of every stored result that has none (a store written before the items existed, or by an
+ * older evalkit), one record per transaction. Resolves to the number of records done.
+ */
+export async function backfillResultItems(store: Store): Promise<number> {
+  const missing = await store.all<{ record_key: string }>(
+    `SELECT DISTINCT r.record_key FROM results r ANTI JOIN result_item_sets s USING (record_key, result_index)
+     ORDER BY r.record_key`,
+  );
+  const c = store.connection;
+  for (const { record_key } of missing) {
+    await c.run('BEGIN TRANSACTION');
+    try {
+      for (const table of ['result_items', 'result_item_sets'])
+        await c.run(`DELETE FROM ${table} WHERE record_key = $1`, [record_key]);
+      await writeResultItems(c, record_key);
+      await c.run('COMMIT');
+    } catch (error) {
+      await c.run('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
+  return missing.length;
+}
+
+/** A result's `result_item_sets` row. */
+export interface ItemSet {
+  record_key: string;
+  result_index: number;
+  by_hash: boolean;
+  items: number;
+  n: number | null;
+  mean: number | null;
+  var: number | null;
+  is_binary: boolean | null;
+  successes: number | null;
+}
+
+const withItems = new WeakMap<DuckDBConnection, boolean>();
+
+/** Whether the store has the items tables (a lake and a store written before them have not). */
+export async function hasResultItems(store: Store): Promise<boolean> {
+  let known = withItems.get(store.connection);
+  if (known === undefined) {
+    const [{ n }] = await store.all<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database()
+         AND schema_name = 'main' AND table_name = 'result_item_sets'`,
+    );
+    known = n === 1;
+    withItems.set(store.connection, known);
+  }
+  return known;
+}
+
+/**
+ * The item sets of the given results (record_key, result_index), in their order; undefined when the store has no
+ * items tables or a result has no row there (its items were never written): the caller pairs with the SQL then.
+ */
+export async function itemSetsOf(
+  store: Store,
+  results: readonly { record_key: string; result_index: number }[],
+): Promise<ItemSet[] | undefined> {
+  if (results.length === 0 || !(await hasResultItems(store))) return results.length === 0 ? [] : undefined;
+  const params: DuckDBValue[] = [];
+  const wanted = results
+    .map((r) => {
+      params.push(r.record_key, r.result_index);
+      return `($${params.length - 1}, $${params.length}::INTEGER)`;
+    })
+    .join(', ');
+  const rows = await store.all<ItemSet>(
+    `SELECT s.* FROM (VALUES ${wanted}) w(record_key, result_index)
+     JOIN result_item_sets s USING (record_key, result_index)`,
+    params,
+  );
+  const byKey = new Map(rows.map((r) => [`${r.result_index}:${r.record_key}`, r]));
+  const sets = results.map((r) => byKey.get(`${r.result_index}:${r.record_key}`));
+  return sets.every((s) => s !== undefined) ? (sets as ItemSet[]) : undefined;
+}
+
+/** Whether two results' items pair here: each has none, or both key the same way. */
+export const pairable = (a: ItemSet, b: ItemSet): boolean =>
+  a.items === 0 || b.items === 0 || a.by_hash === b.by_hash;
+
+/** The SQL of one result's items and its two parameters. */
+function itemsOf(set: ItemSet, params: DuckDBValue[]): string {
+  params.push(set.record_key, set.result_index);
+  return `(SELECT pos, k, k_1, k_2, v FROM result_items WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
+}
+
+/** Whether two item lists can be paired by position (then checked key by key). */
+const samePositions = (a: ItemSet, b: ItemSet): boolean => a.items > 0 && a.items === b.items;
+
+/** The statistics of the paired differences d = a − b that the leaderboard's tier gaps test. */
+export interface GapStats {
+  paired_n: number | null;
+  mean_d: number | null;
+  var_d: number | null;
+  constant_d: boolean | null;
+  positive_d: number | null;
+  negative_d: number | null;
+}
+
+const GAP_AGGREGATES = `CAST(count(a.v - b.v) AS DOUBLE) AS paired_n, avg(a.v - b.v) AS mean_d,
+       var_samp(a.v - b.v) AS var_d, min(a.v - b.v) = max(a.v - b.v) AS constant_d,
+       CAST(count(*) FILTER (WHERE a.v > b.v) AS DOUBLE) AS positive_d,
+       CAST(count(*) FILTER (WHERE a.v < b.v) AS DOUBLE) AS negative_d`;
+
+/** The paired differences' statistics of two results whose items pair (see `pairable`). */
+export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<GapStats> {
+  if (a.items === 0 || b.items === 0)
+    return { paired_n: 0, mean_d: null, var_d: null, constant_d: null, positive_d: 0, negative_d: 0 };
+  if (samePositions(a, b)) {
+    const params: DuckDBValue[] = [];
+    const [row] = await store.all<GapStats & { rows: number; aligned: boolean | null }>(
+      `SELECT ${GAP_AGGREGATES}, count(*)::BIGINT AS rows, bool_and(a.k_1 = b.k_1 AND a.k_2 = b.k_2) AS aligned
+       FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`,
+      params,
+    );
+    if (row && row.aligned === true && row.rows === a.items) {
+      const { rows: _rows, aligned: _aligned, ...stats } = row;
+      return stats;
+    }
+  }
+  const params: DuckDBValue[] = [];
+  const [row] = await store.all<GapStats>(
+    `SELECT ${GAP_AGGREGATES}
+     FROM ${itemsOf(a, params)} a JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2`,
+    params,
+  );
+  return row!;
+}
+
+/**
+ * Every item of two results whose items pair (see `pairable`), in key order: va and vb (null where that side has
+ * no item with the key, or its value is undefined), as the pairing SQL's rows of one comparison.
+ */
+export async function pairedItems(
+  store: Store,
+  a: ItemSet,
+  b: ItemSet,
+): Promise<{ va: (number | null)[]; vb: (number | null)[] }> {
+  if (samePositions(a, b)) {
+    const params: DuckDBValue[] = [];
+    const sql = `SELECT a.pos AS pos_a, b.pos AS pos_b, coalesce(a.v, 'NaN'::DOUBLE) AS va,
+        coalesce(b.v, 'NaN'::DOUBLE) AS vb, a.k_1 = b.k_1 AND a.k_2 = b.k_2 AS same
+      FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`;
+    const aligned = await readColumns(
+      store,
+      sql,
+      params,
+      (pos_a, pos_b, same, i) => pos_a === i && pos_b === i && same,
+    );
+    if (aligned) return aligned;
+  }
+  const params: DuckDBValue[] = [];
+  const sql = `SELECT 0 AS pos_a, 0 AS pos_b, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb,
+      true AS same
+    FROM ${itemsOf(a, params)} a FULL OUTER JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
+    ORDER BY coalesce(a.k, b.k)`;
+  return (await readColumns(store, sql, params, () => true))!;
+}
+
+/**
+ * Reads (pos_a, pos_b, va, vb, same) rows from DuckDB's vectors (NaN as null), checking each row with `ok`:
+ * undefined as soon as a row fails it.
+ */
+async function readColumns(
+  store: Store,
+  sql: string,
+  params: DuckDBValue[],
+  ok: (posA: number, posB: number, same: boolean, i: number) => boolean,
+): Promise<{ va: (number | null)[]; vb: (number | null)[] } | undefined> {
+  const out = { va: [] as (number | null)[], vb: [] as (number | null)[] };
+  const result = await store.connection.run(sql, params);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    const rows = chunk?.rowCount ?? 0;
+    if (!chunk || rows === 0) break;
+    const [posA, posB, va, vb, same] = [0, 1, 2, 3, 4].map((i) => chunk.getColumnVector(i)) as [
+      DuckDBVector<number>,
+      DuckDBVector<number>,
+      DuckDBVector<number>,
+      DuckDBVector<number>,
+      DuckDBVector<boolean>,
+    ];
+    for (let i = 0; i < rows; i++) {
+      if (!ok(posA.getItem(i)!, posB.getItem(i)!, same.getItem(i) === true, out.va.length)) return undefined;
+      const x = va.getItem(i)!;
+      const y = vb.getItem(i)!;
+      out.va.push(Number.isNaN(x) ? null : x);
+      out.vb.push(Number.isNaN(y) ? null : y);
+    }
+  }
+  return out;
+}
