@@ -170,7 +170,7 @@ export function tableColumns(table: string): ColumnDoc[] {
   if (!ddl) return [];
   const columns: ColumnDoc[] = [];
   for (const line of ddl.split('\n').slice(1)) {
-    const m = /^\s*([a-z_]+) ([A-Z]+)\b[^-]*?(?:--\s*(.*))?$/.exec(line);
+    const m = /^\s*([a-z_][a-z0-9_]*) ([A-Z]+)\b[^-]*?(?:--\s*(.*))?$/.exec(line);
     if (!m || m[1] === 'PRIMARY') continue;
     columns.push({ name: m[1], type: m[2], description: (m[3] ?? '').trim() });
   }

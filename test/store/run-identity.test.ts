@@ -206,7 +206,7 @@ test('two separate ingests, in both orders: the finished copy wins, a partial ne
   }
 });
 
-test('the samples of a superseded copy go with it (one transaction): no row is left without its record', async () => {
+test('the samples and items of a superseded copy go with it (one transaction): no row is left without its record', async () => {
   const { finished, running } = logs();
   const db = fresh();
   await ingest(db, [running]);
@@ -221,6 +221,16 @@ test('the samples of a superseded copy go with it (one transaction): no row is l
       `SELECT count(*)::INTEGER AS n FROM results x WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.record_key = x.record_key)`,
     );
     assert.equal(results[0].n, 0);
+    for (const table of ['result_items', 'result_item_sets']) {
+      const [left] = await store.all<{ n: number }>(
+        `SELECT count(*)::INTEGER AS n FROM ${table} x WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.record_key = x.record_key)`,
+      );
+      assert.equal(left.n, 0, `${table} keeps rows of the replaced copy`);
+    }
+    const [sets] = await store.all<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM result_item_sets JOIN results USING (record_key, result_index)`,
+    );
+    assert.ok(sets.n > 0, 'the finished copy has its item sets');
     const samples = await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM samples`);
     assert.equal(samples[0].n, 32);
   } finally {

@@ -1,10 +1,12 @@
 // A real DuckDB store filled by hand for the leaderboard and compare tests: records, results and instance rows
 // inserted straight into the tables of src/store/schema.ts (not through ingest, so these tests depend only on the
-// table design).
+// table design), then each result's items derived as storing a record derives them (`items: false` leaves them out,
+// so that the statistics come from the pairing over samples).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/db.js';
+import { writeResultItems } from '../../src/store/result-items.js';
 
 export interface FixtureResult {
   evaluation_name: string;
@@ -50,7 +52,11 @@ export interface FixtureRecord {
   samples?: FixtureSample[];
 }
 
-export async function insertRecord(store: Store, r: FixtureRecord): Promise<void> {
+export async function insertRecord(
+  store: Store,
+  r: FixtureRecord,
+  options: { items?: boolean } = {},
+): Promise<void> {
   const c = store.connection;
   await c.run(
     `INSERT INTO records (record_key, content_hash, evaluation_id, schema_version, collection, source_name, source_organization_name,
@@ -127,6 +133,7 @@ export async function insertRecord(store: Store, r: FixtureRecord): Promise<void
       params,
     );
   }
+  if (options.items !== false) await writeResultItems(c, r.record_key);
 }
 
 /** A fresh store file in a temporary folder; `done()` closes it and removes the folder. */
