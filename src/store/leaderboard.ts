@@ -25,7 +25,14 @@ import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import { gapStats, hasResultItems, pairable, type ItemSet } from './result-items.js';
+import {
+  gapStats,
+  hasResultItems,
+  onConnections,
+  pairable,
+  type GapStats,
+  type ItemSet,
+} from './result-items.js';
 import {
   ITEM_STATS_SQL,
   resultInterval,
@@ -182,15 +189,18 @@ async function rankedFromItems(
     is_binary: r.is_binary,
     successes: r.successes,
   }));
+  // The set of the model ranked directly above each result, when there is one.
+  const above = rows.map((row, i) => (i > 0 && sameBoard(rows[i - 1]!, row) ? sets[i - 1]! : null));
+  if (above.some((a, i) => a !== null && !pairable(a, sets[i]!))) return undefined;
+  const gaps = await onConnections(
+    store,
+    above.map((a, i) => async (connection: Store) => (a ? gapStats(connection, a, sets[i]!) : NO_GAP)),
+  );
   const ranked: RankedResult[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const own = sets[i]!;
-    const above = i > 0 && sameBoard(rows[i - 1]!, row) ? sets[i - 1]! : null;
-    if (above && !pairable(above, own)) return undefined;
-    const gap = above
-      ? await gapStats(store, above, own)
-      : { paired_n: null, mean_d: null, var_d: null, constant_d: null, positive_d: null, negative_d: null };
+    const gap = gaps[i]!;
     const has = own.items > 0;
     ranked.push({
       record_key: row.record_key,
@@ -220,6 +230,15 @@ async function rankedFromItems(
   }
   return ranked;
 }
+
+const NO_GAP: GapStats = {
+  paired_n: null,
+  mean_d: null,
+  var_d: null,
+  constant_d: null,
+  positive_d: null,
+  negative_d: null,
+};
 
 const sameBoard = (a: { benchmark: string; metric: string }, b: { benchmark: string; metric: string }) =>
   a.benchmark === b.benchmark && a.metric === b.metric;

@@ -14,6 +14,7 @@ import { wilsonInterval } from '../metrics/stats/intervals.js';
 import { cltInterval } from '../metrics/stats/mean-interval.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { Store } from './db.js';
+import { hasResultItems } from './result-items.js';
 import { BY_HASH_SQL, EPOCH_REDUCER_SQL, METRIC_SQL, pairingCtes, storeReducers } from './selection.js';
 
 export const CONFIDENCE = 0.95;
@@ -139,12 +140,62 @@ export async function resultIntervals(
   if (recordKeys.length === 0) return out;
   const params: DuckDBValue[] = [...recordKeys];
   const list = recordKeys.map((_, i) => `$${i + 1}`).join(', ');
+  const rows =
+    (await intervalInputsFromItems(store, list, params)) ??
+    (await intervalInputsFromSamples(store, list, params));
+  for (const r of rows) {
+    const interval = resultInterval(r);
+    out.set(`${r.record_key}:${r.result_index}`, {
+      record_key: r.record_key,
+      result_index: r.result_index,
+      ...interval,
+      n: sampleCount(r, r.num_samples),
+    });
+  }
+  return out;
+}
+
+type StoredIntervalInput = IntervalInput & {
+  record_key: string;
+  result_index: number;
+  num_samples: number | null;
+};
+
+const RESULT_COLUMNS = `r.record_key, r.result_index, r.score, r.standard_error, r.ci_lower, r.ci_upper, r.min_score,
+       r.max_score, CAST(r.num_samples AS DOUBLE) AS num_samples`;
+
+/**
+ * The results' own item statistics from their item sets (result-items.ts: a result alone is keyed as its items
+ * are); undefined when the store has none or a result lacks its set.
+ */
+async function intervalInputsFromItems(
+  store: Store,
+  list: string,
+  params: DuckDBValue[],
+): Promise<StoredIntervalInput[] | undefined> {
+  if (!(await hasResultItems(store))) return undefined;
+  const rows = await store.all<StoredIntervalInput & { has_set: boolean }>(
+    `SELECT ${RESULT_COLUMNS}, s.record_key IS NOT NULL AS has_set,
+            CASE WHEN s.items > 0 THEN s.n END AS items, CASE WHEN s.items > 0 THEN s.mean END AS item_mean,
+            CASE WHEN s.items > 0 THEN s.var END AS item_var, CASE WHEN s.items > 0 THEN s.is_binary END AS binary,
+            CASE WHEN s.items > 0 THEN s.successes END AS successes
+     FROM results r LEFT JOIN result_item_sets s USING (record_key, result_index)
+     WHERE r.record_key IN (${list})`,
+    params,
+  );
+  return rows.every((r) => r.has_set) ? rows : undefined;
+}
+
+/** The results' own item statistics computed from their instance rows (the pairing SQL of selection.ts). */
+async function intervalInputsFromSamples(
+  store: Store,
+  list: string,
+  params: DuckDBValue[],
+): Promise<StoredIntervalInput[]> {
   const slots = `
       SELECT c.ord AS slot, c.ord AS a, CAST(NULL AS BIGINT) AS b, ${BY_HASH_SQL} AS by_hash
       FROM chosen c LEFT JOIN hashed ha ON ha.ord = c.ord LEFT JOIN hashed hb ON false`;
-  const rows = await store.all<
-    IntervalInput & { record_key: string; result_index: number; num_samples: number | null }
-  >(
+  return store.all<StoredIntervalInput>(
     `WITH chosen AS MATERIALIZED (
        SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
               ${METRIC_SQL} AS metric, r.score, r.standard_error, r.ci_lower, r.ci_upper, r.min_score, r.max_score,
@@ -160,14 +211,4 @@ export async function resultIntervals(
      FROM chosen c LEFT JOIN stats s ON s.slot = c.ord`,
     params,
   );
-  for (const r of rows) {
-    const interval = resultInterval(r);
-    out.set(`${r.record_key}:${r.result_index}`, {
-      record_key: r.record_key,
-      result_index: r.result_index,
-      ...interval,
-      n: sampleCount(r, r.num_samples),
-    });
-  }
-  return out;
 }

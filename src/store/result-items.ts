@@ -177,6 +177,36 @@ const GAP_AGGREGATES = `CAST(count(a.v - b.v) AS DOUBLE) AS paired_n, avg(a.v - 
        CAST(count(*) FILTER (WHERE a.v > b.v) AS DOUBLE) AS positive_d,
        CAST(count(*) FILTER (WHERE a.v < b.v) AS DOUBLE) AS negative_d`;
 
+/**
+ * Runs the jobs on `width` connections to the store at once (the store's own and width − 1 more, closed after),
+ * each connection taking the next job when it is free: DuckDB runs a positional join on one thread, so two
+ * connections keep two cores busy. Resolves to the jobs' results in their order.
+ */
+export async function onConnections<T>(
+  store: Store,
+  jobs: readonly ((connection: Store) => Promise<T>)[],
+  width = 2,
+): Promise<T[]> {
+  const extra = await Promise.all(
+    Array.from({ length: Math.max(0, Math.min(width, jobs.length) - 1) }, () => store.connect()),
+  );
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  try {
+    await Promise.all(
+      [store, ...extra].map(async (connection) => {
+        while (next < jobs.length) {
+          const i = next++;
+          results[i] = await jobs[i]!(connection);
+        }
+      }),
+    );
+  } finally {
+    for (const connection of extra) connection.close();
+  }
+  return results;
+}
+
 /** The paired differences' statistics of two results whose items pair (see `pairable`). */
 export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<GapStats> {
   if (a.items === 0 || b.items === 0)

@@ -9,10 +9,14 @@
  * - `memory_limit` (writers): DuckDB's default is 80% of the machine's memory, and its bulk-insert write buffer is a share of
  *   that, so one record of a few hundred MB of JSONL was held whole before being written. A fixed limit keeps an
  *   ingest's memory flat whatever the record's size; DuckDB spills what does not fit to its temp directory.
+ * - `threads = 1` (writers): while DuckDB reads a record's JSONL into `samples`, evalkit validates the same file on
+ *   the main thread. With DuckDB's default (a thread per core) the three busy threads shared two cores, and the
+ *   same ingest took either its usual time or half as long again, by chance. One DuckDB thread beside the
+ *   validator keeps an ingest's cost the same each time.
  */
 export const STORE_MEMORY_LIMIT = '512MB';
 
 /** The settings a store is opened with (readers keep DuckDB's defaults). */
 export function storeSettings(readOnly: boolean): Record<string, string> {
-  return readOnly ? {} : { max_vacuum_tasks: '0', memory_limit: STORE_MEMORY_LIMIT };
+  return readOnly ? {} : { max_vacuum_tasks: '0', memory_limit: STORE_MEMORY_LIMIT, threads: '1' };
 }
