@@ -10,7 +10,6 @@ import { createRequire } from 'node:module';
 import { open } from 'node:fs/promises';
 import { IoError } from '../errors.js';
 import { describeFileKind, readError } from '../io/file-kind.js';
-import { backfillResultItems } from './result-items.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
 import { storeSettings } from './settings.js';
 
@@ -221,13 +220,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
       [String(STORE_SCHEMA_VERSION)],
     );
   }
-  const store = storeOver(instance, connection, path, options.readOnly);
-  if (!options.readOnly)
-    await backfillResultItems(store).catch((error) => {
-      store.close();
-      throw error;
-    });
-  return store;
+  return storeOver(instance, connection, path, options.readOnly);
 }
 
 /**

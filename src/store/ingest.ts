@@ -49,6 +49,7 @@ import { readRetrievalExport } from './retrieval/parquet.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
 import { isObject, type Json } from '../io/json-value.js';
+import { backfillResultItems } from './result-items.js';
 
 export type { IngestItem, UnitContext, UnitOutcome } from './admission.js';
 
@@ -125,6 +126,8 @@ export async function ingestPaths(
   options: IngestOptions = {},
 ): Promise<IngestResult> {
   const cwd = options.cwd ?? process.cwd();
+  // A store written before the items tables (or by an older evalkit) gets its records' items first.
+  await backfillResultItems(store);
   const ingestId = runId(paths);
   const items: IngestItem[] = [];
   const diagnostics: Diagnostic[] = [];

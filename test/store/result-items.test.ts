@@ -95,7 +95,7 @@ before(async () => {
   copyFileSync(path, withoutItems);
   rmSync(dirname(path), { recursive: true, force: true });
   const raw = await openStore(withoutItems, { readOnly: false });
-  // Dropped after the writer's open (which fills in missing items), as a store made before the tables is.
+  // As a store made before the items tables: without them.
   await raw.connection.run('DROP TABLE result_items; DROP TABLE result_item_sets; CHECKPOINT');
   raw.close();
 });
