@@ -30,8 +30,10 @@ import {
   hasResultItems,
   onConnections,
   pairable,
+  SET_COLUMNS_SQL,
+  setOfRow,
   type GapStats,
-  type ItemSet,
+  type SetColumns,
 } from './result-items.js';
 import {
   ITEM_STATS_SQL,
@@ -163,32 +165,15 @@ async function rankedFromItems(
 ): Promise<RankedResult[] | undefined> {
   if (!(await hasResultItems(store))) return undefined;
   const params: DuckDBValue[] = [];
-  const rows = await store.all<
-    Omit<RankedResult, 'items' | 'item_mean' | 'item_var' | 'binary' | 'successes'> &
-      Omit<ItemSet, 'record_key' | 'items'> & { has_set: boolean; set_items: number }
-  >(
+  const rows = await store.all<Omit<RankedResult, keyof GapStats> & SetColumns>(
     `WITH chosen AS (SELECT *, ${POSITION_SQL} AS pos FROM (${chosenResultsSql(options, params)}))
-     SELECT c.record_key, c.result_index, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error,
-            c.ci_lower, c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.model_id,
-            c.developer, c.evaluation_id, c.source, c.date,
-            s.record_key IS NOT NULL AS has_set, s.by_hash, s.items AS set_items, s.n, s.mean, s.var, s.is_binary,
-            s.successes
+     SELECT c.*, ${SET_COLUMNS_SQL}
      FROM chosen c LEFT JOIN result_item_sets s USING (record_key, result_index)
      ORDER BY c.benchmark, c.metric, c.pos`,
     params,
   );
   if (rows.some((r) => !r.has_set)) return undefined;
-  const sets: ItemSet[] = rows.map((r) => ({
-    record_key: r.record_key,
-    result_index: r.result_index,
-    by_hash: r.by_hash,
-    items: r.set_items,
-    n: r.n,
-    mean: r.mean,
-    var: r.var,
-    is_binary: r.is_binary,
-    successes: r.successes,
-  }));
+  const sets = rows.map(setOfRow);
   // The set of the model ranked directly above each result, when there is one.
   const above = rows.map((row, i) => (i > 0 && sameBoard(rows[i - 1]!, row) ? sets[i - 1]! : null));
   if (above.some((a, i) => a !== null && !pairable(a, sets[i]!))) return undefined;
@@ -196,39 +181,7 @@ async function rankedFromItems(
     store,
     above.map((a, i) => async (connection: Store) => (a ? gapStats(connection, a, sets[i]!) : NO_GAP)),
   );
-  const ranked: RankedResult[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    const own = sets[i]!;
-    const gap = gaps[i]!;
-    const has = own.items > 0;
-    ranked.push({
-      record_key: row.record_key,
-      benchmark: row.benchmark,
-      metric: row.metric,
-      lower_is_better: row.lower_is_better,
-      score: row.score,
-      standard_error: row.standard_error,
-      ci_lower: row.ci_lower,
-      ci_upper: row.ci_upper,
-      num_samples: row.num_samples,
-      min_score: row.min_score,
-      max_score: row.max_score,
-      direction_status: row.direction_status,
-      model_id: row.model_id,
-      developer: row.developer,
-      evaluation_id: row.evaluation_id,
-      source: row.source,
-      date: row.date,
-      items: has ? own.n : null,
-      item_mean: has ? own.mean : null,
-      item_var: has ? own.var : null,
-      binary: has ? own.is_binary : null,
-      successes: has ? own.successes : null,
-      ...gap,
-    });
-  }
-  return ranked;
+  return rows.map((row, i) => ({ ...row, ...gaps[i]! }));
 }
 
 const NO_GAP: GapStats = {

@@ -14,7 +14,7 @@ import { wilsonInterval } from '../metrics/stats/intervals.js';
 import { cltInterval } from '../metrics/stats/mean-interval.js';
 import { normalQuantile } from '../metrics/stats/normal.js';
 import type { Store } from './db.js';
-import { hasResultItems } from './result-items.js';
+import { hasResultItems, SET_COLUMNS_SQL, type SetColumns } from './result-items.js';
 import { BY_HASH_SQL, EPOCH_REDUCER_SQL, METRIC_SQL, pairingCtes, storeReducers } from './selection.js';
 
 export const CONFIDENCE = 0.95;
@@ -174,11 +174,8 @@ async function intervalInputsFromItems(
   params: DuckDBValue[],
 ): Promise<StoredIntervalInput[] | undefined> {
   if (!(await hasResultItems(store))) return undefined;
-  const rows = await store.all<StoredIntervalInput & { has_set: boolean }>(
-    `SELECT ${RESULT_COLUMNS}, s.record_key IS NOT NULL AS has_set,
-            CASE WHEN s.items > 0 THEN s.n END AS items, CASE WHEN s.items > 0 THEN s.mean END AS item_mean,
-            CASE WHEN s.items > 0 THEN s.var END AS item_var, CASE WHEN s.items > 0 THEN s.is_binary END AS binary,
-            CASE WHEN s.items > 0 THEN s.successes END AS successes
+  const rows = await store.all<StoredIntervalInput & SetColumns>(
+    `SELECT ${RESULT_COLUMNS}, ${SET_COLUMNS_SQL}
      FROM results r LEFT JOIN result_item_sets s USING (record_key, result_index)
      WHERE r.record_key IN (${list})`,
     params,

@@ -107,6 +107,43 @@ export interface ItemSet {
   successes: number | null;
 }
 
+/**
+ * SQL of a result's item set `s` (LEFT JOINed on record_key and result_index) as the columns a result's interval
+ * reads (items, item_mean, item_var, binary, successes: NULL without items, as the pairing SQL gives them), with
+ * has_set, by_hash and set_items for `setOfRow`.
+ */
+export const SET_COLUMNS_SQL = `s.record_key IS NOT NULL AS has_set, s.by_hash, s.items AS set_items,
+       CASE WHEN s.items > 0 THEN s.n END AS items, CASE WHEN s.items > 0 THEN s.mean END AS item_mean,
+       CASE WHEN s.items > 0 THEN s.var END AS item_var, CASE WHEN s.items > 0 THEN s.is_binary END AS binary,
+       CASE WHEN s.items > 0 THEN s.successes END AS successes`;
+
+/** A row with SET_COLUMNS_SQL's columns. */
+export interface SetColumns {
+  record_key: string;
+  result_index: number;
+  has_set: boolean;
+  by_hash: boolean;
+  set_items: number;
+  items: number | null;
+  item_mean: number | null;
+  item_var: number | null;
+  binary: boolean | null;
+  successes: number | null;
+}
+
+/** The item set of a row with SET_COLUMNS_SQL's columns (has_set true). */
+export const setOfRow = (r: SetColumns): ItemSet => ({
+  record_key: r.record_key,
+  result_index: r.result_index,
+  by_hash: r.by_hash,
+  items: r.set_items,
+  n: r.items,
+  mean: r.item_mean,
+  var: r.item_var,
+  is_binary: r.binary,
+  successes: r.successes,
+});
+
 const withItems = new WeakMap<DuckDBConnection, boolean>();
 
 /** Whether the store has the items tables (a lake and a store written before them have not). */
