@@ -26,6 +26,7 @@ import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
 import {
+  gapAggregatesSql,
   gapStats,
   hasResultItems,
   onConnections,
@@ -93,7 +94,7 @@ export interface CompositeRow {
 
 /** Significance level of the tier gaps (after Holm). */
 export const TIER_ALPHA = 0.05;
-interface RankedResult extends IntervalInput {
+interface RankedResult extends IntervalInput, GapStats {
   record_key: string;
   direction_status: string | null;
   benchmark: string;
@@ -105,12 +106,6 @@ interface RankedResult extends IntervalInput {
   evaluation_id: string;
   source: string | null;
   date: string | null;
-  paired_n: number | null;
-  mean_d: number | null;
-  var_d: number | null;
-  constant_d: boolean | null;
-  positive_d: number | null;
-  negative_d: number | null;
 }
 
 function leaderboardSql(
@@ -132,11 +127,7 @@ function leaderboardSql(
     ),
     ${pairingCtes(slots, { reducers })},
     stats AS (
-      ${ITEM_STATS_SQL},
-             CAST(count(va - vb) AS DOUBLE) AS paired_n, avg(va - vb) AS mean_d, var_samp(va - vb) AS var_d,
-             min(va - vb) = max(va - vb) AS constant_d,
-             CAST(count(*) FILTER (WHERE va > vb) AS DOUBLE) AS positive_d,
-             CAST(count(*) FILTER (WHERE va < vb) AS DOUBLE) AS negative_d
+      ${ITEM_STATS_SQL}, ${gapAggregatesSql('va', 'vb')}
       FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,

@@ -209,10 +209,14 @@ export interface GapStats {
   negative_d: number | null;
 }
 
-const GAP_AGGREGATES = `CAST(count(a.v - b.v) AS DOUBLE) AS paired_n, avg(a.v - b.v) AS mean_d,
-       var_samp(a.v - b.v) AS var_d, min(a.v - b.v) = max(a.v - b.v) AS constant_d,
-       CAST(count(*) FILTER (WHERE a.v > b.v) AS DOUBLE) AS positive_d,
-       CAST(count(*) FILTER (WHERE a.v < b.v) AS DOUBLE) AS negative_d`;
+/** The SQL aggregates of GapStats over pairs of values `a` and `b` (a pair with a NULL value is not counted). */
+export const gapAggregatesSql = (a: string, b: string): string =>
+  `CAST(count(${a} - ${b}) AS DOUBLE) AS paired_n, avg(${a} - ${b}) AS mean_d,
+       var_samp(${a} - ${b}) AS var_d, min(${a} - ${b}) = max(${a} - ${b}) AS constant_d,
+       CAST(count(*) FILTER (WHERE ${a} > ${b}) AS DOUBLE) AS positive_d,
+       CAST(count(*) FILTER (WHERE ${a} < ${b}) AS DOUBLE) AS negative_d`;
+
+const GAP_AGGREGATES = gapAggregatesSql('a.v', 'b.v');
 
 /**
  * Runs the jobs on `width` connections to the store at once (the store's own and width − 1 more, closed after),
