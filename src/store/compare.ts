@@ -30,7 +30,7 @@ import {
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
 import { resultInterval } from './result-interval.js';
-import { itemSetsOf, pairable, pairedItems } from './result-items.js';
+import { appendPairedItems, itemSetsOf, pairable, type PairedColumns } from './result-items.js';
 import {
   BY_HASH_SQL,
   SAMPLE_COLUMNS,
@@ -307,13 +307,8 @@ async function readPairedColumns(
   sql: string,
   params: DuckDBValue[],
   withClusters: boolean,
-): Promise<{ pair: number[]; va: (number | null)[]; vb: (number | null)[]; cl: (string | null)[] }> {
-  const out = {
-    pair: [] as number[],
-    va: [] as (number | null)[],
-    vb: [] as (number | null)[],
-    cl: [] as (string | null)[],
-  };
+): Promise<PairedColumns> {
+  const out: PairedColumns = { pair: [], va: [], vb: [], cl: [] };
   const result = await store.connection.run(sql, params);
   for (;;) {
     const chunk = await result.fetchChunk();
@@ -348,33 +343,17 @@ const partnerOf = (chosen: ChosenRow[], i: number): number =>
  * `chosen` + 1, as the pairing SQL numbers its slots. Undefined when a result has no item set or two compared
  * results' items key differently; the pairing SQL does it then.
  */
-async function pairedFromItems(
-  store: Store,
-  chosen: ChosenRow[],
-): Promise<
-  { pair: number[]; va: (number | null)[]; vb: (number | null)[]; cl: (string | null)[] } | undefined
-> {
+async function pairedFromItems(store: Store, chosen: ChosenRow[]): Promise<PairedColumns | undefined> {
   const sets = await itemSetsOf(store, chosen);
   if (!sets) return undefined;
   const pairs = chosen.flatMap((r, i) =>
-    r.side === 'a' && partnerOf(chosen, i) >= 0 ? [[i, partnerOf(chosen, i)]] : [],
+    r.side === 'a' && partnerOf(chosen, i) >= 0
+      ? [[sets[i]!, sets[partnerOf(chosen, i)]!, i + 1] as const]
+      : [],
   );
-  if (pairs.some(([i, j]) => !pairable(sets[i!]!, sets[j!]!))) return undefined;
-  const out = {
-    pair: [] as number[],
-    va: [] as (number | null)[],
-    vb: [] as (number | null)[],
-    cl: [] as (string | null)[],
-  };
-  for (const [i, j] of pairs) {
-    const { va, vb } = await pairedItems(store, sets[i!]!, sets[j!]!);
-    for (let k = 0; k < va.length; k++) {
-      out.pair.push(i! + 1);
-      out.va.push(va[k]!);
-      out.vb.push(vb[k]!);
-      out.cl.push(null);
-    }
-  }
+  if (pairs.some(([a, b]) => !pairable(a, b))) return undefined;
+  const out: PairedColumns = { pair: [], va: [], vb: [], cl: [] };
+  for (const [a, b, pair] of pairs) await appendPairedItems(store, a, b, pair, out);
   return out;
 }
 

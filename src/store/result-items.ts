@@ -273,66 +273,77 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
   return row!;
 }
 
-/**
- * Every item of two results whose items pair (see `pairable`), in key order: va and vb (null where that side has
- * no item with the key, or its value is undefined), as the pairing SQL's rows of one comparison.
- */
-export async function pairedItems(
-  store: Store,
-  a: ItemSet,
-  b: ItemSet,
-): Promise<{ va: (number | null)[]; vb: (number | null)[] }> {
-  if (samePositions(a, b)) {
-    const params: DuckDBValue[] = [];
-    const sql = `SELECT a.pos AS pos_a, b.pos AS pos_b, coalesce(a.v, 'NaN'::DOUBLE) AS va,
-        coalesce(b.v, 'NaN'::DOUBLE) AS vb, a.k_1 = b.k_1 AND a.k_2 = b.k_2 AS same
-      FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`;
-    const aligned = await readColumns(
-      store,
-      sql,
-      params,
-      (pos_a, pos_b, same, i) => pos_a === i && pos_b === i && same,
-    );
-    if (aligned) return aligned;
-  }
-  const params: DuckDBValue[] = [];
-  const sql = `SELECT 0 AS pos_a, 0 AS pos_b, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb,
-      true AS same
-    FROM ${itemsOf(a, params)} a FULL OUTER JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
-    ORDER BY coalesce(a.k, b.k)`;
-  return (await readColumns(store, sql, params, () => true))!;
+/** Paired rows as columns: the comparison each belongs to, A's and B's value (null: none), the cluster. */
+export interface PairedColumns {
+  pair: number[];
+  va: (number | null)[];
+  vb: (number | null)[];
+  cl: (string | null)[];
 }
 
 /**
- * Reads (pos_a, pos_b, va, vb, same) rows from DuckDB's vectors (NaN as null), checking each row with `ok`:
- * undefined as soon as a row fails it.
+ * Appends every item of two results whose items pair (see `pairable`) to `out`, in key order, as comparison
+ * `pair`: va and vb (null where that side has no item with the key, or its value is undefined), as the pairing
+ * SQL's rows of one comparison.
  */
-async function readColumns(
+export async function appendPairedItems(
+  store: Store,
+  a: ItemSet,
+  b: ItemSet,
+  pair: number,
+  out: PairedColumns,
+): Promise<void> {
+  if (samePositions(a, b)) {
+    const params: DuckDBValue[] = [];
+    const sql = `SELECT a.pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb,
+        a.pos = b.pos AND a.k_1 = b.k_1 AND a.k_2 = b.k_2 AS same
+      FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`;
+    if (await appendRows(store, sql, params, pair, out, true)) return;
+  }
+  const params: DuckDBValue[] = [];
+  const sql = `SELECT 0 AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb, true AS same
+    FROM ${itemsOf(a, params)} a FULL OUTER JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
+    ORDER BY coalesce(a.k, b.k)`;
+  await appendRows(store, sql, params, pair, out, false);
+}
+
+/**
+ * Appends the (pos, va, vb, same) rows of `sql` to `out` from DuckDB's vectors (NaN as null). With `positional`,
+ * each row must be the next position with the same key on both sides; at the first that is not, the rows appended
+ * are taken back and the result is false.
+ */
+async function appendRows(
   store: Store,
   sql: string,
   params: DuckDBValue[],
-  ok: (posA: number, posB: number, same: boolean, i: number) => boolean,
-): Promise<{ va: (number | null)[]; vb: (number | null)[] } | undefined> {
-  const out = { va: [] as (number | null)[], vb: [] as (number | null)[] };
+  pair: number,
+  out: PairedColumns,
+  positional: boolean,
+): Promise<boolean> {
+  const start = out.va.length;
   const result = await store.connection.run(sql, params);
   for (;;) {
     const chunk = await result.fetchChunk();
     const rows = chunk?.rowCount ?? 0;
     if (!chunk || rows === 0) break;
-    const [posA, posB, va, vb, same] = [0, 1, 2, 3, 4].map((i) => chunk.getColumnVector(i)) as [
-      DuckDBVector<number>,
+    const [pos, va, vb, same] = [0, 1, 2, 3].map((i) => chunk.getColumnVector(i)) as [
       DuckDBVector<number>,
       DuckDBVector<number>,
       DuckDBVector<number>,
       DuckDBVector<boolean>,
     ];
     for (let i = 0; i < rows; i++) {
-      if (!ok(posA.getItem(i)!, posB.getItem(i)!, same.getItem(i) === true, out.va.length)) return undefined;
+      if (positional && (pos.getItem(i) !== out.va.length - start || same.getItem(i) !== true)) {
+        for (const column of [out.pair, out.va, out.vb, out.cl]) column.length = start;
+        return false;
+      }
       const x = va.getItem(i)!;
       const y = vb.getItem(i)!;
+      out.pair.push(pair);
       out.va.push(Number.isNaN(x) ? null : x);
       out.vb.push(Number.isNaN(y) ? null : y);
+      out.cl.push(null);
     }
   }
-  return out;
+  return true;
 }

@@ -10,6 +10,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
+import { gapStats, itemSetsOf } from '../../src/store/result-items.js';
 import { createRng } from '../../src/metrics/stats/rng.js';
 import { projectRoot } from '../helpers/shared.js';
 import { evalkit } from './inproc.js';
@@ -27,11 +28,20 @@ const REDUCERS = ['mean', 'median', 'max', 'mode', 'at_least_2', 'pass_at_2'];
 function rows(
   seed: number,
   benchmark: string,
-  options: { questions: number; epochs?: number; continuous?: boolean; hashed?: boolean; dropped?: number },
+  options: {
+    questions: number;
+    /** The first question's number (default 0). */
+    first?: number;
+    epochs?: number;
+    continuous?: boolean;
+    hashed?: boolean;
+    dropped?: number;
+  },
 ): FixtureSample[] {
   const next = createRng(seed);
   const out: FixtureSample[] = [];
-  for (let q = 0; q < options.questions; q++) {
+  const first = options.first ?? 0;
+  for (let q = first; q < first + options.questions; q++) {
     if (options.dropped && next() < options.dropped) continue;
     // A sample with fewer epochs than pass_at_2 needs: its value is undefined under that reducer.
     const epochs = q === 3 ? 1 : (options.epochs ?? 1);
@@ -47,6 +57,8 @@ function rows(
   return out;
 }
 
+/** Each model's generated rows. */
+const generated = new Map<string, FixtureSample[]>();
 const db = join(temp, 'items.duckdb');
 const withoutItems = join(temp, 'no-items.duckdb');
 
@@ -60,6 +72,8 @@ before(async () => {
       ...rows(seed++, 'aligned', { questions: 60 }),
       // Each model drops other samples: paired by a join on the keys.
       ...rows(seed++, 'ragged', { questions: 60, dropped: 0.2, continuous: true }),
+      // As many items for every model, but each model's questions start elsewhere: the positions do not line up.
+      ...rows(seed++, 'shifted', { questions: 30, first: m * 5 }),
       // No hashes: keyed by sample id.
       ...rows(seed++, 'by-id', { questions: 40, hashed: false }),
       // m2 has no hashes here, the others have: a neighbour pair keyed differently.
@@ -68,9 +82,11 @@ before(async () => {
         rows(seed++, `epochs-${r}`, { questions: 25, epochs: 3, continuous: r === 'median' }),
       ),
     ];
+    generated.set(model, samples);
     const benchmarks = [
       'aligned',
       'ragged',
+      'shifted',
       'by-id',
       'mixed',
       ...REDUCERS.map((r) => `epochs-${r}`),
@@ -104,6 +120,7 @@ const READS: string[][] = [
   ['leaderboard', '--format', 'json'],
   ['leaderboard', '--composite'],
   ['leaderboard', '--benchmark', 'ragged', '--format', 'json'],
+  ['leaderboard', '--benchmark', 'shifted', '--format', 'json'],
   ['compare', 'lab/m0', 'lab/m1', '--format', 'json'],
   ['compare', 'lab/m3', 'lab/m2', '--format', 'json', '--bootstrap', '500', '--seed', '7'],
   ['compare', 'lab/m1', 'lab/m2'],
@@ -119,16 +136,57 @@ for (const args of READS)
     assert.equal(fast.stdout, raw.stdout);
   });
 
+test('each tier gap pairs the right items: its statistics recomputed here from the generated rows', async () => {
+  const store = await openStore(db, { readOnly: true });
+  try {
+    for (const [index, benchmark] of [
+      [0, 'aligned'],
+      [1, 'ragged'],
+      [2, 'shifted'],
+    ] as const)
+      for (const [upper, lower] of [
+        ['m0', 'm1'],
+        ['m2', 'm3'],
+      ]) {
+        const values = (model: string) =>
+          new Map(
+            generated
+              .get(model)!
+              .filter((r) => r.evaluation_name === benchmark)
+              .map((r) => [r.sample_hash!, r.score!]),
+          );
+        const a = values(upper);
+        const b = values(lower);
+        const d = [...a].flatMap(([k, v]) => (b.has(k) ? [v - b.get(k)!] : []));
+        const mean = d.reduce((x, y) => x + y, 0) / d.length;
+        const variance = d.reduce((x, y) => x + (y - mean) ** 2, 0) / (d.length - 1);
+        const sets = (await itemSetsOf(store, [
+          { record_key: `record-${upper}`, result_index: index },
+          { record_key: `record-${lower}`, result_index: index },
+        ]))!;
+        const gap = await gapStats(store, sets[0]!, sets[1]!);
+        const what = `${benchmark} ${upper} − ${lower}`;
+        assert.equal(gap.paired_n, d.length, what);
+        assert.ok(Math.abs(gap.mean_d! - mean) < 1e-9, what);
+        assert.ok(Math.abs(gap.var_d! - variance) < 1e-9 * Math.max(1, variance), what);
+        assert.equal(gap.positive_d, d.filter((x) => x > 0).length, what);
+        assert.equal(gap.negative_d, d.filter((x) => x < 0).length, what);
+      }
+  } finally {
+    store.close();
+  }
+});
+
 test('the statistics come from the items: a changed item changes the leaderboard and compare, except where the pairing SQL decides', async () => {
   const tampered = join(temp, 'tampered.duckdb');
   copyFileSync(db, tampered);
   const store = await openStore(tampered, { readOnly: false });
   // Every value of m0 on "aligned" and "mixed" flipped, in the items only (samples unchanged).
   await store.connection.run(
-    `UPDATE result_items SET v = 1 - v WHERE record_key = 'record-m0' AND result_index IN (0, 3)`,
+    `UPDATE result_items SET v = 1 - v WHERE record_key = 'record-m0' AND result_index IN (0, 4)`,
   );
   await store.connection.run(
-    `UPDATE result_item_sets SET mean = 1 - mean, successes = n - successes WHERE record_key = 'record-m0' AND result_index IN (0, 3)`,
+    `UPDATE result_item_sets SET mean = 1 - mean, successes = n - successes WHERE record_key = 'record-m0' AND result_index IN (0, 4)`,
   );
   store.close();
   const board = async (path: string, benchmark: string) =>
