@@ -12,11 +12,15 @@
  * - `threads = 1` (writers): while DuckDB reads a record's JSONL into `samples`, evalkit validates the same file on
  *   the main thread. With DuckDB's default (a thread per core) the three busy threads shared two cores, and the
  *   same ingest took either its usual time or half as long again, by chance. One DuckDB thread beside the
- *   validator keeps an ingest's cost the same each time.
+ *   validator keeps an ingest's cost the same each time. Once the rows are in, the writer lets DuckDB use every
+ *   core for the rest of the record's transaction (write.ts).
  */
+export const STORE_WRITER_THREADS = 1;
 export const STORE_MEMORY_LIMIT = '512MB';
 
 /** The settings a store is opened with (readers keep DuckDB's defaults). */
 export function storeSettings(readOnly: boolean): Record<string, string> {
-  return readOnly ? {} : { max_vacuum_tasks: '0', memory_limit: STORE_MEMORY_LIMIT, threads: '1' };
+  return readOnly
+    ? {}
+    : { max_vacuum_tasks: '0', memory_limit: STORE_MEMORY_LIMIT, threads: String(STORE_WRITER_THREADS) };
 }

@@ -4,6 +4,7 @@
  * beside it in one transaction, so a record is stored with all of its rows or not at all.
  */
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { recordFingerprint } from '../checks/eee-tree.js';
 import type { Diagnostic } from '../diagnostics.js';
@@ -11,6 +12,7 @@ import type { Store } from './db.js';
 import { splitSampleRow } from './sample-row.js';
 import { isObject, type Json } from '../io/json-value.js';
 import { writeResultItems } from './result-items.js';
+import { STORE_WRITER_THREADS } from './settings.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => {
@@ -130,12 +132,16 @@ export class RecordWriter {
       if (key !== input.recordKey && rows > 0)
         await c.run('UPDATE samples SET record_key = $1 WHERE record_key = $2', [key, input.recordKey]);
       await this.insertRecord(record, key, rows);
+      // The rows are in and nothing else is reading: the items and the commit's checkpoint may use every core.
+      await c.run(`SET threads = ${availableParallelism()}`);
       await writeResultItems(c, key);
       await c.run('COMMIT');
       return rows;
     } catch (error) {
       await c.run('ROLLBACK').catch(() => {});
       throw error;
+    } finally {
+      await c.run(`SET threads = ${STORE_WRITER_THREADS}`);
     }
   }
 
