@@ -14,7 +14,7 @@
  * and standard errors (each as the result's one interval has it, result-interval.ts), `paired: false` with the
  * reason.
  */
-import type { DuckDBValue, DuckDBVector } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
@@ -30,7 +30,7 @@ import {
 import { closestNames } from './closest.js';
 import type { Store } from './db.js';
 import { resultInterval } from './result-interval.js';
-import { appendPairedItems, itemSetsOf, pairable, type PairedColumns } from './result-items.js';
+import { appendPairedItems, eachChunk, itemSetsOf, pairable, type PairedColumns } from './result-items.js';
 import {
   BY_HASH_SQL,
   SAMPLE_COLUMNS,
@@ -298,9 +298,8 @@ function pairingSql(
 }
 
 /**
- * The rows of the pairing query (pair, va, vb, cl) as columns, read chunk by chunk from DuckDB's vectors: the
- * generic row conversion costs more than the query on hundreds of thousands of rows. va and vb come as NaN for
- * NULL (the instance values are finite) and are returned as null; cl is read only `withClusters`.
+ * The rows of the pairing query (pair, va, vb, cl) as columns (eachChunk). va and vb come as NaN for NULL (the
+ * instance values are finite) and are returned as null; cl is read only `withClusters`.
  */
 async function readPairedColumns(
   store: Store,
@@ -309,17 +308,8 @@ async function readPairedColumns(
   withClusters: boolean,
 ): Promise<PairedColumns> {
   const out: PairedColumns = { pair: [], va: [], vb: [], cl: [] };
-  const result = await store.connection.run(sql, params);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    const rows = chunk?.rowCount ?? 0;
-    if (!chunk || rows === 0) break;
-    const [pair, va, vb, cl] = [0, 1, 2, 3].map((i) => chunk.getColumnVector(i)) as [
-      DuckDBVector<number>,
-      DuckDBVector<number>,
-      DuckDBVector<number>,
-      DuckDBVector<string>,
-    ];
+  await eachChunk(store, sql, params, (column, rows) => {
+    const [pair, va, vb, cl] = [column<number>(0), column<number>(1), column<number>(2), column<string>(3)];
     for (let i = 0; i < rows; i++) {
       const a = va.getItem(i)!;
       const b = vb.getItem(i)!;
@@ -328,7 +318,7 @@ async function readPairedColumns(
       out.vb.push(Number.isNaN(b) ? null : b);
       out.cl.push(withClusters ? cl.getItem(i) : null);
     }
-  }
+  });
   return out;
 }
 

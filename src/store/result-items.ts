@@ -308,9 +308,32 @@ export async function appendPairedItems(
 }
 
 /**
- * Appends the (pos, va, vb, same) rows of `sql` to `out` from DuckDB's vectors (NaN as null). With `positional`,
- * each row must be the next position with the same key on both sides; at the first that is not, the rows appended
- * are taken back and the result is false.
+ * Runs `sql` and hands each chunk of its result to `each` (the chunk's column vectors, by index, and its row count),
+ * read straight from DuckDB's vectors: the generic row conversion costs more than the query on hundreds of
+ * thousands of rows. Stops when `each` returns false, and resolves to false then.
+ */
+export async function eachChunk(
+  store: Store,
+  sql: string,
+  params: DuckDBValue[],
+  each: (column: <T extends DuckDBValue>(i: number) => DuckDBVector<T>, rows: number) => boolean | void,
+): Promise<boolean> {
+  const result = await store.connection.run(sql, params);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    const rows = chunk?.rowCount ?? 0;
+    if (!chunk || rows === 0) return true;
+    if (
+      each(<T extends DuckDBValue>(i: number) => chunk.getColumnVector(i) as DuckDBVector<T>, rows) === false
+    )
+      return false;
+  }
+}
+
+/**
+ * Appends the (pos, va, vb, same) rows of `sql` to `out` (NaN as null). With `positional`, each row must be the
+ * next position with the same key on both sides; at the first that is not, the rows appended are taken back and
+ * the result is false.
  */
 async function appendRows(
   store: Store,
@@ -321,22 +344,10 @@ async function appendRows(
   positional: boolean,
 ): Promise<boolean> {
   const start = out.va.length;
-  const result = await store.connection.run(sql, params);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    const rows = chunk?.rowCount ?? 0;
-    if (!chunk || rows === 0) break;
-    const [pos, va, vb, same] = [0, 1, 2, 3].map((i) => chunk.getColumnVector(i)) as [
-      DuckDBVector<number>,
-      DuckDBVector<number>,
-      DuckDBVector<number>,
-      DuckDBVector<boolean>,
-    ];
+  const whole = await eachChunk(store, sql, params, (column, rows) => {
+    const [pos, va, vb, same] = [column<number>(0), column<number>(1), column<number>(2), column<boolean>(3)];
     for (let i = 0; i < rows; i++) {
-      if (positional && (pos.getItem(i) !== out.va.length - start || same.getItem(i) !== true)) {
-        for (const column of [out.pair, out.va, out.vb, out.cl]) column.length = start;
-        return false;
-      }
+      if (positional && (pos.getItem(i) !== out.va.length - start || same.getItem(i) !== true)) return false;
       const x = va.getItem(i)!;
       const y = vb.getItem(i)!;
       out.pair.push(pair);
@@ -344,6 +355,7 @@ async function appendRows(
       out.vb.push(Number.isNaN(y) ? null : y);
       out.cl.push(null);
     }
-  }
-  return true;
+  });
+  if (!whole) for (const column of [out.pair, out.va, out.vb, out.cl]) column.length = start;
+  return whole;
 }
