@@ -336,11 +336,10 @@ const partnerOf = (chosen: ChosenRow[], i: number): number =>
 async function pairedFromItems(store: Store, chosen: ChosenRow[]): Promise<PairedColumns | undefined> {
   const sets = await itemSetsOf(store, chosen);
   if (!sets) return undefined;
-  const pairs = chosen.flatMap((r, i) =>
-    r.side === 'a' && partnerOf(chosen, i) >= 0
-      ? [[sets[i]!, sets[partnerOf(chosen, i)]!, i + 1] as const]
-      : [],
-  );
+  const pairs = chosen.flatMap((r, i) => {
+    const j = r.side === 'a' ? partnerOf(chosen, i) : -1;
+    return j >= 0 ? [[sets[i]!, sets[j]!, i + 1] as const] : [];
+  });
   if (pairs.some(([a, b]) => !pairable(a, b))) return undefined;
   const out: PairedColumns = { pair: [], va: [], vb: [], cl: [] };
   for (const [a, b, pair] of pairs) await appendPairedItems(store, a, b, pair, out);

@@ -141,6 +141,13 @@ function leaderboardSql(
     ORDER BY c.benchmark, c.metric, c.pos`;
 }
 
+/** The ranked results from the instance rows, paired by the pairing SQL of selection.ts. */
+async function rankedFromSamples(store: Store, options: LeaderboardOptions): Promise<RankedResult[]> {
+  const params: DuckDBValue[] = [];
+  const reducers = await storeReducers(store);
+  return store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
+}
+
 /** The order of a leaderboard's models: by score (descending unless lower_is_better), then model_id. */
 const POSITION_SQL = `row_number() OVER (PARTITION BY benchmark, metric
                                 ORDER BY CASE WHEN lower_is_better THEN score ELSE -score END, model_id)`;
@@ -271,13 +278,7 @@ export async function leaderboards(
   options: LeaderboardOptions,
 ): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
   await checkBenchmarkAndMetric(store, options);
-  const rows =
-    (await rankedFromItems(store, options)) ??
-    (await (async () => {
-      const params: DuckDBValue[] = [];
-      const reducers = await storeReducers(store);
-      return store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
-    })());
+  const rows = (await rankedFromItems(store, options)) ?? (await rankedFromSamples(store, options));
   const groups: RankedResult[][] = [];
   for (const row of rows) {
     const last = groups[groups.length - 1];

@@ -194,9 +194,7 @@ async function intervalInputsFromSamples(
       FROM chosen c LEFT JOIN hashed ha ON ha.ord = c.ord LEFT JOIN hashed hb ON false`;
   return store.all<StoredIntervalInput>(
     `WITH chosen AS MATERIALIZED (
-       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
-              ${METRIC_SQL} AS metric, r.score, r.standard_error, r.ci_lower, r.ci_upper, r.min_score, r.max_score,
-              CAST(r.num_samples AS DOUBLE) AS num_samples,
+       SELECT ${RESULT_COLUMNS}, r.evaluation_result_id, r.evaluation_name AS benchmark, ${METRIC_SQL} AS metric,
               ${EPOCH_REDUCER_SQL} AS epoch_reducer,
               row_number() OVER () AS ord
        FROM results r WHERE r.record_key IN (${list})

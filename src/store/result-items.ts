@@ -22,8 +22,6 @@ import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-a
 import type { Store } from './db.js';
 import { EPOCH_REDUCER_SQL, instanceRowsSql, kindOf, reducedItemSql } from './selection.js';
 
-const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-
 /** Writes the items of one record's results (inside the transaction that stores the record, after its results). */
 export async function writeResultItems(connection: DuckDBConnection, recordKey: string): Promise<void> {
   const reducers = (
@@ -34,12 +32,12 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
   ).getRowObjectsJson() as { reducer: string }[];
   if (reducers.length === 0) return;
   const { aggregates, value } = reducedItemSql(new Set(reducers.map((r) => kindOf(r.reducer))));
-  const key = sqlString(recordKey);
-  await connection.run(`CREATE OR REPLACE TEMP TABLE pending_items AS
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE pending_items AS
     WITH chosen AS (
       SELECT r.record_key, r.result_index AS ord, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${EPOCH_REDUCER_SQL} AS epoch_reducer
-      FROM results r WHERE r.record_key = ${key}
+      FROM results r WHERE r.record_key = $1
     ),
     instance_rows AS (${instanceRowsSql(null)}),
     hashed AS (SELECT ord, bool_and(has_hash) AS by_hash FROM instance_rows GROUP BY ord),
@@ -49,13 +47,19 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
       FROM instance_rows i JOIN hashed h USING (ord)
     ),
     grouped_rows AS (SELECT ord, any_value(by_hash) AS by_hash, k, ${aggregates.join(', ')} FROM keyed GROUP BY ord, k)
-    SELECT ord AS result_index, by_hash, k, ${value} AS v FROM grouped_rows ORDER BY ord, k`);
+    SELECT ord AS result_index, by_hash, k, ${value} AS v FROM grouped_rows ORDER BY ord, k`,
+    [recordKey],
+  );
   try {
-    await connection.run(`INSERT INTO result_items
-      SELECT ${key}, result_index, (row_number() OVER (PARTITION BY result_index ORDER BY k) - 1)::INTEGER, k,
+    await connection.run(
+      `INSERT INTO result_items
+      SELECT $1, result_index, (row_number() OVER (PARTITION BY result_index ORDER BY k) - 1)::INTEGER, k,
              hash(k), hash('#' || k), v
-      FROM pending_items ORDER BY result_index, k`);
-    await connection.run(`INSERT INTO result_item_sets
+      FROM pending_items ORDER BY result_index, k`,
+      [recordKey],
+    );
+    await connection.run(
+      `INSERT INTO result_item_sets
       SELECT r.record_key, r.result_index, coalesce(s.by_hash, false), coalesce(s.items, 0), s.n, s.mean, s.var,
              s.is_binary, s.successes
       FROM results r LEFT JOIN (
@@ -63,7 +67,9 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
                avg(v) AS mean, var_samp(v) AS var, bool_and(v = 0 OR v = 1) AS is_binary, sum(v) AS successes
         FROM pending_items GROUP BY result_index
       ) s USING (result_index)
-      WHERE r.record_key = ${key}`);
+      WHERE r.record_key = $1`,
+      [recordKey],
+    );
   } finally {
     await connection.run('DROP TABLE IF EXISTS pending_items');
   }
@@ -168,7 +174,8 @@ export async function itemSetsOf(
   store: Store,
   results: readonly { record_key: string; result_index: number }[],
 ): Promise<ItemSet[] | undefined> {
-  if (results.length === 0 || !(await hasResultItems(store))) return results.length === 0 ? [] : undefined;
+  if (results.length === 0) return [];
+  if (!(await hasResultItems(store))) return undefined;
   const params: DuckDBValue[] = [];
   const wanted = results
     .map((r) => {
