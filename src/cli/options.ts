@@ -100,6 +100,13 @@ export function storeTargetOf(
   return { db: dbPathOf(flags.db, io) };
 }
 
+/** A lake's skipped files, told on standard error as warnings (`evalkit: warning CODE message`). */
+export function lakeWarnings(io: Pick<CliIO, 'stderr'>): {
+  onWarning: (code: string, message: string) => void;
+} {
+  return { onWarning: (code, message) => io.stderr.write(`evalkit: warning ${code} ${message}\n`) };
+}
+
 /** The store file a command works on, resolved against the CLI's working directory. */
 export function dbPathOf(flag: string | undefined, io: Pick<CliIO, 'cwd' | 'env'>): string {
   return resolvePath(io.cwd, storePath(flag, io.env));

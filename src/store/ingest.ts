@@ -8,12 +8,13 @@
  * under another evaluation_id (EEE check 10) is reported and skipped unless `allowDuplicates`.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { looksLikeEeeAggregate, prepareEeeTree } from '../checks/eee-tree.js';
 import { datastoreLocation, uuidOfName } from '../checks/names.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { IoError } from '../errors.js';
+import { IoError, UsageError } from '../errors.js';
 import { declaredEeeVersion, migrateEeeAggregate, migrateEeeInstanceRow } from '../formats/eee/migrate.js';
 import {
   convertPaths,
@@ -45,7 +46,7 @@ import {
   type RetrievalIngestOutcome,
   type RetrievalKind,
 } from './retrieval/ingest.js';
-import { readRetrievalExport } from './retrieval/parquet.js';
+import { readRetrievalExport, RETRIEVAL_TABLES } from './retrieval/parquet.js';
 import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
 import { isObject, type Json } from '../io/json-value.js';
@@ -63,6 +64,11 @@ export interface IngestOptions {
   /** What converted sources cannot say (as `evalkit convert`'s options); EEE records are stored as they are. */
   overrides?: ConvertOverrides;
   onProgress?: (progress: IngestProgress) => void;
+  /**
+   * Refuse retrieval files (gold, results, events, and an export's retrieval tables) before anything is read, with
+   * this reason: a store that cannot keep them (the lake) must not report rows it did not keep.
+   */
+  refuseRetrieval?: string;
 }
 
 export interface IngestProgress {
@@ -119,6 +125,23 @@ interface Unit {
  */
 const VALIDATED_SOURCES = new Set<SourceId>(['bench', 'infereval']);
 
+/** Throws `store.retrieval-refused` naming the first unit that holds retrieval rows. */
+async function refuseRetrievalUnits(units: Unit[], reason: string): Promise<void> {
+  for (const unit of units) {
+    const tables =
+      unit.kind === 'parquet'
+        ? RETRIEVAL_TABLES.filter((t) => existsSync(join(unit.path, t)))
+        : unit.kind === 'retrieval'
+          ? [unit.retrievalKind]
+          : [];
+    if (tables.length > 0)
+      throw new UsageError(
+        'store.retrieval-refused',
+        `${unit.display} holds retrieval rows (${tables.join(', ')}): ${reason}; nothing was stored`,
+      );
+  }
+}
+
 /** Ingests the given files and folders into an open (read-write) store. */
 export async function ingestPaths(
   store: Store,
@@ -134,6 +157,8 @@ export async function ingestPaths(
   const discovered = await discover(paths, cwd, options.from ?? 'auto');
   diagnostics.push(...discovered.diagnostics);
   items.push(...discovered.rejected);
+  if (options.refuseRetrieval !== undefined)
+    await refuseRetrievalUnits(discovered.units, options.refuseRetrieval);
 
   await store.connection.run(
     `INSERT INTO ingests (ingest_id, started_at, paths) VALUES ($1, now()::TIMESTAMP, $2::JSON)`,

@@ -13,101 +13,25 @@
  * kill at any moment leaves no partial file visible (Parquet files appear by rename only) and no record without its
  * rows; staging folders of dead writers are removed by the next writer, and running the ingest again completes it.
  *
- * Reading (`--lake DIR` on every read command): an in-memory DuckDB whose tables are views over `read_parquet`
- * with hive partitioning, with the same columns, in the same order, as the store's tables, and the store's own
- * views (sample_rows, models, benchmarks, result_rows) over them, so every query runs unchanged. Rows whose
- * record is not in the lake (a writer killed while publishing) are left out.
+ * Reading (`--lake DIR` on every read command): lake-read.ts.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { IoError } from '../errors.js';
 import { acquireLock, type Lock } from '../io/lock.js';
 import { isProcessAlive } from '../io/process-alive.js';
-import { loadDuckDb, openStore, readerLockdown, storeOver, type Store } from './db.js';
+import { openStore, type Store } from './db.js';
 import { ingestPaths, type IngestOptions, type IngestResult } from './ingest.js';
+import { lakeParts, partFilesByName, partsScan, type LakePart } from './lake-files.js';
+import { LAKE_TABLES, type LakeTable } from './lake-read.js';
 import { NULL_PARTITION } from './parquet.js';
-import { STORE_DDL, tableColumns } from './schema.js';
-import { storeSettings } from './settings.js';
+import { tableColumns } from './schema.js';
 
-/** The tables a lake holds, each a folder partitioned by collection. */
-export const LAKE_TABLES = ['records', 'results', 'samples', 'documents'] as const;
-export type LakeTable = (typeof LAKE_TABLES)[number];
+export { LAKE_TABLES, openLake, type LakeTable } from './lake-read.js';
 
 const STAGING_PREFIX = '.evalkit-staging-';
 const LOCK_TARGET = '.evalkit-lake';
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-
-/** The Parquet files of a table, as a glob (readers skip the hidden staging folders: they are not under it). */
-export function lakeGlob(dir: string, table: LakeTable): string {
-  return join(dir, table, '**', '*.parquet');
-}
-
-async function parquetFiles(dir: string, table: LakeTable): Promise<string[]> {
-  const root = join(dir, table);
-  const entries = await readdir(root, { recursive: true }).catch(() => [] as string[]);
-  return entries
-    .map(String)
-    .filter((f) => f.endsWith('.parquet') && !f.split(sep).some((p) => p.startsWith('.')))
-    .map((f) => join(root, f))
-    .sort();
-}
-
-/** `read_parquet` of a table with the partition column read back as VARCHAR (Hive's NULL name as NULL). */
-function scan(dir: string, table: LakeTable): string {
-  return `read_parquet(${sqlString(lakeGlob(dir, table))}, hive_partitioning = true, hive_types = {'collection': VARCHAR}, union_by_name = true)`;
-}
-
-/** A view with a store table's columns and no rows. */
-function emptyViewSql(table: string): string {
-  const empty = tableColumns(table)
-    .map((c) => `NULL::${c.type} AS ${c.name}`)
-    .join(', ');
-  return `CREATE VIEW ${table} AS SELECT ${empty} WHERE false`;
-}
-
-/** The store's columns of a table, from the lake's files; `collection` (records only) NULL for Hive's NULL name. */
-function viewSql(dir: string, table: LakeTable, present: boolean): string {
-  const columns = tableColumns(table);
-  if (!present) return emptyViewSql(table);
-
-  const list = columns
-    .map((c) =>
-      c.name === 'collection'
-        ? `CASE WHEN collection = ${sqlString(NULL_PARTITION)} THEN NULL ELSE collection END AS collection`
-        : c.name,
-    )
-    .join(', ');
-  // Rows of a record not in the lake (left by a writer killed while publishing) are not part of it.
-  const where = table === 'records' ? '' : ' WHERE record_key IN (SELECT record_key FROM records)';
-  return `CREATE VIEW ${table} AS SELECT ${list} FROM ${scan(dir, table)}${where}`;
-}
-
-/** Opens a lake for reading: a Store whose tables are views over the lake's Parquet files. */
-export async function openLake(dir: string): Promise<Store> {
-  const root = resolve(dir);
-  if (!existsSync(root))
-    throw new IoError('store.not-found', `no lake at ${dir} (create one with \`evalkit ingest --lake\`)`);
-  const { DuckDBInstance } = await loadDuckDb();
-  const instance = await DuckDBInstance.create(':memory:', storeSettings(true));
-  const connection = await instance.connect();
-  try {
-    for (const table of LAKE_TABLES)
-      await connection.run(viewSql(root, table, (await parquetFiles(root, table)).length > 0));
-    // A lake keeps no ingest log or store metadata: the store's tables, empty, so every query still binds.
-    for (const table of ['ingests', 'store_meta']) await connection.run(emptyViewSql(table));
-
-    for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await connection.run(ddl);
-  } catch (error) {
-    connection.closeSync();
-    instance.closeSync();
-    throw new IoError('store.open', `cannot read the lake ${dir}: ${(error as Error).message}`);
-  }
-  // A reader of the lake reads the lake and nothing else: the store's lockdown, with the lake as the one folder
-  // DuckDB may open.
-  for (const setting of readerLockdown([root])) await connection.run(setting);
-  return storeOver(instance, connection, root, true);
-}
 
 /** Removes staging folders left by writers that are gone. */
 async function removeDeadStaging(dir: string): Promise<void> {
@@ -119,39 +43,46 @@ async function removeDeadStaging(dir: string): Promise<void> {
   }
 }
 
-/** The run id a lake file name carries (`part-<run>_<i>.parquet`). */
-const runOfFile = (file: string): string | undefined =>
-  /^part-([0-9a-f-]+)_\d+\.parquet$/.exec(file.split(sep).pop()!)?.[1];
-
 /**
  * Removes the files a writer killed while publishing left without their partition's records file (only called
  * under the lake lock, when no other writer is publishing).
  */
 async function removeUnpublished(dir: string): Promise<void> {
-  const published = new Set<string>();
-  for (const f of await parquetFiles(dir, 'records')) {
-    const run = runOfFile(f);
-    if (run) published.add(`${run}\u0000${relative(join(dir, 'records'), f).split(sep)[0]}`);
-  }
+  const unit = (p: LakePart): string => `${p.run}\u0000${p.partition}`;
+  const published = new Set((await partFilesByName(dir, 'records', ignore)).map(unit));
   for (const table of LAKE_TABLES) {
     if (table === 'records') continue;
-    for (const f of await parquetFiles(dir, table)) {
-      const run = runOfFile(f);
-      const partition = relative(join(dir, table), f).split(sep)[0];
-      if (run && !published.has(`${run}\u0000${partition}`)) await rm(f, { force: true });
-    }
+    for (const p of await partFilesByName(dir, table, ignore))
+      if (!published.has(unit(p))) await rm(p.file, { force: true });
   }
 }
 
-/** Takes the lake's lock, waiting while another writer publishes. */
-async function lockLake(dir: string, timeoutMs = 10 * 60_000): Promise<Lock> {
+/**
+ * Takes the lake's lock, waiting while another writer publishes: `onWait` hears at once that it waits and for
+ * whom (the lock's message), then every few seconds how long it has waited.
+ */
+async function lockLake(
+  dir: string,
+  onWait: LakeIngestOptions['onLakeWait'],
+  timeoutMs = 10 * 60_000,
+): Promise<Lock> {
   const started = Date.now();
+  let told = 0;
   for (;;) {
     try {
       return await acquireLock(join(dir, LOCK_TARGET), 'ingest --lake (publishing)');
     } catch (error) {
       if (!(error instanceof IoError) || error.code !== 'io.locked' || Date.now() - started > timeoutMs)
         throw error;
+      const waited = Date.now() - started;
+      if (told === 0 || waited - told >= 5_000) {
+        onWait?.(
+          told === 0
+            ? `waiting for the lake's lock: ${error.message}`
+            : `still waiting for the lake's lock (${Math.round(waited / 1000)} s)`,
+        );
+        told = Math.max(waited, 1);
+      }
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
     }
   }
@@ -163,13 +94,23 @@ const STORE_COLUMNS = (table: LakeTable): string =>
     .join(', ');
 
 /** Ingests the given paths into the lake at `dir` (created when absent). */
+export interface LakeIngestOptions extends IngestOptions {
+  /** Told at once when another writer holds the lake's lock, then every few seconds while this one waits. */
+  onLakeWait?: (message: string) => void;
+  /** Told of every file in the lake that is not the lake's own (skipped). */
+  onLakeWarning?: (code: string, message: string) => void;
+}
+
+const ignore = (): void => undefined;
+
 export async function ingestToLake(
   dir: string,
   paths: string[],
-  options: IngestOptions = {},
+  options: LakeIngestOptions = {},
 ): Promise<IngestResult> {
   const root = resolve(dir);
-  await mkdir(root, { recursive: true });
+  // A lake always has its records folder (what makes a folder a lake to its readers), even before its first record.
+  await mkdir(join(root, 'records'), { recursive: true });
   await removeDeadStaging(root);
   const staging = join(root, `${STAGING_PREFIX}${process.pid}-${Math.random().toString(16).slice(2, 10)}`);
   await mkdir(staging, { recursive: true });
@@ -178,24 +119,35 @@ export async function ingestToLake(
     try {
       const c = store.connection;
       // The lake's records, so that the ingest's decisions (already stored, duplicate) see them.
-      const seed = async (): Promise<void> => {
-        if ((await parquetFiles(root, 'records')).length === 0) return;
-        await c.run(`DELETE FROM records WHERE ingest_id = 'lake'`);
-        await c.run(
-          `INSERT INTO records (${STORE_COLUMNS('records')}) SELECT * REPLACE ('lake' AS ingest_id, CASE WHEN collection = ${sqlString(NULL_PARTITION)} THEN NULL ELSE collection END AS collection) FROM (SELECT ${STORE_COLUMNS('records')} FROM ${scan(root, 'records')}) ON CONFLICT DO NOTHING`,
-        );
+      // The lake's own records files (foreign or unreadable files are skipped, named once).
+      const warned = new Set<string>();
+      const skip = (file: string, why: string): void => {
+        if (!warned.has(file)) options.onLakeWarning?.('store.lake-file-skipped', `${file} skipped: ${why}`);
+        warned.add(file);
       };
-      await seed();
-      const result = await ingestPaths(store, paths, options);
-      const lock = await lockLake(root);
+      const recordsScan = async (): Promise<string | undefined> => {
+        const { parts } = await lakeParts(c, root, 'records', skip);
+        return parts.length === 0 ? undefined : partsScan(parts);
+      };
+      const seeded = await recordsScan();
+      if (seeded)
+        await c.run(
+          `INSERT INTO records (${STORE_COLUMNS('records')}) SELECT * REPLACE ('lake' AS ingest_id, CASE WHEN collection = ${sqlString(NULL_PARTITION)} THEN NULL ELSE collection END AS collection) FROM (SELECT ${STORE_COLUMNS('records')} FROM ${seeded}) ON CONFLICT DO NOTHING`,
+        );
+      const result = await ingestPaths(store, paths, {
+        ...options,
+        refuseRetrieval: 'a lake keeps evaluation records only (ingest retrieval files with --db)',
+      });
+      const lock = await lockLake(root, options.onLakeWait);
       try {
         // Another writer may have published some of the same records since: they are not written again.
+        const published = await recordsScan();
         const inLake = new Set(
-          (await parquetFiles(root, 'records')).length === 0
-            ? []
-            : (
-                await store.all<{ record_key: string }>(`SELECT record_key FROM ${scan(root, 'records')}`)
-              ).map((r) => r.record_key),
+          published
+            ? (await store.all<{ record_key: string }>(`SELECT record_key FROM ${published}`)).map(
+                (r) => r.record_key,
+              )
+            : [],
         );
         const mine = await store.all<{ record_key: string }>(
           `SELECT record_key FROM records WHERE ingest_id = $1`,

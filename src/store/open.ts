@@ -5,13 +5,14 @@
  */
 import { UsageError } from '../errors.js';
 import type { Store } from './db.js';
+import type { LakeReadOptions } from './lake-read.js';
 
 export type StoreTarget = { db: string; lake?: undefined } | { lake: string; db?: undefined };
 
-export async function openReadStore(target: StoreTarget): Promise<Store> {
+export async function openReadStore(target: StoreTarget, options: LakeReadOptions = {}): Promise<Store> {
   if (target.lake !== undefined) {
-    const { openLake } = await import('./lake.js');
-    return openLake(target.lake);
+    const { openLake } = await import('./lake-read.js');
+    return openLake(target.lake, options);
   }
   if (target.db === undefined)
     throw new UsageError('usage.no-store', 'no store given (--db FILE or --lake DIR)');

@@ -34,11 +34,13 @@ export type TextSink = (text: string) => void | Promise<void>;
 
 /**
  * What changes the engine's state past its locked configuration: `enable_logging(...)` can send DuckDB's log to a
- * file (refused by the lockdown only when the log is next written, which aborts the process) or to standard output,
- * and the `PRAGMA enable_…`/`disable_…` switches (profiling, progress bar, verification) print on the terminal
- * behind the output or change how queries run. Refused where they are called: `enable_logging(`, `PRAGMA enable_x`.
+ * file (refused by the lockdown only when the log is next written, which aborts the process) or to standard output;
+ * `enable_profiling()` and the `PRAGMA enable_…`/`disable_…` switches (profiling, progress bar, verification) print
+ * on the terminal behind the output or change how queries run; `truncate_duckdb_logs()` empties the log. Refused
+ * where they are called, as table functions (`CALL enable_profiling()`, `FROM disable_logging()`) or as PRAGMAs.
  */
-const REFUSED_CALLS = /\b(enable_logging|disable_logging)\s*\(|\bpragma\s+((?:enable|disable)_\w+)/;
+const REFUSED_CALLS =
+  /\b((?:enable|disable)_\w+|truncate_duckdb_logs)\s*\(|\bpragma\s+((?:enable|disable)_\w+)/;
 
 /** The SQL with string literals, quoted identifiers and comments blanked out (for the name check above). */
 function codeOnly(sql: string): string {

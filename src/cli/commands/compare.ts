@@ -7,6 +7,7 @@ import {
   addDbOption,
   addLakeOption,
   storeTargetOf,
+  lakeWarnings,
   json,
   optionalInteger,
   parseInteger,
@@ -149,7 +150,7 @@ export const compareCommand: CommandModule = {
         const { openReadStore } = await import('../../store/open.js');
         const { compareModels, checkBootstrap } = await import('../../store/compare.js');
         if (bootstrap !== undefined) checkBootstrap(bootstrap);
-        const store = await openReadStore(storeTargetOf(flags, io));
+        const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
         let report: CompareReport;
         try {
           report = await compareModels(store, modelA, modelB, {

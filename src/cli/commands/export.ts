@@ -1,20 +1,21 @@
 import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, json, resolvePath } from '../options.js';
+import { addDbOption, addLakeOption, json, lakeWarnings, resolvePath, storeTargetOf } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
 
 interface ExportFlags {
   db?: string;
+  lake?: string;
   format: 'text' | 'json';
 }
 
 async function runExportParquet(dir: string, flags: ExportFlags, io: CliIO): Promise<number> {
-  const { openStore } = await import('../../store/db.js');
+  const { openReadStore } = await import('../../store/open.js');
   const { exportParquet } = await import('../../store/parquet.js');
-  const dbPath = dbPathOf(flags.db, io);
-  checkOutputs({ inputs: [dbPath], folders: [dir], cwd: io.cwd });
+  const from = storeTargetOf(flags, io);
+  checkOutputs({ inputs: ['lake' in from ? from.lake : from.db], folders: [dir], cwd: io.cwd });
   const target = resolvePath(io.cwd, dir);
-  const store = await openStore(dbPath, { readOnly: true });
+  const store = await openReadStore(from, lakeWarnings(io));
   try {
     const summary = await exportParquet(store, target);
     if (flags.format === 'json') io.stdout.write(json(summary));
@@ -49,7 +50,7 @@ export const exportCommand: CommandModule = {
           'Exit codes: 0 ok, 2 usage or I/O error.',
       )
       .argument('<dir>', 'the folder to write');
-    addDbOption(parquet)
+    addLakeOption(addDbOption(parquet))
       .addOption(
         new Option('-f, --format <format>', 'summary as text or JSON')
           .choices(['text', 'json'])

@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import type { SourceId } from '../../convert/types.js';
 import type { IngestOptions, IngestResult } from '../../store/ingest.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
-import { addDbOption, json, storeTargetOf } from '../options.js';
+import { addDbOption, json, lakeWarnings, storeTargetOf } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -45,7 +45,11 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     const ingest = store
       ? (options: IngestOptions) => ingestPaths(store, paths, options)
       : async (options: IngestOptions) =>
-          (await import('../../store/lake.js')).ingestToLake(dbPath, paths, options);
+          (await import('../../store/lake.js')).ingestToLake(dbPath, paths, {
+            ...options,
+            onLakeWarning: lakeWarnings(io).onWarning,
+            onLakeWait: (message) => io.stderr.write(`evalkit: ${message}\n`),
+          });
     result = await ingest({
       cwd: io.cwd,
       allowDuplicates: flags.allowDuplicates,

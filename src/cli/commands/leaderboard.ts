@@ -3,7 +3,7 @@ import type { Leaderboard, CompositeRow, LeaderboardOptions } from '../../store/
 import type { CommandModule } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../../report/tables.js';
 import { formatInterval, formatNumber } from '../output/numbers.js';
-import { addDbOption, addLakeOption, storeTargetOf, json } from '../options.js';
+import { addDbOption, addLakeOption, storeTargetOf, lakeWarnings, json } from '../options.js';
 import { retrievalLeaderboardCommand } from './retrieval-stats.js';
 
 interface LeaderboardFlags extends LeaderboardOptions {
@@ -159,7 +159,7 @@ export const leaderboardCommand: CommandModule = {
         if (flags.retrieval) return retrievalLeaderboardCommand(io, flags);
         const { openReadStore } = await import('../../store/open.js');
         const { leaderboards } = await import('../../store/leaderboard.js');
-        const store = await openReadStore(storeTargetOf(flags, io));
+        const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
         try {
           const result = await leaderboards(store, {
             benchmark: flags.benchmark,

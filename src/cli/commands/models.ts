@@ -1,11 +1,12 @@
 import { Option } from 'commander';
 import type { ModelsReport } from '../../store/models.js';
 import type { CommandModule } from '../context.js';
-import { addDbOption, dbPathOf, json } from '../options.js';
+import { addDbOption, addLakeOption, json, lakeWarnings, storeTargetOf } from '../options.js';
 import { textTable } from '../../report/tables.js';
 
 interface ModelsFlags {
   db?: string;
+  lake?: string;
   format: 'text' | 'json';
 }
 
@@ -48,11 +49,11 @@ export const modelsCommand: CommandModule = {
       .addOption(
         new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
       );
-    addDbOption(command).action((flags: ModelsFlags) =>
+    addLakeOption(addDbOption(command)).action((flags: ModelsFlags) =>
       run(async () => {
-        const { openStore } = await import('../../store/db.js');
+        const { openReadStore } = await import('../../store/open.js');
         const { listModels } = await import('../../store/models.js');
-        const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+        const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
         try {
           const report = await listModels(store);
           io.stdout.write(flags.format === 'json' ? json(report) : renderText(report));

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
-import { addDbOption, addLakeOption, storeTargetOf } from '../options.js';
+import { addDbOption, addLakeOption, storeTargetOf, lakeWarnings } from '../options.js';
 
 interface QueryFlags {
   db?: string;
@@ -38,7 +38,7 @@ function streamSink(stream: CliIO['stdout']): (text: string) => Promise<void> | 
 async function runQueryCommand(sql: string, flags: QueryFlags, io: CliIO): Promise<number> {
   const { openReadStore } = await import('../../store/open.js');
   const { streamQuery } = await import('../../store/query.js');
-  const store = await openReadStore(storeTargetOf(flags, io));
+  const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
   try {
     const summary = await streamQuery(store, sql, flags.format, streamSink(io.stdout));
     // Table and JSON output say it themselves; CSV and JSON lines are data only, so the note goes to stderr.

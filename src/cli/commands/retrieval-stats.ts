@@ -2,12 +2,25 @@
  * `leaderboard --retrieval` and `compare --retrieval`: retrieval systems from the store's retrieval_results,
  * printed in the shapes of `leaderboard` and `compare` (same JSON fields, plus each system's identity).
  */
-import { DataError } from '../../errors.js';
+import { DataError, UsageError } from '../../errors.js';
 import type { RetrievalCompareReport, RetrievalLeaderboard } from '../../store/retrieval/stats.js';
 import type { CliIO } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../../report/tables.js';
 import { formatInterval, formatNumber, formatP } from '../output/numbers.js';
 import { dbPathOf, json } from '../options.js';
+
+/**
+ * The store file a `--retrieval` read opens: a lake keeps no retrieval tables (`ingest --lake` refuses retrieval
+ * files), so `--lake` with `--retrieval` is refused rather than read as the default store.
+ */
+function retrievalStoreOf(flags: { db?: string; lake?: string }, io: CliIO): string {
+  if (flags.lake !== undefined)
+    throw new UsageError(
+      'usage.lake-retrieval',
+      '--retrieval reads a store file (--db): a lake keeps evaluation records only, no retrieval tables (docs/lake.md)',
+    );
+  return dbPathOf(flags.db, io);
+}
 
 const HEADER = ['rank', 'tier', 'system', 'score', '95% CI', 'CI method', 'n queries'];
 
@@ -25,11 +38,11 @@ function cells(board: RetrievalLeaderboard): string[][] {
 
 export async function retrievalLeaderboardCommand(
   io: CliIO,
-  flags: { db?: string; metric?: string; format: 'text' | 'markdown' | 'csv' | 'json' },
+  flags: { db?: string; lake?: string; metric?: string; format: 'text' | 'markdown' | 'csv' | 'json' },
 ): Promise<number> {
   const { openStore } = await import('../../store/db.js');
   const { retrievalLeaderboards } = await import('../../store/retrieval/stats.js');
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  const store = await openStore(retrievalStoreOf(flags, io), { readOnly: true });
   let boards: RetrievalLeaderboard[];
   try {
     boards = await retrievalLeaderboards(store, { metric: flags.metric });
@@ -106,11 +119,18 @@ export async function retrievalCompareCommand(
   io: CliIO,
   a: string,
   b: string,
-  flags: { db?: string; metric?: string; bootstrap?: number; seed?: number; format: 'text' | 'json' },
+  flags: {
+    db?: string;
+    lake?: string;
+    metric?: string;
+    bootstrap?: number;
+    seed?: number;
+    format: 'text' | 'json';
+  },
 ): Promise<number> {
   const { openStore } = await import('../../store/db.js');
   const { compareRetrievalSystems } = await import('../../store/retrieval/stats.js');
-  const store = await openStore(dbPathOf(flags.db, io), { readOnly: true });
+  const store = await openStore(retrievalStoreOf(flags, io), { readOnly: true });
   let report: RetrievalCompareReport;
   try {
     report = await compareRetrievalSystems(store, a, b, {

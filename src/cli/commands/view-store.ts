@@ -13,7 +13,7 @@ import { DataError, UsageError } from '../../errors.js';
 import { isLeftover, removeOnExit, temporaryName } from '../../io/remove-on-exit.js';
 import type { Store } from '../../store/db.js';
 import type { CliIO } from '../context.js';
-import { resolvePath, storeTargetOf } from '../options.js';
+import { resolvePath, storeTargetOf, lakeWarnings } from '../options.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 
@@ -37,7 +37,7 @@ export async function openViewStore(
   const { openStore } = await import('../../store/db.js');
   if (paths.length === 0) {
     const { openReadStore } = await import('../../store/open.js');
-    const store = await openReadStore(storeTargetOf({ db, lake }, io));
+    const store = await openReadStore(storeTargetOf({ db, lake }, io), lakeWarnings(io));
     return { store, cleanup: async () => store.close() };
   }
   if (db || lake)

@@ -1,0 +1,124 @@
+/**
+ * Which files of a lake are the lake's own. A lake table is `<table>/collection=<c>/part-<run>_<i>.parquet`, each
+ * a regular file (never a symbolic link) holding exactly the table's stored columns; anything else under a table
+ * folder that looks like data (a `.parquet` file of another name, place or schema, a symbolic link, a file DuckDB
+ * cannot read) is not the lake's: it is skipped with a warning naming it and never read into results.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { lstat, readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { tableColumns } from './schema.js';
+
+/** The name of a lake part file: `part-<run>_<i>.parquet`, `<run>` the writer's ingest id. */
+export const PART_FILE = /^part-([0-9a-f-]+)_\d+\.parquet$/;
+const PARTITION_DIR = /^collection=[^/]+$/;
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** One file of a lake table: its path and what makes it a unit of publishing (run and partition). */
+export interface LakePart {
+  file: string;
+  run: string;
+  partition: string;
+}
+
+/** The columns a part file of the table holds: the stored columns (the partition column is the folder's name). */
+export function partColumns(table: string): string[] {
+  return tableColumns(table)
+    .map((c) => c.name)
+    .filter((c) => !(table === 'records' && c === 'collection'));
+}
+
+/**
+ * The part files of a table by name and kind (regular files in `collection=` folders, never through a symbolic
+ * link); every other `.parquet` file or symbolic link found under the table folder is reported through `skip`.
+ */
+export async function partFilesByName(
+  dir: string,
+  table: string,
+  skip: (file: string, why: string) => void,
+): Promise<LakePart[]> {
+  const root = join(dir, table);
+  const info = await lstat(root).catch(() => undefined);
+  if (!info) return [];
+  if (!info.isDirectory()) {
+    skip(root, info.isSymbolicLink() ? 'a symbolic link, not a folder of the lake' : 'not a folder');
+    return [];
+  }
+  const parts: LakePart[] = [];
+  const walk = async (folder: string, depth: number): Promise<void> => {
+    const entries = await readdir(folder, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const path = join(folder, e.name);
+      if (e.isSymbolicLink()) {
+        skip(path, 'a symbolic link (a lake reads only its own files)');
+        continue;
+      }
+      if (e.isDirectory()) {
+        if (depth === 0 && PARTITION_DIR.test(e.name)) await walk(path, 1);
+        else await reportStray(path, skip);
+        continue;
+      }
+      if (!e.name.endsWith('.parquet')) continue;
+      const run = PART_FILE.exec(e.name)?.[1];
+      if (depth === 1 && run && e.isFile())
+        parts.push({ file: path, run, partition: relative(root, folder) });
+      else skip(path, `not a lake part file (${table}/collection=…/part-<run>_<i>.parquet)`);
+    }
+  };
+  await walk(root, 0);
+  return parts;
+}
+
+/** Every `.parquet` file or symbolic link below a folder that is no part of the lake's layout. */
+async function reportStray(folder: string, skip: (file: string, why: string) => void): Promise<void> {
+  for (const e of await readdir(folder, { withFileTypes: true, recursive: true }).catch(() => [])) {
+    const path = join(e.parentPath, e.name);
+    if (e.isSymbolicLink()) skip(path, 'a symbolic link (a lake reads only its own files)');
+    else if (e.name.endsWith('.parquet'))
+      skip(path, 'not a lake part file (outside the collection=… folders)');
+  }
+}
+
+/**
+ * The part files of a table that DuckDB can read and that hold exactly the table's stored columns (`parts`); the
+ * others are reported through `skip`, and those named as parts among them are returned as `refused`.
+ */
+export async function lakeParts(
+  connection: DuckDBConnection,
+  dir: string,
+  table: string,
+  skip: (file: string, why: string) => void,
+): Promise<{ parts: LakePart[]; refused: LakePart[] }> {
+  const expected = partColumns(table).join(', ');
+  const good: LakePart[] = [];
+  const refused: LakePart[] = [];
+  for (const part of await partFilesByName(dir, table, skip)) {
+    let columns: string;
+    try {
+      const described = await connection.runAndReadAll(
+        `DESCRIBE SELECT * FROM read_parquet(${sqlString(part.file)}, hive_partitioning = false)`,
+      );
+      const names = (described.getRowObjectsJson() as { column_name: string }[]).map((c) => c.column_name);
+      columns = names.length > 5 ? `${names.slice(0, 4).join(', ')}, … (${names.length})` : names.join(', ');
+      if (names.join(', ') === expected) columns = expected;
+    } catch (error) {
+      skip(part.file, `unreadable: ${(error as Error).message.split('\n')[0]}`);
+      refused.push(part);
+      continue;
+    }
+    if (columns === expected) good.push(part);
+    else {
+      skip(part.file, `not a ${table} part: its columns are ${columns}`);
+      refused.push(part);
+    }
+  }
+  return { parts: good, refused };
+}
+
+/** `read_parquet` over the given part files, the partition column read back from the folder name as VARCHAR. */
+export function partsScan(parts: readonly LakePart[]): string {
+  return `read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = true, hive_types = {'collection': VARCHAR})`;
+}
