@@ -138,13 +138,28 @@ export const CHECK_CODES = {
   },
   'eee.flat-legacy-path': {
     check: 'flat layout',
-    title: "an index row's legacy_path disagrees with the record it names",
-    fix: 'set legacy_path to data/<collection>/<developer>/<model>/<uuid>.json from the record (model_info.id)',
+    title: "an index row's legacy_path is not where the tree layout would put the record",
+    fix: 'set legacy_path to data/<collection>/<developer>/<model>/<uuid>.json, the collection being the row\u2019s benchmark and the uuid its object_uuid (the same rule as the tree layout)',
   },
   'eee.flat-record-type': {
     check: 'flat layout',
     title: "an index row's record_type or eval_schema_version disagrees with the record",
     fix: 'set record_type to "aggregate" for an aggregate record and eval_schema_version to its schema_version',
+  },
+  'eee.flat-escape': {
+    check: 'flat layout',
+    title: 'an object named by a flat datastore index is a symbolic link or lies outside the datastore',
+    fix: 'put the file itself at its object path: objects are the datastore\u2019s own files, never read through a link',
+  },
+  'eee.flat-duplicate': {
+    check: 'flat layout',
+    title: 'a flat datastore index names one object on several rows',
+    fix: 'keep one row per record (a repeated identical row is a warning, a second row that differs an error)',
+  },
+  'eee.flat-collections': {
+    check: 'flat layout',
+    title: 'a record is indexed in two collections',
+    fix: 'a record belongs to one collection: remove its row from the other collection\u2019s index',
   },
   'eee.flat-orphan': {
     check: 'flat layout',

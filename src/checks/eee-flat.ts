@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import {
   FLAT_INDEXES,
@@ -18,9 +18,8 @@ import {
   flatObjectPath,
   instanceReference,
   isSafeRelativePath,
-  treeFolderParts,
 } from '../formats/eee/flat.js';
-import { UUID4 } from './names.js';
+import { legacyPathProblems, UUID4 } from './names.js';
 import { Findings, WHOLE_FILE } from './report.js';
 import { isJsonObject, type JsonObject } from '../io/json-value.js';
 
@@ -32,6 +31,13 @@ const UUID_RE = new RegExp(`^${UUID4}$`);
 /** Whether an absolute path is a flat datastore's collection index. */
 export function isFlatIndexFile(path: string): boolean {
   return INDEX_FILE.test(path);
+}
+
+/** Whether an absolute path is an object of a flat datastore (`…/flat/objects/…`). */
+export function isFlatObjectPath(path: string): boolean {
+  const parts = path.split(sep);
+  const i = parts.lastIndexOf('flat');
+  return i >= 0 && parts[i + 1] === 'objects' && parts.length > i + 2;
 }
 
 /** The flat datastore roots (folders holding `flat/`) that the given absolute paths lie in. */
@@ -128,181 +134,211 @@ export async function checkEeeFlat(roots: string[]): Promise<Diagnostic[]> {
   return findings.diagnostics();
 }
 
+/** Where an object of the index lies: a regular file inside the datastore, or why it is not one. */
+type ObjectFile = { sha256: string; size: number } | 'missing' | 'escapes';
+
+/**
+ * The object at a safe relative path of the datastore: hashed once however many rows name it. A symbolic link (or
+ * a path through a linked folder) that leaves the datastore is never read.
+ */
+function objectReader(root: string): (rel: string) => Promise<ObjectFile> {
+  const seen = new Map<string, Promise<ObjectFile>>();
+  const realRoot = realpath(root).catch(() => resolve(root));
+  const read = async (rel: string): Promise<ObjectFile> => {
+    const abs = join(root, ...rel.split('/'));
+    const info = await lstat(abs).catch(() => undefined);
+    if (!info) return 'missing';
+    const real = await realpath(abs).catch(() => undefined);
+    const base = await realRoot;
+    if (info.isSymbolicLink() || !real || !real.startsWith(base.endsWith(sep) ? base : base + sep))
+      return 'escapes';
+    return (await fileSha256(abs)) ?? 'missing';
+  };
+  return (rel) => {
+    let found = seen.get(rel);
+    if (!found) seen.set(rel, (found = read(rel)));
+    return found;
+  };
+}
+
+/** Where a finding about an index row points. */
+type RowAt = (
+  pointer: string,
+  severity?: 'error' | 'warning',
+) => { text: string; firstLine: number; pointer: string; severity: 'error' | 'warning' };
+
 async function checkRoot(root: string, findings: Findings): Promise<void> {
   const named = new Set<string>();
+  const object = objectReader(root);
+  // The first row of each object path; rows repeating one (same bytes) are one diagnostic per object.
+  const first = new Map<string, { entry: FlatIndexEntry; at: RowAt }>();
+  const repeats = new Map<string, number[]>();
   for (const entry of await readFlatIndexes(root)) {
-    const at = (pointer: string, severity: 'error' | 'warning' = 'error') => ({
+    const at: RowAt = (pointer, severity = 'error') => ({
       text: entry.text,
       firstLine: entry.line,
       pointer,
       severity,
     });
-    const row = entry.row;
-    if (!isJsonObject(row)) {
-      findings.add(entry.indexFile, 'eee.flat-index', 'the index line is not a JSON object', at(''));
+    const row = checkRowShape(entry, at, findings);
+    if (!row) continue;
+    const instance = instanceReference(row);
+    named.add(row.object_path);
+    if (instance) named.add(instance.path as string);
+
+    const earlier = first.get(row.object_path);
+    if (earlier) {
+      if (earlier.entry.collection !== entry.collection) {
+        const message = `the record ${row.object_uuid} is indexed in two collections (${earlier.entry.collection}, line ${earlier.entry.line} of ${basename(earlier.entry.indexFile)}; ${entry.collection}, line ${entry.line} of ${basename(entry.indexFile)}): a record belongs to one collection`;
+        findings.add(earlier.entry.indexFile, 'eee.flat-collections', message, earlier.at('/object_uuid'));
+        findings.add(entry.indexFile, 'eee.flat-collections', message, at('/object_uuid'));
+      } else if (earlier.entry.text === entry.text) {
+        const lines = repeats.get(row.object_path) ?? [];
+        lines.push(entry.line);
+        repeats.set(row.object_path, lines);
+      } else
+        findings.add(
+          entry.indexFile,
+          'eee.flat-duplicate',
+          `a second row for ${row.object_path} (the first is line ${earlier.entry.line}) that says something else`,
+          at('/object_path'),
+        );
       continue;
     }
-    let shapeOk = true;
-    for (const key of REQUIRED_STRINGS)
-      if (typeof row[key] !== 'string' || row[key] === '') {
-        findings.add(
-          entry.indexFile,
-          'eee.flat-index',
-          `"${key}" is missing or not a non-empty string`,
-          at(`/${key}`),
-        );
-        shapeOk = false;
-      }
-    if (!isSize(row.size_bytes)) {
+    first.set(row.object_path, { entry, at });
+
+    // The uuid is the object's file name, and the object lies where its uuid puts it.
+    if (
+      basename(row.object_path) !== `${row.object_uuid}.json` ||
+      row.object_path !== flatObjectPath(row.object_uuid)
+    )
       findings.add(
         entry.indexFile,
-        'eee.flat-index',
-        '"size_bytes" is missing or not a non-negative integer',
-        at('/size_bytes'),
+        'eee.flat-uuid',
+        `object_path ${row.object_path} is not ${flatObjectPath(row.object_uuid)} (the path of object_uuid ${row.object_uuid})`,
+        at('/object_path'),
       );
-      shapeOk = false;
-    }
-    if (typeof row.sha256 === 'string' && row.sha256 !== '' && !isSha256(row.sha256)) {
+    if (instance && instance.path !== flatInstancePath(row.object_uuid))
       findings.add(
         entry.indexFile,
-        'eee.flat-index',
-        '"sha256" is not 64 lowercase hex digits',
-        at('/sha256'),
+        'eee.flat-uuid',
+        `the instance object ${String(instance.path)} is not ${flatInstancePath(row.object_uuid)}`,
+        at(instance.pointer),
       );
-      shapeOk = false;
-    }
-    if (typeof row.object_uuid === 'string' && row.object_uuid !== '' && !UUID_RE.test(row.object_uuid)) {
+
+    const checkObject = async (
+      rel: string,
+      what: string,
+      size: unknown,
+      sha256: unknown,
+      pointers: { path: string; size: string; sha256: string },
+    ): Promise<boolean> => {
+      const found = await object(rel);
+      if (found === 'missing' || found === 'escapes') {
+        findings.add(
+          entry.indexFile,
+          found === 'missing' ? 'eee.flat-missing' : 'eee.flat-escape',
+          found === 'missing'
+            ? `the ${what} ${rel} does not exist`
+            : `the ${what} ${rel} is a symbolic link or leads outside the datastore: objects are the datastore's own files`,
+          at(pointers.path),
+        );
+        return false;
+      }
+      if (found.size !== size)
+        findings.add(
+          entry.indexFile,
+          'eee.flat-size',
+          `the ${what} ${rel} has ${found.size} bytes, the index says ${String(size)}`,
+          at(pointers.size),
+        );
+      if (found.sha256 !== sha256)
+        findings.add(
+          entry.indexFile,
+          'eee.flat-hash',
+          `the ${what} ${rel} has sha256 ${found.sha256}, the index says ${String(sha256)}`,
+          at(pointers.sha256),
+        );
+      return true;
+    };
+    if (
+      await checkObject(row.object_path, 'object', row.size_bytes, row.sha256, {
+        path: '/object_path',
+        size: '/size_bytes',
+        sha256: '/sha256',
+      })
+    )
+      await checkAgainstRecord(join(root, ...row.object_path.split('/')), row, entry, findings, at);
+    if (instance)
+      await checkObject(instance.path as string, 'instance object', instance.size, instance.sha256, {
+        path: instance.pointer,
+        size: instance.pointer,
+        sha256: instance.pointer,
+      });
+  }
+  for (const [objectPath, lines] of repeats) {
+    const { entry, at } = first.get(objectPath)!;
+    const shown = lines.slice(0, 5).join(', ') + (lines.length > 5 ? `, … (${lines.length} in all)` : '');
+    findings.add(
+      entry.indexFile,
+      'eee.flat-duplicate',
+      `this row is repeated on ${lines.length} more line(s) (${shown}): each record is one row`,
+      at('/object_path', 'warning'),
+    );
+  }
+  for (const objectRel of await listObjects(root))
+    if (!named.has(objectRel))
       findings.add(
-        entry.indexFile,
-        'eee.flat-index',
-        `"object_uuid" ${JSON.stringify(row.object_uuid)} is not a lowercase UUID4`,
-        at('/object_uuid'),
+        join(root, ...objectRel.split('/')),
+        'eee.flat-orphan',
+        'no index row names this object',
+        WHOLE_FILE,
       );
-      shapeOk = false;
-    }
-    for (const key of ['object_path', 'legacy_path'] as const)
-      if (typeof row[key] === 'string' && row[key] !== '' && !isSafeRelativePath(row[key] as string)) {
-        findings.add(
-          entry.indexFile,
-          'eee.flat-index',
-          `"${key}" ${JSON.stringify(row[key])} leaves the datastore`,
-          at(`/${key}`),
-        );
-        shapeOk = false;
-      }
-    const instance = instanceReference(row);
-    if (instance) {
-      if (typeof instance.path !== 'string' || !isSafeRelativePath(instance.path)) {
-        findings.add(
-          entry.indexFile,
-          'eee.flat-index',
-          'the instance object path is missing or leaves the datastore',
-          at(instance.pointer),
-        );
-        shapeOk = false;
-      }
-      if (!isSha256(instance.sha256) || !isSize(instance.size)) {
-        findings.add(
-          entry.indexFile,
-          'eee.flat-index',
-          'the instance object needs a sha256 (64 hex digits) and a size in bytes',
-          at(instance.pointer),
-        );
-        shapeOk = false;
-      }
-    }
-    if (!shapeOk) continue;
-    const r = row as JsonObject & {
+}
+
+/** An index row whose fields have the shapes they must have, or undefined (each fault reported). */
+function checkRowShape(
+  entry: FlatIndexEntry,
+  at: RowAt,
+  findings: Findings,
+):
+  | (JsonObject & {
       object_path: string;
       object_uuid: string;
       legacy_path: string;
       sha256: string;
       size_bytes: number;
-    };
-    named.add(r.object_path);
-    if (instance) named.add(instance.path as string);
-
-    // The uuid is the object's file name, and the object lies where its uuid puts it.
-    if (
-      basename(r.object_path) !== `${r.object_uuid}.json` ||
-      r.object_path !== flatObjectPath(r.object_uuid)
-    )
-      findings.add(
-        entry.indexFile,
-        'eee.flat-uuid',
-        `object_path ${r.object_path} is not ${flatObjectPath(r.object_uuid)} (the path of object_uuid ${r.object_uuid})`,
-        at('/object_path'),
-      );
-    if (instance && instance.path !== flatInstancePath(r.object_uuid))
-      findings.add(
-        entry.indexFile,
-        'eee.flat-uuid',
-        `the instance object ${String(instance.path)} is not ${flatInstancePath(r.object_uuid)}`,
-        at(instance.pointer),
-      );
-
-    const objectAbs = join(root, ...r.object_path.split('/'));
-    const object = await fileSha256(objectAbs);
-    if (!object) {
-      findings.add(
-        entry.indexFile,
-        'eee.flat-missing',
-        `the object ${r.object_path} does not exist`,
-        at('/object_path'),
-      );
-    } else {
-      if (object.size !== r.size_bytes)
-        findings.add(
-          entry.indexFile,
-          'eee.flat-size',
-          `the object ${r.object_path} has ${object.size} bytes, the index says ${r.size_bytes}`,
-          at('/size_bytes'),
-        );
-      if (object.sha256 !== r.sha256)
-        findings.add(
-          entry.indexFile,
-          'eee.flat-hash',
-          `the object ${r.object_path} has sha256 ${object.sha256}, the index says ${r.sha256}`,
-          at('/sha256'),
-        );
-      await checkAgainstRecord(objectAbs, r, entry, findings, at);
-    }
-    if (instance) {
-      const file = instance.path as string;
-      const found = await fileSha256(join(root, ...file.split('/')));
-      if (!found)
-        findings.add(
-          entry.indexFile,
-          'eee.flat-missing',
-          `the instance object ${file} does not exist`,
-          at(instance.pointer),
-        );
-      else {
-        if (found.size !== instance.size)
-          findings.add(
-            entry.indexFile,
-            'eee.flat-size',
-            `the instance object ${file} has ${found.size} bytes, the index says ${String(instance.size)}`,
-            at(instance.pointer),
-          );
-        if (found.sha256 !== instance.sha256)
-          findings.add(
-            entry.indexFile,
-            'eee.flat-hash',
-            `the instance object ${file} has sha256 ${found.sha256}, the index says ${String(instance.sha256)}`,
-            at(instance.pointer),
-          );
-      }
-    }
+    })
+  | undefined {
+  const row = entry.row;
+  if (!isJsonObject(row)) {
+    findings.add(entry.indexFile, 'eee.flat-index', 'the index line is not a JSON object', at(''));
+    return undefined;
   }
-  for (const object of await listObjects(root))
-    if (!named.has(object))
-      findings.add(
-        join(root, ...object.split('/')),
-        'eee.flat-orphan',
-        'no index row names this object',
-        WHOLE_FILE,
-      );
+  let shapeOk = true;
+  const fault = (message: string, pointer: string): void => {
+    findings.add(entry.indexFile, 'eee.flat-index', message, at(pointer));
+    shapeOk = false;
+  };
+  for (const key of REQUIRED_STRINGS)
+    if (typeof row[key] !== 'string' || row[key] === '')
+      fault(`"${key}" is missing or not a non-empty string`, `/${key}`);
+  if (!isSize(row.size_bytes)) fault('"size_bytes" is missing or not a non-negative integer', '/size_bytes');
+  if (typeof row.sha256 === 'string' && row.sha256 !== '' && !isSha256(row.sha256))
+    fault('"sha256" is not 64 lowercase hex digits', '/sha256');
+  if (typeof row.object_uuid === 'string' && row.object_uuid !== '' && !UUID_RE.test(row.object_uuid))
+    fault(`"object_uuid" ${JSON.stringify(row.object_uuid)} is not a lowercase UUID4`, '/object_uuid');
+  for (const key of ['object_path', 'legacy_path'] as const)
+    if (typeof row[key] === 'string' && row[key] !== '' && !isSafeRelativePath(row[key] as string))
+      fault(`"${key}" ${JSON.stringify(row[key])} leaves the datastore`, `/${key}`);
+  const instance = instanceReference(row);
+  if (instance) {
+    if (typeof instance.path !== 'string' || !isSafeRelativePath(instance.path))
+      fault('the instance object path is missing or leaves the datastore', instance.pointer);
+    if (!isSha256(instance.sha256) || !isSize(instance.size))
+      fault('the instance object needs a sha256 (64 hex digits) and a size in bytes', instance.pointer);
+  }
+  return shapeOk ? (row as ReturnType<typeof checkRowShape>) : undefined;
 }
 
 async function checkAgainstRecord(
@@ -310,7 +346,7 @@ async function checkAgainstRecord(
   row: JsonObject & { legacy_path: string; object_uuid: string },
   entry: FlatIndexEntry,
   findings: Findings,
-  at: (pointer: string) => { text: string; firstLine: number; pointer: string },
+  at: RowAt,
 ): Promise<void> {
   let doc: unknown;
   try {
@@ -334,22 +370,51 @@ async function checkAgainstRecord(
       `eval_schema_version is ${JSON.stringify(row.eval_schema_version)} but the record declares ${JSON.stringify(doc.schema_version)}`,
       at('/eval_schema_version'),
     );
-  const parts = row.legacy_path.split('/');
-  const folders = treeFolderParts(doc.model_info);
-  const expected = folders
-    ? `data/${String(row.benchmark)}/${folders.developer}/${folders.model}/${row.object_uuid}.json`
-    : undefined;
-  const agrees =
-    parts[0] === 'data' &&
-    parts[1] === row.benchmark &&
-    parts[parts.length - 1] === `${row.object_uuid}.json` &&
-    (expected === undefined || row.legacy_path === expected);
-  if (!agrees)
+  const problems = legacyPathProblems(row.legacy_path, {
+    collection: String(row.benchmark),
+    uuid: row.object_uuid,
+  });
+  if (problems.length > 0)
     findings.add(
       entry.indexFile,
       'eee.flat-legacy-path',
-      `legacy_path ${row.legacy_path} does not agree with the record` +
-        (expected ? ` (its collection, developer, model and uuid give ${expected})` : ''),
+      `legacy_path ${row.legacy_path} ${problems.join('; ')} (the tree layout's rule: data/<collection>/<developer>/<model>/<uuid>.json)`,
       at('/legacy_path'),
     );
+}
+
+/** What the flat checks say about each aggregate object of a datastore, for a reader that stores records. */
+export interface FlatObjectVerdict {
+  /** The collection of its index row (undefined for an object no row names). */
+  collection?: string;
+  /** Errors about it: of every row naming it, or that no valid row names it. A record with errors is not stored. */
+  errors: Diagnostic[];
+}
+
+/**
+ * The one reading of a flat datastore that `validate`, `ingest` and `migrate` share: every finding (`diagnostics`)
+ * and, by the absolute path of each aggregate object, its collection and the errors that keep it out.
+ */
+export async function readFlatStore(
+  root: string,
+): Promise<{ diagnostics: Diagnostic[]; objects: Map<string, FlatObjectVerdict> }> {
+  const diagnostics = await checkEeeFlat([root]);
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const objects = new Map<string, FlatObjectVerdict>();
+  for (const entry of await readFlatIndexes(root)) {
+    const row = entry.row as { object_path?: unknown } | undefined;
+    if (typeof row?.object_path !== 'string' || !isSafeRelativePath(row.object_path)) continue;
+    const abs = join(root, ...row.object_path.split('/'));
+    const verdict = objects.get(abs) ?? { collection: entry.collection, errors: [] };
+    verdict.errors.push(
+      ...errors.filter((d) => resolve(d.file) === entry.indexFile && d.line === entry.line),
+    );
+    objects.set(abs, verdict);
+  }
+  for (const rel of await listObjects(root)) {
+    const abs = join(root, ...rel.split('/'));
+    if (!rel.endsWith('.json') || objects.has(abs)) continue;
+    objects.set(abs, { errors: errors.filter((d) => resolve(d.file) === abs) });
+  }
+  return { diagnostics, objects };
 }

@@ -23,6 +23,7 @@ import {
   type DatastoreLocation,
 } from './names.js';
 import { isObject, type Json } from '../io/json-value.js';
+import { isFlatObjectPath } from './eee-flat.js';
 
 interface AggregateFile {
   path: string;
@@ -66,7 +67,13 @@ class Tree {
   constructor(
     readonly findings: Findings,
     readonly json: JsonCache,
+    /** The objects of a flat datastore: no tree location (their index row's legacy_path is checked instead). */
+    readonly flat = false,
   ) {}
+
+  private locationOf(path: string): DatastoreLocation | undefined {
+    return this.flat ? undefined : datastoreLocation(path);
+  }
 
   async loadAggregate(path: string): Promise<AggregateFile | undefined> {
     if (this.aggregates.has(path)) return this.aggregates.get(path) ?? undefined;
@@ -77,7 +84,7 @@ class Tree {
       path,
       text: parsed.text,
       doc: parsed.value,
-      location: datastoreLocation(path),
+      location: this.locationOf(path),
     };
     this.aggregates.set(path, file);
     return file;
@@ -93,7 +100,7 @@ class Tree {
       return undefined;
     const file: SamplesFile = {
       path,
-      location: datastoreLocation(path),
+      location: this.locationOf(path),
       reachedAsCompanion,
       aggregates: [],
       claims: [],
@@ -146,12 +153,20 @@ export interface PreparedEeeTree {
   finish(): Promise<Diagnostic[]>;
 }
 
-/** Reads the aggregates and pairs them with their samples files; the samples files themselves are read later. */
-export async function prepareEeeTree(paths: string[], json = new JsonCache()): Promise<PreparedEeeTree> {
+/**
+ * Reads the aggregates and pairs them with their samples files; the samples files themselves are read later.
+ * With `flat`, the paths are the objects of a flat datastore (`flat/objects/…`): every check of the tree layout
+ * runs on them but the folder layout, which is their index rows' `legacy_path` (eee-flat.ts, the same rule).
+ */
+export async function prepareEeeTree(
+  paths: string[],
+  json = new JsonCache(),
+  options: { flat?: boolean } = {},
+): Promise<PreparedEeeTree> {
   const findings = new Findings();
-  const tree = new Tree(findings, json);
+  const tree = new Tree(findings, json, options.flat === true);
   const given = [...new Set(paths.map((p) => resolve(p)))]
-    .filter((p) => datastoreLocation(p) !== undefined)
+    .filter((p) => (options.flat ? isFlatObjectPath(p) : datastoreLocation(p) !== undefined))
     .sort();
 
   for (const path of given) {

@@ -3,6 +3,7 @@ import { checkBenchOutputPaths } from './bench-paths.js';
 import { checkBenchmarkHashes } from './benchmark-hash.js';
 import {
   prepareEeeTree,
+  type PreparedEeeTree,
   type RowCheckContext,
   type RowCheckResult,
   type SamplesRowChecks,
@@ -62,14 +63,24 @@ export async function prepareTreeChecks(
   options: TreeCheckOptions = {},
 ): Promise<PreparedTreeChecks> {
   const json = new JsonCache();
-  const eee = await prepareEeeTree(files, json);
+  // The tree's files and a flat datastore's objects get the same checks, each set on its own (a datastore holding
+  // both layouts of the same records is not a datastore of duplicates).
+  const trees = [await prepareEeeTree(files, json), await prepareEeeTree(files, json, { flat: true })];
+  const first = <T>(pick: (t: PreparedEeeTree) => T | undefined): T | undefined => {
+    for (const t of trees) {
+      const found = pick(t);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
   return {
-    rowChecks: (path) => eee.rowChecks(path),
-    rowContext: (path) => eee.rowContext(path),
-    acceptRows: (path, result) => eee.acceptRows(path, result),
+    rowChecks: (path) => first((t) => t.rowChecks(path)),
+    rowContext: (path) => first((t) => t.rowContext(path)),
+    acceptRows: (path, result) => trees.forEach((t) => t.acceptRows(path, result)),
     async finish() {
       const diagnostics = [
-        ...(await eee.finish()),
+        ...(await trees[0].finish()),
+        ...(await trees[1].finish()),
         ...(await checkEeeFlat(flatRootsOf([...files, ...(options.flatIndexes ?? [])]))),
         ...(await checkBenchOutputPaths(files, json)),
       ];

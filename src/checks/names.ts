@@ -66,6 +66,32 @@ export function layoutProblems(parts: string[], kind: DatastoreFileKind): string
   return problems;
 }
 
+/**
+ * The one rule for where an aggregate lies in the tree layout, for the tree check (a file's own path) and the flat
+ * index check (a row's `legacy_path`) alike: `data/<collection>/<developer>/<model>/<uuid4>.json`, every part
+ * portable, the collection and uuid those of the record's index row when there is one. The developer and model
+ * folders are not compared with `model_info.id`: upstream's folders do not always spell it (records of
+ * `google/gemini-2.0-flash` lie under `google/gemini-2-0-flash/`).
+ */
+export function legacyPathProblems(legacyPath: string, row: { collection: string; uuid: string }): string[] {
+  const [head, ...parts] = legacyPath.split('/');
+  if (head !== 'data') return ['does not start with data/'];
+  const problems = [
+    ...parts.flatMap((part) => {
+      const reason = nonPortableReason(part);
+      return reason ? [`has a part ${JSON.stringify(part)} that ${reason}`] : [];
+    }),
+    ...layoutProblems(parts, 'aggregate'),
+  ];
+  if (parts[0] !== row.collection)
+    problems.push(
+      `lies in collection ${JSON.stringify(parts[0])}, not the row's ${JSON.stringify(row.collection)}`,
+    );
+  if (parts[parts.length - 1] !== `${row.uuid}.json`)
+    problems.push(`is not named after the row's object_uuid (${row.uuid}.json)`);
+  return problems;
+}
+
 /** The uuid of an aggregate or samples file name, when it has one. */
 export function uuidOfName(name: string): string | undefined {
   return new RegExp(`^(${UUID4})(?:_samples\\.jsonl|\\.json)$`, 'i').exec(name)?.[1];

@@ -151,9 +151,13 @@ export async function convertLayout(
     const entries = await readFlatIndexes(root);
     if (entries.length === 0)
       result.problems.push(`no flat layout (flat/indexes/by_collection/) under ${root}`);
+    const seen = new Set<string>();
     for (const entry of entries) {
       const row = entry.row as FlatIndexRow & Record<string, unknown>;
       if (typeof row?.legacy_path !== 'string' || typeof row.object_path !== 'string') continue;
+      // A row repeated word for word (a warning of the checks) is one record.
+      if (seen.has(row.object_path)) continue;
+      seen.add(row.object_path);
       copies.push([join(root, ...row.object_path.split('/')), row.legacy_path]);
       const instance = instanceReference(row);
       if (instance && typeof instance.path === 'string')

@@ -418,11 +418,12 @@ async function companionSize(aggregate: string): Promise<number> {
  * The samples file an aggregate names: `detailed_evaluation_results.file_path` below the datastore root (or beside
  * the aggregate outside a datastore), as the datastore checks resolve it; else the sibling `<uuid>_samples.jsonl`.
  */
-function samplesFileOf(aggregatePath: string, doc: Json): string | undefined {
+function samplesFileOf(aggregatePath: string, doc: Json, flat: boolean): string | undefined {
   const der = doc.detailed_evaluation_results;
   const filePath = isObject(der) && typeof der.file_path === 'string' ? der.file_path : undefined;
   if (filePath) {
-    const location = datastoreLocation(aggregatePath);
+    // A flat datastore's instance rows lie beside their aggregate object, as the tree check pairs them.
+    const location = flat ? undefined : datastoreLocation(aggregatePath);
     return location ? join(location.root, filePath) : join(dirname(aggregatePath), basename(filePath));
   }
   return undefined;
@@ -457,9 +458,12 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, unit.display)))
     return outcome;
 
-  const samplesAbs = samplesFileOf(unit.path, original);
+  const samplesAbs = samplesFileOf(unit.path, original, flat !== undefined);
   const samplesShown = samplesAbs ? relativeDisplay(unit, samplesAbs) : undefined;
-  const tree = await prepareEeeTree(samplesAbs ? [unit.path, samplesAbs] : [unit.path]);
+  // A flat datastore's objects get every check the tree layout's files get.
+  const tree = await prepareEeeTree(samplesAbs ? [unit.path, samplesAbs] : [unit.path], undefined, {
+    flat: flat !== undefined,
+  });
   const rowChecks = samplesAbs ? tree.rowChecks(samplesAbs) : undefined;
   /** Reads the samples file once through the validator (and the datastore row checks); true when valid. */
   const validateRows = async (append?: (row: Json) => void): Promise<boolean> => {

@@ -155,9 +155,15 @@ const FAULTS: [string, string, (flat: string) => void][] = [
     },
   ],
   [
+    // Another collection than the row's benchmark (a developer folder that does not spell model_info.id is
+    // accepted, as the tree check accepts it: test/checks/flat-reading.test.ts).
     'a wrong legacy path',
     'eee.flat-legacy-path',
-    (f) => editIndex(f, (r) => (r.legacy_path = String(r.legacy_path).replace('/acme/', '/other-lab/'))),
+    (f) =>
+      editIndex(
+        f,
+        (r) => (r.legacy_path = String(r.legacy_path).replace(/^data\/[^/]+\//, 'data/other-bench/')),
+      ),
   ],
   ['a wrong record type', 'eee.flat-record-type', (f) => editIndex(f, (r) => (r.record_type = 'instance'))],
   [
