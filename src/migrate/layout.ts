@@ -7,7 +7,7 @@
  * hash or size, missing object, orphan, wrong legacy path) is refused, and a tree file that has no place in the
  * flat layout is reported and the conversion fails, so nothing is lost silently. Files are written atomically.
  */
-import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { checkEeeFlat, fileSha256, readFlatIndexes } from '../checks/eee-flat.js';
 import { UUID4 } from '../checks/names.js';
@@ -21,6 +21,7 @@ import {
   type FlatIndexRow,
 } from '../formats/eee/flat.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { isProcessAlive } from '../io/process-alive.js';
 
 export type DatastoreLayout = 'flat' | 'tree';
 
@@ -59,10 +60,14 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** The temporary name of a file being written (`<target>.evalkit-tmp-<pid>`), and how to know one. */
+const TEMP_SUFFIX = '.evalkit-tmp-';
+const TEMP_NAME = /\.evalkit-tmp-(\d+)$/;
+
 /** Copies a file atomically (a temporary name beside the target, then rename). */
 async function copyAtomic(from: string, to: string): Promise<void> {
   await mkdir(dirname(to), { recursive: true });
-  const tmp = `${to}.evalkit-tmp-${process.pid}`;
+  const tmp = `${to}${TEMP_SUFFIX}${process.pid}`;
   try {
     await copyFile(from, tmp);
     await rename(tmp, to);
@@ -168,20 +173,129 @@ export async function convertLayout(
       result.records++;
     }
   }
+  // What lies at the targets already: the same bytes are kept (a merge, or a rerun after a kill), anything else is
+  // refused before a file is written; a folder or file on the way that is a symbolic link is never written through.
+  const fresh = await existingTargets(out, copies, writes, result.problems);
+  result.problems = [...new Set(result.problems)];
   if (result.problems.length > 0 || options.dryRun) {
-    if (options.dryRun) result.written = [...copies.map(([, to]) => to), ...writes.map(([to]) => to)];
+    if (options.dryRun)
+      result.written = [...fresh.copies.map(([, to]) => to), ...fresh.writes.map(([to]) => to)];
     return result;
   }
-  for (const [from, rel] of copies) {
+  await removeLeftovers(join(out, to === 'flat' ? 'flat' : 'data'));
+  for (const [from, rel] of fresh.copies) {
     await copyAtomic(from, join(out, ...rel.split('/')));
     result.written.push(rel);
   }
-  for (const [rel, text] of writes) {
+  for (const [rel, text] of fresh.writes) {
     await mkdir(dirname(join(out, ...rel.split('/'))), { recursive: true });
     await writeFileAtomic(join(out, ...rel.split('/')), text);
     result.written.push(rel);
   }
   return result;
+}
+
+/** Why a path below `out` cannot be written: a part of it (or it) is a symbolic link, or a part is not a folder. */
+async function linkOnTheWay(out: string, rel: string): Promise<string | undefined> {
+  const parts = rel.split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    const at = join(out, ...parts.slice(0, i));
+    const info = await lstat(at).catch(() => undefined);
+    if (!info) return undefined;
+    if (info.isSymbolicLink())
+      return `${parts.slice(0, i).join('/')} is a symbolic link: migrate writes only inside ${out}, never through a link`;
+    if (i < parts.length && !info.isDirectory()) return `${parts.slice(0, i).join('/')} is not a folder`;
+  }
+  return undefined;
+}
+
+/**
+ * The copies and writes still to do, given what `out` holds: a target with the same bytes is done already; a
+ * target with other bytes is a problem (nothing existing is changed); an index that exists is merged with the new
+ * rows when every row it shares with them is the same row (same uuid, same bytes), else a problem naming the row.
+ */
+async function existingTargets(
+  out: string,
+  copies: [string, string][],
+  writes: [string, string][],
+  problems: string[],
+): Promise<{ copies: [string, string][]; writes: [string, string][] }> {
+  const todo = { copies: [] as [string, string][], writes: [] as [string, string][] };
+  for (const [from, rel] of copies) {
+    const link = await linkOnTheWay(out, rel);
+    if (link) {
+      problems.push(link);
+      continue;
+    }
+    const there = await fileSha256(join(out, ...rel.split('/')));
+    if (!there) todo.copies.push([from, rel]);
+    else if (there.sha256 !== (await fileSha256(from))?.sha256)
+      problems.push(`${rel} exists in ${out} with other bytes: migrate does not replace an existing file`);
+  }
+  const indexed = await existingUuids(out);
+  for (const [rel, text] of writes) {
+    const link = await linkOnTheWay(out, rel);
+    if (link) {
+      problems.push(link);
+      continue;
+    }
+    const collection = rel
+      .split('/')
+      .pop()!
+      .replace(/\.jsonl$/, '');
+    const existing = await readFile(join(out, ...rel.split('/')), 'utf8').catch(() => undefined);
+    const added: string[] = [];
+    for (const line of text.split('\n').filter(Boolean)) {
+      const uuid = (JSON.parse(line) as FlatIndexRow).object_uuid;
+      const there = indexed.get(uuid);
+      if (!there) added.push(line);
+      else if (there.collection !== collection)
+        problems.push(
+          `record ${uuid} is indexed in ${out} under collection ${there.collection}, not ${collection}: a record belongs to one collection`,
+        );
+      else if (there.text !== line)
+        problems.push(
+          `the index row of record ${uuid} in ${rel} differs from the row this migration writes (${rowDifference(there.text, line)}): migrate does not change an existing row`,
+        );
+    }
+    if (existing === undefined) todo.writes.push([rel, text]);
+    else if (added.length > 0) {
+      if (existing !== '' && !existing.endsWith('\n'))
+        problems.push(`${rel} in ${out} does not end with a newline: rows cannot be added to it safely`);
+      else todo.writes.push([rel, existing + added.map((l) => `${l}\n`).join('')]);
+    }
+  }
+  return todo;
+}
+
+/** The rows of the flat indexes already in `out`, by object uuid. */
+async function existingUuids(out: string): Promise<Map<string, { collection: string; text: string }>> {
+  const rows = new Map<string, { collection: string; text: string }>();
+  for (const entry of await readFlatIndexes(out)) {
+    const uuid = (entry.row as { object_uuid?: unknown } | undefined)?.object_uuid;
+    if (typeof uuid === 'string' && !rows.has(uuid))
+      rows.set(uuid, { collection: entry.collection, text: entry.text });
+  }
+  return rows;
+}
+
+/** The fields in which two index rows differ, as `key: a → b`. */
+function rowDifference(a: string, b: string): string {
+  const x = JSON.parse(a) as Record<string, unknown>;
+  const y = JSON.parse(b) as Record<string, unknown>;
+  return [...new Set([...Object.keys(x), ...Object.keys(y)])]
+    .filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
+    .map((k) => `${k}: ${JSON.stringify(x[k] ?? null)} \u2192 ${JSON.stringify(y[k] ?? null)}`)
+    .join('; ');
+}
+
+/** Removes the temporary files a killed migration left below `dir` (`*.evalkit-tmp-<pid>` of a process gone). */
+async function removeLeftovers(dir: string): Promise<void> {
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
+    const pid = Number(TEMP_NAME.exec(e.name)?.[1]);
+    if (e.isFile() && pid > 0 && pid !== process.pid && !isProcessAlive(pid))
+      await rm(join(e.parentPath, e.name), { force: true });
+  }
 }
 
 /** The layout a datastore root has: flat when it has flat indexes, tree when it has data/, else undefined. */

@@ -1,0 +1,162 @@
+// Issue 31 items 2 and 3: `migrate --layout flat` into an existing flat datastore merges only where nothing
+// existing changes (same uuid, same bytes), refuses otherwise naming what differs, and never writes through a
+// symbolic link; `migrate --layout tree` killed mid-write is completed by a rerun, which removes its leftovers.
+// test-runner: own process (writes and copies a large file).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runInProcess } from '../metrics/inproc.js';
+import { cliCommand } from '../helpers/cli.js';
+import { projectRoot } from '../helpers/shared.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'evalkit-layout-merge-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+const TREE_A = join(projectRoot, 'examples/eee');
+const TREE_B = join(projectRoot, 'examples/datastore/current');
+let CLI: string[] = [];
+before(async () => {
+  CLI = await cliCommand();
+});
+
+function filesOf(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (f.isFile())
+      out.set(
+        relative(dir, join(f.parentPath, f.name)),
+        createHash('sha256')
+          .update(readFileSync(join(f.parentPath, f.name)))
+          .digest('hex'),
+      );
+  return out;
+}
+const migrate = (to: 'flat' | 'tree', from: string, out: string) =>
+  runInProcess(['migrate', '--layout', to, from, '-o', out, '--format', 'json']);
+const INDEX = 'flat/indexes/by_collection/demo-bench.jsonl';
+
+test('into an existing flat datastore: another record is added beside the rows there, which stay as they were', async () => {
+  const out = join(temp, 'merged');
+  assert.equal((await migrate('flat', TREE_A, out)).code, 0);
+  const before = readFileSync(join(out, INDEX), 'utf8');
+  const r = await migrate('flat', TREE_B, out);
+  assert.equal(r.code, 0, r.stdout);
+  const after = readFileSync(join(out, INDEX), 'utf8');
+  assert.ok(after.startsWith(before), 'the existing rows are kept byte for byte');
+  assert.equal(after.split('\n').filter(Boolean).length, 2, 'both records are indexed');
+  const v = await runInProcess(['validate', out]);
+  assert.equal(v.code, 0, v.stdout);
+  // Both records come back out as a tree.
+  const back = join(temp, 'merged-back');
+  assert.equal((await migrate('tree', out, back)).code, 0);
+  for (const tree of [TREE_A, TREE_B])
+    for (const [rel, digest] of filesOf(join(tree, 'data')))
+      assert.equal(filesOf(join(back, 'data')).get(rel), digest, rel);
+  // The same migration again writes nothing.
+  assert.equal((await migrate('flat', TREE_B, out)).code, 0);
+  assert.equal(readFileSync(join(out, INDEX), 'utf8'), after);
+});
+
+test('a row or object that would change is refused with what differs, and nothing is written', async () => {
+  // The user's own index file: its row of the record says another schema version.
+  const out = join(temp, 'conflict');
+  assert.equal((await migrate('flat', TREE_A, out)).code, 0);
+  const index = join(out, INDEX);
+  writeFileSync(
+    index,
+    readFileSync(index, 'utf8').replace('"eval_schema_version":"0.3.0"', '"eval_schema_version":"0.3.1"'),
+  );
+  const snapshot = filesOf(out);
+  const r = await migrate('flat', TREE_A, out);
+  assert.equal(r.code, 1, r.stdout);
+  assert.match(r.stdout, /eval_schema_version: \\?"0\.3\.1\\?" → \\?"0\.3\.0\\?"/);
+  assert.deepEqual(filesOf(out), snapshot, 'nothing changed');
+  // A variant: an object of the same uuid with other bytes.
+  const out2 = join(temp, 'conflict-object');
+  assert.equal((await migrate('flat', TREE_A, out2)).code, 0);
+  const object = [...filesOf(join(out2, 'flat/objects')).keys()].find((f) => f.endsWith('.json'))!;
+  writeFileSync(join(out2, 'flat/objects', object), '{"changed": true}\n');
+  const snapshot2 = filesOf(out2);
+  const r2 = await migrate('flat', TREE_A, out2);
+  assert.equal(r2.code, 1);
+  assert.match(r2.stdout, /exists .* with other bytes/);
+  assert.deepEqual(filesOf(out2), snapshot2);
+});
+
+test('flat/ (or a folder below it) that is a symbolic link is never written through', async () => {
+  for (const linked of ['flat', 'flat/objects']) {
+    const out = join(temp, `linked-${linked.replace('/', '-')}`);
+    const elsewhere = join(temp, `elsewhere-${linked.replace('/', '-')}`);
+    mkdirSync(elsewhere);
+    mkdirSync(join(out, linked, '..'), { recursive: true });
+    symlinkSync(elsewhere, join(out, linked));
+    const r = await migrate('flat', TREE_A, out);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, /is a symbolic link/);
+    assert.deepEqual(readdirSync(elsewhere), [], `nothing written through ${linked}`);
+  }
+});
+
+test('migrate --layout tree killed mid-write: the rerun completes the tree and removes the leftover', async () => {
+  // A record whose instance object is large enough that its copy is seen under way.
+  const tree = join(temp, 'big-tree');
+  cpSync(join(TREE_A, 'data'), join(tree, 'data'), { recursive: true });
+  const samples = readdirSync(join(tree, 'data'), { recursive: true })
+    .map(String)
+    .find((f) => f.endsWith('_samples.jsonl'))!;
+  const line = readFileSync(join(tree, 'data', samples), 'utf8').split('\n')[0]! + '\n';
+  const stream = createWriteStream(join(tree, 'data', samples));
+  for (let i = 0; i < 400_000; i++)
+    if (!stream.write(line)) await new Promise<void>((r) => stream.once('drain', () => r()));
+  await new Promise<void>((r) => stream.end(() => r()));
+  const flat = join(temp, 'big-flat');
+  assert.equal((await migrate('flat', tree, flat)).code, 0);
+
+  const out = join(temp, 'big-back');
+  let landed: string | undefined;
+  for (let attempt = 0; attempt < 5 && !landed; attempt++) {
+    rmSync(out, { recursive: true, force: true });
+    const child = spawn(process.execPath, [...CLI, 'migrate', '--layout', 'tree', flat, '-o', out], {
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => child.on('exit', r));
+    // Kill as soon as a temporary file is there: the copy is under way.
+    for (let i = 0; i < 4000 && !landed; i++) {
+      const temps =
+        filesOf(out).size > 0 ? [...filesOf(out).keys()].filter((f) => /\.evalkit-tmp-\d+$/.test(f)) : [];
+      if (temps.length > 0) {
+        child.kill('SIGKILL');
+        landed = temps[0];
+      } else await new Promise((r) => setTimeout(r, 2));
+      if (child.exitCode !== null) break;
+    }
+    await exited;
+  }
+  assert.ok(landed, 'the kill landed while a file was being written');
+  assert.ok(existsSync(join(out, landed)), 'the leftover is there after the kill');
+  const r = await migrate('tree', flat, out);
+  assert.equal(r.code, 0, r.stdout);
+  assert.deepEqual(
+    filesOf(join(out, 'data')),
+    filesOf(join(tree, 'data')),
+    'the tree is complete, byte for byte',
+  );
+  assert.equal(existsSync(join(out, landed)), false, 'the leftover is removed');
+  // And the completed tree goes flat again (the leftover would have been refused there).
+  assert.equal((await migrate('flat', out, join(temp, 'big-flat-again'))).code, 0);
+});
