@@ -163,13 +163,15 @@ export async function convertLayout(
       // A row repeated word for word (a warning of the checks) is one record.
       if (seen.has(row.object_path)) continue;
       seen.add(row.object_path);
-      copies.push([join(root, ...row.object_path.split('/')), row.legacy_path]);
+      // The instance rows first: a kill between the two leaves rows without their aggregate (no record), never an
+      // aggregate without its rows.
       const instance = instanceReference(row);
       if (instance && typeof instance.path === 'string')
         copies.push([
           join(root, ...instance.path.split('/')),
           row.legacy_path.replace(/\.json$/, '_samples.jsonl'),
         ]);
+      copies.push([join(root, ...row.object_path.split('/')), row.legacy_path]);
       result.records++;
     }
   }
