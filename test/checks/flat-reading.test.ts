@@ -4,7 +4,6 @@
 // diagnostic and fast; the tree layout's checks run on the flat objects; the legacy path follows the tree's rule, so
 // real upstream folders that do not spell model_info.id are accepted and a tree goes flat and back byte for byte.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -20,24 +19,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
 import { runInProcess } from '../metrics/inproc.js';
+import { fileDigests } from './walk.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-flat-reading-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 let made = 0;
-
-function filesOf(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
-    if (f.isFile())
-      out.set(
-        relative(dir, join(f.parentPath, f.name)),
-        createHash('sha256')
-          .update(readFileSync(join(f.parentPath, f.name)))
-          .digest('hex'),
-      );
-  return out;
-}
 
 /** A flat datastore made from a tree (default: the examples' datastore). */
 async function flatOf(tree = join(projectRoot, 'examples/eee')): Promise<string> {
@@ -251,7 +238,11 @@ async function assertRoundTrip(tree: string): Promise<void> {
   await runInProcess(['ingest', flat, '--db', flatDb, '--no-progress']);
   assert.equal(await keys(flatDb), await keys(treeDb), 'the same records and collections');
   assert.equal(v.migrate.code, 0);
-  assert.deepEqual(filesOf(join(v.migrate.out, 'data')), filesOf(join(tree, 'data')), 'back byte for byte');
+  assert.deepEqual(
+    fileDigests(join(v.migrate.out, 'data')),
+    fileDigests(join(tree, 'data')),
+    'back byte for byte',
+  );
 }
 
 test(

@@ -1,5 +1,6 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 /** Every file below dir (absolute paths, sorted); symbolic links are listed, not entered. */
 export function walkFiles(dir: string): string[] {
@@ -10,4 +11,14 @@ export function walkFiles(dir: string): string[] {
     else out.push(p);
   }
   return out.sort();
+}
+
+/** Every regular file below dir, by its path relative to dir, with its sha256 (an empty map when dir is absent). */
+export function fileDigests(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!existsSync(dir)) return out;
+  for (const path of walkFiles(dir))
+    if (lstatSync(path).isFile())
+      out.set(relative(dir, path), createHash('sha256').update(readFileSync(path)).digest('hex'));
+  return out;
 }

@@ -4,7 +4,6 @@
 // test-runner: own process (writes and copies a large file).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   cpSync,
   createWriteStream,
@@ -18,9 +17,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runInProcess } from '../metrics/inproc.js';
+import { fileDigests } from '../checks/walk.js';
 import { cliCommand } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
@@ -33,19 +33,6 @@ before(async () => {
   CLI = await cliCommand();
 });
 
-function filesOf(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!existsSync(dir)) return out;
-  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
-    if (f.isFile())
-      out.set(
-        relative(dir, join(f.parentPath, f.name)),
-        createHash('sha256')
-          .update(readFileSync(join(f.parentPath, f.name)))
-          .digest('hex'),
-      );
-  return out;
-}
 const migrate = (to: 'flat' | 'tree', from: string, out: string) =>
   runInProcess(['migrate', '--layout', to, from, '-o', out, '--format', 'json']);
 const INDEX = 'flat/indexes/by_collection/demo-bench.jsonl';
@@ -65,8 +52,8 @@ test('into an existing flat datastore: another record is added beside the rows t
   const back = join(temp, 'merged-back');
   assert.equal((await migrate('tree', out, back)).code, 0);
   for (const tree of [TREE_A, TREE_B])
-    for (const [rel, digest] of filesOf(join(tree, 'data')))
-      assert.equal(filesOf(join(back, 'data')).get(rel), digest, rel);
+    for (const [rel, digest] of fileDigests(join(tree, 'data')))
+      assert.equal(fileDigests(join(back, 'data')).get(rel), digest, rel);
   // The same migration again writes nothing.
   assert.equal((await migrate('flat', TREE_B, out)).code, 0);
   assert.equal(readFileSync(join(out, INDEX), 'utf8'), after);
@@ -81,21 +68,21 @@ test('a row or object that would change is refused with what differs, and nothin
     index,
     readFileSync(index, 'utf8').replace('"eval_schema_version":"0.3.0"', '"eval_schema_version":"0.3.1"'),
   );
-  const snapshot = filesOf(out);
+  const snapshot = fileDigests(out);
   const r = await migrate('flat', TREE_A, out);
   assert.equal(r.code, 1, r.stdout);
   assert.match(r.stdout, /eval_schema_version: \\?"0\.3\.1\\?" → \\?"0\.3\.0\\?"/);
-  assert.deepEqual(filesOf(out), snapshot, 'nothing changed');
+  assert.deepEqual(fileDigests(out), snapshot, 'nothing changed');
   // A variant: an object of the same uuid with other bytes.
   const out2 = join(temp, 'conflict-object');
   assert.equal((await migrate('flat', TREE_A, out2)).code, 0);
-  const object = [...filesOf(join(out2, 'flat/objects')).keys()].find((f) => f.endsWith('.json'))!;
+  const object = [...fileDigests(join(out2, 'flat/objects')).keys()].find((f) => f.endsWith('.json'))!;
   writeFileSync(join(out2, 'flat/objects', object), '{"changed": true}\n');
-  const snapshot2 = filesOf(out2);
+  const snapshot2 = fileDigests(out2);
   const r2 = await migrate('flat', TREE_A, out2);
   assert.equal(r2.code, 1);
   assert.match(r2.stdout, /exists .* with other bytes/);
-  assert.deepEqual(filesOf(out2), snapshot2);
+  assert.deepEqual(fileDigests(out2), snapshot2);
 });
 
 test('flat/ (or a folder below it) that is a symbolic link is never written through', async () => {
@@ -138,7 +125,9 @@ test('migrate --layout tree killed mid-write: the rerun completes the tree and r
     // Kill as soon as a temporary file is there: the copy is under way.
     for (let i = 0; i < 4000 && !landed; i++) {
       const temps =
-        filesOf(out).size > 0 ? [...filesOf(out).keys()].filter((f) => /\.evalkit-tmp-\d+$/.test(f)) : [];
+        fileDigests(out).size > 0
+          ? [...fileDigests(out).keys()].filter((f) => /\.evalkit-tmp-\d+$/.test(f))
+          : [];
       if (temps.length > 0) {
         child.kill('SIGKILL');
         landed = temps[0];
@@ -152,8 +141,8 @@ test('migrate --layout tree killed mid-write: the rerun completes the tree and r
   const r = await migrate('tree', flat, out);
   assert.equal(r.code, 0, r.stdout);
   assert.deepEqual(
-    filesOf(join(out, 'data')),
-    filesOf(join(tree, 'data')),
+    fileDigests(join(out, 'data')),
+    fileDigests(join(tree, 'data')),
     'the tree is complete, byte for byte',
   );
   assert.equal(existsSync(join(out, landed)), false, 'the leftover is removed');

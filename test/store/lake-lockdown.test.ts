@@ -3,7 +3,6 @@
 // error, the profiling and logging calls are refused, and files that are not the lake's own (foreign, corrupt,
 // symlinked) are skipped with a warning naming them, never read into results.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   cpSync,
@@ -21,6 +20,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { evalkit } from './inproc.js';
+import { fileDigests } from '../checks/walk.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-lake-lockdown-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
@@ -29,15 +29,7 @@ const lake = join(temp, 'lake');
 const files = (dir: string): string[] =>
   (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).sort();
 /** Every file under a folder with its digest. */
-const snapshot = (dir: string): Record<string, string> =>
-  Object.fromEntries(
-    (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
-      .filter((e) => e.isFile())
-      .map((e) => {
-        const path = join(e.parentPath, e.name);
-        return [path, createHash('sha256').update(readFileSync(path)).digest('hex')];
-      }),
-  );
+const snapshot = (dir: string): Map<string, string> => fileDigests(dir);
 const count = async (dir: string, sql = 'SELECT count(*) AS n FROM records'): Promise<number> => {
   const r = await evalkit(['query', sql, '--lake', dir, '-f', 'json']);
   assert.equal(r.code, 0, r.stderr);
