@@ -126,7 +126,7 @@ interface Unit {
 const VALIDATED_SOURCES = new Set<SourceId>(['bench', 'infereval']);
 
 /** Throws `store.retrieval-refused` naming the first unit that holds retrieval rows. */
-async function refuseRetrievalUnits(units: Unit[], reason: string): Promise<void> {
+function refuseRetrievalUnits(units: Unit[], reason: string): void {
   for (const unit of units) {
     const tables =
       unit.kind === 'parquet'

@@ -13,7 +13,7 @@ import { tableColumns } from './schema.js';
 export const PART_FILE = /^part-([0-9a-f-]+)_\d+\.parquet$/;
 const PARTITION_DIR = /^collection=[^/]+$/;
 
-const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+export const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /** One file of a lake table: its path and what makes it a unit of publishing (run and partition). */
 export interface LakePart {
@@ -21,6 +21,9 @@ export interface LakePart {
   run: string;
   partition: string;
 }
+
+/** A writer's unit of publishing: its run in one partition (its records file is renamed into place last). */
+export const unitOf = (p: LakePart): string => `${p.run}\u0000${p.partition}`;
 
 /** The columns a part file of the table holds: the stored columns (the partition column is the folder's name). */
 export function partColumns(table: string): string[] {
@@ -96,22 +99,22 @@ export async function lakeParts(
   const good: LakePart[] = [];
   const refused: LakePart[] = [];
   for (const part of await partFilesByName(dir, table, skip)) {
-    let columns: string;
+    let names: string[];
     try {
       const described = await connection.runAndReadAll(
         `DESCRIBE SELECT * FROM read_parquet(${sqlString(part.file)}, hive_partitioning = false)`,
       );
-      const names = (described.getRowObjectsJson() as { column_name: string }[]).map((c) => c.column_name);
-      columns = names.length > 5 ? `${names.slice(0, 4).join(', ')}, … (${names.length})` : names.join(', ');
-      if (names.join(', ') === expected) columns = expected;
+      names = (described.getRowObjectsJson() as { column_name: string }[]).map((c) => c.column_name);
     } catch (error) {
       skip(part.file, `unreadable: ${(error as Error).message.split('\n')[0]}`);
       refused.push(part);
       continue;
     }
-    if (columns === expected) good.push(part);
+    if (names.join(', ') === expected) good.push(part);
     else {
-      skip(part.file, `not a ${table} part: its columns are ${columns}`);
+      const shown =
+        names.length > 5 ? `${names.slice(0, 4).join(', ')}, … (${names.length})` : names.join(', ');
+      skip(part.file, `not a ${table} part: its columns are ${shown}`);
       refused.push(part);
     }
   }

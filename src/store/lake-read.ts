@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { IoError } from '../errors.js';
 import { removeOnExit } from '../io/remove-on-exit.js';
 import { loadDuckDb, openStore, type Store } from './db.js';
-import { lakeParts, partColumns, type LakePart } from './lake-files.js';
+import { lakeParts, partColumns, partsScan, sqlString, unitOf, type LakePart } from './lake-files.js';
 import { NULL_PARTITION } from './parquet.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
 
@@ -28,9 +28,6 @@ export interface LakeReadOptions {
   /** Told of every file under the lake that is skipped (not the lake's own, or unreadable). */
   onWarning?: (code: string, message: string) => void;
 }
-
-const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-const unitOf = (p: LakePart): string => `${p.run}\u0000${p.partition}`;
 
 /**
  * The folder must be a lake: a folder (not a file) holding the `records/` folder every lake has (`ingest --lake`
@@ -113,7 +110,7 @@ async function snapshot(root: string, file: string, options: LakeReadOptions): P
       const into = table === 'records' ? [...columns, 'collection'] : columns;
       try {
         await c.run(
-          `${table === 'samples' ? 'INSERT' : 'INSERT OR IGNORE'} INTO ${table} (${into.join(', ')}) SELECT ${select} FROM read_parquet(${sqlString(part.file)}, hive_partitioning = true, hive_types = {'collection': VARCHAR})`,
+          `${table === 'samples' ? 'INSERT' : 'INSERT OR IGNORE'} INTO ${table} (${into.join(', ')}) SELECT ${select} FROM ${partsScan([part])}`,
         );
         return true;
       } catch (error) {

@@ -22,7 +22,7 @@ import { acquireLock, type Lock } from '../io/lock.js';
 import { isProcessAlive } from '../io/process-alive.js';
 import { openStore, type Store } from './db.js';
 import { ingestPaths, type IngestOptions, type IngestResult } from './ingest.js';
-import { lakeParts, partFilesByName, partsScan, type LakePart } from './lake-files.js';
+import { lakeParts, partFilesByName, partsScan, sqlString, unitOf } from './lake-files.js';
 import { LAKE_TABLES, type LakeTable } from './lake-read.js';
 import { NULL_PARTITION } from './parquet.js';
 import { tableColumns } from './schema.js';
@@ -31,7 +31,6 @@ export { LAKE_TABLES, openLake, type LakeTable } from './lake-read.js';
 
 const STAGING_PREFIX = '.evalkit-staging-';
 const LOCK_TARGET = '.evalkit-lake';
-const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /** Removes staging folders left by writers that are gone. */
 async function removeDeadStaging(dir: string): Promise<void> {
@@ -48,12 +47,11 @@ async function removeDeadStaging(dir: string): Promise<void> {
  * under the lake lock, when no other writer is publishing).
  */
 async function removeUnpublished(dir: string): Promise<void> {
-  const unit = (p: LakePart): string => `${p.run}\u0000${p.partition}`;
-  const published = new Set((await partFilesByName(dir, 'records', ignore)).map(unit));
+  const published = new Set((await partFilesByName(dir, 'records', ignore)).map(unitOf));
   for (const table of LAKE_TABLES) {
     if (table === 'records') continue;
     for (const p of await partFilesByName(dir, table, ignore))
-      if (!published.has(unit(p))) await rm(p.file, { force: true });
+      if (!published.has(unitOf(p))) await rm(p.file, { force: true });
   }
 }
 
@@ -93,7 +91,6 @@ const STORE_COLUMNS = (table: LakeTable): string =>
     .map((c) => c.name)
     .join(', ');
 
-/** Ingests the given paths into the lake at `dir` (created when absent). */
 export interface LakeIngestOptions extends IngestOptions {
   /** Told at once when another writer holds the lake's lock, then every few seconds while this one waits. */
   onLakeWait?: (message: string) => void;
@@ -103,6 +100,7 @@ export interface LakeIngestOptions extends IngestOptions {
 
 const ignore = (): void => undefined;
 
+/** Ingests the given paths into the lake at `dir` (created when absent). */
 export async function ingestToLake(
   dir: string,
   paths: string[],
@@ -118,8 +116,8 @@ export async function ingestToLake(
     const store = await openStore(join(staging, 'stage.duckdb'), { readOnly: false });
     try {
       const c = store.connection;
-      // The lake's records, so that the ingest's decisions (already stored, duplicate) see them.
-      // The lake's own records files (foreign or unreadable files are skipped, named once).
+      // The lake's records, so that the ingest's decisions (already stored, duplicate) see them: its own records
+      // files only (foreign or unreadable files are skipped, each named once).
       const warned = new Set<string>();
       const skip = (file: string, why: string): void => {
         if (!warned.has(file)) options.onLakeWarning?.('store.lake-file-skipped', `${file} skipped: ${why}`);
