@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { readMetricFacts, readModelMap } from '../convert/identity.js';
+import { metricKey, overlappingFactKeys } from '../convert/metric-facts.js';
 import type { ConvertOverrides } from '../convert/types.js';
 import { resolvePath } from './options.js';
 
@@ -63,12 +64,26 @@ export function addOverrideOptions(command: Command): Command {
     );
 }
 
-/** The overrides read from files (`--model-map`, `--metric-facts`); a bad file is a UsageError naming it. */
-export async function overrideFilesFrom(flags: OverrideFlags, cwd: string): Promise<ConvertOverrides> {
+/**
+ * The overrides read from files (`--model-map`, `--metric-facts`); a bad file is a UsageError naming it. Keys of
+ * the facts file that one metric would match alike (`acc` and `acc,none`) are a warning naming both.
+ */
+export async function overrideFilesFrom(
+  flags: OverrideFlags,
+  cwd: string,
+  warn: (message: string) => void = () => undefined,
+): Promise<ConvertOverrides> {
   const o: ConvertOverrides = {};
   if (flags.modelMap !== undefined) o.modelMap = await readModelMap(resolvePath(cwd, flags.modelMap));
-  if (flags.metricFacts !== undefined)
+  if (flags.metricFacts !== undefined) {
     o.metricFacts = await readMetricFacts(resolvePath(cwd, flags.metricFacts));
+    o.metricFactsFile = `--metric-facts ${flags.metricFacts}`;
+    for (const keys of overlappingFactKeys(o.metricFacts))
+      warn(
+        `warning usage.metric-facts-overlap: --metric-facts ${flags.metricFacts}: the keys ${keys.map((k) => JSON.stringify(k)).join(' and ')} ` +
+          `match the same metric ("${metricKey(keys[0])}"); which applies depends on the name a source writes: declare it once`,
+      );
+  }
   return o;
 }
 

@@ -2,7 +2,13 @@
 // `.eval` logs (convert, ingest). The caps themselves live in io/zip.ts.
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { DEFAULT_ZIP_LIMITS, formatBytes, setDefaultZipLimits } from '../io/zip.js';
+import {
+  DEFAULT_ZIP_LIMITS,
+  formatBytes,
+  MAX_MEMBER_CEILING,
+  memberLimitProblem,
+  setDefaultZipLimits,
+} from '../io/zip.js';
 
 export interface ZipLimitFlags {
   zipMemberLimit?: string;
@@ -30,7 +36,7 @@ export function addZipLimitOptions(command: Command): Command {
   return command
     .option(
       '--zip-member-limit <size>',
-      `largest expanded size of one member of an archive (Inspect .eval), e.g. 2GiB (default ${formatBytes(DEFAULT_ZIP_LIMITS.maxMemberBytes)}); a guard against archives that expand without bound`,
+      `largest expanded size of one member of an archive (Inspect .eval), e.g. 1.5GiB (default ${formatBytes(DEFAULT_ZIP_LIMITS.maxMemberBytes)}, at most ${formatBytes(MAX_MEMBER_CEILING)}: a member is read whole as one text); a guard against archives that expand without bound`,
     )
     .option(
       '--zip-archive-limit <size>',
@@ -40,11 +46,15 @@ export function addZipLimitOptions(command: Command): Command {
 
 /** Sets the archive reader's caps from the flags (before any archive is opened). */
 export function applyZipLimits(flags: ZipLimitFlags): void {
+  const member =
+    flags.zipMemberLimit === undefined
+      ? DEFAULT_ZIP_LIMITS.maxMemberBytes
+      : parseSize(flags.zipMemberLimit, '--zip-member-limit');
+  const problem = memberLimitProblem(member);
+  if (problem)
+    throw new UsageError('usage.bad-option', `--zip-member-limit ${flags.zipMemberLimit}: ${problem}`);
   setDefaultZipLimits({
-    maxMemberBytes:
-      flags.zipMemberLimit === undefined
-        ? DEFAULT_ZIP_LIMITS.maxMemberBytes
-        : parseSize(flags.zipMemberLimit, '--zip-member-limit'),
+    maxMemberBytes: member,
     maxArchiveBytes:
       flags.zipArchiveLimit === undefined
         ? DEFAULT_ZIP_LIMITS.maxArchiveBytes

@@ -41,7 +41,11 @@ export class RecordDriver {
     readonly sourcePath: string,
     readonly options: ConvertOptions,
   ) {
-    this.results = new ResultsBuilder(this.report, options.overrides.metricFacts);
+    this.results = new ResultsBuilder(
+      this.report,
+      options.overrides.metricFacts,
+      options.overrides.metricFactsFile,
+    );
   }
 
   get overrides(): ConvertOverrides {

@@ -64,13 +64,22 @@ async function readJsonFile(path: string, flag: string): Promise<unknown> {
     throw new UsageError('usage.bad-option', `${flag} ${path}: ${(error as Error).message}`);
   }
   const parsed = parseStrictJson(bytes);
-  const issue = parsed.ok ? parsed.issues.find((i) => i.code === 'json.duplicate-key') : parsed.issues[0];
+  // A duplicate key or a number JSON cannot hold (1e999) would be read as something the file does not say.
+  const issue = parsed.ok
+    ? parsed.issues.find((i) => ['json.duplicate-key', 'json.overflow', 'json.nan'].includes(i.code))
+    : parsed.issues[0];
   if (!parsed.ok || issue)
     throw new UsageError(
       'usage.bad-option',
       `${flag} ${path}${issue ? `:${issue.line}:${issue.column}: ${issue.message}` : ': not valid JSON'}`,
     );
   return parsed.value;
+}
+
+/** `developer/name` with neither part empty nor blank (`/abs`, `acme/ ` and `acme/` are not). */
+function isDeveloperSlashName(id: string): boolean {
+  const slash = id.indexOf('/');
+  return slash > 0 && id.slice(0, slash).trim() !== '' && id.slice(slash + 1).trim() !== '';
 }
 
 /** Checks a parsed model map: `{ "<source name or id>": { "id": "dev/name", "developer"?, "name"? } }`. */
@@ -86,7 +95,8 @@ export function checkModelMap(value: unknown, where = 'model map'): ModelMap {
       throw new UsageError('usage.bad-option', `${where}: entry ${JSON.stringify(key)}: ${why}`);
     };
     if (typeof entry === 'string') {
-      if (!entry.includes('/')) bad('an id is "developer/name"');
+      if (!isDeveloperSlashName(entry))
+        bad(`${JSON.stringify(entry)}: an id is "developer/name", both named`);
       out[key] = { id: entry };
       continue;
     }
@@ -103,8 +113,10 @@ export function checkModelMap(value: unknown, where = 'model map'): ModelMap {
         bad(`"${k}" must be a non-empty string`);
       mapped[k] = (e[k] as string).trim();
     }
-    if (mapped.developer === undefined && mapped.name === undefined && !id.includes('/'))
-      bad('"id" must be "developer/name" (or give "developer" and "name")');
+    if ((mapped.developer === undefined || mapped.name === undefined) && !isDeveloperSlashName(id))
+      bad(
+        `"id" ${JSON.stringify(id)} must be "developer/name" with both named (or give "developer" and "name")`,
+      );
     out[key] = mapped;
   }
   return out;
@@ -137,11 +149,18 @@ export function checkMetricFacts(value: unknown, where = 'metric facts'): Declar
       if (typeof e.lower_is_better !== 'boolean') bad('"lower_is_better" must be true or false');
       facts.lower_is_better = e.lower_is_better as boolean;
     }
-    for (const k of ['min_score', 'max_score'] as const) {
+    for (const [k, open] of [
+      ['min_score', '-Infinity'],
+      ['max_score', 'Infinity'],
+    ] as const) {
       if (e[k] === undefined) continue;
-      if (!isBound(e[k])) bad(`"${k}" must be a number, "Infinity" or "-Infinity"`);
+      if (!isBound(e[k]) || e[k] === (open === 'Infinity' ? '-Infinity' : 'Infinity'))
+        bad(`"${k}" must be a finite number or "${open}", not ${JSON.stringify(e[k]) ?? String(e[k])}`);
       facts[k] = e[k] as DeclaredMetricFacts['min_score'];
     }
+    if (facts.min_score !== undefined && facts.max_score !== undefined)
+      if (!(Number(facts.min_score) < Number(facts.max_score)))
+        bad(`"min_score" ${facts.min_score} must be below "max_score" ${facts.max_score}`);
     if (e.score_type !== undefined) {
       if (!['binary', 'continuous', 'levels'].includes(e.score_type as string))
         bad('"score_type" must be binary, continuous or levels');

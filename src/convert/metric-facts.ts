@@ -284,12 +284,24 @@ export function declaredFacts(
   declared: DeclaredMetricFactsFile | undefined,
   name: string,
 ): DeclaredMetricFacts | undefined {
+  const key = declaredKey(declared, name);
+  return key === undefined ? undefined : declared![key];
+}
+
+/** The key of the facts file that declares a metric's facts (see `declaredFacts`), or undefined. */
+export function declaredKey(declared: DeclaredMetricFactsFile | undefined, name: string): string | undefined {
   if (declared === undefined) return undefined;
-  if (Object.hasOwn(declared, name)) return declared[name];
+  if (Object.hasOwn(declared, name)) return name;
   const key = metricKey(name);
-  if (Object.hasOwn(declared, key)) return declared[key];
-  for (const k of Object.keys(declared)) if (metricKey(k) === key) return declared[k];
-  return undefined;
+  if (Object.hasOwn(declared, key)) return key;
+  return Object.keys(declared).find((k) => metricKey(k) === key);
+}
+
+/** Keys of a facts file that one metric would match alike (`acc` and `acc,none`), as groups of two or more. */
+export function overlappingFactKeys(declared: DeclaredMetricFactsFile): string[][] {
+  const byKey = new Map<string, string[]>();
+  for (const k of Object.keys(declared)) byKey.set(metricKey(k), [...(byKey.get(metricKey(k)) ?? []), k]);
+  return [...byKey.values()].filter((keys) => keys.length > 1);
 }
 
 const BY_NAME = new Map<string, MetricFacts>();

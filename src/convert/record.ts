@@ -4,6 +4,7 @@
  * string-valued `additional_details`, evaluation results with three separate names and honest metric facts,
  * uncertainty with its method named, and instance rows with the canonical `sample_hash`.
  */
+import { UsageError } from '../errors.js';
 import { GENERIC_METRIC_IDS } from '../formats/eee/rules.js';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../io/canonical.js';
@@ -17,7 +18,13 @@ import {
   runIdentityDetails,
   type RunIdentity,
 } from './identity.js';
-import { declaredFacts, metricFacts, metricKey, type DeclaredMetricFactsFile } from './metric-facts.js';
+import {
+  declaredFacts,
+  declaredKey,
+  metricFacts,
+  metricKey,
+  type DeclaredMetricFactsFile,
+} from './metric-facts.js';
 import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
@@ -314,7 +321,7 @@ export function recordIds(input: {
  */
 function seedOverrides(overrides: ConvertOverrides): ConvertOverrides {
   if (overrides.modelMap === undefined && overrides.metricFacts === undefined) return overrides;
-  const { modelMap: _map, metricFacts: _facts, ...rest } = overrides;
+  const { modelMap: _map, metricFacts: _facts, metricFactsFile: _file, ...rest } = overrides;
   return rest;
 }
 
@@ -373,6 +380,7 @@ export class ResultsBuilder {
   constructor(
     private readonly report: FieldReport,
     private readonly declared?: DeclaredMetricFactsFile,
+    private readonly declaredFile = 'metric facts',
   ) {}
 
   get ids(): Set<string> {
@@ -437,6 +445,13 @@ export class ResultsBuilder {
     }
     let min = declared?.min_score;
     let max = declared?.max_score;
+    if ((min !== undefined && input.score < Number(min)) || (max !== undefined && input.score > Number(max)))
+      throw new UsageError(
+        'usage.metric-facts',
+        `${this.declaredFile}: metric ${JSON.stringify(declaredKey(this.declared, input.metric))}: the score ` +
+          `${input.score} of "${input.metric}" lies outside the declared [${min ?? '-Infinity'}, ${max ?? 'Infinity'}]; ` +
+          'no record is written with bounds its own score contradicts',
+      );
     if (min !== undefined || max !== undefined) {
       this.report.mapped(declaredField, `${at}/metric_config/min_score`);
     } else if (facts && scoreFits) {

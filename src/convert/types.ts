@@ -26,6 +26,8 @@ export interface ConvertOverrides {
   modelMap?: ModelMap;
   /** `--metric-facts`: facts declared per metric name, winning over the table and over guesses. */
   metricFacts?: DeclaredMetricFactsFile;
+  /** The file the metric facts were read from, named when a declared fact contradicts a score. */
+  metricFactsFile?: string;
 }
 
 /** One model as the user names it in a model map. */

@@ -13,7 +13,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { Decompress as ZstdDecompress, decompress as zstdDecompress } from 'fzstd';
-import { DataError, IoError } from '../errors.js';
+import { DataError, IoError, UsageError } from '../errors.js';
 import { decodeUtf8 } from './utf8.js';
 
 export interface ZipEntry {
@@ -55,8 +55,26 @@ const GiB = 1024 ** 3;
 export const DEFAULT_ZIP_LIMITS: Readonly<ZipLimits> = { maxMemberBytes: 1 * GiB, maxArchiveBytes: 4 * GiB };
 let processLimits: ZipLimits = { ...DEFAULT_ZIP_LIMITS };
 
+/**
+ * The ceiling of the per-member cap: a member is read whole, into one buffer that is then decoded as one text, and
+ * a buffer of more than 2 GiB - 1 byte (V8's kMaxInt) cannot be made into a string: V8 stops the process with a
+ * fatal error rather than throw. So no cap may allow more, and a larger member is refused before it is read.
+ */
+export const MAX_MEMBER_CEILING = 2 ** 31 - 1;
+
+/** Why a per-member cap cannot be used, or undefined when it can. */
+export function memberLimitProblem(bytes: number): string | undefined {
+  if (bytes <= MAX_MEMBER_CEILING) return undefined;
+  return (
+    `${formatBytes(bytes)} is above the ceiling of ${formatBytes(MAX_MEMBER_CEILING)} (2 GiB - 1 byte): a member is ` +
+    'read whole and decoded as one text, and V8 cannot hold a larger one (it would end the process)'
+  );
+}
+
 /** The caps readers opened without explicit limits use (a command sets them once from its options). */
 export function setDefaultZipLimits(limits: Partial<ZipLimits>): void {
+  const problem = limits.maxMemberBytes === undefined ? undefined : memberLimitProblem(limits.maxMemberBytes);
+  if (problem) throw new UsageError('usage.bad-option', `zip member limit: ${problem}`);
   processLimits = { ...processLimits, ...limits };
 }
 
@@ -145,6 +163,13 @@ export class ZipReader {
         this.path,
         entry.name,
         `expands to ${formatBytes(entry.uncompressedSize)}, more than the limit of ${formatBytes(maxMemberBytes)} per member`,
+      );
+    // Caps given to the reader directly are not checked against the ceiling; the member is.
+    if (entry.uncompressedSize > MAX_MEMBER_CEILING)
+      throw tooLarge(
+        this.path,
+        entry.name,
+        `expands to ${formatBytes(entry.uncompressedSize)}: ${memberLimitProblem(entry.uncompressedSize)}`,
       );
     if (this.expanded + entry.uncompressedSize > maxArchiveBytes)
       throw tooLarge(

@@ -13,7 +13,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { availableParallelism, hostname, networkInterfaces } from 'node:os';
+import { availableParallelism } from 'node:os';
+import { allowedHostHeaders, isLoopback } from '../io/net/hosts.js';
+export { isLoopback };
 import { EvalkitError, UsageError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { answer, isEndpoint } from './api.js';
@@ -58,10 +60,6 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 const COOKIE = 'evalkit_token';
 
 function sameToken(given: string | undefined, token: string): boolean {
@@ -83,38 +81,6 @@ function cookieToken(req: IncomingMessage): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Hosts that listen on every interface of the machine. */
-export function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '0' || host === '::' || host === '[::]';
-}
-
-const bracketed = (name: string) => (name.includes(':') && !name.startsWith('[') ? `[${name}]` : name);
-
-/**
- * The Host headers a browser sends for this server: each name it answers for, with the port, and without it when
- * the port is 80 (browsers leave the default port out). Loopback answers for every loopback name; a wildcard host
- * for every name and address of the machine.
- */
-export function allowedHostHeaders(host: string, port: number): Set<string> {
-  const names = new Set<string>([host]);
-  if (isLoopback(host) || isWildcard(host)) for (const n of ['127.0.0.1', 'localhost', '::1']) names.add(n);
-  if (isWildcard(host)) {
-    const machine = hostname();
-    names.add(machine);
-    names.add(machine.split('.')[0]!);
-    for (const n of ['0.0.0.0', '0', '::']) names.add(n);
-    for (const addresses of Object.values(networkInterfaces()))
-      for (const a of addresses ?? []) names.add(a.address.replace(/%.*$/, ''));
-  }
-  const allowed = new Set<string>();
-  for (const name of names) {
-    const shown = bracketed(name).toLowerCase();
-    allowed.add(`${shown}:${port}`);
-    if (port === 80) allowed.add(shown);
-  }
-  return allowed;
 }
 
 function send(

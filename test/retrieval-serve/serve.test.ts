@@ -135,7 +135,7 @@ test('each line is judged on its own: bad JSON, unknown types, schema errors and
     assert.deepEqual(
       body.rejected.map((r) => [r.line, r.code]),
       [
-        [2, 'json.parse'],
+        [2, 'json.truncated'],
         [3, 'retrieval.event-unknown-type'],
         [4, 'schema.required'],
         [5, 'retrieval.event-clock-skew'],

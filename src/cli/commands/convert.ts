@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { EvalkitError } from '../../errors.js';
+import { EvalkitError, UsageError } from '../../errors.js';
 import { convertPaths, isConvertFailure } from '../../convert/index.js';
 import { SOURCES } from '../../convert/registry.js';
 import type { ConvertedRecord, FieldFate, SourceId } from '../../convert/types.js';
@@ -120,7 +120,10 @@ export const convertCommand: CommandModule = {
       )
       .action((paths: string[], flags: ConvertFlags) =>
         run(async () => {
-          const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
+          const overrides = {
+            ...overridesFrom(flags),
+            ...(await overrideFilesFrom(flags, io.cwd, (m) => io.stderr.write(`${m}\n`))),
+          };
           applyZipLimits(flags);
           const jobs = flags.jobs === 'auto' ? undefined : optionalInteger(flags.jobs, '--jobs', 1);
           const root = resolvePath(io.cwd, flags.output);
@@ -179,6 +182,8 @@ export const convertCommand: CommandModule = {
               onSkip: (path, reason) => skipped.push({ path: shown(path), reason: unresolved(reason) }),
             })) {
               if (isConvertFailure(item)) {
+                // A declared metric fact that contradicts a score is the user's file at fault: the run stops.
+                if (item.error instanceof UsageError) throw item.error;
                 failures.push(failureOf(shown(item.sourcePath), item.source, item.error));
                 continue;
               }

@@ -32,7 +32,10 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
   const { ingestPaths } = await import('../../store/ingest.js');
   const { sourcesFor } = await import('../../convert/registry.js');
   const from = flags.from === 'auto' ? 'auto' : sourcesFor(flags.from as SourceId)[0].id;
-  const overrides = { ...overridesFrom(flags), ...(await overrideFilesFrom(flags, io.cwd)) };
+  const overrides = {
+    ...overridesFrom(flags),
+    ...(await overrideFilesFrom(flags, io.cwd, (m) => io.stderr.write(`${m}\n`))),
+  };
   applyZipLimits(flags);
   const target = storeTargetOf(flags, io);
   const dbPath = 'lake' in target ? target.lake : target.db;

@@ -7,9 +7,9 @@ import { writeFileAtomic } from '../../io/atomic.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { meanBootstrap } from '../../metrics/eee/uncertainty.js';
 import {
-  checkGateMetricNames,
   GATE_METRICS,
   gateObservations,
+  parseGateThresholds,
   type GateOptions,
 } from '../../metrics/retrieval/gate.js';
 import { operationalFigures, type Observation } from '../../metrics/retrieval/operational.js';
@@ -33,7 +33,22 @@ function schemaCheck(
   if (!version) return rows;
   const validate = createAjv(version.dialect).compile(version.schema);
   return rows.filter(({ value, line }) => {
-    if (validate(value)) return true;
+    if (validate(value)) {
+      const [issue] = (version.rules ?? []).flatMap((rule) => rule.check(value));
+      if (!issue) return true;
+      diagnostics.push({
+        file,
+        line,
+        column: 1,
+        pointer: issue.pointer,
+        severity: 'error',
+        code: issue.code,
+        message: issue.message,
+        type: typeId,
+        schema_version: '0.1',
+      });
+      return false;
+    }
     const e = validate.errors?.[0];
     diagnostics.push({
       file,
@@ -68,6 +83,11 @@ const ms = (value: number | undefined): string =>
 async function readThresholds(io: CliIO, path: string | undefined): Promise<ThresholdConfig | undefined> {
   if (!path) return undefined;
   return parseThresholds(await readJsonDocument(resolvePath(io.cwd, path)), path);
+}
+
+/** The thresholds of a gate (`retrieval gate` and `retrieval serve` alike): a metric no gate knows is refused. */
+async function readGateThresholds(io: CliIO, path: string): Promise<ThresholdConfig> {
+  return parseGateThresholds(await readJsonDocument(resolvePath(io.cwd, path)), path);
 }
 
 async function readObservations(
@@ -125,8 +145,12 @@ interface ServeFlags {
   groupBy: string;
   maxBodyBytes: string;
   maxSkew: string;
+  allowHost?: string[];
+  drain: string;
   format: 'text' | 'json';
 }
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 function positiveNumber(text: string, flag: string): number {
   const n = Number(text);
@@ -344,8 +368,7 @@ export const retrievalCommand: CommandModule = {
         run(async () => {
           checkOutputs({ inputs: [flags.events, flags.thresholds], files: [flags.output], cwd: io.cwd });
           const diagnostics: Diagnostic[] = [];
-          const config = (await readThresholds(io, flags.thresholds))!;
-          checkGateMetricNames(config, flags.thresholds);
+          const config = await readGateThresholds(io, flags.thresholds);
           const { observations } = await readObservations(io, flags.events, diagnostics);
           const outcome = gateObservations(observations, config, { groupBy: flags.groupBy });
           if (flags.output) await writeFileAtomic(resolvePath(io.cwd, flags.output), toJsonl(outcome.events));
@@ -403,7 +426,12 @@ export const retrievalCommand: CommandModule = {
           '{"p_at_5": {"action": "rerank_tweak", "ttl_ms": 600000, "scope_fields": ["tool_id"]}}) a failing gate\n' +
           'issues one feedback_action per breach: a new one only after the last expired or was revoked.\n\n' +
           'Security: writes always need Authorization: Bearer TOKEN (--token, or generated and printed at start);\n' +
-          'off loopback, reads need it too. SIGTERM or Ctrl-C finishes requests in flight, then stops.\n\n' +
+          'off loopback, reads need it too. Every request must name this server in its Host header (the loopback\n' +
+          'names, the --host address, and each --allow-host), else 421: a web page cannot read it by DNS rebinding.\n' +
+          'Each event line is read as `ingest` reads one: a number that overflows (1e999), a date that does not\n' +
+          'exist (2026-02-30), a duplicate key or nesting deeper than 256 levels is rejected with its code.\n' +
+          'SIGTERM or Ctrl-C stops listening, lets requests in flight finish for up to --drain seconds, then\n' +
+          'cuts the connections still open (never acknowledged), commits what was acknowledged and exits.\n\n' +
           'Exit codes: 0 stopped, 1 invalid thresholds or policy, 2 usage or I/O error.',
       );
     addDbOption(serve)
@@ -413,7 +441,16 @@ export const retrievalCommand: CommandModule = {
         '127.0.0.1',
       )
       .option('-p, --port <n>', 'port (0: any free port)', '8787')
-      .option('--token <token>', 'the bearer token (at least 8 characters); generated when absent')
+      .option(
+        '--token <token>',
+        'the bearer token (at least 8 visible ASCII characters, no spaces); generated when absent',
+      )
+      .option(
+        '--allow-host <name>',
+        'also answer requests whose Host header names this (a proxy, a DNS name); repeatable',
+        collect,
+      )
+      .option('--drain <seconds>', 'on stop, how long requests in flight may take to finish', '5')
       .option('--thresholds <file>', 'gates: a threshold set as `retrieval gate` takes it')
       .option('--policy <file>', 'feedback actions for failing gates (JSON keyed by metric)')
       .option('--window <seconds>', 'the rolling window of the gates', '300')
@@ -438,20 +475,21 @@ export const retrievalCommand: CommandModule = {
           const intervalS = positiveNumber(flags.gateInterval, '--gate-interval');
           const maxBody = optionalInteger(flags.maxBodyBytes, '--max-body-bytes', 1)!;
           const skewS = positiveNumber(flags.maxSkew, '--max-skew');
-          if (flags.token !== undefined && flags.token.trim().length < 8)
-            throw new UsageError('usage.bad-option', '--token must be at least 8 characters');
+          const drainS = positiveNumber(flags.drain, '--drain');
           const { parseGroupBy } = await import('../../serve/retrieval/window.js');
+          const { parsePolicy, startRetrievalServer, tokenProblem } = await Promise.all([
+            import('../../serve/retrieval/loop.js'),
+            import('../../serve/retrieval/server.js'),
+          ]).then(([a, b]) => ({ ...a, ...b }));
+          const badToken = flags.token === undefined ? undefined : tokenProblem(flags.token);
+          if (badToken) throw new UsageError('usage.bad-option', `--token: ${badToken}`);
           let gateBy;
           try {
             gateBy = parseGroupBy(flags.groupBy);
           } catch (error) {
             throw new UsageError('usage.bad-option', `--group-by: ${(error as Error).message}`);
           }
-          const thresholds = await readThresholds(io, flags.thresholds);
-          const { parsePolicy, startRetrievalServer } = await Promise.all([
-            import('../../serve/retrieval/loop.js'),
-            import('../../serve/retrieval/server.js'),
-          ]).then(([a, b]) => ({ ...a, ...b }));
+          const thresholds = flags.thresholds ? await readGateThresholds(io, flags.thresholds) : undefined;
           const policy = flags.policy
             ? parsePolicy(await readJsonDocument(resolvePath(io.cwd, flags.policy)), flags.policy)
             : undefined;
@@ -478,6 +516,8 @@ export const retrievalCommand: CommandModule = {
               gateBy,
               maxBodyBytes: maxBody,
               maxFutureSkewMs: skewS * 1000,
+              allowHosts: flags.allowHost,
+              drainMs: drainS * 1000,
             });
             if (flags.format === 'json')
               io.stdout.write(

@@ -1,4 +1,5 @@
-import type { DocumentType } from '../types.js';
+import type { CrossFieldRule, DocumentType } from '../types.js';
+import { realTimeRule } from './date-time.js';
 import { RetrievalEventSchema, RETRIEVAL_EVENT_TYPES } from './event.js';
 import { RetrievalGoldSchema } from './gold.js';
 import { RetrievalResultSchema } from './result.js';
@@ -6,6 +7,7 @@ import { RetrievalResultSchema } from './result.js';
 export * from './gold.js';
 export * from './result.js';
 export * from './event.js';
+export * from './date-time.js';
 
 export function looksLikeRetrievalGold(doc: Record<string, unknown>): boolean {
   return 'expected_ids' in doc || ('query' in doc && 'layers' in doc && !('type' in doc));
@@ -19,11 +21,16 @@ export function looksLikeRetrievalEvent(doc: Record<string, unknown>): boolean {
   return typeof doc.type === 'string' && (RETRIEVAL_EVENT_TYPES as readonly string[]).includes(doc.type);
 }
 
-const version = (schema: DocumentType['versions'][number]['schema'], schemaVersionValues: string[]) => ({
+const version = (
+  schema: DocumentType['versions'][number]['schema'],
+  schemaVersionValues: string[],
+  rules: CrossFieldRule[] = [],
+) => ({
   version: '0.1',
   dialect: '2020-12' as const,
   schema,
   schemaVersionValues,
+  rules,
 });
 
 export const retrievalGoldType: DocumentType = {
@@ -39,7 +46,7 @@ export const retrievalResultType: DocumentType = {
   family: 'retrieval',
   title: 'retrieval result row (results.jsonl)',
   looksLike: looksLikeRetrievalResult,
-  versions: [version(RetrievalResultSchema, ['0.1'])],
+  versions: [version(RetrievalResultSchema, ['0.1'], [realTimeRule])],
 };
 
 // Events carry no schema_version field; "0.1" names the only version.
@@ -48,7 +55,7 @@ export const retrievalEventType: DocumentType = {
   family: 'retrieval',
   title: 'retrieval evaluation event (observation, result, feedback action)',
   looksLike: looksLikeRetrievalEvent,
-  versions: [version(RetrievalEventSchema, ['0.1'])],
+  versions: [version(RetrievalEventSchema, ['0.1'], [realTimeRule])],
 };
 
 /** The retrieval document types, each with every version. */

@@ -1,6 +1,6 @@
 import { DataError } from '../../errors.js';
 import { operationalFigures, type Observation } from './operational.js';
-import { meets, type ThresholdConfig } from './thresholds.js';
+import { meets, parseThresholds, type ThresholdConfig } from './thresholds.js';
 
 /** An `evaluation_result` event (retrieval.event 0.1). */
 export interface EvaluationResultEvent {
@@ -50,6 +50,16 @@ export function checkGateMetricNames(config: ThresholdConfig, file = 'thresholds
     `${file}: unknown metric ${described.join(', ')}; a gate computes ${known.join(', ')} ` +
       '(quality metrics such as p_at_5, ndcg_10, mrr_10 are scored from gold rows)',
   );
+}
+
+/**
+ * Reads the thresholds of a gate (`retrieval gate` over files, `retrieval serve` on its rolling window): a
+ * threshold set whose every metric a gate can measure or `retrieval score` computes, else a DataError.
+ */
+export function parseGateThresholds(doc: unknown, file = 'thresholds'): ThresholdConfig {
+  const config = parseThresholds(doc, file);
+  checkGateMetricNames(config, file);
+  return config;
 }
 
 /** The metrics a gate computes from observations alone. */

@@ -1,13 +1,13 @@
 /**
  * One connection, one writer: every use of the store goes through `exclusive`, and events posted at the same time
  * are committed together (group commit): while one transaction commits, the next batch gathers, so many small
- * POSTs cost one transaction each round instead of one each.
+ * POSTs cost one transaction each round instead of one each. When a shared transaction fails, each request's
+ * events are committed again alone, so that only the request at fault is refused.
  */
-import type { EventOrigin } from '../../store/retrieval/events.js';
-import type { JsonObject } from '../../io/json-value.js';
+import type { StagedEvent } from './event-sink.js';
 
 interface Pending {
-  events: { event: JsonObject; origin: EventOrigin }[];
+  events: StagedEvent[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -17,9 +17,7 @@ export class CommitQueue {
   private pending: Pending[] = [];
   private flushing = false;
 
-  constructor(
-    private readonly write: (events: { event: JsonObject; origin: EventOrigin }[]) => Promise<void>,
-  ) {}
+  constructor(private readonly write: (events: StagedEvent[]) => Promise<void>) {}
 
   /** Runs fn alone on the store's connection (after everything queued before it). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -29,7 +27,7 @@ export class CommitQueue {
   }
 
   /** Resolves once the events are committed (durable); rejects when their transaction failed. */
-  commit(events: { event: JsonObject; origin: EventOrigin }[]): Promise<void> {
+  commit(events: StagedEvent[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.pending.push({ events, resolve, reject });
@@ -42,6 +40,15 @@ export class CommitQueue {
     while (this.flushing || this.pending.length > 0) await this.exclusive(async () => undefined);
   }
 
+  private async alone(p: Pending): Promise<void> {
+    try {
+      await this.exclusive(() => this.write(p.events));
+      p.resolve();
+    } catch (error) {
+      p.reject(error);
+    }
+  }
+
   private async flush(): Promise<void> {
     this.flushing = true;
     try {
@@ -52,7 +59,9 @@ export class CommitQueue {
           await this.exclusive(() => this.write(batch.flatMap((p) => p.events)));
           for (const p of batch) p.resolve();
         } catch (error) {
-          for (const p of batch) p.reject(error);
+          if (batch.length === 1) batch[0].reject(error);
+          // One request's events must not fail the others': each is committed again on its own.
+          else for (const p of batch) await this.alone(p);
         }
       }
     } finally {

@@ -5,11 +5,25 @@
  * loaded at start), and checks the store exactly only for a key whose fingerprint it has seen (a re-sent event,
  * or rarely another key with the same fingerprint).
  */
-import type { DuckDBAppender } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBValue } from '@duckdb/node-api';
 import type { Store } from '../../store/db.js';
 import { EVENT_COLUMNS, eventValues, type EventOrigin } from '../../store/retrieval/events.js';
 import { sqlStrings } from '../../store/retrieval/tables.js';
 import type { JsonObject } from '../../io/json-value.js';
+
+/**
+ * An event made ready to store: its row (the key first) computed when it was admitted, so that nothing about one
+ * event can fail later, inside a transaction it shares with other requests' events.
+ */
+export interface StagedEvent {
+  row: DuckDBValue[];
+  receivedAt: number;
+}
+
+/** Stages one event; throws only for an event no row can be made of. */
+export function stageEvent(event: JsonObject, origin: EventOrigin, receivedAt: number): StagedEvent {
+  return { row: eventValues(event, origin, receivedAt), receivedAt };
+}
 
 /** An open-addressing set of non-negative integers below 2^52, in a Float64Array (0 marks an empty slot). */
 export class FingerprintSet {
@@ -83,17 +97,13 @@ export class EventSink {
   }
 
   /** Stores the events not stored yet, in one transaction; resolves once it is committed. */
-  async write(
-    events: readonly { event: JsonObject; origin: EventOrigin }[],
-    receivedAt = Date.now(),
-  ): Promise<void> {
-    const fresh = new Map<string, unknown[]>();
+  async write(events: readonly StagedEvent[]): Promise<void> {
+    const fresh = new Map<string, StagedEvent>();
     const suspects: string[] = [];
-    for (const { event, origin } of events) {
-      const row = eventValues(event, origin, receivedAt);
-      const key = row[0] as string;
+    for (const staged of events) {
+      const key = staged.row[0] as string;
       if (fresh.has(key)) continue;
-      fresh.set(key, row);
+      fresh.set(key, staged);
       if (this.seen.has(FingerprintSet.of(key))) suspects.push(key);
     }
     if (suspects.length > 0) {
@@ -110,7 +120,7 @@ export class EventSink {
       // off the event loop; the keys are known to be new, so no conflict check is needed.
       const appender = await c.createAppender(STAGE, 'main', 'temp');
       try {
-        for (const row of fresh.values()) this.append(appender, row, receivedAt);
+        for (const { row, receivedAt } of fresh.values()) this.append(appender, row, receivedAt);
         appender.flushSync();
       } finally {
         appender.closeSync();

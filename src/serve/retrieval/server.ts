@@ -4,18 +4,23 @@
  * interval and a policy turns failures into feedback actions with a TTL, which the system polls.
  *
  * Endpoints: POST /v1/events, GET /v1/metrics, GET /v1/actions, DELETE /v1/actions/{id}, GET /healthz.
- * Writes always need `Authorization: Bearer TOKEN`; reads need it too when the host is not loopback.
+ * Writes always need `Authorization: Bearer TOKEN`; reads need it too when the host is not loopback. Every request
+ * must name this server in its Host header (see `allowedHostHeaders`), so a web page cannot read it through DNS
+ * rebinding.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
+import { allowedHostHeaders, isLoopback } from '../../io/net/hosts.js';
+import { DEFAULT_MAX_DEPTH, parseStrictJson, type StrictParseResult } from '../../io/strict-json.js';
+import { checkGateMetricNames } from '../../metrics/retrieval/gate.js';
 import type { ThresholdConfig } from '../../metrics/retrieval/thresholds.js';
 import type { Store } from '../../store/db.js';
 import { eventProblem, DEFAULT_MAX_FUTURE_SKEW_MS } from '../../store/retrieval/events.js';
 import { ensureRetrievalTables } from '../../store/retrieval/ingest.js';
 import { CommitQueue } from './commit-queue.js';
-import { EventSink } from './event-sink.js';
+import { EventSink, stageEvent, type StagedEvent } from './event-sink.js';
 import { activeActions, gateTick, revocationOf, tickEvents, type Policy } from './loop.js';
 import { DEFAULT_GROUP_BY, parseGroupBy, windowFigures, type GroupField } from './window.js';
 import type { JsonObject } from '../../io/json-value.js';
@@ -38,6 +43,10 @@ export interface RetrievalServeOptions {
   maxBodyBytes?: number;
   /** How far in the future an event's ts may be (ms); default 5 minutes. */
   maxFutureSkewMs?: number;
+  /** Host names (besides loopback's and the bound address) that requests may name in their Host header. */
+  allowHosts?: readonly string[];
+  /** How long `close` waits for requests in flight before it cuts their connections (ms); default 5 s. */
+  drainMs?: number;
   /** The clock (tests move it). */
   now?: () => number;
 }
@@ -48,16 +57,26 @@ export interface RetrievalServer {
   token: string;
   /** Runs the gates once now (also run on the interval). */
   runGates(): Promise<{ results: number; actions: number }>;
-  /** Stops taking connections, finishes requests in flight and pending commits. The store stays open. */
+  /**
+   * Stops taking connections, lets requests in flight finish for up to `drainMs`, then closes the connections
+   * still open (their requests were never acknowledged) and waits for the acknowledged commits. The store stays open.
+   */
   close(): Promise<void>;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_WINDOW_MS = 5 * 60_000;
 export const DEFAULT_GATE_INTERVAL_MS = 10_000;
+export const DEFAULT_DRAIN_MS = 5_000;
+/** The deepest nesting of arrays and objects an event may have (as `ingest` reads a line). */
+export const MAX_EVENT_DEPTH = DEFAULT_MAX_DEPTH;
 
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** Why a token can never be matched by a request (a header cannot carry it), or undefined when it can. */
+export function tokenProblem(token: string): string | undefined {
+  if (!/^[\x21-\x7e]*$/.test(token))
+    return 'the token must be visible ASCII characters without spaces: no Authorization header could carry it';
+  if (token.length < 8) return 'the token must be at least 8 characters';
+  return undefined;
 }
 
 class HttpError extends Error {
@@ -101,6 +120,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete)
+        reject(new HttpError(400, 'http.body-cut', 'the connection closed before the body ended'));
+    });
   });
 }
 
@@ -110,32 +133,68 @@ export interface ParsedLine {
   problem?: { code: string; message: string };
 }
 
-/** An NDJSON body (one event a line, blank lines skipped) or a JSON array of events; numbered from 1. */
-export function parseEventsBody(body: Buffer): ParsedLine[] {
+/** The first issue of a strict parse as a line's problem (with its column and pointer), or undefined. */
+function parseProblem(parsed: StrictParseResult): ParsedLine['problem'] {
+  const issue = parsed.issues[0];
+  if (!issue) return undefined;
+  const at = issue.pointer ? ` (at ${issue.pointer})` : '';
+  return { code: issue.code, message: `column ${issue.column}: ${issue.message}${at}` };
+}
+
+/**
+ * An NDJSON body (one event a line, blank lines skipped) or a JSON array of events; numbered from 1. Each line is
+ * read as `ingest` reads one: strict JSON, so a number that overflows (1e999), a duplicate key or nesting deeper
+ * than MAX_EVENT_DEPTH is refused with its code rather than stored altered. In an array body a fault inside one
+ * element refuses that element; a fault that stops the parse (a syntax error, too deep) refuses the whole body.
+ */
+export function parseEventsBody(body: Buffer, maxDepth = MAX_EVENT_DEPTH): ParsedLine[] {
   const text = body.toString('utf8');
   if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(body))
     return [{ line: 0, problem: { code: 'json.bad-utf8', message: 'the body is not valid UTF-8' } }];
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
-    try {
-      const array = JSON.parse(text) as unknown[];
-      return array.map((value, i) => ({ line: i + 1, value }));
-    } catch (error) {
-      return [{ line: 1, problem: { code: 'json.parse', message: (error as Error).message } }];
+    const parsed = parseStrictJson(text, { maxDepth: maxDepth + 1 });
+    if (!parsed.ok || !Array.isArray(parsed.value))
+      return [{ line: 1, problem: parseProblem(parsed) ?? { code: 'json.parse', message: 'not JSON' } }];
+    const faults = new Map<number, ParsedLine['problem']>();
+    for (const issue of parsed.issues) {
+      const index = Number(/^\/(\d+)/.exec(issue.pointer)?.[1] ?? -1);
+      if (index >= 0 && !faults.has(index)) faults.set(index, parseProblem({ ...parsed, issues: [issue] }));
     }
+    return parsed.value.map((value, i) =>
+      faults.has(i) ? { line: i + 1, problem: faults.get(i) } : { line: i + 1, value },
+    );
   }
   const out: ParsedLine[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].replace(/\r$/, '');
     if (raw.trim() === '') continue;
-    try {
-      out.push({ line: i + 1, value: JSON.parse(raw) });
-    } catch (error) {
-      out.push({ line: i + 1, problem: { code: 'json.parse', message: (error as Error).message } });
-    }
+    const parsed = parseStrictJson(raw, { maxDepth });
+    const problem = parseProblem(parsed);
+    out.push(problem ? { line: i + 1, problem } : { line: i + 1, value: parsed.value });
   }
   return out;
+}
+
+/** Who revokes and why: a JSON object body {"by", "reason"} (both optional strings), else the query string. */
+function revocationBody(body: Buffer, query: URLSearchParams): { by: string; reason: string } {
+  let given: Record<string, unknown> = {};
+  if (body.length > 0) {
+    const shape = 'the body of a revocation is a JSON object: {"by": "...", "reason": "..."}';
+    const parsed = parseStrictJson(body);
+    if (!parsed.ok || parsed.issues.length > 0) throw new HttpError(400, 'json.parse', shape);
+    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
+      throw new HttpError(400, 'retrieval.bad-revocation', shape);
+    given = parsed.value as Record<string, unknown>;
+    for (const key of ['by', 'reason'])
+      if (given[key] !== undefined && typeof given[key] !== 'string')
+        throw new HttpError(400, 'retrieval.bad-revocation', `${key} is a string: ${shape}`);
+  }
+  return {
+    by: (given.by as string | undefined) ?? query.get('by') ?? 'token holder',
+    reason: (given.reason as string | undefined) ?? query.get('reason') ?? 'revoked',
+  };
 }
 
 function sameToken(given: string | undefined, token: string): boolean {
@@ -148,16 +207,19 @@ function sameToken(given: string | undefined, token: string): boolean {
 export async function startRetrievalServer(options: RetrievalServeOptions): Promise<RetrievalServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
-  if (token.trim().length < 8)
-    throw new UsageError('usage.bad-option', 'the token must be at least 8 characters');
-  const loopback = isLoopbackHost(host);
+  const badToken = tokenProblem(token);
+  if (badToken) throw new UsageError('usage.bad-option', badToken);
+  if (options.thresholds) checkGateMetricNames(options.thresholds);
+  const loopback = isLoopback(host);
   const now = options.now ?? Date.now;
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
   const store = options.store;
   await ensureRetrievalTables(store);
   const sink = await EventSink.open(store);
-  const queue = new CommitQueue((events) => sink.write(events, now()));
+  const queue = new CommitQueue((events) => sink.write(events));
+  /** The Host headers this server answers (known once it listens). */
+  let allowedHosts = new Set<string>();
 
   const authorised = (req: IncomingMessage): boolean => {
     const header = req.headers.authorization;
@@ -168,7 +230,7 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
   const postEvents = async (req: IncomingMessage): Promise<JsonObject> => {
     const body = await readBody(req, limit);
     const at = now();
-    const accepted: { event: JsonObject; origin: 'serve' }[] = [];
+    const accepted: StagedEvent[] = [];
     const rejected: { line: number; code: string; message: string }[] = [];
     for (const parsed of parseEventsBody(body)) {
       const problem =
@@ -177,8 +239,19 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
           now: at,
           maxFutureSkewMs: options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS,
         });
-      if (problem) rejected.push({ line: parsed.line, ...problem });
-      else accepted.push({ event: parsed.value as JsonObject, origin: 'serve' });
+      if (problem) {
+        rejected.push({ line: parsed.line, ...problem });
+        continue;
+      }
+      try {
+        accepted.push(stageEvent(parsed.value as JsonObject, 'serve', at));
+      } catch (error) {
+        rejected.push({
+          line: parsed.line,
+          code: 'retrieval.event-unstorable',
+          message: `the event cannot be stored: ${(error as Error).message}`,
+        });
+      }
     }
     await queue.commit(accepted);
     return { accepted: accepted.length, rejected };
@@ -195,12 +268,24 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
         now: now(),
       }),
     );
-    await queue.commit(tickEvents(tick));
+    const at = now();
+    await queue.commit(tickEvents(tick).map(({ event, origin }) => stageEvent(event, origin, at)));
     return { results: tick.results.length, actions: tick.actions.length };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://serve.invalid');
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase()))
+      throw new HttpError(
+        421,
+        'http.bad-host',
+        'this server does not answer for that host name (add it with --allow-host)',
+      );
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://serve.invalid');
+    } catch {
+      throw new HttpError(400, 'http.bad-path', 'the request path is not a valid URL path');
+    }
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) {
       sendJson(res, 200, { ok: true });
@@ -246,23 +331,20 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
     const one = /^\/v1\/actions\/([^/]+)$/.exec(url.pathname);
     if (one) {
       if (method !== 'DELETE') throw new HttpError(405, 'http.method', 'DELETE an action to revoke it');
-      const id = decodeURIComponent(one[1]);
-      const body = await readBody(req, 64 * 1024);
-      let given: JsonObject = {};
-      if (body.length > 0) {
-        try {
-          given = JSON.parse(body.toString('utf8')) as JsonObject;
-        } catch {
-          throw new HttpError(
-            400,
-            'json.parse',
-            'the body of a revocation is JSON: {"by": "...", "reason": "..."}',
-          );
-        }
+      let id: string;
+      try {
+        id = decodeURIComponent(one[1]);
+      } catch {
+        throw new HttpError(400, 'http.bad-path', `${one[1]} is not a valid percent-encoded action id`);
       }
-      const by = String(given.by ?? url.searchParams.get('by') ?? 'token holder');
-      const reason = String(given.reason ?? url.searchParams.get('reason') ?? 'revoked');
-      const found = await queue.exclusive(() => revocationOf(store, id, by, reason, now()));
+      const { by, reason } = revocationBody(await readBody(req, 64 * 1024), url.searchParams);
+      // The check and the write run as one step on the store, so of concurrent revocations exactly one succeeds.
+      const found = await queue.exclusive(async () => {
+        const at = now();
+        const outcome = await revocationOf(store, id, by, reason, at);
+        if ('event' in outcome) await sink.write([stageEvent(outcome.event, 'revoke', at)]);
+        return outcome;
+      });
       if ('missing' in found)
         throw found.missing === 'unknown'
           ? new HttpError(404, 'retrieval.action-unknown', `no feedback action ${id}`)
@@ -271,7 +353,6 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
               'retrieval.action-inactive',
               `the action ${id} has expired or was revoked already`,
             );
-      await queue.commit([{ event: found.event, origin: 'revoke' }]);
       sendJson(res, 200, { revoked: id, by, reason });
       return;
     }
@@ -309,6 +390,7 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  allowedHosts = allowedHostHeaders(host, port, options.allowHosts);
   let timer: NodeJS.Timeout | undefined;
   let gating: Promise<unknown> = Promise.resolve();
   if (options.thresholds) {
@@ -327,6 +409,15 @@ export async function startRetrievalServer(options: RetrievalServeOptions): Prom
       if (timer) clearInterval(timer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      let deadline: NodeJS.Timeout | undefined;
+      const drained = Promise.allSettled([...inFlight]).then(() => true);
+      const late = new Promise<false>((resolve) => {
+        deadline = setTimeout(() => resolve(false), options.drainMs ?? DEFAULT_DRAIN_MS);
+      });
+      const inTime = await Promise.race([drained, late]);
+      clearTimeout(deadline);
+      // Past the deadline, the connections still open (a slow body, say) are cut; their requests were not answered.
+      if (!inTime) server.closeAllConnections();
       await Promise.allSettled([...inFlight]);
       await gating;
       await queue.drained();

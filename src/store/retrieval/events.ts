@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
+import { realTimeRule } from '../../formats/retrieval/date-time.js';
 import { RETRIEVAL_EVENT_TYPES, RetrievalEventSchema } from '../../formats/retrieval/event.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { createAjv } from '../../validate/ajv.js';
@@ -61,8 +62,9 @@ export function eventProblem(value: unknown, options: EventCheckOptions = {}): E
       message: `not a valid ${type} event: ${e?.instancePath || '/'} ${e?.message ?? 'is invalid'}`,
     };
   }
+  const [badTime] = realTimeRule.check(value);
+  if (badTime) return { code: badTime.code, message: `/ts ${badTime.message}` };
   const ts = Date.parse((value as JsonObject).ts as string);
-  if (!Number.isFinite(ts)) return { code: 'retrieval.event-bad-time', message: '/ts is not a date-time' };
   const now = options.now ?? Date.now();
   const skew = options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS;
   if (ts - now > skew)
