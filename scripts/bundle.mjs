@@ -32,6 +32,10 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle')) {
     entryPoints: { cli: join(root, 'src/cli/main.ts') },
     outdir,
     outExtension: { '.js': '.mjs' },
+    // Each command module (imported by src/cli/commands/index.ts when it is called) and the code commands share
+    // become chunks beside cli.mjs, which keeps only what every start needs: `--version` loads ~0.1 MB, not 5 MB.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
   });
   await build({
     ...common,
