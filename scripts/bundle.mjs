@@ -14,9 +14,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * Writes <outdir>/cli.mjs (exports `main`), its chunks, and the worker files started next to it: worker.js
  * (validate --jobs) and convert-worker.js (convert's chunked rows). With `metafile`, esbuild's account of the CLI's
- * outputs (which chunk holds which source, and what each imports) is written there (the tests read it).
+ * outputs (which chunk holds which source, and what each imports) is written there (the tests read it). `split:
+ * false` writes the CLI as one file instead (the baseline of `npm run bench -- startup`).
  */
-export async function bundleCli(outdir = join(root, 'dist', 'bundle'), { metafile } = {}) {
+export async function bundleCli(outdir = join(root, 'dist', 'bundle'), { metafile, split = true } = {}) {
   const common = {
     bundle: true,
     platform: 'node',
@@ -37,7 +38,7 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle'), { metafil
     outExtension: { '.js': '.mjs' },
     // Each command module (imported by src/cli/commands/index.ts when it is called) and the code commands share
     // become chunks beside cli.mjs, which keeps only what every start needs: `--version` loads ~0.1 MB, not 5 MB.
-    splitting: true,
+    splitting: split,
     chunkNames: '[name]-[hash]',
     metafile: metafile !== undefined,
   });
