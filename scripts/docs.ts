@@ -6,7 +6,7 @@ import { cliCommands, rewriteOptionRegions } from '../src/cli/reference.js';
 
 const docs = join(import.meta.dirname, '..', 'docs');
 const check = process.argv.includes('--check');
-const commands = cliCommands();
+const commands = await cliCommands();
 const documented = new Set<string>();
 let stale = 0;
 for (const name of readdirSync(docs)

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DataError, EvalkitError } from '../errors.js';
 import { isInteractive, useColor, type CliIO } from './context.js';
 import { terminalSafeStream } from './output/terminal-text.js';
-import { commandModules } from './commands/index.js';
+import { entriesFor, loadCommands } from './commands/index.js';
 import { createRedactor } from '../io/net/redact.js';
 import { withCliHint } from './hints.js';
 
@@ -33,9 +33,10 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
   const run = async (action: () => Promise<number>): Promise<void> => {
     exitCode = await action();
   };
-  for (const mod of commandModules) mod.register(program, io, run);
 
   try {
+    // Only the modules this command line needs: start-up costs what the command uses (commands/index.ts).
+    for (const mod of await loadCommands(entriesFor(argv.slice(2)))) mod.register(program, io, run);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {

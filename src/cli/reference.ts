@@ -5,21 +5,21 @@
  */
 import { Command, type Argument, type Option } from 'commander';
 import { PassThrough } from 'node:stream';
-import { commandModules } from './commands/index.js';
+import { loadCommands } from './commands/index.js';
 import type { CliIO } from './context.js';
 import { markdownRows } from '../report/tables.js';
 
 /** The program with every command registered (nothing runs). */
-function program(): Command {
+async function program(): Promise<Command> {
   const sink = new PassThrough();
   const io: CliIO = { stdout: sink, stderr: sink, stdin: new PassThrough(), env: {}, cwd: '/' };
   const root = new Command('evalkit');
-  for (const mod of commandModules) mod.register(root, io, async () => {});
+  for (const mod of await loadCommands()) mod.register(root, io, async () => {});
   return root;
 }
 
 /** Every command that does something (a group such as `survey` is not one), by its full name ("survey import"). */
-export function cliCommands(): Map<string, Command> {
+export async function cliCommands(): Promise<Map<string, Command>> {
   const found = new Map<string, Command>();
   const walk = (cmd: Command, prefix: string): void => {
     for (const sub of cmd.commands) {
@@ -28,7 +28,7 @@ export function cliCommands(): Map<string, Command> {
       else found.set(name, sub);
     }
   };
-  walk(program(), '');
+  walk(await program(), '');
   return found;
 }
 
@@ -79,7 +79,7 @@ const REGION = /<!-- options:([a-z][a-z -]*?) -->\n[\s\S]*?<!-- \/options -->/g;
 /** The page with every options region rewritten from the CLI; the names of the regions it holds. */
 export function rewriteOptionRegions(
   page: string,
-  commands: Map<string, Command> = cliCommands(),
+  commands: Map<string, Command>,
 ): { text: string; regions: string[]; unknown: string[] } {
   const regions: string[] = [];
   const unknown: string[] = [];

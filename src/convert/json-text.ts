@@ -80,8 +80,10 @@ function valueEnd(text: string, i: number): number {
 /** Whether the key literal spanning [start, end) stands for `key` (decoded only when it holds an escape). */
 function keyIs(text: string, start: number, end: number, key: string): boolean {
   if (end - start - 2 === key.length && text.startsWith(key, start + 1)) return true;
-  const inner = text.slice(start + 1, end - 1);
-  return inner.includes('\\') && JSON.parse(text.slice(start, end)) === key;
+  // Only a literal with an escape can spell the key otherwise (and then it is longer than the key).
+  if (end - start - 2 <= key.length) return false;
+  const b = text.indexOf('\\', start + 1);
+  return b !== -1 && b < end && JSON.parse(text.slice(start, end)) === key;
 }
 
 /**

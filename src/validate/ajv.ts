@@ -1,5 +1,6 @@
-import { Ajv, type Options } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, Options } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
 import type { Dialect } from '../formats/types.js';
 
 /**
@@ -15,7 +16,14 @@ export const ajvOptions: Options = {
   verbose: false,
 };
 
+/**
+ * Ajv itself is required on the first call: the registered types validate with the precompiled code (compiled/),
+ * which needs none of it, so `validate` starts without loading Ajv and its meta-schemas (CommonJS, hence require).
+ */
 export function createAjv(dialect: Dialect, options: Options = {}): Ajv {
   const opts = { ...ajvOptions, ...options };
-  return dialect === 'draft-07' ? new Ajv(opts) : (new Ajv2020(opts) as unknown as Ajv);
+  const require = createRequire(import.meta.url);
+  if (dialect === 'draft-07') return new (require('ajv') as typeof import('ajv')).Ajv(opts);
+  const { Ajv2020: Ajv2020Class } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+  return new Ajv2020Class(opts) as unknown as Ajv;
 }

@@ -11,8 +11,8 @@ import { projectRoot } from '../helpers/shared.js';
 const docs = join(projectRoot, 'docs');
 const pages = readdirSync(docs).filter((n) => n.endsWith('.md'));
 
-test('every options region in docs/ is what the CLI declares (run `npm run docs` to update)', () => {
-  const commands = cliCommands();
+test('every options region in docs/ is what the CLI declares (run `npm run docs` to update)', async () => {
+  const commands = await cliCommands();
   const documented = new Set<string>();
   for (const name of pages) {
     const page = readFileSync(join(docs, name), 'utf8');

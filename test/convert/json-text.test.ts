@@ -247,6 +247,20 @@ test('memberSpans, elementSpans and stringLiteralAt find the values JSON.parse k
   assert.equal(memberSpans('[1, 2]', wholeSpan('[1, 2]'), ['a']), undefined);
 });
 
+test('memberSpans matches a key however it is spelt (escapes of any length), and no other key of that length', () => {
+  const text = String.raw`{"\u0061": 1, "a\"b": 2, "\u00e9t\u00E9": 3, "ab": 4, "\ud83d\ude00": 5, "a\\": 6, "\/": 7}`;
+  const keys = ['a', 'a"b', 'été', 'ab', '😀', 'a\\', '/', 'ac', 'b'];
+  const spans = memberSpans(text, wholeSpan(text), keys)!;
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  keys.forEach((key, k) =>
+    assert.deepEqual(
+      spans[k] && (JSON.parse(text.slice(spans[k].start, spans[k].end)) as unknown),
+      parsed[key],
+      key,
+    ),
+  );
+});
+
 test('jsonString is JSON.stringify for every string, lone surrogates and control characters included', () => {
   const random = createRng(5);
   for (let i = 0; i < 5000; i++) {

@@ -2,8 +2,9 @@
 // built once for each state of the sources and shared by every test file of a run. Starting the bundle costs a
 // tenth of loading ~300 modules one by one through tsx, which was most of the time of a CLI test.
 //
-// Layout, as under dist/: <dir>/bundle/cli.mjs (+ worker.js, convert-worker.js, evalkit.mjs, a launcher like
-// bin/evalkit.js) and <dir>/app/ (app.js, app.css), where <dir> is .tmp/test-build/<hash of the sources>.
+// Layout, as under dist/: <dir>/bundle/cli.mjs (+ its chunks, worker.js, convert-worker.js, evalkit.mjs, a launcher
+// like bin/evalkit.js) and <dir>/app/ (app.js, app.css), where <dir> is .tmp/test-build/<hash of the sources>;
+// <dir>/meta.json is esbuild's metafile of the CLI bundle.
 //
 // In a test process tsx's loader sits in front of every import, and it rewrites any ES module that mentions
 // `import` (a pass over the whole 5 MB bundle, as slow as loading the sources). So the in-process CLI is the same
@@ -58,10 +59,10 @@ async function build(dir: string): Promise<void> {
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   const bundler = (await import(pathToFileURL(join(projectRoot, 'scripts', 'bundle.mjs')).href)) as {
-    bundleCli(outdir: string): Promise<string>;
+    bundleCli(outdir: string, options: { metafile: string }): Promise<string>;
     bundleApp(outdir: string): Promise<unknown>;
   };
-  await bundler.bundleCli(join(partial, 'bundle'));
+  await bundler.bundleCli(join(partial, 'bundle'), { metafile: join(partial, 'meta.json') });
   await bundler.bundleApp(join(partial, 'app'));
   writeFileSync(
     join(partial, 'bundle', 'evalkit.mjs'),
@@ -132,9 +133,10 @@ async function ensureBuilt(): Promise<string> {
 let built: Promise<string> | undefined;
 
 /** This state's build (building it first when no test file has yet): the bundle and its launcher. */
-export function builtCli(): Promise<{ cli: string; launcher: string; inProcess: string }> {
+export function builtCli(): Promise<{ cli: string; launcher: string; inProcess: string; meta: string }> {
   built ??= ensureBuilt();
   return built.then((dir) => ({
+    meta: join(dir, 'meta.json'),
     cli: join(dir, 'bundle', 'cli.mjs'),
     launcher: join(dir, 'bundle', 'evalkit.mjs'),
     inProcess: join(dir, 'bundle', 'cli-inprocess.cjs'),
