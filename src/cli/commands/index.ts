@@ -5,6 +5,7 @@ import { pathsCommand } from './paths.js';
 import { hashCommand } from './hash.js';
 import { evaluateCommand } from './evaluate.js';
 import { sweepCommand } from './sweep.js';
+import { runCommand } from './run.js';
 import { metricsCommand } from './metrics.js';
 import { retestCommand } from './retest.js';
 import { auditCommand } from './audit.js';
@@ -38,6 +39,7 @@ export const commandModules: CommandModule[] = [
   hashCommand,
   evaluateCommand,
   sweepCommand,
+  runCommand,
   describeCommand,
   bearersImportCommand,
   metricsCommand,
