@@ -61,7 +61,16 @@ export function reducedValues(run: TaskRun, scorer: string): number[] {
 
 export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): ConvertedRecord {
   const { task } = run;
-  const d = new RecordDriver('evalkit-run', task.source, { overrides });
+  // Every scorer's value lies in [0, 1], higher is better; the score is a mean of them.
+  const facts = Object.fromEntries(
+    task.scorers.map((s) => [
+      s.name,
+      { lower_is_better: false, min_score: 0, max_score: 1, score_type: 'continuous' as const },
+    ]),
+  );
+  const d = new RecordDriver('evalkit-run', task.source, {
+    overrides: { ...overrides, metricFacts: { ...facts, ...overrides.metricFacts } },
+  });
   const model = d.model(modelFacts(run.target, '--model'));
   const ids = d.ids({
     digest: task.digest,
@@ -176,7 +185,8 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
         reference: r.sample.targets,
         ...(r.sample.choices ? { choices: r.sample.choices } : {}),
       },
-      ...(e.answer.text !== null ? { output: { raw: [e.answer.text] } } : {}),
+      // A single-turn row needs an output: a failed request's is empty (its reason is in `error`).
+      output: { raw: [e.answer.text ?? ''] },
       answerAttribution:
         score?.extracted !== undefined
           ? [
