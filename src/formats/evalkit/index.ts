@@ -9,7 +9,7 @@ export const evalkitTaskType: DocumentType = {
   family: 'evalkit',
   title: 'evalkit task (evalkit run): dataset, prompt, scorers, epochs, reducer',
   looksLike: (doc) => 'dataset' in doc && 'scorers' in doc,
-  versions: [{ version: '1.0', dialect: 'draft-07', schema: TaskSchema, schemaVersionValues: [] }],
+  versions: [{ version: '1.0', dialect: '2020-12', schema: TaskSchema, schemaVersionValues: [] }],
 };
 
 export const evalkitTypes: DocumentType[] = [evalkitTaskType];
