@@ -92,7 +92,7 @@ test(
 
       // Killed once about a third of the way, then resumed.
       const out = join(dir, 'killed');
-      const journal = join(out, '.evalkit-run', 'kill', 'openai--m.journal.jsonl');
+      const journal = join(`${out}.journal`, 'kill', 'openai--m.jsonl');
       const firstRequest = server.requests.length;
       const run = start(out);
       let finished = false;

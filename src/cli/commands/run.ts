@@ -63,9 +63,12 @@ interface RunCliOptions extends Pick<RunOptions, (typeof RUN_COMMAND_OPTIONS)[nu
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const slug = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_');
 
-/** Where a (task, model) run journals: under the output folder, by task and model. */
+/**
+ * Where a (task, model) run journals: beside the datastore root (`DIR.journal/<task>/<provider>--<model>.jsonl`), not
+ * in it, so that `validate DIR` and `ingest DIR` see only records.
+ */
 export const journalPathOf = (outDir: string, task: Task, provider: string, model: string): string =>
-  resolve(outDir, '.evalkit-run', slug(task.name), `${slug(provider)}--${slug(model)}.journal.jsonl`);
+  resolve(`${outDir}.journal`, slug(task.name), `${slug(provider)}--${slug(model)}.jsonl`);
 
 interface RunOutcome {
   task: string;
@@ -146,7 +149,7 @@ export const runCommand: CommandModule = {
           'each --model, scores the answers (match, includes, pattern, numeric, choice, json, model_graded), ' +
           'reduces the epochs, and writes one Every Eval Ever 0.3.0 aggregate + instance JSONL per (task, model) in ' +
           'the datastore layout under -o DIR (atomically; --db also stores it).\n\n' +
-          'Every call is journaled (DIR/.evalkit-run/) before it counts: rerunning the same command continues an ' +
+          'Every call is journaled (in DIR.journal/, beside DIR) before it counts: rerunning the same command continues an ' +
           'interrupted run without sending any request twice.\n\n' +
           'A request that finally fails is recorded as an error, not scored as wrong, and left out of n; a judge that ' +
           'fails leaves that metric missing for the sample.\n\n' +
