@@ -169,7 +169,7 @@ export const runCommand: CommandModule = {
       .addOption(
         new Option(
           '--judge-provider <name>',
-          'provider of model_graded judges the task does not name (default --provider)',
+          'provider of model_graded judges the task does not name (default --provider).',
         ).choices(PROVIDERS),
       )
       .option('--judge-model <id>', 'judge model of model_graded scorers whose task names none')
