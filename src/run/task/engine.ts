@@ -230,6 +230,9 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   const maxStreak = options.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES;
   let streak = { kind: '', count: 0 };
   let failure: unknown;
+  /** Journal appends not yet on disk, and how many may be. */
+  const pending = new Set<Promise<void>>();
+  const maxPending = 4 * Math.max(1, options.concurrency);
   let unitsDone = 0;
   const progress = (): void =>
     options.onProgress?.({
@@ -301,9 +304,20 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
         attempts: result.attempts,
       };
     }
-    await journal.append(key, record);
-    summary.called++;
-    count(record);
+    // The call counts once its journal line is on disk. The worker does not wait for that: it goes on while the
+    // journal syncs (group commit), so the disk never throttles the requests; the run ends only when all are synced.
+    const durable = journal.append(key, record).then(() => {
+      summary.called++;
+      count(record);
+    });
+    pending.add(durable);
+    durable.then(
+      () => pending.delete(durable),
+      (error) => {
+        failure ??= error;
+        pending.delete(durable);
+      },
+    );
     log.event('sample', {
       key,
       epoch,
@@ -376,6 +390,8 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   const source = units();
   const worker = async (): Promise<void> => {
     for (;;) {
+      // Backpressure: when the disk falls behind, wait for it rather than pile up unsynced calls.
+      while (pending.size >= maxPending) await Promise.race(pending).catch(() => undefined);
       if (failure !== undefined || signal.aborted) return;
       const next = source.next();
       if (next.done) return;
@@ -389,6 +405,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+    await Promise.allSettled([...pending]);
     if (failure === undefined && signal.aborted) failure = signal.reason;
     if (failure !== undefined) throw failure;
   } finally {
