@@ -302,8 +302,12 @@ const REDUCE: Record<string, (v: number[]) => number> = {
   },
 };
 
-test('epochs with each reducer: mean, mode, max, min, pass_at_k', async () => {
-  server.setScript(byTable((_m, id, epoch) => ({ text: EPOCH_TABLE[id][epoch - 1] === 1 ? '42' : '41' })));
+test('epochs with each reducer: mean, mode, max, min, pass_at_k; compare reduces the stored rows the same way', async () => {
+  // beta answers right exactly where alpha does not.
+  const right = (model: string, id: string, epoch: number) =>
+    (EPOCH_TABLE[id][epoch - 1] === 1) === (model === 'alpha');
+  server.setScript(byTable((m, id, epoch) => ({ text: right(m, id, epoch) ? '42' : '41' })));
+  const db = join(dir, 'reducers.duckdb');
   const rows = Object.keys(EPOCH_TABLE).map((id) => ({ id, input: `sample ${id}`, target: 42 }));
   for (const reducer of Object.keys(REDUCE)) {
     const task = writeTask(
@@ -313,7 +317,7 @@ test('epochs with each reducer: mean, mode, max, min, pass_at_k', async () => {
       rows,
     );
     const out = join(dir, `reduce-${reducer}-out`);
-    const result = await cli(runArgs(task, out, ['alpha']));
+    const result = await cli(runArgs(task, out, ['alpha', 'beta'], ['--db', db]));
     assert.equal(result.code, 0, result.stderr);
     const rec = recordsUnder(out).get('unknown/alpha')!;
     const expected = REDUCE[reducer];
@@ -328,6 +332,26 @@ test('epochs with each reducer: mean, mode, max, min, pass_at_k', async () => {
       reducer === 'pass_at_k' ? 'pass_at_2' : reducer,
     );
     assert.equal(rec.rows.length, 16);
+    const compared = await cli([
+      'compare',
+      'unknown/alpha',
+      'unknown/beta',
+      '--db',
+      db,
+      '--benchmark',
+      `reduce-${reducer.replace(/_/g, '-')}`,
+      '--format',
+      'json',
+    ]);
+    assert.equal(compared.code, 0, compared.stderr);
+    const c = JSON.parse(compared.stdout).comparisons[0];
+    const flip = (v: number[]) => v.map((x) => 1 - x);
+    const wantDiff = Object.values(EPOCH_TABLE).reduce((s, v) => s + expected(v) - expected(flip(v)), 0) / 4;
+    assert.equal(c.n_paired, 4);
+    assert.ok(
+      Math.abs(c.difference - wantDiff) < 1e-12,
+      `${reducer}: compare ${c.difference} vs ${wantDiff}`,
+    );
     assert.deepEqual(
       rec.rows.filter((x) => x.sample_id.startsWith('r4#')).map((x) => [x.sample_id, x.metadata.epoch]),
       [1, 2, 3, 4].map((e) => [`r4#epoch${e}`, String(e)]),
