@@ -3,7 +3,7 @@
 // that fails, epochs with each reducer, the records valid, and `compare` of two models paired on every sample with
 // its statistics checked against values computed here from the raw rows.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -492,3 +492,86 @@ test('task file mistakes name file:line:column, the JSON pointer and a stable co
   assert.doesNotMatch(dry.stdout, /second question/);
   assert.equal(server.requests.length, first);
 });
+
+test('few-shot turns reach OpenAI-compatible and Anthropic servers as a conversation; the API key is written nowhere', async () => {
+  const task = writeTask(
+    join(dir, 'fewshot'),
+    'fewshot',
+    [
+      'name: fewshot',
+      'dataset: {path: fewshot.jsonl}',
+      'system: Reply in one word.',
+      'messages:',
+      '  - {role: user, content: "Capital of France?"}',
+      '  - {role: assistant, content: "Paris"}',
+      '  - {role: user, content: "{{input}}"}',
+      'scorers: [match]',
+      '',
+    ].join('\n'),
+    [{ id: 'f1', input: 'Capital of Italy?', target: 'Rome' }],
+  );
+  server.setScript(() => ({ text: 'Rome' }));
+  const secret = 'sk-evalkit-test-secret-4711';
+  const sent = (from: number) => server.requests.slice(from).map((r) => r.body);
+  for (const [provider, baseUrl, keyVar] of [
+    ['openai', server.openaiBaseUrl, 'OPENAI_API_KEY'],
+    ['anthropic', server.anthropicBaseUrl, 'ANTHROPIC_API_KEY'],
+  ]) {
+    const first = server.requests.length;
+    const out = join(dir, `fewshot-${provider}`);
+    const result = await cli(
+      [
+        'run',
+        task,
+        '--provider',
+        provider,
+        '--model',
+        'm',
+        '--base-url',
+        baseUrl,
+        '-o',
+        out,
+        '--log',
+        `${out}.log`,
+      ],
+      { env: { [keyVar]: secret } },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const [body] = sent(first);
+    const turns = body.messages.map((m: any) => [
+      m.role,
+      typeof m.content === 'string' ? m.content : m.content[0].text,
+    ]);
+    const expected = [
+      ['user', 'Capital of France?'],
+      ['assistant', 'Paris'],
+      ['user', 'Capital of Italy?'],
+    ];
+    if (provider === 'openai') assert.deepEqual(turns, [['system', 'Reply in one word.'], ...expected]);
+    else {
+      assert.deepEqual(turns, expected);
+      assert.equal(body.system, 'Reply in one word.');
+    }
+    assert.ok(server.requests[first].authorization?.includes(secret), 'the key was sent');
+    const rec = recordsUnder(out).get('unknown/m')!;
+    assert.equal(resultOf(rec, 'match').score_details.score, 1);
+    assert.equal(rec.rows[0].input.raw, 'Capital of Italy?');
+    assert.equal(JSON.parse(rec.rows[0].input.formatted).length, 4);
+    const written = [
+      readTree(out),
+      readTree(`${out}.journal`),
+      readFileSync(`${out}.log`, 'utf8'),
+      result.stdout,
+      result.stderr,
+    ];
+    assert.ok(!written.join('\n').includes(secret), 'the API key was written somewhere');
+  }
+});
+
+/** Every file under a folder, concatenated. */
+function readTree(root: string): string {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath ?? (e as any).path, e.name), 'utf8'))
+    .join('\n');
+}
