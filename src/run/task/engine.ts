@@ -18,6 +18,7 @@ import { createRateLimiter } from '../rate-limit.js';
 import { nullRunLog, type RunLog } from '../run-log.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunProgress } from '../runner.js';
 import { checkUsage } from '../usage.js';
+import { WorkerPool } from '../workers.js';
 import { buildMessages } from './prompt.js';
 import type { ChatMessage, GenerationConfig, JudgeScorer, Score, Task, TaskSample } from './types.js';
 
@@ -229,10 +230,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   }));
   const maxStreak = options.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES;
   let streak = { kind: '', count: 0 };
-  let failure: unknown;
-  /** Journal appends not yet on disk, and how many may be. */
-  const pending = new Set<Promise<void>>();
-  const maxPending = 4 * Math.max(1, options.concurrency);
+  const pool = new WorkerPool(options.concurrency, signal);
   let unitsDone = 0;
   const progress = (): void =>
     options.onProgress?.({
@@ -306,17 +304,11 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     }
     // The call counts once its journal line is on disk. The worker does not wait for that: it goes on while the
     // journal syncs (group commit), so the disk never throttles the requests; the run ends only when all are synced.
-    const durable = journal.append(key, record).then(() => {
-      summary.called++;
-      count(record);
-    });
-    pending.add(durable);
-    durable.then(
-      () => pending.delete(durable),
-      (error) => {
-        failure ??= error;
-        pending.delete(durable);
-      },
+    pool.track(
+      journal.append(key, record).then(() => {
+        summary.called++;
+        count(record);
+      }),
     );
     log.event('sample', {
       key,
@@ -331,9 +323,11 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
       const kind = result.error!.kind;
       streak = kind === streak.kind ? { kind, count: streak.count + 1 } : { kind, count: 1 };
       if (maxStreak > 0 && streak.count >= maxStreak)
-        failure ??= new DataError(
-          'run.stopped-early',
-          `stopped after ${streak.count} calls in a row failed the same way (${record.error}); every finished call is journaled in ${options.journalPath} — fix the cause and run the same command again (with --retry-failed to send the failed ones again)`,
+        pool.fail(
+          new DataError(
+            'run.stopped-early',
+            `stopped after ${streak.count} calls in a row failed the same way (${record.error}); every finished call is journaled in ${options.journalPath} — fix the cause and run the same command again (with --retry-failed to send the failed ones again)`,
+          ),
         );
     }
     return record;
@@ -387,27 +381,8 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   function* units(): Generator<[SampleResult, number]> {
     for (const r of results) for (let e = 0; e < epochs; e++) yield [r, e];
   }
-  const source = units();
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      // Backpressure: when the disk falls behind, wait for it rather than pile up unsynced calls.
-      while (pending.size >= maxPending) await Promise.race(pending).catch(() => undefined);
-      if (failure !== undefined || signal.aborted) return;
-      const next = source.next();
-      if (next.done) return;
-      try {
-        await runUnit(...next.value);
-      } catch (error) {
-        failure ??= error;
-        return;
-      }
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-    await Promise.allSettled([...pending]);
-    if (failure === undefined && signal.aborted) failure = signal.reason;
-    if (failure !== undefined) throw failure;
+    await pool.run(units(), ([r, epoch]) => runUnit(r, epoch));
   } finally {
     await journal.close();
   }
