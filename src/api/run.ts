@@ -30,6 +30,3 @@ export { parseVerdict, parseCoherence } from '../run/parse.js';
 export { journalPathFor } from '../run/journal.js';
 export { openRunLog, type RunLog } from '../run/run-log.js';
 export { writeEeeRun, type EeeRunInput, type EeeRunOutput } from '../convert/eee-run.js';
-// `evalkit run`: the task model (a task → samples → requests → scorers), its engine and its EEE record.
-export * as task from '../run/task/index.js';
-export { taskRecord, reducedValues, rowSampleId, RUN_COLLECTION } from '../convert/task-record.js';
