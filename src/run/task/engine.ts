@@ -232,9 +232,10 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   let streak = { kind: '', count: 0 };
   const pool = new WorkerPool(options.concurrency, signal);
   let unitsDone = 0;
+  let itemsDone = 0;
   const progress = (): void =>
     options.onProgress?.({
-      itemsDone: results.filter((r) => r.epochs.length === epochs).length,
+      itemsDone,
       itemsTotal: samples.length,
       samplesDone: unitsDone,
       samplesTotal: samples.length * epochs,
@@ -375,6 +376,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     }
     r.epochs.push(result);
     unitsDone++;
+    if (r.epochs.length === epochs) itemsDone++;
     progress();
   };
 
