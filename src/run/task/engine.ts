@@ -248,7 +248,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     summary.inputTokens += r.usage?.input_tokens ?? 0;
     summary.outputTokens += r.usage?.output_tokens ?? 0;
   };
-  /** The journaled call, or a new one (journaled before it is returned). */
+  /** The journaled call, or a new one (its journal line tracked by the pool: the run ends only once it is on disk). */
   const call = async (
     key: string,
     epoch: number,
