@@ -292,13 +292,14 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
     return judges;
   };
 
-  const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
-  const interrupt = interruptSignal();
-  const outcomes: RunOutcome[] = [];
+  // DuckDB is loaded only when --db asks for the store.
   const store =
     opts.db === undefined
       ? undefined
       : await (await import('../../store/db.js')).openStore(resolve(io.cwd, opts.db), { readOnly: false });
+  const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
+  const interrupt = interruptSignal();
+  const outcomes: RunOutcome[] = [];
   try {
     for (const task of tasks) {
       const judges = await judgesOf(task);
