@@ -7,7 +7,7 @@
  * run writes the same record as an uninterrupted one.
  */
 import { FRAMEWORK_VERSION } from '../run/runner.js';
-import { promptText } from '../run/task/prompt.js';
+import { DEFAULT_CHOICE_TEMPLATE, DEFAULT_USER_TEMPLATE, promptText } from '../run/task/prompt.js';
 import { itemStatistics, reduceEpochs, reducerLabel } from '../run/task/reduce.js';
 import type { EpochResult, RunModel, SampleResult, TaskRun } from '../run/task/engine.js';
 import { JUDGE_GENERATION } from '../run/task/engine.js';
@@ -95,8 +95,16 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
   const generationDetails: Record<string, string> = { epochs: String(task.epochs) };
   if (run.generation.seed !== undefined) generationDetails.seed = String(run.generation.seed);
   if (run.generation.stop.length > 0) generationDetails.stop = JSON.stringify(run.generation.stop);
-  if (task.system !== undefined) generationDetails.system_template = task.system;
-  if (task.messages !== undefined) generationDetails.messages_template = JSON.stringify(task.messages);
+  // The prompt's templates as the task gives them (the default single user message when it gives none).
+  const promptTemplate = JSON.stringify([
+    ...(task.system !== undefined ? [{ role: 'system', content: task.system }] : []),
+    ...(task.messages ?? [
+      {
+        role: 'user',
+        content: task.dataset.fields.choices !== undefined ? DEFAULT_CHOICE_TEMPLATE : DEFAULT_USER_TEMPLATE,
+      },
+    ]),
+  ]);
   const timestamp = epochSeconds(run.startedAt);
 
   for (const scorer of task.scorers) {
@@ -134,12 +142,7 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
       numSamples: stats?.n ?? 0,
       details: { samples_without_value: missing, scorer_type: scorer.type },
       generationConfig: {
-        generation_args: {
-          ...generationArgs,
-          ...(task.messages === undefined && task.system === undefined
-            ? {}
-            : { prompt_template: JSON.stringify(task.messages ?? [{ role: 'user', content: '{{input}}' }]) }),
-        },
+        generation_args: { ...generationArgs, prompt_template: promptTemplate },
         additional_details: generationDetails,
       },
       ...(timestamp ? { evaluationTimestamp: timestamp } : {}),

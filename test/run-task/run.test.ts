@@ -125,6 +125,11 @@ test('match, includes, pattern and numeric on two models; a 429 and a 503 are re
     assert.equal(r.metric_config.max_score, 1);
     assert.equal(r.metric_config.lower_is_better, false);
     assert.equal(r.generation_config.generation_args.temperature, 0);
+    assert.deepEqual(JSON.parse(r.generation_config.generation_args.prompt_template), [
+      { role: 'system', content: 'Answer with the number only.' },
+      { role: 'user', content: '{{input}}' },
+    ]);
+    assert.equal(r.generation_config.additional_details.seed, '7');
   }
   // beta: q6 failed, so n = 5; of q1..q5 it answered 43, 15, 50, 42, 78.
   const expectBeta = { match: 0, includes: 3 / 5, extracted: 0, numeric: 3 / 5 };
