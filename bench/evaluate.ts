@@ -19,7 +19,7 @@ const gc = runInNewContext('gc') as () => void;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 
-async function startServer(latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(root, 'test/helpers/provider-server.ts'), '--latency', String(latencyMs)],
@@ -75,7 +75,7 @@ const config = (n: number): RunConfig => ({
   prompts: { questionForm: 'support', coherenceFrameId: 'thin-v1', paraphraseVariant: 0, stripTex: true },
 });
 
-async function measure(
+export async function measure(
   url: string,
   items: number,
   n: number,

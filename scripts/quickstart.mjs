@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run quickstart`: the main job on the shipped examples, end to end, with the built CLI:
-// validate records → run a benchmark (replayed model answers, no network) → metrics → HTML report → EEE uncertainty
+// validate records → run a benchmark and a task of your own (replayed model answers, no network) → metrics → HTML report → EEE uncertainty
 // → convert other tools' outputs → one DuckDB store → leaderboard → paired comparison → the viewer as a static site.
 // Everything it writes goes to quickstart-output/.
 import { spawnSync } from 'node:child_process';
@@ -48,6 +48,25 @@ const steps = [
     ['validate', `${out}/birds.eta.json`, `${out}/eee`],
   ],
   [
+    'Run your own task (a dataset, a prompt, scorers) on two models, straight into EEE records (replayed answers)',
+    [
+      'run',
+      'examples/task/arith.task.yaml',
+      '--provider',
+      'replay',
+      '--replay-from',
+      'examples/task/arith.fixture.jsonl',
+      '--model',
+      'demo-small',
+      '--model',
+      'demo-large',
+      '--model-map',
+      'examples/task/models.json',
+      '-o',
+      `${out}/runs`,
+    ],
+  ],
+  [
     'Agreement metrics with a seeded subsampling CI',
     ['metrics', 'examples/infereval/evaluation.json', '--ci', '--ci-seed', '7'],
   ],
@@ -87,6 +106,7 @@ const steps = [
       'examples/eee/data',
       `${out}/converted`,
       `${out}/eee`,
+      `${out}/runs`,
       '--db',
       `${out}/evalkit.duckdb`,
     ],
@@ -110,6 +130,10 @@ const steps = [
       '--db',
       `${out}/evalkit.duckdb`,
     ],
+  ],
+  [
+    'The two models of your own task, paired on every sample',
+    ['compare', 'demo/demo-large', 'demo/demo-small', '--db', `${out}/evalkit.duckdb`],
   ],
   [
     'The viewer as a static site (serve it with any static file server)',

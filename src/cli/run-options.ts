@@ -182,9 +182,10 @@ export const RUN_OPTIONS = {
   },
 } satisfies Record<keyof RunOptions, OptionSpec>;
 
-/** Adds the run options to a command (evaluate and sweep share them). */
-export function addRunOptions(cmd: Command): Command {
+/** Adds the run options to a command (evaluate and sweep share them; `run` takes the ones it names). */
+export function addRunOptions(cmd: Command, only?: readonly (keyof RunOptions)[]): Command {
   for (const [key, spec] of Object.entries(RUN_OPTIONS) as [string, OptionSpec][]) {
+    if (only !== undefined && !only.includes(key as keyof RunOptions)) continue;
     const option = new Option(spec.flags, spec.description);
     if (spec.choices) option.choices(spec.choices);
     if (spec.parse) option.argParser(spec.parse as (value: string, previous: unknown) => unknown);

@@ -1,5 +1,6 @@
 import { benchOutputTypes } from './bench-output/index.js';
 import { eeeTypes } from './eee/index.js';
+import { evalkitTypes } from './evalkit/index.js';
 import { inferevalTypes } from './infereval/index.js';
 import { retrievalTypes } from './retrieval/index.js';
 import type { DocumentType, FormatVersion } from './types.js';
@@ -10,6 +11,7 @@ export const documentTypes: readonly DocumentType[] = [
   ...inferevalTypes,
   ...retrievalTypes,
   ...benchOutputTypes,
+  ...evalkitTypes,
 ];
 
 export function findType(id: string): DocumentType | undefined {

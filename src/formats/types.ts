@@ -45,7 +45,7 @@ export interface FormatVersion {
 export interface DocumentType {
   /** e.g. "eee.aggregate", "infereval.benchmark", "bench.output". */
   id: string;
-  family: 'eee' | 'infereval' | 'retrieval' | 'bench';
+  family: 'eee' | 'infereval' | 'retrieval' | 'bench' | 'evalkit';
   title: string;
   /** True when the document's keys say it is this type (independent of schema_version). */
   looksLike(doc: Record<string, unknown>): boolean;

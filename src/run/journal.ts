@@ -20,19 +20,24 @@ export interface JournalHeader {
   started_at: string;
 }
 
-interface JournalSampleLine {
+/** What a journal line holds: a sample of evaluate (SampleRecord) or of another front end, by its index. */
+export interface JournaledSample {
+  sample_index: number;
+}
+
+interface JournalSampleLine<S extends JournaledSample = SampleRecord> {
   type: 'sample';
   item: string;
   config_hash: string;
-  sample: SampleRecord;
+  sample: S;
 }
 
-export interface OpenedJournal {
+export interface OpenedJournal<S extends JournaledSample = SampleRecord> {
   header: JournalHeader;
   /** item id → sample index → record, for the samples already journaled. */
-  done: Map<string, Map<number, SampleRecord>>;
+  done: Map<string, Map<number, S>>;
   resumed: boolean;
-  append(item: string, sample: SampleRecord): Promise<void>;
+  append(item: string, sample: S): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,13 +46,15 @@ export function journalPathFor(outputPath: string): string {
 }
 
 /** Reads a journal; a torn last line (the process was killed mid-write) is ignored and cut off. */
-function readJournal(path: string): {
+function readJournal<S extends JournaledSample>(
+  path: string,
+): {
   header?: JournalHeader;
-  lines: JournalSampleLine[];
+  lines: JournalSampleLine<S>[];
   validBytes: number;
 } {
   const text = readFileSync(path, 'utf8');
-  const lines: JournalSampleLine[] = [];
+  const lines: JournalSampleLine<S>[] = [];
   let header: JournalHeader | undefined;
   let offset = 0;
   let validBytes = 0;
@@ -59,7 +66,7 @@ function readJournal(path: string): {
     lineNo++;
     offset = nl + 1;
     if (line.trim() === '') continue;
-    let parsed: JournalHeader | JournalSampleLine;
+    let parsed: JournalHeader | JournalSampleLine<S>;
     try {
       parsed = JSON.parse(line);
     } catch {
@@ -99,16 +106,16 @@ export function changedSettings(
   return changed.length > 0 ? `changed: ${changed.join('; ')}` : 'model, decoding, prompts or benchmark';
 }
 
-export async function openJournal(
+export async function openJournal<S extends JournaledSample = SampleRecord>(
   path: string,
   fresh: { run_id: string; config_hash: string; config?: Record<string, unknown>; started_at: string },
-): Promise<OpenedJournal> {
-  const done = new Map<string, Map<number, SampleRecord>>();
+): Promise<OpenedJournal<S>> {
+  const done = new Map<string, Map<number, S>>();
   let header: JournalHeader = { type: 'run', ...fresh };
   let resumed = false;
   let validBytes = 0;
   if (existsSync(path)) {
-    const read = readJournal(path);
+    const read = readJournal<S>(path);
     if (read.header !== undefined) {
       if (read.header.config_hash !== fresh.config_hash) {
         throw new UsageError(
@@ -172,7 +179,7 @@ export async function openJournal(
     done,
     resumed,
     append(item, sample) {
-      const line: JournalSampleLine = { type: 'sample', item, config_hash: header.config_hash, sample };
+      const line: JournalSampleLine<S> = { type: 'sample', item, config_hash: header.config_hash, sample };
       return new Promise<void>((resolve, reject) => {
         queue.push({ line: `${JSON.stringify(line)}\n`, resolve, reject });
         flushing ??= flush();

@@ -33,6 +33,7 @@ import type {
   Verdict,
 } from './types.js';
 import { majorityVote } from './vote.js';
+import { WorkerPool } from './workers.js';
 
 export const FRAMEWORK_VERSION = 'evalkit-0.1.0';
 
@@ -513,15 +514,7 @@ async function runEvaluationUnlocked(options: RunOptions): Promise<RunSummary> {
       if (state.remaining === 0) await completeItem(state);
       progress();
     });
-    pending.add(durable);
-    const settle = (): void => {
-      pending.delete(durable);
-      waiting.shift()?.();
-    };
-    durable.then(settle, (error) => {
-      failure ??= error;
-      settle();
-    });
+    pool.track(durable);
   };
 
   // Stopping early: the same failure on every sample in a row means nothing will answer; waiting out every retry
@@ -537,52 +530,28 @@ async function runEvaluationUnlocked(options: RunOptions): Promise<RunSummary> {
       kind === streak.kind
         ? { ...streak, count: streak.count + 1 }
         : { kind, count: 1, example: sample.provider_error ?? kind };
-    if (maxStreak > 0 && streak.count >= maxStreak && failure === undefined) {
-      failure = new DataError(
-        'run.stopped-early',
-        `stopped after ${streak.count} samples in a row failed the same way (${streak.example}); ` +
-          `the ${summary.samples} finished samples are journaled in ${options.journalPath} and no evaluation was written — ` +
-          'fix the cause and run the same command again (sending the failed samples again) to resume',
+    if (maxStreak > 0 && streak.count >= maxStreak && !pool.stopped) {
+      pool.fail(
+        new DataError(
+          'run.stopped-early',
+          `stopped after ${streak.count} samples in a row failed the same way (${streak.example}); ` +
+            `the ${summary.samples} finished samples are journaled in ${options.journalPath} and no evaluation was written — ` +
+            'fix the cause and run the same command again (sending the failed samples again) to resume',
+        ),
       );
       log.event('finish', { stopped_early: true, reason: streak.example, ...summary });
     }
   };
 
   const source = tasks();
-  const pending = new Set<Promise<void>>();
-  const waiting: (() => void)[] = []; // workers held back until a journal sync completes
-  let failure: unknown;
-  const maxPending = 4 * Math.max(1, options.concurrency);
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      // Backpressure: when the disk falls behind, wait for it rather than pile up unsynced samples.
-      while (pending.size >= maxPending) await new Promise<void>((resolve) => waiting.push(resolve));
-      if (failure !== undefined || signal.aborted) return;
-      let next: IteratorResult<{ state: ItemState; index: number } | { complete: ItemState }>;
-      try {
-        next = source.next();
-      } catch (error) {
-        failure ??= error;
-        return;
-      }
-      if (next.done) return;
-      try {
-        if ('complete' in next.value) {
-          await completeItem(next.value.complete);
-          progress();
-        } else await runSample(next.value.state, next.value.index);
-      } catch (error) {
-        failure ??= error;
-        return;
-      }
-    }
-  };
-
+  const pool = new WorkerPool(options.concurrency, signal);
   try {
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-    await Promise.allSettled([...pending]);
-    if (failure === undefined && signal.aborted) failure = signal.reason;
-    if (failure !== undefined) throw failure;
+    await pool.run(source, async (next) => {
+      if ('complete' in next) {
+        await completeItem(next.complete);
+        progress();
+      } else await runSample(next.state, next.index);
+    });
     await journal.close();
     summary.elapsedMs = performance.now() - t0;
     summary.samplesPerSecond = summary.called / Math.max(summary.elapsedMs / 1000, 1e-9);

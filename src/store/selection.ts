@@ -113,10 +113,10 @@ export function instanceRowsSql(cluster: string | null): string {
 }
 
 /** The epoch reducers the statistics know, by kind (at_least_N and pass_at_N carry their N). */
-export type ReducerKind = 'mean' | 'median' | 'max' | 'mode' | 'at_least' | 'pass_at';
+export type ReducerKind = 'mean' | 'median' | 'max' | 'min' | 'mode' | 'at_least' | 'pass_at';
 
 export function kindOf(reducer: string): ReducerKind {
-  if (reducer === 'median' || reducer === 'max' || reducer === 'mode') return reducer;
+  if (reducer === 'median' || reducer === 'max' || reducer === 'min' || reducer === 'mode') return reducer;
   if (/^at_least_[0-9]+$/.test(reducer)) return 'at_least';
   if (/^pass_at_[0-9]+$/.test(reducer)) return 'pass_at';
   return 'mean';
@@ -136,7 +136,7 @@ export async function storeReducers(store: Store): Promise<ReadonlySet<ReducerKi
 /**
  * The value of one side's rows of one sample, reduced the way the source reduced its epochs (SQL over the
  * aggregates of `grouped_rows` with the suffix `_a` or `_b`): mean (also an unknown or absent reducer), median, max,
- * mode (the most frequent value; a tie goes to the value seen first, by epoch), at_least_N (1 when at least N
+ * min (evalkit run's reducer), mode (the most frequent value; a tie goes to the value seen first, by epoch), at_least_N (1 when at least N
  * epochs score ≥ 1, else 0) and pass_at_N (Chen et al.'s unbiased estimator 1 − C(n − c, N)/C(n, N) over n scored
  * epochs, c of them ≥ 1; undefined with fewer than N epochs), as Inspect's reducers compute them. Only the kinds in
  * `kinds` are computed.
@@ -153,6 +153,7 @@ function reducedSql(side: 'a' | 'b', kinds: ReadonlySet<ReducerKind>): string {
   const branches: string[] = [];
   if (kinds.has('median')) branches.push(`WHEN ${reducer} = 'median' THEN ${col('median')}`);
   if (kinds.has('max')) branches.push(`WHEN ${reducer} = 'max' THEN ${col('max')}`);
+  if (kinds.has('min')) branches.push(`WHEN ${reducer} = 'min' THEN ${col('min')}`);
   if (kinds.has('mode'))
     branches.push(
       `WHEN ${reducer} = 'mode' THEN ${col('values')}[list_position(${counts}, list_max(${counts}))]`,
@@ -179,6 +180,7 @@ function sideAggregates(side: 'a' | 'b', filter: string, kinds: ReadonlySet<Redu
   if (kinds.has('at_least') || kinds.has('pass_at'))
     out.push(`count(v) ${f(' AND v >= 1')} AS passed_${side}`);
   if (kinds.has('max')) out.push(`max(v) ${f()} AS max_${side}`);
+  if (kinds.has('min')) out.push(`min(v) ${f()} AS min_${side}`);
   if (kinds.has('median')) out.push(`median(v) ${f(" AND reducer = 'median'")} AS median_${side}`);
   if (kinds.has('mode'))
     out.push(`list(v ORDER BY epoch NULLS LAST, row_index) ${f(" AND reducer = 'mode'")} AS values_${side}`);
@@ -256,6 +258,7 @@ const ALL_REDUCERS: ReadonlySet<ReducerKind> = new Set([
   'mean',
   'median',
   'max',
+  'min',
   'mode',
   'at_least',
   'pass_at',

@@ -79,6 +79,30 @@ const EXPECTED: Record<string, string[]> = {
     'withRetry',
     'writeEeeRun',
   ],
+  task: [
+    'JUDGE_GENERATION',
+    'RUN_COLLECTION',
+    'SCORERS',
+    'buildMessages',
+    'itemStatistics',
+    'loadTask',
+    'passAtK',
+    'promptText',
+    'readDataset',
+    'readTaskFile',
+    'reduceEpochs',
+    'reducedValues',
+    'reducerLabel',
+    'renderTemplate',
+    'rowSampleId',
+    'runTask',
+    'samplesOf',
+    'scorerDefinition',
+    'taskConfigKey',
+    'taskDigest',
+    'taskRecord',
+    'templateValues',
+  ],
   metrics: [
     'GATE_METRICS',
     'compareRuns',
@@ -178,7 +202,7 @@ EXPECTED.survey = [
   'verdictFromChoice',
 ];
 /** Areas reachable by their subpath only (the root does not load the store's or the server's modules). */
-const SUBPATH_ONLY = ['store', 'view', 'survey'];
+const SUBPATH_ONLY = ['store', 'view', 'survey', 'task'];
 const ROOT_ONLY = ['DataError', 'EvalkitError', 'IoError', 'UsageError', 'formatDiagnosticText'];
 
 /** Internals that must stay private (helpers the CLI and other modules share). */

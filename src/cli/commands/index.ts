@@ -22,6 +22,7 @@ export const commandEntries: CommandEntry[] = [
   { name: 'hash', load: () => import('./hash.js').then((m) => m.hashCommand) },
   { name: 'evaluate', load: () => import('./evaluate.js').then((m) => m.evaluateCommand) },
   { name: 'sweep', load: () => import('./sweep.js').then((m) => m.sweepCommand) },
+  { name: 'run', load: () => import('./run.js').then((m) => m.runCommand) },
   { name: 'describe', load: () => import('./describe.js').then((m) => m.describeCommand) },
   { name: 'bearers-import', load: () => import('./bearers-import.js').then((m) => m.bearersImportCommand) },
   { name: 'metrics', load: () => import('./metrics.js').then((m) => m.metricsCommand) },

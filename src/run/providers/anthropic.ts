@@ -15,7 +15,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
       const body: Anthropic.MessageCreateParamsNonStreaming & { temperature?: number; top_p?: number } = {
         model: request.model,
         max_tokens: request.maxTokens,
-        messages: [{ role: 'user', content: request.user }],
+        messages: request.messages
+          ? request.messages.map((m) => ({ role: m.role, content: m.content }))
+          : [{ role: 'user', content: request.user }],
         temperature: request.temperature,
       };
       if (request.system !== null) body.system = request.system;

@@ -24,7 +24,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     async complete(request: CompletionRequest, signal: AbortSignal): Promise<Completion> {
       const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
       if (request.system !== null) messages.push({ role: 'system', content: request.system });
-      messages.push({ role: 'user', content: request.user });
+      if (request.messages)
+        for (const m of request.messages) messages.push({ role: m.role, content: m.content });
+      else messages.push({ role: 'user', content: request.user });
       const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
         model: request.model,
         messages,

@@ -4,6 +4,11 @@ export interface CompletionRequest {
   model: string;
   system: string | null;
   user: string;
+  /**
+   * The whole conversation after the system message (user and assistant turns), when it is more than one user
+   * message (`evalkit run` tasks with few-shot `messages`); `user` is then its last user message.
+   */
+  messages?: { role: 'user' | 'assistant'; content: string }[];
   temperature: number;
   maxTokens: number;
   topP?: number;

@@ -19,6 +19,8 @@ export function replayRequest(request: CompletionRequest): Record<string, unknow
     model: request.model,
     system: request.system,
     user: request.user,
+    // Only a conversation of more than one message adds its turns, so recordings of single prompts keep their keys.
+    ...(request.messages ? { messages: request.messages } : {}),
     temperature: request.temperature,
     max_tokens: request.maxTokens,
     top_p: request.topP ?? null,

@@ -14,6 +14,7 @@ import v10 from './retrieval.gold@0.1.js';
 import v11 from './retrieval.result@0.1.js';
 import v12 from './retrieval.event@0.1.js';
 import v13 from './bench.output@v1.js';
+import v14 from './evalkit.task@1.0.js';
 
 /** A validator: true when the value is valid, else false with the reasons in `errors`. */
 export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -33,4 +34,5 @@ export const precompiledValidators: Record<string, SchemaValidator> = {
   'retrieval.result@0.1': v11,
   'retrieval.event@0.1': v12,
   'bench.output@v1': v13,
+  'evalkit.task@1.0': v14,
 };

@@ -1,0 +1,380 @@
+import { resolve } from 'node:path';
+import { Option } from 'commander';
+import pc from 'picocolors';
+import { UsageError } from '../../errors.js';
+import { readModelMap } from '../../convert/identity.js';
+import { taskRecord, reducedValues } from '../../convert/task-record.js';
+import { writeConverted } from '../../convert/write.js';
+import { checkOutputs } from '../../io/preflight.js';
+import { redactUrl } from '../../io/net/redact.js';
+import { DEFAULT_RETRY } from '../../io/net/retry.js';
+import { openRunLog } from '../../run/run-log.js';
+import { createProvider, PROVIDERS, type ProviderName } from '../../run/setup.js';
+import {
+  buildMessages,
+  loadTask,
+  itemStatistics,
+  runTask,
+  type RunModel,
+  type Task,
+  type TaskRun,
+} from '../../run/task/index.js';
+import type { RunOptions } from '../../run/settings.js';
+import { useColor, type CliIO, type CommandModule } from '../context.js';
+import { intArg, json } from '../options.js';
+import { addRunOptions } from '../run-options.js';
+import { interruptSignal, progressReporter } from './evaluate.js';
+
+/** The shared run options `evalkit run` takes (the decoding comes from the task file). */
+export const RUN_COMMAND_OPTIONS = [
+  'provider',
+  'baseUrl',
+  'httpReferer',
+  'xTitle',
+  'apiKeyEnv',
+  'concurrency',
+  'rateLimit',
+  'maxAttempts',
+  'timeoutMs',
+  'retryBaseMs',
+  'maxRetryAfterMs',
+  'maxResponseBytes',
+  'maxConsecutiveFailures',
+  'retryFailed',
+  'record',
+  'replayFrom',
+] as const satisfies readonly (keyof RunOptions)[];
+
+interface RunCliOptions extends Pick<RunOptions, (typeof RUN_COMMAND_OPTIONS)[number]> {
+  model?: string[];
+  output: string;
+  db?: string;
+  limit?: number;
+  epochs?: number;
+  judgeProvider?: ProviderName;
+  judgeModel?: string;
+  judgeBaseUrl?: string;
+  modelMap?: string;
+  log?: string;
+  dryRun?: boolean;
+  format: 'text' | 'json';
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+const slug = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+
+/**
+ * Where a (task, model) run journals: beside the datastore root (`DIR.journal/<task>/<provider>--<model>.jsonl`), not
+ * in it, so that `validate DIR` and `ingest DIR` see only records.
+ */
+export const journalPathOf = (outDir: string, task: Task, provider: string, model: string): string =>
+  resolve(`${outDir}.journal`, slug(task.name), `${slug(provider)}--${slug(model)}.jsonl`);
+
+interface RunOutcome {
+  task: string;
+  model: string;
+  aggregate: string;
+  samples_file: string | undefined;
+  status: string;
+  evaluation_id: string;
+  run: TaskRun['summary'];
+  scores: {
+    scorer: string;
+    score: number | null;
+    standard_error: number | null;
+    ci: [number, number] | null;
+    n: number;
+  }[];
+  db?: string;
+}
+
+function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | 'json'): void {
+  const prompts = tasks.flatMap((task) =>
+    task.samples
+      .slice(0, limit)
+      .map((s) => ({ task: task.name, sample: s.id, messages: buildMessages(task, s) })),
+  );
+  if (format === 'json') {
+    io.stdout.write(json({ prompts }));
+    return;
+  }
+  for (const p of prompts) {
+    io.stdout.write(`── ${p.task} / ${p.sample}\n`);
+    for (const m of p.messages) io.stdout.write(`[${m.role}]\n${m.content}\n`);
+    io.stdout.write('\n');
+  }
+  io.stdout.write(
+    `${prompts.length} prompt${prompts.length === 1 ? '' : 's'} shown; nothing was sent (--dry-run)\n`,
+  );
+}
+
+function outcomeText(o: RunOutcome, color: boolean): string {
+  const c = pc.createColors(color);
+  const s = o.run;
+  const lines = [
+    `${c.bold(o.task)} × ${c.bold(o.model)}: ${o.status} ${o.aggregate}${s.resumed ? ' (resumed)' : ''}`,
+    `  samples ${s.samples} × ${s.epochs} epoch${s.epochs === 1 ? '' : 's'}; calls ${s.called} made, ${s.reused} from the journal, ${s.retries} retries; tokens ${s.inputTokens} in, ${s.outputTokens} out`,
+  ];
+  for (const r of o.scores)
+    lines.push(
+      `  ${r.scorer.padEnd(16)} ${r.score === null ? 'no value' : r.score.toFixed(4)}` +
+        (r.ci ? `  95% CI [${r.ci[0].toFixed(4)}, ${r.ci[1].toFixed(4)}]` : '') +
+        `  n=${r.n}`,
+    );
+  if (s.failed > 0)
+    lines.push(
+      c.red(
+        `  ${s.failed} answer${s.failed === 1 ? '' : 's'} failed (${Object.entries(s.failuresByKind)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}): recorded as errors, left out of n — rerun with --retry-failed to send them again`,
+      ),
+    );
+  if (s.judgeFailed > 0)
+    lines.push(
+      c.yellow(
+        `  ${s.judgeFailed} judge verdict${s.judgeFailed === 1 ? '' : 's'} missing: that metric has no value for those samples`,
+      ),
+    );
+  if (o.db) lines.push(`  stored in ${o.db}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const runCommand: CommandModule = {
+  register(program, io, run) {
+    const cmd = program
+      .command('run')
+      .summary('run a task (dataset, prompt, scorers) against models, straight into EEE records')
+      .description(
+        'Runs every sample of each TASK file (YAML or JSON; its schema: `evalkit schema show evalkit.task`) against ' +
+          'each --model, scores the answers (match, includes, pattern, numeric, choice, json, model_graded), ' +
+          'reduces the epochs, and writes one Every Eval Ever 0.3.0 aggregate + instance JSONL per (task, model) in ' +
+          'the datastore layout under -o DIR (atomically; --db also stores it).\n\n' +
+          'Every call is journaled (in DIR.journal/, beside DIR) before it counts: rerunning the same command continues an ' +
+          'interrupted run without sending any request twice.\n\n' +
+          'A request that finally fails is recorded as an error, not scored as wrong, and left out of n; a judge that ' +
+          'fails leaves that metric missing for the sample.\n\n' +
+          'Exit codes: 0 every call answered, 1 some calls failed (records written), 2 usage or I/O error.',
+      )
+      .argument('<task...>', 'task files (.yaml, .yml or .json)');
+    addRunOptions(cmd, RUN_COMMAND_OPTIONS)
+      .option('--model <id>', 'model id as the provider names it; repeat for several models', collect)
+      .option('-o, --output <dir>', 'datastore root the records are written under', './evals')
+      .option('--db <file>', 'also ingest each record into this DuckDB store as it completes')
+      .option('--limit <n>', 'only the first N samples of each task', intArg('--limit', 1))
+      .option(
+        '--epochs <n>',
+        "samples drawn per item (overrides the task's epochs)",
+        intArg('--epochs', 1, 100),
+      )
+      .addOption(
+        new Option(
+          '--judge-provider <name>',
+          'provider of model_graded judges the task does not name (default --provider).',
+        ).choices(PROVIDERS),
+      )
+      .option('--judge-model <id>', 'judge model of model_graded scorers whose task names none')
+      .option(
+        '--judge-base-url <url>',
+        "judge API base URL (default the task's judge base_url, else --base-url)",
+      )
+      .option(
+        '--model-map <file>',
+        'JSON map from model names to the ids to write ({"gpt-4o": {"id": "openai/gpt-4o"}})',
+      )
+      .option('--log <run.jsonl>', 'structured run log (run, sample, retry, finish events)')
+      .option(
+        '--dry-run',
+        'print the rendered prompts of the first samples (--limit, default 3) and send nothing',
+      )
+      .addOption(
+        new Option('-f, --format <format>', 'summary format').choices(['text', 'json']).default('text'),
+      )
+      .action((taskPaths: string[], opts: RunCliOptions) => run(() => runAction(taskPaths, opts, io)));
+  },
+};
+
+async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): Promise<number> {
+  const tasks = taskPaths.map((p) => loadTask(resolve(io.cwd, p)));
+  if (opts.epochs !== undefined) for (const t of tasks) t.epochs = opts.epochs;
+  for (const t of tasks)
+    if (t.reducer.name === 'pass_at_k' && (t.reducer.k ?? 1) > t.epochs)
+      throw new UsageError(
+        'usage.bad-option',
+        `${t.name}: pass_at_k with k ${t.reducer.k} needs at least ${t.reducer.k} epochs`,
+      );
+  if (opts.dryRun) {
+    printDryRun(io, tasks, opts.limit ?? 3, opts.format);
+    return 0;
+  }
+  const models = opts.model ?? [];
+  if (models.length === 0)
+    throw new UsageError('usage.missing-option', '--model <id> is required (repeat it for several models)');
+  if (new Set(models).size !== models.length)
+    throw new UsageError('usage.bad-option', 'a --model is given twice');
+  if (opts.provider === 'replay' && opts.replayFrom === undefined)
+    throw new UsageError('usage.missing-option', '--provider replay needs --replay-from FIXTURE.jsonl');
+  for (const [flag, url] of [
+    ['--base-url', opts.baseUrl],
+    ['--judge-base-url', opts.judgeBaseUrl],
+  ] as const)
+    if (url !== undefined && !URL.canParse(url))
+      throw new UsageError(
+        'usage.bad-option',
+        `${flag} must be an absolute URL such as http://localhost:8000/v1, got "${redactUrl(url)}"`,
+      );
+  const outDir = resolve(io.cwd, opts.output);
+  checkOutputs({
+    inputs: [...taskPaths, opts.replayFrom],
+    files: [opts.log, opts.record, opts.db],
+    folders: [opts.output],
+    cwd: io.cwd,
+  });
+  const modelMap =
+    opts.modelMap === undefined ? undefined : await readModelMap(resolve(io.cwd, opts.modelMap));
+  const retry = {
+    ...DEFAULT_RETRY,
+    maxAttempts: opts.maxAttempts,
+    timeoutMs: opts.timeoutMs,
+    baseDelayMs: opts.retryBaseMs,
+    maxRetryAfterMs: opts.maxRetryAfterMs,
+  };
+
+  // One provider client per (provider, base URL, key variable): the model's and every judge's.
+  const clients = new Map<string, Awaited<ReturnType<typeof createProvider>>>();
+  const providerFor = async (
+    provider: ProviderName,
+    baseUrl: string | undefined,
+    apiKeyEnv: string | undefined,
+  ) => {
+    const key = JSON.stringify([provider, baseUrl ?? null, apiKeyEnv ?? null]);
+    let client = clients.get(key);
+    if (client === undefined) {
+      client = await createProvider({
+        provider,
+        baseUrl,
+        apiKeyEnv,
+        env: io.env,
+        timeoutMs: opts.timeoutMs,
+        maxResponseBytes: opts.maxResponseBytes,
+        replayFrom:
+          provider === 'replay' && opts.replayFrom !== undefined
+            ? resolve(io.cwd, opts.replayFrom)
+            : undefined,
+        record: opts.record === undefined || provider === 'replay' ? undefined : resolve(io.cwd, opts.record),
+        httpReferer: opts.httpReferer,
+        xTitle: opts.xTitle,
+      });
+      clients.set(key, client);
+    }
+    return client.provider;
+  };
+  const judgesOf = async (task: Task): Promise<Map<string, RunModel>> => {
+    const judges = new Map<string, RunModel>();
+    for (const s of task.scorers) {
+      if (s.kind !== 'judge') continue;
+      const providerName = s.judge.provider ?? opts.judgeProvider ?? opts.provider;
+      const model = s.judge.model ?? opts.judgeModel;
+      if (model === undefined)
+        throw new UsageError(
+          'usage.missing-option',
+          `${task.name}: scorer "${s.name}" needs a judge model: --judge-model, or judge.model in the task`,
+        );
+      const baseUrl =
+        s.judge.baseUrl === null ? undefined : (s.judge.baseUrl ?? opts.judgeBaseUrl ?? opts.baseUrl);
+      const apiKeyEnv = s.judge.apiKeyEnv ?? (providerName === opts.provider ? opts.apiKeyEnv : undefined);
+      judges.set(s.name, {
+        providerName,
+        model,
+        baseUrl,
+        provider: await providerFor(providerName, baseUrl, apiKeyEnv),
+      });
+    }
+    return judges;
+  };
+
+  // DuckDB is loaded only when --db asks for the store.
+  const store =
+    opts.db === undefined
+      ? undefined
+      : await (await import('../../store/db.js')).openStore(resolve(io.cwd, opts.db), { readOnly: false });
+  const log = openRunLog(opts.log === undefined ? undefined : resolve(io.cwd, opts.log));
+  const interrupt = interruptSignal();
+  const outcomes: RunOutcome[] = [];
+  try {
+    for (const task of tasks) {
+      const judges = await judgesOf(task);
+      for (const model of models) {
+        const target: RunModel = {
+          providerName: opts.provider,
+          model,
+          baseUrl: opts.baseUrl,
+          provider: await providerFor(opts.provider, opts.baseUrl, opts.apiKeyEnv),
+        };
+        const progress = progressReporter(io, `${task.name} × ${model}`);
+        let result: TaskRun;
+        try {
+          result = await runTask({
+            task,
+            target,
+            judges,
+            journalPath: journalPathOf(outDir, task, opts.provider, model),
+            limit: opts.limit,
+            concurrency: opts.concurrency,
+            rateLimit: opts.rateLimit,
+            retry,
+            retryFailed: opts.retryFailed,
+            maxConsecutiveFailures: opts.maxConsecutiveFailures,
+            log,
+            signal: interrupt.signal,
+            onProgress: progress.update,
+          });
+        } finally {
+          progress.done();
+        }
+        const record = taskRecord(result, modelMap === undefined ? {} : { modelMap });
+        // A rerun of the same journal writes the same bytes ("unchanged"); a run continued with more samples replaces it.
+        const written = await writeConverted(record, outDir, { force: true });
+        let db: string | undefined;
+        if (store !== undefined) {
+          const { ingestPaths } = await import('../../store/ingest.js');
+          const ingested = await ingestPaths(store, [written.aggregatePath], { cwd: io.cwd });
+          const rejected = ingested.items.find((i) => i.status === 'rejected');
+          if (rejected)
+            throw new UsageError(
+              'run.ingest',
+              `${written.aggregatePath} was not stored: ${rejected.reason ?? 'rejected'}`,
+            );
+          db = opts.db;
+        }
+        outcomes.push({
+          task: task.name,
+          model,
+          aggregate: written.aggregatePath,
+          samples_file: written.samplesPath,
+          status: written.status,
+          evaluation_id: record.aggregate.evaluation_id as string,
+          run: result.summary,
+          scores: task.scorers.map((s) => {
+            const stats = itemStatistics(reducedValues(result, s.name));
+            return {
+              scorer: s.name,
+              score: stats?.score ?? null,
+              standard_error: stats?.standardError ?? null,
+              ci: stats?.ci ? [stats.ci.lower, stats.ci.upper] : null,
+              n: stats?.n ?? 0,
+            };
+          }),
+          ...(db ? { db } : {}),
+        });
+        if (opts.format === 'text') io.stdout.write(outcomeText(outcomes.at(-1)!, useColor(io)));
+      }
+    }
+  } finally {
+    interrupt.dispose();
+    store?.close();
+    for (const c of clients.values()) await c.close();
+    await log.close();
+  }
+  if (opts.format === 'json') io.stdout.write(json(outcomes));
+  return outcomes.some((o) => o.run.failed > 0 || o.run.judgeFailed > 0) ? 1 : 0;
+}

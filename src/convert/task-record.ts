@@ -1,0 +1,236 @@
+/**
+ * `evalkit run`: a finished task run as an Every Eval Ever 0.3.0 record, through the converters' record driver (the
+ * same identity rules, results builder, row maker and writer). One result per scorer: the mean over samples of each
+ * sample's value after the epoch reducer, with its standard error and normal 95 % interval; one instance row per
+ * (sample, epoch, scorer). An answer that failed is a row with its error and no score, and is left out of n; a judge
+ * that failed leaves that scorer's value missing for the epoch. Ids derive from the journal's run id, so a resumed
+ * run writes the same record as an uninterrupted one.
+ */
+import { FRAMEWORK_VERSION } from '../run/runner.js';
+import { DEFAULT_CHOICE_TEMPLATE, DEFAULT_USER_TEMPLATE, promptText } from '../run/task/prompt.js';
+import { itemStatistics, reduceEpochs, reducerLabel } from '../run/task/reduce.js';
+import type { EpochResult, RunModel, SampleResult, TaskRun } from '../run/task/engine.js';
+import { JUDGE_GENERATION } from '../run/task/engine.js';
+import type { TaskScorer } from '../run/task/types.js';
+import { RecordDriver } from './driver.js';
+import { buildModel, epochSeconds, FieldReport, rowMaker } from './record.js';
+import type { ConvertedRecord, ConvertOverrides } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+export const RUN_COLLECTION = 'evalkit-run';
+
+/** The facts of a model behind a provider: the official APIs are externally managed closed weights. */
+function modelFacts(m: Omit<RunModel, 'provider'>, field: string) {
+  const official = (m.providerName === 'openai' || m.providerName === 'anthropic') && m.baseUrl === undefined;
+  return {
+    name: m.model,
+    field,
+    ...(m.providerName === 'replay' ? {} : { inferencePlatform: m.providerName }),
+    ...(official
+      ? {
+          deployment: {
+            deploymentType: 'externally_managed' as const,
+            modelAvailability: 'closed_weights' as const,
+            reason: `provider ${m.providerName} through its official API`,
+          },
+        }
+      : {}),
+  };
+}
+
+/** The sample id of a row: the row's id, `/scorer` when the task has several, `#epochN` when it has several epochs. */
+export function rowSampleId(run: TaskRun, sample: string, scorer: string, epoch: number): string {
+  const byScorer = run.task.scorers.length > 1 ? `/${scorer}` : '';
+  const byEpoch = run.task.epochs > 1 ? `#epoch${epoch + 1}` : '';
+  return `${sample}${byScorer}${byEpoch}`;
+}
+
+/** Each sample's reduced value for one scorer (samples without any value left out). */
+export function reducedValues(run: TaskRun, scorer: string): number[] {
+  const out: number[] = [];
+  for (const r of run.results) {
+    const values = r.epochs
+      .map((e) => e.scores[scorer]?.value)
+      .filter((v): v is number => typeof v === 'number');
+    const v = reduceEpochs(values, run.task.reducer);
+    if (v !== undefined) out.push(v);
+  }
+  return out;
+}
+
+export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): ConvertedRecord {
+  const { task } = run;
+  // Every scorer's value lies in [0, 1], higher is better; the score is a mean of them.
+  const facts = Object.fromEntries(
+    task.scorers.map((s) => [
+      s.name,
+      { lower_is_better: false, min_score: 0, max_score: 1, score_type: 'continuous' as const },
+    ]),
+  );
+  const d = new RecordDriver('evalkit-run', task.source, {
+    overrides: { ...overrides, metricFacts: { ...facts, ...overrides.metricFacts } },
+  });
+  const model = d.model(modelFacts(run.target, '--model'));
+  const ids = d.ids({
+    digest: task.digest,
+    defaultCollection: RUN_COLLECTION,
+    seed: `evalkit-run:${run.summary.runId}:${task.name}:${run.target.model}`,
+  });
+  const sourceData: Obj = {
+    dataset_name: task.name,
+    source_type: 'other',
+    additional_details: {
+      task_file: task.source,
+      dataset: task.dataset.path,
+      task_digest: task.digest,
+      samples: String(run.results.length),
+    },
+  };
+  const generationArgs: Obj = {
+    temperature: run.generation.temperature,
+    max_tokens: run.generation.max_tokens,
+  };
+  if (run.generation.top_p !== undefined) generationArgs.top_p = run.generation.top_p;
+  const generationDetails: Record<string, string> = { epochs: String(task.epochs) };
+  if (run.generation.seed !== undefined) generationDetails.seed = String(run.generation.seed);
+  if (run.generation.stop.length > 0) generationDetails.stop = JSON.stringify(run.generation.stop);
+  // The prompt's templates as the task gives them (the default single user message when it gives none).
+  const promptTemplate = JSON.stringify([
+    ...(task.system !== undefined ? [{ role: 'system', content: task.system }] : []),
+    ...(task.messages ?? [
+      {
+        role: 'user',
+        content: task.dataset.fields.choices !== undefined ? DEFAULT_CHOICE_TEMPLATE : DEFAULT_USER_TEMPLATE,
+      },
+    ]),
+  ]);
+  const timestamp = epochSeconds(run.startedAt);
+
+  for (const scorer of task.scorers) {
+    const values = reducedValues(run, scorer.name);
+    const stats = itemStatistics(values);
+    const missing = run.results.length - values.length;
+    d.results.add({
+      evaluationName: task.name,
+      metric: scorer.name,
+      metricId: `${task.name}.${scorer.name}`,
+      metricName: scorer.name,
+      resultId: `${task.name}.${scorer.name}`,
+      field: `scorers (${scorer.name})`,
+      score: stats?.score ?? Number.NaN,
+      description: `${scorer.type} scorer: mean over samples of each sample's ${reducerLabel(task.reducer)} over ${task.epochs} epoch${task.epochs === 1 ? '' : 's'}`,
+      lowerIsBetter: { value: false, field: `${scorer.type} scorer definition` },
+      sourceData,
+      ...(stats?.standardError !== undefined
+        ? {
+            standardError: {
+              value: stats.standardError,
+              method: 'sample standard deviation over samples / sqrt(n)',
+            },
+          }
+        : {}),
+      ...(stats?.ci !== undefined
+        ? {
+            confidenceInterval: {
+              ...stats.ci,
+              confidenceLevel: 0.95,
+              method: 'normal approximation, clipped to [0, 1]',
+            },
+          }
+        : {}),
+      numSamples: stats?.n ?? 0,
+      details: { samples_without_value: missing, scorer_type: scorer.type },
+      generationConfig: {
+        generation_args: { ...generationArgs, prompt_template: promptTemplate },
+        additional_details: generationDetails,
+      },
+      ...(timestamp ? { evaluationTimestamp: timestamp } : {}),
+      ...(scorer.kind === 'judge' ? { llmScoring: llmScoring(run, scorer) } : {}),
+      configDetails: { scorer: scorer.type, epoch_reducer: reducerLabel(task.reducer), ...scorer.details },
+    });
+  }
+  d.run({
+    sourceRunId: run.summary.runId,
+    status: run.results.length === run.task.samples.length ? 'complete' : 'partial',
+    scoredSamples: run.results.filter((r) => r.epochs.some((e) => e.answer.error === undefined)).length,
+  });
+  const aggregate = d.aggregate({
+    sourceName: 'evalkit run',
+    organization: { name: 'evalkit', field: 'evalkit run' },
+    evaluatorRelationship: { value: 'third_party', field: 'evalkit run' },
+    sourceDetails: {
+      run_id: run.summary.runId,
+      provider: run.target.providerName,
+      ...(task.description !== undefined ? { task_description: task.description } : {}),
+    },
+    evalLibrary: { name: 'evalkit', version: FRAMEWORK_VERSION.replace(/^evalkit-/, '') },
+    retrievedTimestamp: timestamp ? { value: timestamp, field: 'journal started_at' } : undefined,
+    evaluationTimestamp: timestamp ? { value: timestamp, field: 'journal started_at' } : undefined,
+    hasRows: run.results.length > 0,
+  });
+  const makeRow = rowMaker(ids.evaluationId, model.id);
+  async function* rows(): AsyncGenerator<Obj> {
+    for (const r of run.results) for (const e of r.epochs) for (const s of task.scorers) yield row(r, e, s);
+  }
+  const row = (r: SampleResult, e: EpochResult, scorer: TaskScorer): Obj => {
+    const score = e.scores[scorer.name];
+    const usage = e.answer.usage;
+    const judged = e.judged[scorer.name];
+    const error = e.answer.error ?? (score?.value === null ? score.error : undefined);
+    return makeRow({
+      evaluationName: task.name,
+      evaluationResultId: `${task.name}.${scorer.name}`,
+      sampleId: rowSampleId(run, r.sample.id, scorer.name, e.epoch),
+      input: {
+        raw: promptText(r.messages),
+        formatted: JSON.stringify(r.messages),
+        reference: r.sample.targets,
+        ...(r.sample.choices ? { choices: r.sample.choices } : {}),
+      },
+      // A single-turn row needs an output: a failed request's is empty (its reason is in `error`).
+      output: { raw: [e.answer.text ?? ''] },
+      answerAttribution:
+        score?.extracted !== undefined
+          ? [
+              {
+                turn_idx: 0,
+                source: 'output.raw',
+                extracted_value: score.extracted,
+                extraction_method: scorer.type,
+                is_terminal: true,
+              },
+            ]
+          : [],
+      evaluation: { score: score?.value ?? 0, is_correct: score?.value === 1 },
+      tokenUsage:
+        usage && Number.isInteger(usage.input_tokens) && Number.isInteger(usage.output_tokens)
+          ? {
+              input_tokens: usage.input_tokens,
+              output_tokens: usage.output_tokens,
+              total_tokens: usage.input_tokens! + usage.output_tokens!,
+            }
+          : undefined,
+      performance: { latency_ms: e.answer.latency_ms },
+      error: error ?? undefined,
+      metadata: {
+        sample: r.sample.id,
+        epoch: e.epoch + 1,
+        scorer: scorer.name,
+        finish_reason: e.answer.finish_reason ?? '',
+        ...(score?.value === null || e.answer.error !== undefined ? { score_missing: 'true' } : {}),
+        ...(judged?.text ? { judge_reply: judged.text } : {}),
+      },
+    });
+  };
+  return d.record({ aggregate, rows: run.results.length > 0 ? rows : undefined });
+}
+
+function llmScoring(run: TaskRun, scorer: TaskScorer & { kind: 'judge' }): Obj {
+  const judge = run.judges[scorer.name];
+  const built = buildModel(modelFacts(judge, 'judge'), {}, new FieldReport());
+  return {
+    judges: [{ model_info: built.modelInfo, temperature: JUDGE_GENERATION.temperature }],
+    input_prompt: scorer.template.text,
+  };
+}

@@ -1,0 +1,406 @@
+/**
+ * The task run: every (sample, epoch) of a task through one model with the run engine's parts — the providers,
+ * bounded concurrency, the rate limiter, our retry policy, the journal and its lock — then each answer scored, judge
+ * scorers through their own judge model. Every call (answer or judge verdict) is journaled before it counts; a rerun
+ * with the same journal sends only what is missing, so no request is paid twice. Scores are computed from the
+ * journaled answers at the end, so a resumed run gives the same result as an uninterrupted one.
+ */
+import { randomUUID, createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { DataError } from '../../errors.js';
+import { canonicalJson } from '../../io/canonical.js';
+import { acquireLock } from '../../io/lock.js';
+import { redactUrl } from '../../io/net/redact.js';
+import { withRetry, type RetryPolicy } from '../../io/net/retry.js';
+import { openJournal } from '../journal.js';
+import type { CompletionRequest, Provider } from '../providers/provider.js';
+import { createRateLimiter } from '../rate-limit.js';
+import { nullRunLog, type RunLog } from '../run-log.js';
+import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunProgress } from '../runner.js';
+import { checkUsage } from '../usage.js';
+import { WorkerPool } from '../workers.js';
+import { buildMessages } from './prompt.js';
+import type { ChatMessage, GenerationConfig, JudgeScorer, Score, Task, TaskSample } from './types.js';
+
+/** One provider call as the journal keeps it: the answer (or the judge's reply), or why there is none. */
+export interface CallRecord {
+  /** The epoch (0-based). */
+  sample_index: number;
+  text: string | null;
+  error?: string;
+  finish_reason: string | null;
+  usage: { input_tokens: number | null; output_tokens: number | null } | null;
+  latency_ms: number;
+  request_id: string | null;
+  attempts: number;
+}
+
+/** A model behind a provider, as a run names it. */
+export interface RunModel {
+  providerName: string;
+  model: string;
+  baseUrl?: string;
+  provider: Provider;
+}
+
+export interface TaskRunOptions {
+  task: Task;
+  target: RunModel;
+  /** The judge of each model_graded scorer, by scorer name. */
+  judges?: Map<string, RunModel>;
+  journalPath: string;
+  /** Only the first N samples. */
+  limit?: number;
+  concurrency: number;
+  rateLimit?: number;
+  retry: RetryPolicy;
+  retryFailed?: boolean;
+  maxConsecutiveFailures?: number;
+  log?: RunLog;
+  signal?: AbortSignal;
+  onProgress?: (progress: RunProgress) => void;
+  now?: () => Date;
+}
+
+export interface EpochResult {
+  epoch: number;
+  answer: CallRecord;
+  /** By scorer name; absent when the answer failed (an error is not scored). */
+  scores: Record<string, Score>;
+  /** The judge calls, by scorer name. */
+  judged: Record<string, CallRecord>;
+}
+
+export interface SampleResult {
+  sample: TaskSample;
+  messages: ChatMessage[];
+  epochs: EpochResult[];
+}
+
+export interface TaskRunSummary {
+  runId: string;
+  resumed: boolean;
+  samples: number;
+  epochs: number;
+  /** Calls made in this run (answers and judge verdicts), and taken from the journal. */
+  called: number;
+  reused: number;
+  retries: number;
+  /** Answers that finally failed (left out of n), and judge verdicts that did. */
+  failed: number;
+  judgeFailed: number;
+  failuresByKind: Record<string, number>;
+  inputTokens: number;
+  outputTokens: number;
+  elapsedMs: number;
+}
+
+export interface TaskRun {
+  task: Task;
+  target: Omit<RunModel, 'provider'>;
+  judges: Record<string, Omit<RunModel, 'provider'>>;
+  startedAt: string;
+  finishedAt: string;
+  /** The generation arguments sent with every answer request. */
+  generation: GenerationConfig;
+  results: SampleResult[];
+  summary: TaskRunSummary;
+}
+
+const answerKey = (sample: TaskSample): string => `answer/${sample.id}`;
+const judgeKey = (scorer: string, sample: TaskSample): string => `judge/${scorer}/${sample.id}`;
+const describe = (m: RunModel) => ({
+  provider: m.providerName,
+  model: m.model,
+  base_url: m.baseUrl === undefined ? null : redactUrl(m.baseUrl),
+});
+
+/** What decides what each call is; the journal refuses to continue under another. */
+export function taskConfigKey(
+  task: Task,
+  target: RunModel,
+  judges: Map<string, RunModel>,
+): Record<string, unknown> {
+  return {
+    task: task.digest,
+    ...describe(target),
+    judges: Object.fromEntries([...judges].map(([name, m]) => [name, describe(m)])),
+  };
+}
+
+function request(
+  model: RunModel,
+  messages: ChatMessage[],
+  generation: GenerationConfig,
+  sampleId: string,
+  epoch: number,
+): CompletionRequest {
+  const system = messages[0]?.role === 'system' ? messages[0].content : null;
+  const turns = messages.filter((m, i) => !(i === 0 && m.role === 'system'));
+  const user = [...turns].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const single = turns.length === 1 && turns[0].role === 'user';
+  return {
+    model: model.model,
+    system,
+    user,
+    ...(single
+      ? {}
+      : {
+          messages: turns.map((m) => ({
+            role: m.role === 'assistant' ? 'assistant' : 'user',
+            content: m.content,
+          })),
+        }),
+    temperature: generation.temperature,
+    maxTokens: generation.max_tokens,
+    topP: generation.top_p,
+    seed: generation.seed,
+    stop: generation.stop,
+    sampleId,
+    sampleIndex: epoch,
+  };
+}
+
+/** The judge's generation: deterministic, room for a short rationale. */
+export const JUDGE_GENERATION: GenerationConfig = { temperature: 0, max_tokens: 512, stop: [] };
+
+export async function runTask(options: TaskRunOptions): Promise<TaskRun> {
+  const lock = await acquireLock(options.journalPath, 'run');
+  try {
+    return await runTaskUnlocked(options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
+  const { task, target } = options;
+  const judges = options.judges ?? new Map<string, RunModel>();
+  const judgeScorers = task.scorers.filter((s): s is JudgeScorer => s.kind === 'judge');
+  for (const s of judgeScorers)
+    if (!judges.has(s.name))
+      throw new DataError(
+        'run.no-judge',
+        `scorer "${s.name}" needs a judge model (--judge-provider/--judge-model or its judge: in the task)`,
+      );
+  const log = options.log ?? nullRunLog;
+  const now = options.now ?? (() => new Date());
+  const signal = options.signal ?? new AbortController().signal;
+  setMaxListeners(0, signal);
+  const samples = task.samples.slice(0, options.limit ?? task.samples.length);
+  const epochs = task.epochs;
+  const configKey = taskConfigKey(task, target, judges);
+  const journal = await openJournal<CallRecord>(options.journalPath, {
+    run_id: randomUUID(),
+    config_hash: createHash('sha256').update(canonicalJson(configKey)).digest('hex').slice(0, 16),
+    config: configKey,
+    started_at: now().toISOString(),
+  });
+  const runId = journal.header.run_id;
+  const limiter = createRateLimiter(options.rateLimit);
+  const t0 = performance.now();
+  const summary: TaskRunSummary = {
+    runId,
+    resumed: journal.resumed,
+    samples: samples.length,
+    epochs,
+    called: 0,
+    reused: 0,
+    retries: 0,
+    failed: 0,
+    judgeFailed: 0,
+    failuresByKind: {},
+    inputTokens: 0,
+    outputTokens: 0,
+    elapsedMs: 0,
+  };
+  log.event('run', {
+    run_id: runId,
+    resumed: journal.resumed,
+    task: task.name,
+    ...configKey,
+    samples: samples.length,
+    epochs,
+  });
+
+  const results: SampleResult[] = samples.map((sample) => ({
+    sample,
+    messages: buildMessages(task, sample),
+    epochs: [],
+  }));
+  const maxStreak = options.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES;
+  let streak = { kind: '', count: 0 };
+  const pool = new WorkerPool(options.concurrency, signal);
+  let unitsDone = 0;
+  let itemsDone = 0;
+  const progress = (): void =>
+    options.onProgress?.({
+      itemsDone,
+      itemsTotal: samples.length,
+      samplesDone: unitsDone,
+      samplesTotal: samples.length * epochs,
+      samplesFailed: summary.failed,
+      tokens: summary.inputTokens + summary.outputTokens,
+      elapsedMs: performance.now() - t0,
+    });
+
+  const count = (r: CallRecord): void => {
+    summary.inputTokens += r.usage?.input_tokens ?? 0;
+    summary.outputTokens += r.usage?.output_tokens ?? 0;
+  };
+  /** The journaled call, or a new one (its journal line tracked by the pool: the run ends only once it is on disk). */
+  const call = async (
+    key: string,
+    epoch: number,
+    model: RunModel,
+    req: CompletionRequest,
+  ): Promise<CallRecord> => {
+    const prior = journal.done.get(key)?.get(epoch);
+    if (prior !== undefined && !(options.retryFailed && prior.error !== undefined)) {
+      summary.reused++;
+      count(prior);
+      return prior;
+    }
+    await limiter.acquire(signal);
+    const result = await withRetry((s) => model.provider.complete(req, s), options.retry, signal, {
+      onRetry: (info) => {
+        summary.retries++;
+        log.event('retry', {
+          key,
+          epoch,
+          attempt: info.attempt,
+          delay_ms: info.delayMs,
+          error: info.error.kind,
+          status: info.error.status ?? null,
+        });
+      },
+    });
+    if (signal.aborted) throw signal.reason;
+    let record: CallRecord;
+    if (result.value !== undefined) {
+      const usage = checkUsage(result.value.usage).usage;
+      record = {
+        sample_index: epoch,
+        text: result.value.text,
+        finish_reason: result.value.finishReason,
+        usage: usage
+          ? { input_tokens: usage.input_tokens ?? null, output_tokens: usage.output_tokens ?? null }
+          : null,
+        latency_ms: Math.round(result.lastAttemptMs),
+        request_id: result.value.requestId,
+        attempts: result.attempts,
+      };
+    } else {
+      const error = result.error!;
+      record = {
+        sample_index: epoch,
+        text: null,
+        error: `${error.kind}: ${error.message} (after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'})`,
+        finish_reason: null,
+        usage: null,
+        latency_ms: Math.round(result.lastAttemptMs),
+        request_id: null,
+        attempts: result.attempts,
+      };
+    }
+    // The call counts once its journal line is on disk. The worker does not wait for that: it goes on while the
+    // journal syncs (group commit), so the disk never throttles the requests; the run ends only when all are synced.
+    pool.track(
+      journal.append(key, record).then(() => {
+        summary.called++;
+        count(record);
+      }),
+    );
+    log.event('sample', {
+      key,
+      epoch,
+      attempts: result.attempts,
+      latency_ms: record.latency_ms,
+      error: record.error ?? null,
+    });
+    // The same failure on every call in a row means nothing will answer: stop rather than pay for every retry.
+    if (record.error === undefined) streak = { kind: '', count: 0 };
+    else {
+      const kind = result.error!.kind;
+      streak = kind === streak.kind ? { kind, count: streak.count + 1 } : { kind, count: 1 };
+      if (maxStreak > 0 && streak.count >= maxStreak)
+        pool.fail(
+          new DataError(
+            'run.stopped-early',
+            `stopped after ${streak.count} calls in a row failed the same way (${record.error}); every finished call is journaled in ${options.journalPath} — fix the cause and run the same command again (with --retry-failed to send the failed ones again)`,
+          ),
+        );
+    }
+    return record;
+  };
+
+  const runUnit = async (r: SampleResult, epoch: number): Promise<void> => {
+    const answer = await call(
+      answerKey(r.sample),
+      epoch,
+      target,
+      request(target, r.messages, task.generation, `${runId}:${r.sample.id}:epoch-${epoch + 1}`, epoch),
+    );
+    const result: EpochResult = { epoch, answer, scores: {}, judged: {} };
+    if (answer.error !== undefined) {
+      summary.failed++;
+      const kind = answer.error.split(':')[0];
+      summary.failuresByKind[kind] = (summary.failuresByKind[kind] ?? 0) + 1;
+    } else {
+      for (const scorer of task.scorers) {
+        if (scorer.kind === 'local') {
+          result.scores[scorer.name] = scorer.score(answer.text!, r.sample);
+          continue;
+        }
+        const judge = judges.get(scorer.name)!;
+        const verdict = await call(
+          judgeKey(scorer.name, r.sample),
+          epoch,
+          judge,
+          request(
+            judge,
+            scorer.prompt(answer.text!, r.sample),
+            JUDGE_GENERATION,
+            `${runId}:${r.sample.id}:epoch-${epoch + 1}:judge-${scorer.name}`,
+            epoch,
+          ),
+        );
+        result.judged[scorer.name] = verdict;
+        const score =
+          verdict.error !== undefined
+            ? { value: null, error: `judge failed: ${verdict.error}` }
+            : scorer.grade(verdict.text!);
+        if (score.value === null) summary.judgeFailed++;
+        result.scores[scorer.name] = score;
+      }
+    }
+    r.epochs.push(result);
+    unitsDone++;
+    if (r.epochs.length === epochs) itemsDone++;
+    progress();
+  };
+
+  function* units(): Generator<[SampleResult, number]> {
+    for (const r of results) for (let e = 0; e < epochs; e++) yield [r, e];
+  }
+  try {
+    await pool.run(units(), ([r, epoch]) => runUnit(r, epoch));
+  } finally {
+    await journal.close();
+  }
+  for (const r of results) r.epochs.sort((a, b) => a.epoch - b.epoch);
+  summary.elapsedMs = performance.now() - t0;
+  log.event('finish', { ...summary });
+  return {
+    task,
+    target: { providerName: target.providerName, model: target.model, baseUrl: target.baseUrl },
+    judges: Object.fromEntries(
+      [...judges].map(([n, m]) => [n, { providerName: m.providerName, model: m.model, baseUrl: m.baseUrl }]),
+    ),
+    startedAt: journal.header.started_at,
+    finishedAt: now().toISOString(),
+    generation: task.generation,
+    results,
+    summary,
+  };
+}

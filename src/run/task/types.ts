@@ -1,0 +1,104 @@
+/**
+ * The task model of `evalkit run`: a parsed task (its samples, prompt templates, scorers, epochs and reducer).
+ * Any front end that produces this model (a task file, a promptfoo config) runs through the same engine
+ * (engine.ts) and the same EEE writer (convert/task-record.ts).
+ */
+import type { ScorerType } from '../../formats/evalkit/task.js';
+
+export type { ScorerType };
+
+export type Row = Record<string, unknown>;
+
+/** One dataset row as the task sees it. Its id and prompt depend on the task and the row only. */
+export interface TaskSample {
+  /** The sample id: the row's id field, else its 1-based row number. */
+  id: string;
+  /** Where the row is (`file:line`), for messages. */
+  where: string;
+  row: Row;
+  input: string;
+  /** The accepted answers (a target list, or one target). */
+  targets: string[];
+  choices?: string[];
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface GenerationConfig {
+  temperature: number;
+  max_tokens: number;
+  top_p?: number;
+  seed?: number;
+  stop: string[];
+}
+
+export type ReducerName = 'mean' | 'mode' | 'max' | 'min' | 'pass_at_k';
+
+export interface Reducer {
+  name: ReducerName;
+  /** pass_at_k's k. */
+  k?: number;
+}
+
+/** A judge model as a task names it (what is absent comes from the command line). */
+export interface JudgeSpec {
+  provider?: 'openai' | 'anthropic' | 'openrouter' | 'replay';
+  model?: string;
+  baseUrl?: string | null;
+  apiKeyEnv?: string;
+}
+
+/** What one scorer says about one answer. `value` null: no value (a judge failed), kept out of the mean. */
+export interface Score {
+  value: number | null;
+  /** What was compared (the extracted letter, number, group), when the scorer extracts. */
+  extracted?: string;
+  /** Why there is no value. */
+  error?: string;
+}
+
+/** A scorer that needs no model: a pure function of the answer and the sample. */
+export interface LocalScorer {
+  kind: 'local';
+  type: ScorerType;
+  name: string;
+  score(answer: string, sample: TaskSample): Score;
+  /** Facts for metric_config.additional_details. */
+  details: Record<string, string>;
+}
+
+/** A scorer that asks a judge model: the prompt it sends and how it reads the reply. */
+export interface JudgeScorer {
+  kind: 'judge';
+  type: 'model_graded';
+  name: string;
+  judge: JudgeSpec;
+  /** The template's text and where it came from. */
+  template: { text: string; source: string };
+  grades: Record<string, number>;
+  prompt(answer: string, sample: TaskSample): ChatMessage[];
+  grade(reply: string): Score;
+  details: Record<string, string>;
+}
+
+export type TaskScorer = LocalScorer | JudgeScorer;
+
+export interface Task {
+  name: string;
+  description?: string;
+  /** The task file (absolute), or what stands for it in another front end. */
+  source: string;
+  dataset: { path: string; fields: { id: string; input: string; target: string; choices?: string } };
+  samples: TaskSample[];
+  system?: string;
+  messages?: ChatMessage[];
+  scorers: TaskScorer[];
+  epochs: number;
+  reducer: Reducer;
+  generation: GenerationConfig;
+  /** sha256 of what decides the requests and the scores (the task as parsed and the rows). */
+  digest: string;
+}

@@ -1,0 +1,64 @@
+// Shared by the `evalkit run` tests: task folders written by the test, and reading the records a run wrote.
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Writes a task file and its dataset (JSONL) into `dir`; returns the task file's path. */
+export function writeTask(
+  dir: string,
+  name: string,
+  task: string,
+  rows: object[],
+  extra: Record<string, string> = {},
+): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  for (const [file, text] of Object.entries(extra)) writeFileSync(join(dir, file), text);
+  const path = join(dir, `${name}.task.yaml`);
+  writeFileSync(path, task);
+  return path;
+}
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...files(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+export interface WrittenRecord {
+  path: string;
+  aggregate: any;
+  rows: any[];
+}
+
+/** The records under a datastore root, by model id. */
+export function recordsUnder(root: string): Map<string, WrittenRecord> {
+  const out = new Map<string, WrittenRecord>();
+  for (const path of files(join(root, 'data'))) {
+    if (!path.endsWith('.json')) continue;
+    const aggregate = JSON.parse(readFileSync(path, 'utf8'));
+    const samples = path.replace(/\.json$/, '_samples.jsonl');
+    const rows = readFileSync(samples, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
+    out.set(aggregate.model_info.id, { path, aggregate, rows });
+  }
+  return out;
+}
+
+/** A record's result for one metric name. */
+export function resultOf(record: WrittenRecord, metric: string): any {
+  const r = record.aggregate.evaluation_results.find((x: any) => x.metric_config.metric_name === metric);
+  if (!r) throw new Error(`no result ${metric} in ${record.path}`);
+  return r;
+}
+
+/** The sample id and epoch a request is for, from the x-evalkit-sample-id header (`run:sample:epoch-N[:judge-X]`). */
+export function requestKey(header: string): { sample: string; epoch: number; judge: boolean } {
+  const [, sample, epoch, judge] = header.split(':');
+  return { sample, epoch: Number(epoch?.replace('epoch-', '')), judge: judge !== undefined };
+}
