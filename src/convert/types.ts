@@ -8,7 +8,8 @@
 import type { DeclaredMetricFactsFile } from './metric-facts.js';
 
 /** The sources `--from` accepts (besides `auto`). */
-export type SourceId = 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval';
+export type SourceId =
+  'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'openai-evals-api' | 'bench' | 'infereval';
 
 /** What the user can say that the source cannot (CLI `--source-organization-name`, ...). All optional. */
 export interface ConvertOverrides {
