@@ -102,6 +102,8 @@ export interface Comparison {
 }
 
 export interface CompareReport {
+  /** The CI gate's outcome (null without --fail-if-worse): failed when any comparison is `worse`. */
+  gate: (GateOptions & { failed: boolean }) | null;
   model_a: string;
   model_b: string;
   /** What each side is: a model, or one run of a model (its evaluation_id). */
@@ -109,8 +111,6 @@ export interface CompareReport {
   b: CompareSide;
   cluster_by: string | null;
   comparisons: Comparison[];
-  /** The CI gate's outcome (null without --fail-if-worse): failed when any comparison is `worse`. */
-  gate: (GateOptions & { failed: boolean }) | null;
 }
 
 export const DEFAULT_BOOTSTRAP = 10_000;
@@ -469,13 +469,13 @@ export async function compareModels(
   const gates = comparisons.flatMap((c) => (c.gate ? [c.gate] : []));
   const gate = options.gate ? { ...options.gate, failed: settleGates(gates, options.gate.alpha) } : null;
   return {
+    gate,
     model_a: sides[0].model_id,
     model_b: sides[1].model_id,
     a: sides[0],
     b: sides[1],
     cluster_by: options.clusterBy ?? null,
     comparisons,
-    gate,
   };
 }
 
