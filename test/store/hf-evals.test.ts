@@ -197,6 +197,15 @@ describe('export hf-evals from a store', () => {
       'unmapped',
     ]);
 
+    // A repository file that is not YAML stops the export before anything is written, with its position.
+    const broken = tempRoot('evalkit-hf-repos-');
+    mkdirSync(join(broken, 'org/alpha/.eval_results'), { recursive: true });
+    writeFileSync(join(broken, 'org/alpha/.eval_results/x.yaml'), '- dataset:\n    id: [unclosed\n');
+    const bad = await cli(['export', 'hf-evals', broken, '--db', path, '--model-repos', broken]);
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /x\.yaml:\d+:\d+: .*hf-evals\.bad-yaml|hf-evals\.bad-yaml.*x\.yaml:\d+:\d+/s);
+    assert.equal(existsSync(join(broken, 'org/alpha/.eval_results/hellaswag.yaml')), false);
+
     // The text table names each status.
     const text = await cli(['export', 'hf-evals', repos, '--db', path, '--model-repos', repos, '--dry-run']);
     assert.match(text.stdout, /score_conflict +\.eval_results\/gpqa\.yml #1 has 0\.35/);

@@ -396,7 +396,6 @@ function buildRecord(
   const aggregate = d.aggregate({
     sourceName: 'OpenAI Evals API output items',
     sourceDetails,
-    organization: undefined,
     evalLibrary: { name: 'openai-evals-api', version: 'unknown' },
     ...(timestamp
       ? {

@@ -34,13 +34,13 @@ export interface ExistingEntry {
 
 /** A parsed `.eval_results` file; a syntax error is a DataError with file:line:col and `hf-evals.bad-yaml`. */
 export function parseEvalResults(text: string, file: string): Document {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text, { prettyErrors: true });
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0];
     throw new DataError(
       'hf-evals.bad-yaml',
-      `${file}:${at ? `${at.line}:${at.col}` : '1:1'}: ${error.message.split('\n')[0]}`,
+      `${file}:${at ? `${at.line}:${at.col}` : '1:1'}: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
     );
   }
   return doc;
