@@ -302,3 +302,31 @@ test('bad input: a clear error with the file, the place and a code', async () =>
   const d = await convertInto([allErrored], { root: join(dir, 'd') });
   assert.match(d.failures[0]!.error.message, /no graded item \(2 errored of 2\)/);
 });
+
+test('two runs of the same items, ingested, pair item by item in compare', async () => {
+  const { openStore } = await import('../../src/store/db.js');
+  const { ingestPaths } = await import('../../src/store/ingest.js');
+  const { compareModels } = await import('../../src/store/compare.js');
+  const dir = tempRoot();
+  const second = SPECS.map((s, i) =>
+    item({ ...s, exact: i % 2 === 0, rubric: 7 - i }, i, 'gpt-4.1-nano'),
+  ).map((x) => ({ ...x, run_id: 'evalrun_second' }));
+  writeFileSync(join(dir, 'a.json'), JSON.stringify(items()));
+  writeFileSync(join(dir, 'b.json'), JSON.stringify(second));
+  const store = await openStore(join(dir, 'store.duckdb'), { readOnly: false });
+  try {
+    const ingested = await ingestPaths(store, [join(dir, 'a.json'), join(dir, 'b.json')]);
+    assert.equal(ingested.summary.records, 2, JSON.stringify(ingested.diagnostics));
+    const report = await compareModels(store, 'openai/gpt-4o-mini-2024-07-18', 'openai/gpt-4.1-nano', {});
+    const rubric = report.comparisons.find((c) => c.benchmark === 'rubric' && c.metric === 'mean score')!;
+    assert.equal(rubric.paired, true);
+    assert.equal(rubric.n_paired, SPECS.length);
+    const a = SPECS.map((s) => s.rubric);
+    const b = SPECS.map((_, i) => 7 - i);
+    assert.equal(rubric.mean_a, mean(a));
+    assert.equal(rubric.mean_b, mean(b));
+    assert.ok(Math.abs(rubric.difference - (mean(a) - mean(b))) < 1e-12);
+  } finally {
+    store.close();
+  }
+});

@@ -247,6 +247,9 @@ describe('export hf-evals from a store', () => {
       notes: 'no tools',
     });
     assert.equal(existsSync(join(out, 'org/beta')), false);
+    const unknown = await cli(['export', 'hf-evals', join(dir, 'o3'), '--db', path, '--model', 'org/alph']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown model "org\/alph"; closest known: org\/alpha/);
 
     const bad = join(dir, 'bad.json');
     writeFileSync(

@@ -4,6 +4,8 @@
  * benchmarks without a mapping (or without the mapped metric) listed, never guessed.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
+import { UsageError } from '../../errors.js';
+import { closestNames } from '../closest.js';
 import type { Store } from '../db.js';
 import { chosenResultsSql, displayDate } from '../selection.js';
 import { mappingOf, metricKey, type BenchmarkMapping } from './benchmarks.js';
@@ -60,6 +62,7 @@ export async function hfEntries(
   store: Store,
   options: EntryOptions,
 ): Promise<{ entries: HfEntry[]; unmapped: Unmapped[] }> {
+  if (options.models !== undefined) await checkModels(store, options.models);
   const params: DuckDBValue[] = [];
   const chosen = chosenResultsSql(options.models ? { models: options.models } : {}, params);
   const rows = await store.all<Row>(
@@ -115,6 +118,21 @@ export async function hfEntries(
       cmp(a.benchmark, b.benchmark),
   );
   return { entries: dedupe(entries), unmapped };
+}
+
+/** A UsageError naming the closest model ids when --model names a model the store does not hold. */
+async function checkModels(store: Store, models: string[]): Promise<void> {
+  const known = (await store.all<{ m: string }>('SELECT DISTINCT model_id AS m FROM records ORDER BY m')).map(
+    (r) => r.m,
+  );
+  for (const m of models) {
+    if (known.includes(m)) continue;
+    const closest = closestNames(m, known);
+    throw new UsageError(
+      'store.unknown-model',
+      `unknown model "${m}"${closest.length > 0 ? `; closest known: ${closest.join(', ')}` : '; the store has no models'}`,
+    );
+  }
 }
 
 /** Two benchmarks of one model mapped to the same dataset and task: the first (by benchmark name) is kept. */
