@@ -304,30 +304,31 @@ function buildRecord(
       sourceData: sourceData(grader),
       ...(timestamp ? { evaluationTimestamp: timestamp } : {}),
     };
-    if (graded > 0)
-      d.results.add({
-        ...base,
-        metric: 'pass_rate',
-        metricId: 'openai_evals.pass_rate',
-        metricName: 'pass rate',
-        resultId: `${grader}/pass_rate`,
-        field: `results[name=${grader}].passed`,
-        score: s.passed / graded,
-        numSamples: graded,
-        details: counts,
-      });
-    if (s.scored > 0)
-      d.results.add({
-        ...base,
-        metric: 'score',
-        metricId: 'openai_evals.mean_score',
-        metricName: 'mean score',
-        resultId: `${grader}/mean_score`,
-        field: `results[name=${grader}].score`,
-        score: s.scoreSum / s.scored,
-        numSamples: s.scored,
+    // The pass rate over the graded items, the mean score over the scored ones.
+    const measures = [
+      { key: 'pass_rate', name: 'pass rate', field: 'passed', n: graded, sum: s.passed, details: counts },
+      {
+        key: 'mean_score',
+        name: 'mean score',
+        field: 'score',
+        n: s.scored,
+        sum: s.scoreSum,
         details: { ...counts, scored_items: s.scored },
-      });
+      },
+    ];
+    for (const m of measures)
+      if (m.n > 0)
+        d.results.add({
+          ...base,
+          metric: m.key === 'pass_rate' ? 'pass_rate' : 'score',
+          metricId: `openai_evals.${m.key}`,
+          metricName: m.name,
+          resultId: `${grader}/${m.key}`,
+          field: `results[name=${grader}].${m.field}`,
+          score: m.sum / m.n,
+          numSamples: m.n,
+          details: m.details,
+        });
   }
   if (d.results.results.length === 0)
     throw new DataError(
