@@ -1,6 +1,7 @@
 // evalkit/store — the embedded DuckDB store: open it, ingest into it (validated, one transaction per record), query
-// it read-only, export it as Parquet, and the statistics over it (leaderboards with significance tiers, paired
-// comparison of two models). DuckDB's native module loads on the first openStore, not on import.
+// it read-only, export it as Parquet or as the Hugging Face Hub's .eval_results files, and the statistics over it
+// (leaderboards with significance tiers, paired comparison of two models, the CI gate). DuckDB's native module loads
+// on the first openStore, not on import.
 export { openStore, storePath, type Store } from '../store/db.js';
 export {
   ingestPaths,
@@ -28,4 +29,15 @@ export {
   type Disagreements,
   type DisagreementItem,
 } from '../store/compare.js';
+export {
+  exportHfEvals,
+  withRecordsStore,
+  readBenchmarks,
+  builtinBenchmarks,
+  type HfExportOptions,
+  type HfExportReport,
+  type AuditRow,
+  type AuditStatus,
+  type BenchmarkMapping,
+} from '../store/hf-evals/index.js';
 export { STORE_DDL, STORE_SCHEMA_VERSION } from '../store/schema.js';

@@ -12,6 +12,7 @@ import { inferevalSource } from './sources/infereval.js';
 import { inspectSource } from './sources/inspect.js';
 import { lmEvalSource } from './sources/lm-eval.js';
 import { openaiEvalsSource } from './sources/openai-evals.js';
+import { openaiEvalsApiSource } from './sources/openai-evals-api.js';
 import { promptfooSource } from './sources/promptfoo.js';
 import type { Probe, SourceConverter, SourceId } from './types.js';
 
@@ -22,6 +23,7 @@ export const SOURCES: SourceConverter[] = [
   helmSource,
   promptfooSource,
   openaiEvalsSource,
+  openaiEvalsApiSource,
   benchOutputSource,
   inferevalSource,
 ];

@@ -9,7 +9,15 @@ import type { DeclaredMetricFactsFile } from './metric-facts.js';
 
 /** The sources `--from` accepts (besides `auto`). */
 export type SourceId =
-  'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval' | 'evalkit-run';
+  | 'lm-eval'
+  | 'inspect'
+  | 'helm'
+  | 'promptfoo'
+  | 'openai-evals'
+  | 'openai-evals-api'
+  | 'bench'
+  | 'infereval'
+  | 'evalkit-run';
 
 /** What the user can say that the source cannot (CLI `--source-organization-name`, ...). All optional. */
 export interface ConvertOverrides {

@@ -28,6 +28,7 @@ import {
   unpairedComparison,
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
+import { gateOne, settleGates, type GateOptions, type GateResult } from './compare-gate.js';
 import type { Store } from './db.js';
 import { resultInterval } from './result-interval.js';
 import { appendPairedItems, eachChunk, itemSetsOf, pairable, type PairedColumns } from './result-items.js';
@@ -47,6 +48,8 @@ export interface CompareOptions {
   /** Bootstrap resamples; absent: no bootstrap. */
   bootstrap?: number;
   seed?: number;
+  /** The CI gate (`--fail-if-worse`): A is the baseline, B the candidate (see compare-gate.ts). */
+  gate?: GateOptions;
 }
 
 export interface Comparison {
@@ -94,9 +97,13 @@ export interface Comparison {
   } | null;
   /** Why `clustered` is null although --cluster-by was given (null otherwise). */
   clustered_reason: string | null;
+  /** The gate's one-sided test of this comparison (null without --fail-if-worse). */
+  gate: GateResult | null;
 }
 
 export interface CompareReport {
+  /** The CI gate's outcome (null without --fail-if-worse): failed when any comparison is `worse`. */
+  gate: (GateOptions & { failed: boolean }) | null;
   model_a: string;
   model_b: string;
   /** What each side is: a model, or one run of a model (its evaluation_id). */
@@ -459,7 +466,10 @@ export async function compareModels(
     c.p_holm = holm[i] ?? null;
     if (c.clustered) c.clustered.p_holm = holmClustered[i] ?? null;
   });
+  const gates = comparisons.flatMap((c) => (c.gate ? [c.gate] : []));
+  const gate = options.gate ? { ...options.gate, failed: settleGates(gates, options.gate.alpha) } : null;
   return {
+    gate,
     model_a: sides[0].model_id,
     model_b: sides[1].model_id,
     a: sides[0],
@@ -528,6 +538,9 @@ function compareOne(
       clustered: null,
       clustered_reason: clustered ? 'the comparison is unpaired' : null,
       bootstrap: null,
+      gate: options.gate
+        ? gateOne({ kind: 'unpaired', difference: u.difference, se: u.se }, ra.lower_is_better, options.gate)
+        : null,
     };
   }
   const t = pairedTTest(a, b, CONFIDENCE);
@@ -587,6 +600,13 @@ function compareOne(
     clustered: c && { clusters: c.clusters, se: c.se, ci: c.ci, df: c.df, p_value: c.p_value, p_holm: null },
     clustered_reason: clusteredReason,
     bootstrap: boot,
+    gate: options.gate
+      ? gateOne(
+          c ? { kind: 'clustered', d, se: c.se, df: c.df } : { kind: 'paired', d, se: t.se, df: t.df },
+          ra.lower_is_better,
+          options.gate,
+        )
+      : null,
   };
 }
 

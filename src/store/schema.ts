@@ -52,7 +52,7 @@ export const STORE_DDL: readonly string[] = [
      eval_library_version VARCHAR,       -- eval_library.version
      retrieved_timestamp VARCHAR,        -- retrieved_timestamp (Unix epoch seconds, as written)
      evaluation_timestamp VARCHAR,       -- evaluation_timestamp (as written)
-     origin_kind VARCHAR NOT NULL,          -- 'eee' | 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'bench' | 'infereval' | 'parquet'
+     origin_kind VARCHAR NOT NULL,          -- 'eee' | 'lm-eval' | 'inspect' | 'helm' | 'promptfoo' | 'openai-evals' | 'openai-evals-api' | 'bench' | 'infereval' | 'parquet'
      origin_path VARCHAR NOT NULL,          -- file or folder it was ingested from
      ingest_id VARCHAR NOT NULL,         -- the ingests row of the run that stored it
      ingested_at TIMESTAMP NOT NULL,     -- when it was stored

@@ -165,16 +165,20 @@ EXPECTED.convert = [
 EXPECTED.store = [
   'STORE_DDL',
   'STORE_SCHEMA_VERSION',
+  'builtinBenchmarks',
   'compareModels',
   'disagreements',
+  'exportHfEvals',
   'exportParquet',
   'ingestPaths',
   'leaderboards',
   'meanWinRates',
   'openStore',
+  'readBenchmarks',
   'readParquetExport',
   'runQuery',
   'storePath',
+  'withRecordsStore',
 ];
 EXPECTED.view = ['exportStaticSite', 'isLoopback', 'startViewServer'];
 EXPECTED.survey = [

@@ -1,8 +1,9 @@
 import { Option } from 'commander';
-import { DataError } from '../../errors.js';
+import { DataError, UsageError } from '../../errors.js';
 import type { CompareReport, Comparison } from '../../store/compare.js';
 import type { CommandModule } from '../context.js';
 import { formatInterval, formatNumber, formatP } from '../output/numbers.js';
+import { gateSummary, renderGithub, renderMarkdown, sideLabel as label } from '../output/compare-formats.js';
 import {
   addDbOption,
   addLakeOption,
@@ -11,6 +12,7 @@ import {
   json,
   optionalInteger,
   parseInteger,
+  parseNumber,
 } from '../options.js';
 import { retrievalCompareCommand } from './retrieval-stats.js';
 
@@ -23,7 +25,10 @@ interface CompareFlags {
   clusterBy?: string;
   bootstrap?: string | true;
   seed?: string;
-  format: 'text' | 'json';
+  failIfWorse?: boolean;
+  margin?: string;
+  alpha?: string;
+  format: 'text' | 'json' | 'markdown' | 'github';
 }
 
 /** The default resample count of a bare `--bootstrap` (also in src/store/compare.ts's DEFAULT_BOOTSTRAP). */
@@ -36,6 +41,13 @@ const TEST_NAMES: Record<NonNullable<Comparison['test']>, string> = {
   z: 'unpaired z',
 };
 
+const GATE_TESTS: Record<NonNullable<NonNullable<Comparison['gate']>['test']>, string> = {
+  t: 'paired t',
+  'clustered-t': 'clustered t',
+  'sign-exact': 'exact sign test',
+  z: 'unpaired z',
+};
+
 function verdict(c: Comparison, a: string, b: string): string {
   const p = c.clustered?.p_holm ?? c.p_holm;
   if (p === null) return `no test possible (${c.note ?? 'no standard error'})`;
@@ -43,9 +55,6 @@ function verdict(c: Comparison, a: string, b: string): string {
   const aBetter = c.lower_is_better ? c.difference < 0 : c.difference > 0;
   return `${aBetter ? a : b} is better (Holm p ${formatP(p)} < 0.05)`;
 }
-
-const label = (side: CompareReport['a']) =>
-  side.kind === 'model' ? side.model_id : `${side.model_id} @ run ${side.evaluation_id}`;
 
 function renderText(report: CompareReport): string {
   const a = label(report.a);
@@ -90,10 +99,25 @@ function renderText(report: CompareReport): string {
         `  bootstrap: ${c.bootstrap.resamples} resamples${report.cluster_by !== null ? ' of clusters' : ''}, seed ${c.bootstrap.seed}, ` +
           `95% CI ${c.bootstrap.ci === null ? `n/a (${c.bootstrap.reason ?? 'no interval'})` : formatInterval(c.bootstrap.ci, true)}`,
       );
+    if (c.gate)
+      out.push(
+        `  gate: B worse than A by ${formatNumber(c.gate.worse_by, true)} (margin ${c.gate.margin}), ` +
+          `one-sided p ${formatP(c.gate.p_value)}${c.gate.test === null ? '' : ` (${GATE_TESTS[c.gate.test]})`}, ` +
+          `Holm p ${formatP(c.gate.p_holm)} → ${c.gate.verdict}`,
+      );
     out.push(`  → ${verdict(c, a, b)}`);
   }
+  const summary = gateSummary(report);
+  if (summary !== null) out.push('', summary);
   return out.join('\n') + '\n';
 }
+
+const RENDER: Record<CompareFlags['format'], (report: CompareReport) => string> = {
+  text: renderText,
+  json,
+  markdown: renderMarkdown,
+  github: renderGithub,
+};
 
 export const compareCommand: CommandModule = {
   register(program, io, run) {
@@ -117,7 +141,15 @@ export const compareCommand: CommandModule = {
           "exact sign test (McNemar's on 0/1 scores) and the output says so. With fewer than two paired samples:\n" +
           'an unpaired z test on the two scores and standard errors, marked UNPAIRED with the reason.\n' +
           'An unknown id lists the closest model ids and evaluation ids.\n\n' +
-          'Exit codes: 0 ok, 1 the models share no benchmark and metric, 2 usage or I/O error (unknown model).',
+          'CI gate: with --fail-if-worse, A is the baseline and B the candidate. For every comparison a one-sided\n' +
+          "test asks whether B is worse than A (in the metric's direction) by more than --margin (default 0, in the\n" +
+          "metric's units): H0 worse_by ≤ margin against H1 worse_by > margin, on the same pairing and evidence as\n" +
+          'above (paired t; clustered t with --cluster-by; exact sign test when every paired difference is equal;\n' +
+          'unpaired z). Holm adjusts the one-sided p-values across the comparisons; the gate fails (exit 1) when any\n' +
+          'is below --alpha (default 0.05), and says which. --format markdown writes a table for a pull-request\n' +
+          'comment, --format github workflow annotations (::error on a failing comparison).\n\n' +
+          'Exit codes: 0 ok (gate passed), 1 the gate failed or the models share no benchmark and metric, 2 usage or\n' +
+          'I/O error (unknown model).',
       )
       .argument('<a>', 'side A: a model id (model_info.id) or an evaluation id (or its unique prefix)')
       .argument('<b>', 'side B: a model id or an evaluation id (or its unique prefix)')
@@ -133,8 +165,19 @@ export const compareCommand: CommandModule = {
         '--retrieval',
         'compare two retrieval systems on their common gold queries; A and B name a system by a value of one of its identity fields, or field=value,…',
       )
+      .option(
+        '--fail-if-worse',
+        'CI gate: exit 1 when B (candidate) is significantly worse than A (baseline)',
+      )
+      .option(
+        '--margin <d>',
+        'with --fail-if-worse: how much worse B may be, in the metric units (default 0)',
+      )
+      .option('--alpha <a>', 'with --fail-if-worse: one-sided significance level after Holm (default 0.05)')
       .addOption(
-        new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'),
+        new Option('-f, --format <format>', 'output format')
+          .choices(['text', 'json', 'markdown', 'github'])
+          .default('text'),
       );
     addLakeOption(addDbOption(command)).action((modelA: string, modelB: string, flags: CompareFlags) =>
       run(async () => {
@@ -145,8 +188,29 @@ export const compareCommand: CommandModule = {
               ? DEFAULT_RESAMPLES
               : parseInteger(flags.bootstrap, '--bootstrap', Number.MIN_SAFE_INTEGER);
         const seed = optionalInteger(flags.seed, '--seed', 0);
+        const gate = flags.failIfWorse
+          ? {
+              margin: parseNumber(flags.margin ?? '0', '--margin', 0),
+              alpha: parseNumber(flags.alpha ?? '0.05', '--alpha', 0, 1, true),
+            }
+          : undefined;
+        if (gate === undefined && (flags.margin !== undefined || flags.alpha !== undefined))
+          throw new UsageError('usage.bad-option', '--margin and --alpha need --fail-if-worse');
+        if (
+          flags.retrieval &&
+          (gate !== undefined || flags.format === 'markdown' || flags.format === 'github')
+        )
+          throw new UsageError(
+            'usage.bad-option',
+            '--retrieval does not take --fail-if-worse or --format markdown/github',
+          );
         if (flags.retrieval)
-          return retrievalCompareCommand(io, modelA, modelB, { ...flags, bootstrap, seed });
+          return retrievalCompareCommand(io, modelA, modelB, {
+            ...flags,
+            format: flags.format === 'json' ? 'json' : 'text',
+            bootstrap,
+            seed,
+          });
         const { openReadStore } = await import('../../store/open.js');
         const { compareModels, checkBootstrap } = await import('../../store/compare.js');
         if (bootstrap !== undefined) checkBootstrap(bootstrap);
@@ -159,6 +223,7 @@ export const compareCommand: CommandModule = {
             clusterBy: flags.clusterBy,
             bootstrap,
             seed,
+            gate,
           });
         } finally {
           store.close();
@@ -168,8 +233,8 @@ export const compareCommand: CommandModule = {
             'store.nothing-to-compare',
             `${label(report.a)} and ${label(report.b)} share no benchmark and metric${flags.benchmark || flags.metric ? ' matching the filters' : ''}`,
           );
-        io.stdout.write(flags.format === 'json' ? json(report) : renderText(report));
-        return 0;
+        io.stdout.write(RENDER[flags.format](report));
+        return report.gate?.failed ? 1 : 0;
       }),
     );
   },

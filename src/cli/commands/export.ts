@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import type { CliIO, CommandModule } from '../context.js';
 import { addDbOption, addLakeOption, json, lakeWarnings, resolvePath, storeTargetOf } from '../options.js';
 import { checkOutputs } from '../../io/preflight.js';
+import { registerHfEvals } from './export-hf-evals.js';
 
 interface ExportFlags {
   db?: string;
@@ -34,8 +35,11 @@ export const exportCommand: CommandModule = {
   register(program, io, run) {
     const exp = program
       .command('export')
-      .summary('write the store out for other engines (Parquet)')
-      .description('Write the store in a form other engines read. `evalkit export parquet DIR`.');
+      .summary('write the store out for other engines (Parquet) and for the Hugging Face Hub (.eval_results)')
+      .description(
+        'Write the store in a form other engines read (`evalkit export parquet DIR`) or the Hub publishes\n' +
+          '(`evalkit export hf-evals OUT`).',
+      );
     const parquet = exp
       .command('parquet')
       .summary('records, results, samples and documents as Hive-partitioned Parquet')
@@ -57,5 +61,6 @@ export const exportCommand: CommandModule = {
           .default('text'),
       )
       .action((dir: string, flags: ExportFlags) => run(() => runExportParquet(dir, flags, io)));
+    registerHfEvals(exp, io, run);
   },
 };

@@ -43,6 +43,22 @@ export const openaiEvalsSource: SourceConverter = {
   },
 };
 
+/** An OpenAI API model's deployment facts (served by OpenAI, closed weights), when `name` is one; else nothing. */
+export function openaiModelFacts(
+  name: string,
+  what: string,
+): Pick<ModelFacts, 'deployment' | 'inferencePlatform'> {
+  if (!/^(gpt-|o[134](-|$)|text-davinci|davinci|babbage|chatgpt)/i.test(name)) return {};
+  return {
+    deployment: {
+      deploymentType: 'externally_managed',
+      modelAvailability: 'closed_weights',
+      reason: `${what} "${name}" is an OpenAI API model`,
+    },
+    inferencePlatform: 'openai',
+  };
+}
+
 /** The time an evals log states ("2023-05-02 22:00:53.948570", UTC) as epoch seconds. */
 function evalsTime(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -116,15 +132,12 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
   const { report, notes } = d;
 
   const { name: modelName, field: modelField, others } = specModel(spec);
-  const facts: ModelFacts = { name: modelName, field: modelField, runKey: digest };
-  if (/^(gpt-|o[134](-|$)|text-davinci|davinci|babbage|chatgpt)/i.test(modelName)) {
-    facts.deployment = {
-      deploymentType: 'externally_managed',
-      modelAvailability: 'closed_weights',
-      reason: `oaieval completion function "${modelName}" is an OpenAI API model`,
-    };
-    facts.inferencePlatform = 'openai';
-  }
+  const facts: ModelFacts = {
+    name: modelName,
+    field: modelField,
+    runKey: digest,
+    ...openaiModelFacts(modelName, 'oaieval completion function'),
+  };
   if (others.length > 0) {
     facts.details = { other_completion_fns: others.join(',') };
     facts.detailsField = 'spec.completion_fns.';

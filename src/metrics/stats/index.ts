@@ -9,6 +9,7 @@ export * from './student-t.js';
 export * from './paired.js';
 export * from './mcnemar.js';
 export * from './holm.js';
+export * from './one-sided.js';
 export * from './paired-bootstrap.js';
 export * from './mean-interval.js';
 export * from './special.js';

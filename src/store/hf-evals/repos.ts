@@ -1,0 +1,89 @@
+/**
+ * Model repositories on disk (`DIR/<org>/<model>/.eval_results/*.yaml`, clones of Hub model repos): the entries
+ * already there, read with a YAML 1.2 parser, and the safe folder and file names evalkit writes under.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseDocument, isSeq, type Document } from 'yaml';
+import { DataError } from '../../errors.js';
+
+/** A name safe as a file or folder on every platform: [A-Za-z0-9._-] only, no dot-only or reserved name. */
+export function safeName(name: string): string {
+  let s = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/[. ]+$/, (m) => '_'.repeat(m.length));
+  if (s === '' || /^\.+$/.test(s)) s = `_${s}`;
+  if (/^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i.test(s)) s = `_${s}`;
+  return s;
+}
+
+/** The folder of a model id under a root: one safe component per part of `org/name`. */
+export function modelPath(modelId: string): string {
+  return modelId.split('/').map(safeName).join('/');
+}
+
+export const EVAL_RESULTS = '.eval_results';
+
+/** An entry found in a model repository. */
+export interface ExistingEntry {
+  dataset_id: string;
+  task_id?: string;
+  value: unknown;
+  /** The file (relative to the model folder) and the entry's position in it. */
+  file: string;
+  index: number;
+}
+
+/** A parsed `.eval_results` file; a syntax error is a DataError with file:line:col and `hf-evals.bad-yaml`. */
+export function parseEvalResults(text: string, file: string): Document {
+  const doc = parseDocument(text, { prettyErrors: true });
+  const error = doc.errors[0];
+  if (error) {
+    const at = error.linePos?.[0];
+    throw new DataError(
+      'hf-evals.bad-yaml',
+      `${file}:${at ? `${at.line}:${at.col}` : '1:1'}: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+    );
+  }
+  return doc;
+}
+
+/** Whether more entries can be appended to the file's text as block sequence items (an empty file, or a block list). */
+export function appendable(doc: Document): boolean {
+  return doc.contents === null || (isSeq(doc.contents) && !doc.contents.flow);
+}
+
+/** The entries under `<repo>/.eval_results/` (every .yaml / .yml file, in name order); none when there is no folder. */
+export async function existingEntries(repo: string): Promise<ExistingEntry[]> {
+  const dir = join(repo, EVAL_RESULTS);
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
+  } catch {
+    return [];
+  }
+  const out: ExistingEntry[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    const value: unknown = parseEvalResults(await readFile(file, 'utf8'), file).toJS();
+    if (value === null || value === undefined) continue;
+    if (!Array.isArray(value))
+      throw new DataError(
+        'hf-evals.not-a-list',
+        `${file}:1:1: a .eval_results file is a YAML list of entries`,
+      );
+    value.forEach((e, index) => {
+      const dataset =
+        typeof e === 'object' && e !== null ? (e as Record<string, unknown>).dataset : undefined;
+      if (typeof dataset !== 'object' || dataset === null) return;
+      const d = dataset as Record<string, unknown>;
+      if (typeof d.id !== 'string') return;
+      out.push({
+        dataset_id: d.id,
+        ...(typeof d.task_id === 'string' ? { task_id: d.task_id } : {}),
+        value: (e as Record<string, unknown>).value,
+        file: `${EVAL_RESULTS}/${name}`,
+        index,
+      });
+    });
+  }
+  return out;
+}
