@@ -18,6 +18,7 @@ import {
   type RunIdentity,
 } from './identity.js';
 import { declaredFacts, metricFacts, metricKey, type DeclaredMetricFactsFile } from './metric-facts.js';
+import type { DeclaredFacts } from './reconcile.js';
 import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
@@ -353,6 +354,8 @@ export interface ResultInput {
   llmScoring?: Obj;
   /** Strings for `metric_config.additional_details` (e.g. Inspect's `epoch_reducer`). */
   configDetails?: Record<string, string>;
+  /** What the source declares to check the result's rows against (its count, whether the headline is a mean). */
+  declared?: DeclaredFacts;
 }
 
 /** A number JSON cannot hold, as Python's json writes it. */
@@ -370,6 +373,8 @@ export class ResultsBuilder {
   readonly results: Obj[] = [];
   /** Results left out for a non-finite score: `non_finite_score.<result id>` → "Infinity" | "-Infinity" | "NaN". */
   readonly leftOut: Record<string, string> = {};
+  /** What the source declares about each written result, by result id (see reconcile.ts). */
+  readonly declaredByResult = new Map<string, DeclaredFacts>();
   constructor(
     private readonly report: FieldReport,
     private readonly declared?: DeclaredMetricFactsFile,
@@ -510,6 +515,7 @@ export class ResultsBuilder {
     result.score_details = scoreDetails;
     if (input.generationConfig !== undefined) result.generation_config = input.generationConfig;
     this.results.push(result);
+    if (input.declared !== undefined) this.declaredByResult.set(input.resultId, input.declared);
     return result;
   }
 }
@@ -771,6 +777,7 @@ export function convertedRecord(parts: {
   rowBlocks?: ConvertedRecord['rowBlocks'];
   report: FieldReport;
   notes?: string[];
+  declared?: ReadonlyMap<string, DeclaredFacts>;
 }): ConvertedRecord {
   const record: ConvertedRecord = {
     source: parts.source,
@@ -780,6 +787,7 @@ export function convertedRecord(parts: {
     fields: parts.report.fates,
     notes: parts.notes ?? [],
   };
+  if (parts.declared !== undefined && parts.declared.size > 0) record.declared = parts.declared;
   if (parts.rows) {
     record.samplesPath = parts.ids.samplesPath;
     record.rows = parts.rows;

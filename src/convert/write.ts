@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
+import { reconcileAggregate, RowTally, tallyBlock, type Reconciliation } from './reconcile.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
 import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';
@@ -38,6 +39,8 @@ export interface WriteOutcome {
   exists?: boolean;
   /** What the writer changed that a reader must know (repeated sample ids renamed). */
   notes?: string[];
+  /** Each result checked against what its source declares (also written into the record). */
+  reconciliation: Reconciliation[];
 }
 
 /** The aggregate's text as written (two-space indent, final newline). */
@@ -45,15 +48,22 @@ export function aggregateText(aggregate: Record<string, unknown>): string {
   return `${JSON.stringify(aggregate, null, 2)}\n`;
 }
 
-/** The record's rows as blocks of JSONL bytes: the source's own blocks, or its rows serialised here. */
-async function* blocksOf(record: ConvertedRecord): AsyncGenerator<RowBlock> {
+/**
+ * The record's rows as blocks of JSONL bytes: the source's own blocks, or its rows serialised here; each row tallied
+ * for reconciliation as it passes (before repeated sample ids are renamed).
+ */
+async function* blocksOf(record: ConvertedRecord, tally: RowTally): AsyncGenerator<RowBlock> {
   if (record.rowBlocks) {
-    yield* record.rowBlocks();
+    for await (const block of record.rowBlocks()) {
+      tallyBlock(tally, block.bytes);
+      yield block;
+    }
     return;
   }
   if (!record.rows) return;
   const encoder = new BlockEncoder();
   for await (const row of record.rows()) {
+    tally.addRow(row);
     const done = encoder.add(JSON.stringify(row));
     if (done) yield done;
   }
@@ -154,11 +164,12 @@ export class UniqueSampleIds {
 async function streamRows(
   record: ConvertedRecord,
   handle: FileHandle | undefined,
+  tally: RowTally,
 ): Promise<{ totalRows: number; checksum: string; note?: string }> {
   const hash = createHash('sha256');
   const ids = new UniqueSampleIds();
   let totalRows = 0;
-  for await (const block of blocksOf(record)) {
+  for await (const block of blocksOf(record, tally)) {
     const bytes = ids.block(block.bytes);
     hash.update(bytes);
     totalRows += block.rows;
@@ -190,8 +201,10 @@ export async function writeConverted(
   const aggregatePath = join(root, record.aggregatePath);
   const samplesPath = record.rows && record.samplesPath ? join(root, record.samplesPath) : undefined;
 
+  const tally = new RowTally();
   if (options.dryRun) {
-    const streamed = record.rows ? await streamRows(record, undefined) : undefined;
+    const streamed = record.rows ? await streamRows(record, undefined, tally) : undefined;
+    const reconciliation = reconcileAggregate(structuredClone(record.aggregate), tally, record.declared);
     const totalRows = streamed?.totalRows ?? 0;
     const there =
       (await pathExists(aggregatePath)) || (samplesPath !== undefined && (await pathExists(samplesPath)));
@@ -202,6 +215,7 @@ export async function writeConverted(
       totalRows,
       exists: there,
       ...(streamed?.note ? { notes: [streamed.note] } : {}),
+      reconciliation,
     };
   }
 
@@ -229,7 +243,7 @@ export async function writeConverted(
       const handle = await open(samplesTemp, 'w');
       try {
         let note: string | undefined;
-        ({ totalRows, checksum, note } = await streamRows(record, handle));
+        ({ totalRows, checksum, note } = await streamRows(record, handle, tally));
         if (note) notes.push(note);
         await handle.sync();
       } finally {
@@ -247,6 +261,7 @@ export async function writeConverted(
         ),
       };
     }
+    const reconciliation = reconcileAggregate(aggregate, tally, record.declared);
     const text = aggregateText(aggregate);
 
     const aggregateThere = await pathExists(aggregatePath);
@@ -264,6 +279,7 @@ export async function writeConverted(
           totalRows,
           checksum,
           ...(notes.length ? { notes } : {}),
+          reconciliation,
         };
       }
       if (!options.force)
@@ -277,7 +293,15 @@ export async function writeConverted(
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
-    return { status, aggregatePath, samplesPath, totalRows, checksum, ...(notes.length ? { notes } : {}) };
+    return {
+      status,
+      aggregatePath,
+      samplesPath,
+      totalRows,
+      checksum,
+      ...(notes.length ? { notes } : {}),
+      reconciliation,
+    };
   } catch (error) {
     if (error instanceof DataError || error instanceof IoError) throw error;
     const e = error as NodeJS.ErrnoException;

@@ -7,6 +7,7 @@ import { writeConverted, type WriteOutcome } from '../../convert/write.js';
 import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
+import { reconciliationLines, type Reconciliation } from '../../convert/reconcile.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { InputGuard } from '../../io/output-is-input.js';
 import {
@@ -37,6 +38,8 @@ interface RecordReport {
   exists?: boolean;
   fields: FieldFate[];
   notes: string[];
+  /** Each result against what its source declares (docs/convert.md, "Reconciliation"). */
+  reconciliation: Reconciliation[];
 }
 
 interface FailureReport {
@@ -77,6 +80,7 @@ function textReport(r: RecordReport): string {
   };
   list('inferred', (f) => `    inferred    ${f.field} → ${f.to}: ${f.reason}`);
   list('not-mapped', (f) => `    not mapped  ${f.field}: ${f.reason}`);
+  lines.push(...reconciliationLines(r.reconciliation));
   for (const n of r.notes) lines.push(`  note: ${n}`);
   return `${lines.join('\n')}\n`;
 }
@@ -198,6 +202,7 @@ export const convertCommand: CommandModule = {
                   ...(outcome.exists !== undefined ? { exists: outcome.exists } : {}),
                   fields: item.fields,
                   notes: [...item.notes, ...(outcome.notes ?? [])],
+                  reconciliation: outcome.reconciliation,
                 });
               } catch (error) {
                 failures.push(failureOf(shown(item.sourcePath), item.source, error as Error));

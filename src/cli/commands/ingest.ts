@@ -3,6 +3,7 @@ import type { SourceId } from '../../convert/types.js';
 import type { IngestOptions, IngestResult } from '../../store/ingest.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { addDbOption, json, storeTargetOf } from '../options.js';
+import { disagreementText } from '../../convert/reconcile.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -18,6 +19,7 @@ interface IngestFlags extends OverrideFlags, ZipLimitFlags {
   db?: string;
   lake?: string;
   allowDuplicates?: boolean;
+  strict?: boolean;
   from: string;
   format: 'text' | 'json';
   progress: boolean;
@@ -49,6 +51,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     result = await ingest({
       cwd: io.cwd,
       allowDuplicates: flags.allowDuplicates,
+      strict: flags.strict,
       from,
       overrides,
       onProgress: (p) =>
@@ -74,6 +77,11 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
       );
     for (const i of result.items) {
       if (i.status === 'rejected' && i.reason) io.stdout.write(`${i.source}: not stored: ${i.reason}\n`);
+      else
+        for (const d of i.disagreements ?? [])
+          io.stdout.write(
+            `${i.source}: ${d.evaluation_result_id || d.evaluation_name}: ${d.outcome}: ${disagreementText(d.note)}\n`,
+          );
       if (i.status === 'superseded')
         io.stdout.write(
           `${i.source}: not stored: a copy of the same run at least as complete is stored (${i.kept_copy})\n`,
@@ -141,6 +149,10 @@ export const ingestCommand: CommandModule = {
       .option(
         '--allow-duplicates',
         'store a record even when the same content is stored under another evaluation_id',
+      )
+      .option(
+        '--strict',
+        'refuse a record whose rows disagree with its source (a reconciliation disagreement: count_mismatch, headline_mismatch, key_collision; see docs/convert.md); exit 1',
       )
       .option(
         '--from <source>',

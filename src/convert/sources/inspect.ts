@@ -591,6 +591,9 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
           computed_by: 'evalkit',
           computation: `mean of ${entry.computed.count} scored samples (Inspect value_to_float)`,
         },
+        declared: {
+          headlineWhy: 'the log holds no results (the mean was computed by evalkit from the rows)',
+        },
         ...(scoring ? { llmScoring: scoring } : {}),
       });
       entry.rowResultId = idOf('mean');
@@ -629,6 +632,14 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       };
       if (Object.keys(runDetails).length > 0) input.details = runDetails;
       if (entry.scoredSamples !== undefined) input.numSamples = entry.scoredSamples;
+      input.declared = {
+        ...(entry.scoredSamples !== undefined
+          ? { n: entry.scoredSamples, nFrom: `${entry.field}.scored_samples` }
+          : {}),
+        ...(MEAN_METRICS.has(name)
+          ? { headline: 'mean' as const }
+          : { headlineWhy: `Inspect's ${name} metric is not a mean of the sample scores` }),
+      };
       if (MEAN_METRICS.has(name)) {
         if (bootstrap) {
           input.standardError = {

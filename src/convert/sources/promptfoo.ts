@@ -326,6 +326,13 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           test_fail_count: counts.fail,
           test_error_count: counts.error,
         },
+        declared: s
+          ? {
+              n: tests,
+              nFrom: `${g.summaryField}.testPassCount + testFailCount + testErrorCount`,
+              headline: 'pass_rate',
+            }
+          : { headlineWhy: 'the file holds no promptfoo summary (computed by evalkit)' },
       });
     if (counts.scoreSum !== undefined && tests > 0)
       results.add({
@@ -338,6 +345,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         score: counts.scoreSum / tests,
         numSamples: tests,
         details: { ...computedDetails, score_sum: counts.scoreSum },
+        declared: { headlineWhy: "promptfoo's score sums the tests' scores; the rows hold each assertion's" },
       });
     const assertTotal = (counts.assertPass ?? 0) + (counts.assertFail ?? 0);
     if (counts.assertPass !== undefined && assertTotal > 0)
@@ -355,6 +363,13 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           assert_pass_count: counts.assertPass,
           assert_fail_count: counts.assertFail ?? 0,
         },
+        declared: s
+          ? {
+              n: assertTotal,
+              nFrom: `${g.summaryField}.assertPassCount + assertFailCount`,
+              headline: 'pass_rate',
+            }
+          : { headlineWhy: 'the file holds no promptfoo summary (computed by evalkit)' },
       });
     // Named scores: mean = sum / count.
     const named = new Map<string, { sum: number; count: number; field: string }>();
@@ -394,6 +409,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         score: e.sum / e.count,
         numSamples: e.count,
         details: { ...computedDetails, sum: e.sum, count: e.count },
+        declared: { headlineWhy: "promptfoo's named score is a sum over tests, not a mean of the rows" },
       });
     }
     if (s) {
