@@ -358,6 +358,10 @@ export interface ResultInput {
   declared?: DeclaredFacts;
 }
 
+/** Why a `non_finite_score.*` value of `source_metadata.additional_details` is not among the results. */
+export const NON_FINITE_REASON =
+  'the source states these headline values as NaN or ±Infinity: not finite numbers, so not scores (an EEE score is a finite number); no result written for them, their finite per-sample values are the rows';
+
 /** A number JSON cannot hold, as Python's json writes it. */
 export const nonFiniteText = (v: number): string =>
   Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
@@ -738,7 +742,12 @@ export function buildAggregate(a: AggregateInput): Obj {
       'the source does not say; "other" (use --evaluator-relationship)',
     );
   }
-  const sourceDetails = { ...(a.sourceDetails ?? {}), ...(a.leftOut ?? {}) };
+  const leftOut = a.leftOut ?? {};
+  const sourceDetails = {
+    ...(a.sourceDetails ?? {}),
+    ...leftOut,
+    ...(Object.keys(leftOut).length > 0 ? { non_finite_score_reason: NON_FINITE_REASON } : {}),
+  };
   if (Object.keys(sourceDetails).length > 0) sourceMetadata.additional_details = stringMap(sourceDetails);
 
   const evalLibrary: Obj = { name: a.evalLibrary.name, version: a.evalLibrary.version };

@@ -90,12 +90,7 @@ async function readRunFile(dir: string, name: string, required: boolean): Promis
     if (typeof value === 'object' && value !== null) runTexts.set(value, text);
     return value;
   } catch (error) {
-    if (
-      !required &&
-      (error as { code?: string }).code === 'io.read' &&
-      /ENOENT/.test((error as Error).message)
-    )
-      return undefined;
+    if (!required && (error as { code?: string }).code === 'io.not-found') return undefined;
     throw error;
   }
 }
@@ -166,9 +161,17 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
   const adapter = runSpec.adapter_spec as Obj;
   const runName = typeof runSpec.name === 'string' ? runSpec.name : dir;
   const scenarioObj = isObj(scenario) ? scenario : {};
+  // Real run folders often have no scenario.json: the run's name then names the scenario (`mmlu:subject=…`).
   const evaluationName =
-    typeof scenarioObj.name === 'string' ? scenarioObj.name : String(runName.split(':')[0] ?? 'helm');
-  report.mapped('scenario.json name', '/evaluation_results/*/evaluation_name');
+    typeof scenarioObj.name === 'string' ? scenarioObj.name : String(runName.split(':')[0] || 'helm');
+  if (typeof scenarioObj.name === 'string')
+    report.mapped('scenario.json name', '/evaluation_results/*/evaluation_name');
+  else
+    report.inferred(
+      'run_spec.json name',
+      '/evaluation_results/*/evaluation_name',
+      `no scenario name${scenario === undefined ? ' (no scenario.json)' : ''}: the scenario as the run's name gives it, before its first ":"`,
+    );
   const model = d.model(helmModelFacts(adapter, runSpec));
 
   const scenarioSpec = isObj(runSpec.scenario_spec) ? runSpec.scenario_spec : {};

@@ -39,7 +39,7 @@ function detect(probe: Probe): boolean {
     /^\s*\{/.test(head) &&
     /"eval"\s*:\s*\{/.test(head) &&
     /"(run_id|task_id)"\s*:/.test(head) &&
-    /"status"\s*:\s*"(success|error|cancelled|started)"/.test(head)
+    /"status"\s*:\s*\[?\s*"(success|error|cancelled|started)"/.test(head)
   );
 }
 
@@ -494,6 +494,8 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   const note = statusNote(header, log);
   if (note) notes.push(note);
   if (header.invalidated === true) notes.push('the log is marked invalidated');
+  if (log.rBoxed)
+    notes.push('written by R with every scalar boxed in a one-element array: read with the scalars unboxed');
 
   if (typeof ev.model !== 'string') throw new DataError('convert.inspect', `${path}: eval.model is missing`);
   const model = d.model(
@@ -541,6 +543,18 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       notes.push(
         "the log holds no results: each scorer's score is the mean over the scored samples present, computed by evalkit",
       );
+  } else if (entries.some((e) => e.metrics.length === 0)) {
+    // A scorer the log lists without any metric (R-written logs): its mean over the samples, computed here.
+    const bare = entries.filter((e) => e.metrics.length === 0);
+    for (const e of bare) e.computed = { sum: 0, count: 0 };
+    for await (const { sample } of log.samples())
+      for (const e of bare) {
+        const v = inspectValueToFloat(sampleScore(sample, e)?.value);
+        if (v !== undefined) ((e.computed!.sum += v), e.computed!.count++);
+      }
+    notes.push(
+      `scorer(s) without metrics in the log (${bare.map((e) => e.name).join(', ')}): the mean over the scored samples, computed by evalkit`,
+    );
   }
   const scorerSpecs = Array.isArray(ev.scorers) ? ev.scorers.filter(isObj) : [];
   const results = d.results;

@@ -441,10 +441,17 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
       byTask.set(task, list);
     }
   }
+  // A run whose every headline is NaN or ±Infinity is still written (EEE allows no results): the values are kept
+  // as strings in the source details, its finite per-sample values become rows. Nothing numeric at all: refused.
+  if (results.results.length === 0 && Object.keys(results.leftOut).length === 0)
+    throw new DataError('convert.lm-eval.empty', `${path}: the results file holds no numeric metric`);
   if (results.results.length === 0)
-    throw new DataError(
-      'convert.lm-eval.empty',
-      `${path}: the results file holds no ${Object.keys(results.leftOut).length > 0 ? 'finite ' : ''}numeric metric`,
+    notes.push(
+      `no finite headline (${Object.entries(results.leftOut)
+        .map(([k, v]) => `${k.replace(/^non_finite_score\./, '')} = ${v}`)
+        .join(
+          ', ',
+        )}): the record holds no evaluation results; the values are kept in source_metadata.additional_details`,
     );
   for (const k of [
     'results',

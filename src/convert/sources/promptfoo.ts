@@ -18,9 +18,12 @@ import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '..
 function detect(probe: Probe): boolean {
   if (probe.isDirectory || probe.head === undefined || !probe.path.endsWith('.json')) return false;
   const head = probe.head;
+  // `promptfoo eval -o` / `export` wrap the results in {evalId, results: {version, ...}, config}; the Node API's
+  // `evaluate()` output is the results object itself ({version, results: [...], stats, table}).
   return (
     /^\s*\{/.test(head) &&
-    /"results"\s*:\s*\{/.test(head) &&
+    (/"results"\s*:\s*\{/.test(head) ||
+      (/"results"\s*:\s*\[/.test(head) && /"version"\s*:\s*\d/.test(head))) &&
     /"(promptfooVersion|evalId|gradingResult|namedScores|testIdx|promptIdx|shareableUrl)"\s*:/.test(head)
   );
 }
@@ -47,6 +50,12 @@ function providerOf(value: unknown): { id: string; label?: string } {
 }
 
 const promptLabelOf = (p: Obj): string => String(p.label ?? p.display ?? p.raw ?? 'prompt');
+
+/** Early version-2 summaries name no provider but display the prompt as `[provider id] text`: a known id from there. */
+function displayedProvider(p: Obj, known: ReadonlySet<string>): string | undefined {
+  const m = typeof p.display === 'string' ? /^\[([^\]]+)\] /.exec(p.display) : null;
+  return m && known.has(m[1]) ? m[1] : undefined;
+}
 
 /** The model a promptfoo provider id names (`openai:gpt-4o`, `openai:chat:gpt-4o`, `python:provider.py`, ...). */
 const API = new Set([
@@ -146,10 +155,14 @@ function usageOf(response: unknown): Obj | undefined {
 
 async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
   const { value, text } = await readSourceJson(path);
-  if (!isObj(value) || !isObj(value.results))
+  // The Node API's output: the results object itself, no wrapper (no eval id, config or metadata).
+  const nodeApi = isObj(value) && Array.isArray(value.results) && typeof value.version === 'number';
+  if (!isObj(value) || !(nodeApi || isObj(value.results)))
     throw new DataError('convert.promptfoo', `${path}: not a promptfoo output file (no "results" object)`);
-  const top = value;
-  const res = value.results as Obj;
+  const top: Obj = nodeApi ? {} : value;
+  const res = (nodeApi ? value : value.results) as Obj;
+  /** Where the results object is in the file, as a field-path prefix. */
+  const at = nodeApi ? '' : 'results.';
   const version = res.version;
   if (version !== 2 && version !== 3)
     throw new DataError(
@@ -157,7 +170,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
       `${path}: results version ${JSON.stringify(version)} is not supported (expected 2 or 3)`,
     );
   if (!Array.isArray(res.results))
-    throw new DataError('convert.promptfoo', `${path}: results.results must be a list of test results`);
+    throw new DataError('convert.promptfoo', `${path}: ${at}results must be a list of test results`);
   const config = isObj(top.config) ? top.config : {};
   const metadata = isObj(top.metadata) ? top.metadata : {};
 
@@ -178,16 +191,16 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
   // Summaries: version 3 results.prompts, version 2 results.table.head.prompts.
   const summaries: { p: Obj; field: string }[] = [];
   if (Array.isArray(res.prompts))
-    res.prompts.filter(isObj).forEach((p, i) => summaries.push({ p, field: `results.prompts[${i}]` }));
+    res.prompts.filter(isObj).forEach((p, i) => summaries.push({ p, field: `${at}prompts[${i}]` }));
   else if (isObj(res.table) && isObj(res.table.head) && Array.isArray(res.table.head.prompts))
     res.table.head.prompts
       .filter(isObj)
-      .forEach((p, i) => summaries.push({ p, field: `results.table.head.prompts[${i}]` }));
+      .forEach((p, i) => summaries.push({ p, field: `${at}table.head.prompts[${i}]` }));
 
   const groups = new Map<string, Group>();
   const groupKey = (providerId: string, promptKey: string) => `${providerId}\u0000${promptKey}`;
   for (const { p, field } of summaries) {
-    const provider = summaryProvider(p.provider);
+    const provider = summaryProvider(p.provider ?? displayedProvider(p, providerIds));
     const promptKey = typeof p.id === 'string' && version === 3 ? p.id : promptLabelOf(p);
     const key = groupKey(provider.id, promptKey);
     if (groups.has(key)) continue;
@@ -204,7 +217,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
   }
   res.results.forEach((r, index) => {
     if (!isObj(r))
-      throw new DataError('convert.promptfoo', `${path}: results.results[${index}] is not an object`);
+      throw new DataError('convert.promptfoo', `${path}: ${at}results[${index}] is not an object`);
     const provider = providerOf(r.provider);
     const prompt = isObj(r.prompt) ? r.prompt : {};
     const promptKey =
@@ -297,7 +310,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           return { pass, fail, error, scoreSum, assertPass, assertFail };
         })();
     const field = (name: string) =>
-      s ? `${g.summaryField}.${name}` : `results.results[] (${name} computed by evalkit)`;
+      s ? `${g.summaryField}.${name}` : `${at}results[] (${name} computed by evalkit)`;
     const computedDetails = computed
       ? {
           computed_by: 'evalkit',
@@ -390,7 +403,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
               const e = named.get(name) ?? {
                 sum: 0,
                 count: 0,
-                field: `results.results[].namedScores.${name} (computed by evalkit)`,
+                field: `${at}results[].namedScores.${name} (computed by evalkit)`,
               };
               e.sum += v;
               e.count++;
@@ -435,9 +448,9 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     });
     const makeRow = rowMaker(ids.evaluationId, model.id);
     const hasRows = rows.length > 0;
-    report.mapped('results.results[].gradingResult.componentResults', '/evaluation (one row per assertion)');
-    report.mapped('results.results[].response.output', '/output/raw');
-    report.mapped('results.results[].vars', '/metadata/var.*');
+    report.mapped(`${at}results[].gradingResult.componentResults`, '/evaluation (one row per assertion)');
+    report.mapped(`${at}results[].response.output`, '/output/raw');
+    report.mapped(`${at}results[].vars`, '/metadata/var.*');
 
     async function* rowsOf(): AsyncGenerator<Obj> {
       const used = new Set<string>();
@@ -556,10 +569,10 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
       if (!['evalId', 'results', 'config', 'shareableUrl', 'metadata'].includes(k))
         report.notMapped(k, 'not a promptfoo output field');
     if (isObj(res.table))
-      report.notMapped('results.table', 'the table repeats the test results (its prompt summaries are read)');
+      report.notMapped(`${at}table`, 'the table repeats the test results (its prompt summaries are read)');
     const retrieved = epochSeconds(metadata.exportedAt) ?? timestamp;
     const aggregate = d.aggregate({
-      sourceName: `promptfoo ${metadata.exportedAt ? 'export' : 'eval output'} (results version ${String(version)})`,
+      sourceName: `promptfoo ${nodeApi ? 'Node API evaluate() output' : metadata.exportedAt ? 'export' : 'eval output'} (results version ${String(version)})`,
       sourceDetails,
       evalLibrary: {
         name: 'promptfoo',
@@ -570,11 +583,11 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         ? {
             retrievedTimestamp: {
               value: retrieved,
-              field: metadata.exportedAt ? 'metadata.exportedAt' : 'results.timestamp',
+              field: metadata.exportedAt ? 'metadata.exportedAt' : `${at}timestamp`,
             },
           }
         : {}),
-      ...(timestamp ? { evaluationTimestamp: { value: timestamp, field: 'results.timestamp' } } : {}),
+      ...(timestamp ? { evaluationTimestamp: { value: timestamp, field: `${at}timestamp` } } : {}),
       hasRows,
     });
     yield d.record({ aggregate, ...(hasRows ? { rows: rowsOf } : {}) });
