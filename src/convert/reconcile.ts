@@ -382,13 +382,13 @@ export function reconciliationLines(list: readonly Reconciliation[], indent = ' 
   return lines;
 }
 
-/** The disagreements a record keeps (as evalkit wrote them into its results). */
-export function storedDisagreements(aggregate: Obj): Reconciliation[] {
+/** The outcomes a record keeps (as evalkit wrote them into its results), one per result that has one. */
+export function storedReconciliations(aggregate: Obj): Reconciliation[] {
   const results = Array.isArray(aggregate.evaluation_results) ? (aggregate.evaluation_results as Obj[]) : [];
   const out: Reconciliation[] = [];
   for (const result of results) {
     const stored = storedReconciliation(result);
-    if (stored === undefined || !isDisagreement(stored.outcome)) continue;
+    if (stored === undefined) continue;
     const config = (result.metric_config ?? {}) as Obj;
     out.push({
       evaluation_result_id: String(result.evaluation_result_id ?? ''),
@@ -400,3 +400,7 @@ export function storedDisagreements(aggregate: Obj): Reconciliation[] {
   }
   return out;
 }
+
+/** The disagreements a record keeps. */
+export const storedDisagreements = (aggregate: Obj): Reconciliation[] =>
+  storedReconciliations(aggregate).filter((r) => isDisagreement(r.outcome));

@@ -1,0 +1,200 @@
+// Reconciliation on a generated lm-eval run whose five tasks each show one outcome: rows that agree with the
+// source (reconciled), fewer rows than the source counts (count_mismatch), rows whose mean is not the headline
+// (headline_mismatch), two different docs with the same prompt and target (key_collision), and a metric lm-eval
+// does not aggregate by a mean with no count (not_checkable). Through the CLI: `convert` prints every disagreement
+// (text and --format json) and stores the outcome in the record, `validate` reports the stored outcome, `ingest`
+// reports it and `ingest --strict` refuses the record (exit 1).
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { reconcileResult, RowTally } from '../../src/convert/reconcile.js';
+import { cli } from '../helpers/cli.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'evalkit-reconcile-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+const TS = '2025-05-06T07-08-09.101112';
+
+/** One multiple-choice samples line scored `acc`. */
+const line = (task: string, doc: number, acc: number, prompt = `${task} question ${doc}?`) =>
+  JSON.stringify({
+    doc_id: doc,
+    doc: { q: prompt },
+    target: 0,
+    arguments: { gen_args_0: { arg_0: prompt, arg_1: ' yes' }, gen_args_1: { arg_0: prompt, arg_1: ' no' } },
+    resps: [[['-0.5', 'True']], [['-1.5', 'False']]],
+    filtered_resps: [
+      ['-0.5', 'True'],
+      ['-1.5', 'False'],
+    ],
+    filter: 'none',
+    metrics: ['acc'],
+    acc,
+  });
+
+function writeRun(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const tasks: Record<string, { score: number; n?: number; lines: string[]; metric?: string }> = {
+    agree: { score: 0.75, n: 4, lines: [1, 0, 1, 1].map((a, i) => line('agree', i, a)) },
+    short: { score: 0.5, n: 312, lines: [1, 0, 1, 0, 1, 0, 1, 0].map((a, i) => line('short', i, a)) },
+    off: { score: 0.5, n: 4, lines: [1, 1, 1, 0].map((a, i) => line('off', i, a)) },
+    dup: {
+      score: 0.5,
+      n: 4,
+      lines: [1, 0, 1, 0].map((a, i) => line('dup', i, a, i < 2 ? 'same?' : undefined)),
+    },
+    corpus: { score: 0.25, lines: [0, 1].map((a, i) => line('corpus', i, a)), metric: 'bleu' },
+  };
+  const results: Record<string, unknown> = {};
+  const nSamples: Record<string, unknown> = {};
+  const configs: Record<string, unknown> = {};
+  for (const [task, t] of Object.entries(tasks)) {
+    const metric = t.metric ?? 'acc';
+    results[task] = { alias: task, [`${metric},none`]: t.score };
+    if (t.n !== undefined) nSamples[task] = { original: t.n, effective: t.n };
+    configs[task] = {
+      task,
+      output_type: 'multiple_choice',
+      metric_list: [{ metric, higher_is_better: true }],
+    };
+    const text = t.lines.map((l) => (metric === 'acc' ? l : l.replace(/"acc"/g, `"${metric}"`))).join('\n');
+    writeFileSync(join(dir, `samples_${task}_${TS}.jsonl`), `${text}\n`);
+  }
+  const path = join(dir, `results_${TS}.json`);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      results,
+      'n-samples': nSamples,
+      configs,
+      model_name: 'org/reconcile-model',
+      lm_eval_version: '0.4.8',
+    }),
+  );
+  return path;
+}
+
+const run = writeRun(join(temp, 'run'));
+
+test('convert: each result carries its outcome; every disagreement is printed (text and json)', async () => {
+  const out = join(temp, 'converted');
+  const json = await cli(['convert', run, '-o', out, '--format', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  const report = JSON.parse(json.stdout);
+  const [record] = report.records;
+  const byId = Object.fromEntries(record.reconciliation.map((r: any) => [r.evaluation_result_id, r]));
+  assert.equal(byId['agree/acc,none'].outcome, 'reconciled');
+  assert.equal(byId['agree/acc,none'].note, 'n 4 stored = 4 declared; mean 0.75 = headline');
+  assert.equal(byId['short/acc,none'].outcome, 'count_mismatch');
+  assert.equal(byId['short/acc,none'].note, 'n 8 stored, 312 declared');
+  assert.equal(byId['off/acc,none'].outcome, 'headline_mismatch');
+  assert.equal(byId['off/acc,none'].note, 'mean of the rows 0.75, headline 0.5');
+  assert.equal(byId['dup/acc,none'].outcome, 'key_collision');
+  assert.match(byId['dup/acc,none'].note, /^2 rows share 1 sample_hash value/);
+  assert.equal(byId['corpus/bleu,none'].outcome, 'not_checkable');
+  assert.match(
+    byId['corpus/bleu,none'].note,
+    /declares nothing to check against: no sample count; lm-eval aggregates bleu/,
+  );
+
+  // The record keeps the outcome, as strings.
+  const aggregate = JSON.parse(readFileSync(join(out, record.aggregatePath), 'utf8'));
+  const short = aggregate.evaluation_results.find((r: any) => r.evaluation_result_id === 'short/acc,none');
+  assert.equal(short.score_details.details.evalkit_reconciliation, 'count_mismatch');
+  assert.equal(short.score_details.details.evalkit_reconciliation_note, 'n 8 stored, 312 declared');
+
+  const text = await cli(['convert', run, '-o', join(temp, 'converted-text')]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /reconciliation: 1 reconciled, 1 not checkable, 3 disagree with the source/);
+  assert.match(text.stdout, /count_mismatch {2}short\/acc,none: n 8 stored, 312 declared/);
+  assert.match(text.stdout, /headline_mismatch {2}off\/acc,none: mean of the rows 0\.75, headline 0\.5/);
+  assert.match(text.stdout, /key_collision {2}dup\/acc,none: /);
+
+  // validate reports the stored outcome of a record evalkit wrote.
+  const validated = await cli(['validate', join(out, record.aggregatePath)]);
+  assert.equal(validated.code, 0, validated.stdout);
+  assert.match(validated.stdout, /reconciliation: 1 reconciled, 1 not checkable, 3 disagree with the source/);
+  assert.match(validated.stdout, /count_mismatch {2}short\/acc,none: n 8 stored, 312 declared/);
+  const validatedJson = JSON.parse(
+    (await cli(['validate', '--format', 'json', join(out, record.aggregatePath)])).stdout,
+  );
+  assert.equal(validatedJson.reconciliation[0].results.length, 5);
+});
+
+test('ingest reports the disagreements; --strict refuses the record (exit 1)', async () => {
+  const db = join(temp, 'store.duckdb');
+  const ingest = await cli(['ingest', '--db', db, '--no-progress', run]);
+  assert.equal(ingest.code, 0, ingest.stderr + ingest.stdout);
+  assert.match(
+    ingest.stdout,
+    /short\/acc,none: count_mismatch: rows disagree with the source: n 8 stored, 312 declared/,
+  );
+  const strictDb = join(temp, 'strict.duckdb');
+  const strict = await cli([
+    'ingest',
+    '--db',
+    strictDb,
+    '--no-progress',
+    '--strict',
+    '--format',
+    'json',
+    run,
+  ]);
+  assert.equal(strict.code, 1);
+  const report = JSON.parse(strict.stdout);
+  assert.equal(report.summary.records, 0);
+  assert.equal(report.items[0].status, 'rejected');
+  assert.match(report.items[0].reason, /^--strict: 3 result\(s\) disagree with the source/);
+  // A record that reconciles (or cannot be checked) goes in under --strict.
+  const fine = join(temp, 'fine');
+  mkdirSync(fine);
+  for (const name of [`results_${TS}.json`, `samples_agree_${TS}.jsonl`]) {
+    let text = readFileSync(join(temp, 'run', name), 'utf8');
+    if (name.startsWith('results')) {
+      const doc = JSON.parse(text);
+      for (const k of ['results', 'n-samples', 'configs'])
+        doc[k] = Object.fromEntries(Object.entries(doc[k]).filter(([t]) => t === 'agree'));
+      text = JSON.stringify(doc);
+    }
+    writeFileSync(join(fine, name), text);
+  }
+  const ok = await cli(['ingest', '--db', strictDb, '--no-progress', '--strict', fine]);
+  assert.equal(ok.code, 0, ok.stdout);
+});
+
+test('the checks: epochs are not collisions; keys without an epoch are; the headline to 1e-9 relative', () => {
+  const tally = new RowTally();
+  const row = (hash: string, epoch: number | null, value: number) =>
+    tally.add({ evaluation_result_id: 'r', sample_hash: hash, sample_id: hash, epoch, value });
+  for (const e of [1, 2, 3]) row('a', e, e === 1 ? 1 : 0);
+  for (const e of [1, 2, 3]) row('b', e, 1);
+  const result = (score: number) => ({
+    evaluation_result_id: 'r',
+    evaluation_name: 't',
+    metric_config: { metric_name: 'accuracy' },
+    score_details: { score },
+  });
+  // (1/3 + 1) / 2 = 2/3: two samples, each its epochs' mean.
+  const ok = reconcileResult(result(2 / 3), tally, { n: 2, headline: 'mean' });
+  assert.equal(ok.outcome, 'reconciled', ok.note);
+  assert.equal(reconcileResult(result(2 / 3 + 1e-12), tally, { headline: 'mean' }).outcome, 'reconciled');
+  assert.equal(
+    reconcileResult(result(2 / 3 + 1e-6), tally, { headline: 'mean' }).outcome,
+    'headline_mismatch',
+  );
+  row('b', 3, 1); // epoch 3 of b again: not an epoch of its own
+  assert.equal(reconcileResult(result(2 / 3), tally, { n: 2, headline: 'mean' }).outcome, 'key_collision');
+  const none = reconcileResult(result(0.5), tally, undefined);
+  assert.equal(none.outcome, 'key_collision');
+  const empty = reconcileResult(
+    { ...result(0.5), evaluation_result_id: 'other', evaluation_name: 'u' },
+    tally,
+    { n: 3 },
+  );
+  assert.deepEqual(
+    [empty.outcome, empty.note],
+    ['not_checkable', 'no instance rows for this result (3 declared by the source)'],
+  );
+});
