@@ -404,7 +404,7 @@ async function companionSize(aggregate: string): Promise<number> {
  * The samples file an aggregate names: `detailed_evaluation_results.file_path` below the datastore root (or beside
  * the aggregate outside a datastore), as the datastore checks resolve it; else the sibling `<uuid>_samples.jsonl`.
  */
-function samplesFileOf(aggregatePath: string, doc: Json): string | undefined {
+export function samplesFileOf(aggregatePath: string, doc: Json): string | undefined {
   const der = doc.detailed_evaluation_results;
   const filePath = isObject(der) && typeof der.file_path === 'string' ? der.file_path : undefined;
   if (filePath) {

@@ -198,3 +198,37 @@ test('the checks: epochs are not collisions; keys without an epoch are; the head
     ['not_checkable', 'no instance rows for this result (3 declared by the source)'],
   );
 });
+
+test('reconcile re-checks a folder of records and a store; a row changed after the fact shows', async () => {
+  const out = join(temp, 'recheck');
+  const converted = JSON.parse((await cli(['convert', run, '-o', out, '--format', 'json'])).stdout);
+  const folder = await cli(['reconcile', out, '--format', 'json']);
+  assert.equal(folder.code, 1, folder.stderr);
+  const report = JSON.parse(folder.stdout);
+  assert.deepEqual(
+    { ...report.summary },
+    { records: 1, results: 5, reconciled: 1, not_checkable: 1, disagreement: 3, changed: 0 },
+  );
+  const db = join(temp, 'recheck.duckdb');
+  assert.equal((await cli(['ingest', '--db', db, '--no-progress', run])).code, 0);
+  const stored = await cli(['reconcile', '--db', db, '--format', 'json']);
+  assert.deepEqual(JSON.parse(stored.stdout).summary, report.summary);
+  const text = await cli(['reconcile', '--db', db]);
+  assert.match(text.stdout, /count_mismatch +n 8 stored, 312 declared/);
+  assert.match(
+    text.stdout,
+    /1 record\(s\), 5 result\(s\): 1 reconciled, 1 not checkable, 3 disagree with the source/,
+  );
+
+  // One row of the reconciled task dropped from the samples file: the check no longer agrees with the record.
+  const samples = join(out, converted.records[0].samplesPath);
+  const lines = readFileSync(samples, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  const agree = lines.findIndex((l) => l.includes('"agree/acc,none"'));
+  writeFileSync(samples, `${lines.filter((_, i) => i !== agree).join('\n')}\n`);
+  const tampered = JSON.parse((await cli(['reconcile', out, '--format', 'json'])).stdout);
+  const row = tampered.results.find((r: any) => r.evaluation_result_id === 'agree/acc,none');
+  assert.deepEqual([row.outcome, row.stored_outcome, row.changed], ['count_mismatch', 'reconciled', true]);
+  assert.match(row.note, /^n 3 stored, 4 declared; mean of the rows 0\.666/);
+});

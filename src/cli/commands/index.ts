@@ -25,6 +25,7 @@ import { compareRunsCommand } from './compare-runs.js';
 import { viewCommand } from './view.js';
 import { leaderboardCommand } from './leaderboard.js';
 import { compareCommand } from './compare.js';
+import { reconcileCommand } from './reconcile.js';
 import { surveyExportCommand } from './survey-export.js';
 import { surveyImportCommand } from './survey-import.js';
 import type { CommandModule } from '../context.js';
@@ -55,6 +56,7 @@ export const commandModules: CommandModule[] = [
   queryCommand,
   leaderboardCommand,
   compareCommand,
+  reconcileCommand,
   modelsCommand,
   exportCommand,
   surveyExportCommand,
