@@ -16,6 +16,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
+import { disagreementText } from '../convert/reconcile.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';
@@ -94,6 +95,9 @@ export interface Comparison {
   } | null;
   /** Why `clustered` is null although --cluster-by was given (null otherwise). */
   clustered_reason: string | null;
+  /** "rows disagree with the source: …" when A's (B's) result's rows disagree with its source, else null. */
+  disagreement_a: string | null;
+  disagreement_b: string | null;
 }
 
 export interface CompareReport {
@@ -142,6 +146,8 @@ interface ChosenRow {
   ci_upper: number | null;
   min_score: number | null;
   max_score: number | null;
+  /** The reconciliation note of a result whose rows disagree with its source, else null (selection.ts). */
+  disagreement: string | null;
 }
 
 /**
@@ -471,8 +477,17 @@ export async function compareModels(
 
 const formatDifference = (x: number): string => String(Number(x.toPrecision(6)));
 
-function head(r: ChosenRow, paired: boolean, reason: string | null) {
-  return { benchmark: r.benchmark, metric: r.metric, lower_is_better: r.lower_is_better, paired, reason };
+function head(r: ChosenRow, rb: ChosenRow, paired: boolean, reason: string | null) {
+  const marked = (x: ChosenRow) => (x.disagreement === null ? null : disagreementText(x.disagreement));
+  return {
+    benchmark: r.benchmark,
+    metric: r.metric,
+    lower_is_better: r.lower_is_better,
+    paired,
+    reason,
+    disagreement_a: marked(r),
+    disagreement_b: marked(rb),
+  };
 }
 
 function compareOne(
@@ -503,6 +518,7 @@ function compareOne(
     return {
       ...head(
         ra,
+        rb,
         false,
         unpairedReason(a.length + onlyA.length, b.length + onlyB.length, a.length, modelA, modelB),
       ),
@@ -566,7 +582,7 @@ function compareOne(
           confidence: CONFIDENCE,
         });
   return {
-    ...head(ra, true, null),
+    ...head(ra, rb, true, null),
     ...counts,
     mean_a: t.mean_a,
     mean_b: t.mean_b,

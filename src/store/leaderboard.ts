@@ -25,6 +25,7 @@ import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
+import { disagreementText } from '../convert/reconcile.js';
 import {
   gapAggregatesSql,
   gapStats,
@@ -73,6 +74,8 @@ export interface LeaderboardRow {
   record_key: string;
   source: string | null;
   date: string | null;
+  /** "rows disagree with the source: …" when the result's rows disagree with its source (reconciliation), else null. */
+  disagreement: string | null;
 }
 export interface Leaderboard {
   benchmark: string;
@@ -97,6 +100,7 @@ export const TIER_ALPHA = 0.05;
 interface RankedResult extends IntervalInput, GapStats {
   record_key: string;
   direction_status: string | null;
+  disagreement: string | null;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
@@ -131,7 +135,7 @@ function leaderboardSql(
       FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
-           c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
+           c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.disagreement, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
            own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
            gap.paired_n, gap.mean_d, gap.var_d, gap.constant_d, gap.positive_d, gap.negative_d
     FROM chosen c
@@ -236,6 +240,7 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
       record_key: r.record_key,
       source: r.source,
       date: displayDate(r.date),
+      disagreement: r.disagreement === null ? null : disagreementText(r.disagreement),
     };
   });
   return {

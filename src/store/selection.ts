@@ -33,6 +33,13 @@ export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
 export const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -> 'additional_details' ->> 'epoch_reducer')), 'mean')`;
 
 /**
+ * The note of a result whose rows disagree with its source (the reconciliation outcome the record keeps, see
+ * convert/reconcile.ts), else NULL.
+ */
+export const DISAGREEMENT_SQL = `CASE WHEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation' IN ('count_mismatch', 'headline_mismatch', 'key_collision')
+  THEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation_note' END`;
+
+/**
  * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model), with the filters
  * bound as positional parameters appended to `params`.
  */
@@ -62,6 +69,7 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
              CAST(r.num_samples AS DOUBLE) AS num_samples, r.min_score, r.max_score, r.score_type,
              ${EPOCH_REDUCER_SQL} AS epoch_reducer,
              r.raw -> 'metric_config' -> 'additional_details' ->> 'direction_status' AS direction_status,
+             ${DISAGREEMENT_SQL} AS disagreement,
              rec.model_id, rec.developer, rec.evaluation_id,
              coalesce(rec.source_organization_name, rec.source_name) AS source,
              coalesce(rec.evaluation_timestamp, rec.retrieved_timestamp) AS date,

@@ -34,7 +34,7 @@ const line = (task: string, doc: number, acc: number, prompt = `${task} question
     acc,
   });
 
-function writeRun(dir: string): string {
+function writeRun(dir: string, model = 'org/reconcile-model'): string {
   mkdirSync(dir, { recursive: true });
   const tasks: Record<string, { score: number; n?: number; lines: string[]; metric?: string }> = {
     agree: { score: 0.75, n: 4, lines: [1, 0, 1, 1].map((a, i) => line('agree', i, a)) },
@@ -69,7 +69,7 @@ function writeRun(dir: string): string {
       results,
       'n-samples': nSamples,
       configs,
-      model_name: 'org/reconcile-model',
+      model_name: model,
       lm_eval_version: '0.4.8',
     }),
   );
@@ -231,4 +231,48 @@ test('reconcile re-checks a folder of records and a store; a row changed after t
   const row = tampered.results.find((r: any) => r.evaluation_result_id === 'agree/acc,none');
   assert.deepEqual([row.outcome, row.stored_outcome, row.changed], ['count_mismatch', 'reconciled', true]);
   assert.match(row.note, /^n 3 stored, 4 declared; mean of the rows 0\.666/);
+});
+
+test('leaderboard and compare mark a result whose rows disagree with the source', async () => {
+  const db = join(temp, 'marked.duckdb');
+  for (const model of ['org/model-a', 'org/model-b'])
+    assert.equal(
+      (await cli(['ingest', '--db', db, '--no-progress', writeRun(join(temp, model), model)])).code,
+      0,
+    );
+  const board = await cli(['leaderboard', '--db', db, '--benchmark', 'short']);
+  assert.match(board.stdout, / 8 ! /);
+  assert.match(board.stdout, /! org\/model-a: rows disagree with the source: n 8 stored, 312 declared/);
+  const agree = await cli(['leaderboard', '--db', db, '--benchmark', 'agree']);
+  assert.doesNotMatch(agree.stdout, /disagree/);
+  const json = JSON.parse(
+    (await cli(['leaderboard', '--db', db, '--benchmark', 'short', '--format', 'json'])).stdout,
+  );
+  assert.equal(
+    json.leaderboards[0].rows[0].disagreement,
+    'rows disagree with the source: n 8 stored, 312 declared',
+  );
+  const compare = await cli(['compare', '--db', db, 'org/model-a', 'org/model-b', '--benchmark', 'short']);
+  assert.equal(compare.code, 0, compare.stderr);
+  assert.match(compare.stdout, /! A: rows disagree with the source: n 8 stored, 312 declared/);
+  assert.match(compare.stdout, /! B: rows disagree with the source: n 8 stored, 312 declared/);
+  const compared = JSON.parse(
+    (
+      await cli([
+        'compare',
+        '--db',
+        db,
+        'org/model-a',
+        'org/model-b',
+        '--benchmark',
+        'agree',
+        '--format',
+        'json',
+      ])
+    ).stdout,
+  );
+  assert.deepEqual(
+    [compared.comparisons[0].disagreement_a, compared.comparisons[0].disagreement_b],
+    [null, null],
+  );
 });

@@ -69,6 +69,8 @@ function renderText(report: CompareReport): string {
         `p ${formatP(c.p_value)}${c.test === null ? '' : ` (${TEST_NAMES[c.test]})`}  Holm p ${formatP(c.p_holm)}`,
     );
     if (c.note) out.push(`  note: ${c.note}`);
+    if (c.disagreement_a) out.push(`  ! A: ${c.disagreement_a}`);
+    if (c.disagreement_b) out.push(`  ! B: ${c.disagreement_b}`);
     out.push(
       `  correlation ${c.correlation === null ? 'n/a' : c.correlation.toFixed(3)}  minimum detectable effect (80% power) ${formatNumber(c.mde)}`,
     );

@@ -23,11 +23,18 @@ function cells(board: Leaderboard): string[][] {
     formatNumber(r.score),
     formatInterval(r.ci),
     r.ci_method === null ? '' : `${r.ci_method}${r.ci_clipped ? ', clipped' : ''}`,
-    r.n === null ? '' : String(r.n),
+    `${r.n === null ? '' : String(r.n)}${r.disagreement ? ' !' : ''}`,
     r.source ?? '',
     r.date ?? 'unknown',
   ]);
 }
+
+/** The results whose rows disagree with their source, one line each under the table (their n is marked "!"). */
+const disagreements = (b: Leaderboard): string =>
+  b.rows
+    .filter((r) => r.disagreement)
+    .map((r) => `! ${r.model_id}: ${r.disagreement}\n`)
+    .join('');
 
 const title = (b: Leaderboard) =>
   `${b.benchmark} · ${b.metric} (${b.lower_is_better ? 'lower' : 'higher'} is better` +
@@ -71,6 +78,7 @@ function render(
           'date',
           'ci_clipped',
           'direction_assumed',
+          'disagreement',
         ],
         leaderboards.flatMap((b) =>
           b.rows.map((r) => [
@@ -92,11 +100,15 @@ function render(
             r.date,
             r.ci_clipped,
             b.direction_assumed,
+            r.disagreement,
           ]),
         ),
       );
     case 'markdown': {
-      const parts = leaderboards.map((b) => `## ${title(b)}\n\n${markdownTable(HEADER, cells(b))}`);
+      const parts = leaderboards.map(
+        (b) =>
+          `## ${title(b)}\n\n${markdownTable(HEADER, cells(b))}${disagreements(b) ? `\n${disagreements(b)}` : ''}`,
+      );
       if (composite)
         parts.push(
           `## Composite: mean win rate\n\n${markdownTable(COMPOSITE_HEADER, compositeCells(composite))}`,
@@ -104,7 +116,9 @@ function render(
       return parts.join('\n');
     }
     default: {
-      const parts = leaderboards.map((b) => `${title(b)}\n${textTable(HEADER, cells(b), [0, 1, 3, 6])}`);
+      const parts = leaderboards.map(
+        (b) => `${title(b)}\n${textTable(HEADER, cells(b), [0, 1, 3, 6])}${disagreements(b)}`,
+      );
       if (composite)
         parts.push(
           `composite: mean win rate\n${textTable(COMPOSITE_HEADER, compositeCells(composite), [0, 2, 3])}`,
