@@ -83,8 +83,8 @@ test(
   { skip: skipWithoutReference('peers-wild/MANIFEST.json') },
   async () => {
     const pinned: Record<string, string> = {
-      peers: 'a53fa4df01a9c3eb74d36056ce1d8753e579adbb2db565ce8f45d1c7414431a6',
-      'peers-wild': 'b5c4d6c12a26940b56a05aeef35ac4c00af633691da31975e5b83ffe07574ebb',
+      peers: '88bc4925a7a27261bc6e1d6fe3d72e5e9af73eba8a7067a600456cc657ebc1db',
+      'peers-wild': '1db4eedfd5830da06307f81c25654fe236b23532d69edcd5994feb13909b4dd8',
     };
     for (const [dir, digest] of Object.entries(pinned)) {
       // Chunks of 2 KiB: the reference samples files are small.
