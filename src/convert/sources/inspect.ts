@@ -346,7 +346,13 @@ function inspectModelFacts(model: string, field: string, extra: Obj): ModelFacts
   const slash = model.indexOf('/');
   const provider = slash === -1 ? undefined : model.slice(0, slash);
   const name = slash === -1 ? model : model.slice(slash + 1);
-  const facts: ModelFacts = { name, field, details: { inspect_model: model, ...extra }, detailsField: '' };
+  const facts: ModelFacts = {
+    name,
+    sourceString: model,
+    field,
+    details: { inspect_model: model, ...extra },
+    detailsField: '',
+  };
   if (provider) facts.inferencePlatform = provider;
   if (provider && API_PROVIDERS.has(provider)) {
     const closed = ['openai', 'anthropic'].includes(provider) || /^(gemini|claude|gpt-|o[134])/i.test(name);

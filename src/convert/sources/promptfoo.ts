@@ -105,6 +105,7 @@ function providerModelFacts(id: string, label: string | undefined): ModelFacts {
       .replace(/^(chat|completion|messages|embedding|embeddings|responses):/, '');
     const facts: ModelFacts = {
       name: rest,
+      sourceString: id,
       field: 'results[].provider.id',
       inferencePlatform: kind,
       details,
@@ -127,7 +128,7 @@ function providerModelFacts(id: string, label: string | undefined): ModelFacts {
   }
   // A custom provider (python:, file://, exec:, http:, a script): the label, else the script's name.
   const name = label ?? basename(id.replace(/^[a-z]+:(\/\/)?/i, '')).replace(/\.[a-z]+$/i, '');
-  return { name: name || id, field: 'results[].provider.id', details, detailsField: '' };
+  return { name: name || id, sourceString: id, field: 'results[].provider.id', details, detailsField: '' };
 }
 
 const fraction = (num: number, den: number): number | undefined => (den > 0 ? num / den : undefined);
