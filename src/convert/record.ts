@@ -14,6 +14,7 @@ import {
   isUnnamedModel,
   looksLikePath,
   modelIdFromPath,
+  modelMapHit,
   runIdentityDetails,
   type RunIdentity,
 } from './identity.js';
@@ -93,6 +94,11 @@ export type ModelAvailability = NonNullable<ConvertOverrides['modelAvailability'
 export interface ModelFacts {
   /** The model as the source names it ("meta-llama/Meta-Llama-3-8B", "gpt-4", "openai/gpt-4o"). */
   name: string;
+  /**
+   * The model string exactly as the source writes it, when `name` was derived from it (Inspect `ollama/llama3.1`,
+   * promptfoo `ollama:completion:llama3`): the first key a model map is looked up by.
+   */
+  sourceString?: string;
   /** The source field it came from. */
   field: string;
   /** The developer when the source names it apart from the model. */
@@ -122,13 +128,38 @@ export interface BuiltModel {
 }
 
 /** A model map's entry for a name, if any (exact first, then ignoring case). */
-function mapped(map: ConvertOverrides['modelMap'], name: string): MappedModel | undefined {
-  if (map === undefined) return undefined;
-  if (Object.hasOwn(map, name)) return map[name];
+function mapped(map: ConvertOverrides['modelMap'], name: string | undefined): MappedModel | undefined {
+  if (map === undefined || name === undefined) return undefined;
+  if (Object.hasOwn(map, name)) return modelMapHit(map, name);
   const lower = name.toLowerCase();
-  for (const k of Object.keys(map)) if (k.toLowerCase() === lower) return map[k];
+  for (const k of Object.keys(map)) if (k.toLowerCase() === lower) return modelMapHit(map, k);
   return undefined;
 }
+
+/**
+ * Prefixes that name where or how a model ran, never who made it (`ollama/llama3.1`, `vllm/…`, `hf/…`,
+ * `mockllm/model`): never written as the developer. A model named with one alone gets developer "unknown", which
+ * `models` flags until a model map names it.
+ */
+export const NOT_DEVELOPERS = new Set([
+  'ollama',
+  'vllm',
+  'hf',
+  'huggingface',
+  'openai-compatible',
+  'openai_compatible',
+  'openai-api',
+  'mockllm',
+  'litellm',
+  'llama-cpp',
+  'llama_cpp',
+  'llama-cpp-python',
+  'llamacpp',
+  'lmstudio',
+  'sglang',
+  'tgi',
+  'local',
+]);
 
 const short = (text: string): string => contentDigest(text).slice(0, 12);
 
@@ -151,7 +182,10 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
   const notes: string[] = [];
   const extraDetails: Obj = {};
   let full: string;
-  let fromMap = mapped(overrides.modelMap, facts.name);
+  // A map key matches the source's model string exactly as written, else the name derived from it, else the id.
+  let fromMap =
+    (facts.sourceString !== facts.name ? mapped(overrides.modelMap, facts.sourceString) : undefined) ??
+    mapped(overrides.modelMap, facts.name);
   let knownDeveloper: string | undefined;
   if (overrides.modelId !== undefined) {
     full = overrides.modelId;
@@ -174,6 +208,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
     );
   } else if (looksLikePath(facts.name)) {
     full = modelIdFromPath(facts.name);
+    knownDeveloper = 'local';
     extraDetails.model_path = facts.name;
     report.inferred(
       facts.field,
@@ -195,10 +230,23 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
     developer = fromMap.developer;
   } else if (knownDeveloper !== undefined) {
     developer = knownDeveloper;
-  } else if (slash !== -1) {
+  } else if (slash !== -1 && !NOT_DEVELOPERS.has(full.slice(0, slash).toLowerCase())) {
     developer = full.slice(0, slash);
     if (fromMap === undefined)
       report.inferred(facts.field, '/model_info/developer', 'the part of the model name before the last "/"');
+  } else if (slash !== -1) {
+    // `vllm/llama3` names a server, not a developer: the name alone, developer unknown until mapped.
+    const prefix = full.slice(0, slash);
+    full = full.slice(slash + 1);
+    slash = -1;
+    name = full;
+    developer = KNOWN_DEVELOPERS.find(([re]) => re.test(name))?.[1] ?? 'unknown';
+    extraDetails.model_provider_prefix = prefix;
+    report.inferred(
+      facts.field,
+      '/model_info/developer',
+      `warning: "${prefix}" names where the model ran, not who made it: ${developer === 'unknown' ? 'developer unknown' : `"${name}" is a ${developer} model name`} (name it with --model-map or --developer)`,
+    );
   } else if (facts.developer) {
     developer = facts.developer;
   } else {

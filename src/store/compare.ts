@@ -4,7 +4,8 @@
  * one run (an evaluation id, exact or a unique prefix), so two runs of one model compare too. The store pairs the
  * instance rows in DuckDB; the statistics are the `metrics/stats` primitives.
  *
- * Pairing: by sample_hash when every row of both results has one, else by sample id; the rows of one sample
+ * Pairing: by sample_hash when every row of both results has one and no two samples of a result share one, else by
+ * sample id; the rows of one sample
  * (epochs) are reduced first by the result's epoch reducer (selection.ts). Every paired difference equal: the t test
  * is undefined and p comes from the exact sign test (McNemar's on 0/1 scores). d_i = a_i − b_i. Binary (every paired value 0 or 1): McNemar's exact test on the
  * discordant pairs. `clusterBy`: the clustered SE with C − 1 df (an item whose row lacks the field is a cluster of
@@ -107,6 +108,11 @@ export interface CompareReport {
   a: CompareSide;
   b: CompareSide;
   cluster_by: string | null;
+  /**
+   * Whether cluster_by is the one the compared results declare (`metric_config.additional_details.cluster_by`, e.g.
+   * promptfoo's assertion-level results, clustered by test) rather than `--cluster-by`.
+   */
+  cluster_by_declared: boolean;
   comparisons: Comparison[];
 }
 
@@ -382,6 +388,25 @@ function unpairedReason(nA: number, nB: number, nPaired: number, modelA: string,
   return 'only one sample pairs';
 }
 
+/**
+ * The cluster field the chosen results declare (`metric_config.additional_details.cluster_by`) when at least one
+ * declares one and none declares another; undefined otherwise. Results that declare none keep one cluster per item.
+ */
+async function declaredCluster(store: Store, chosen: ChosenRow[]): Promise<string | undefined> {
+  if (chosen.length === 0) return undefined;
+  const params: DuckDBValue[] = [];
+  const keys = chosen.map((c) => {
+    params.push(c.record_key, c.result_index);
+    return `(record_key = $${params.length - 1} AND result_index = $${params.length})`;
+  });
+  const fields = await store.all<{ f: string }>(
+    `SELECT DISTINCT json_extract_string(raw, '$.metric_config.additional_details.cluster_by') AS f
+     FROM results WHERE (${keys.join(' OR ')}) AND f IS NOT NULL`,
+    params,
+  );
+  return fields.length === 1 ? fields[0]!.f : undefined;
+}
+
 export async function compareModels(
   store: Store,
   modelA: string,
@@ -401,7 +426,9 @@ export async function compareModels(
   );
 
   const params: DuckDBValue[] = [];
-  const cluster = options.clusterBy === undefined ? null : clusterExpression(options.clusterBy, params);
+  const declared = options.clusterBy === undefined ? await declaredCluster(store, chosen) : undefined;
+  const clusterBy = options.clusterBy ?? declared;
+  const cluster = clusterBy === undefined ? null : clusterExpression(clusterBy, params);
   const columns =
     (cluster === null ? await pairedFromItems(store, chosen) : undefined) ??
     (await readPairedColumns(
@@ -470,7 +497,8 @@ export async function compareModels(
     model_b: sides[1].model_id,
     a: sides[0],
     b: sides[1],
-    cluster_by: options.clusterBy ?? null,
+    cluster_by: clusterBy ?? null,
+    cluster_by_declared: declared !== undefined,
     comparisons,
   };
 }

@@ -207,7 +207,7 @@ export function reducedItemSql(kinds: ReadonlySet<ReducerKind>): { aggregates: s
 /**
  * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`,
  * `epoch_reducer`):
- * - `hashed` (ord, all_hashed): whether every instance row of the result has a sample_hash;
+ * - `hashed` (ord, all_hashed): whether the result keys by sample_hash (KEYED_BY_HASH_SQL);
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
  * - `grouped` (slot, va, vb, ...extra; k too with `key`): per slot and pairing key k (sample_hash when `by_hash`,
  *   else the sample key: the sample_id without its epoch) each side's rows of that sample reduced to one value by
@@ -236,7 +236,7 @@ export function pairingCtes(
   const sideB = sideAggregates('b', 'NOT is_a', kinds);
   return `
     instance_rows AS (${instanceRowsSql(options.cluster ?? null)}),
-    hashed AS (SELECT ord, bool_and(has_hash) AS all_hashed FROM instance_rows GROUP BY ord),
+    hashed AS (SELECT ord, ${KEYED_BY_HASH_SQL} AS all_hashed FROM instance_rows GROUP BY ord),
     slots AS MATERIALIZED (${slotsSql}),
     membership AS (
       SELECT slot, a AS ord, true AS is_a, by_hash FROM slots
@@ -268,6 +268,15 @@ const ALL_REDUCERS: ReadonlySet<ReducerKind> = new Set([
   'at_least',
   'pass_at',
 ]);
+
+/**
+ * Over one result's instance rows (columns has_hash, sample_hash, sample_key): whether the sample_hash can be its
+ * pairing key: every row has one and hashes and samples correspond one to one (the epochs of a sample share its
+ * hash). Where two samples share a hash (the same input and reference: a converter that could not tell them
+ * apart) the result pairs by sample key instead, so the two are never taken for epochs of one sample.
+ */
+export const KEYED_BY_HASH_SQL = `(bool_and(has_hash) AND count(DISTINCT sample_hash) = count(DISTINCT sample_key)
+  AND count(DISTINCT sample_key) = count(DISTINCT sample_hash || chr(0) || sample_key))`;
 
 /**
  * Whether a slot pairs by sample_hash: when every row of both results has one (of the one result, when the slot

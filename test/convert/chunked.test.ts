@@ -83,8 +83,8 @@ test(
   { skip: skipWithoutReference('peers-wild/MANIFEST.json') },
   async () => {
     const pinned: Record<string, string> = {
-      peers: '39f3cf2d4bda855e5a1addab457f43d1ba9a3bcbf4bb6527aea91899d7639129',
-      'peers-wild': '82c3cc94dec1884d07a3b9e496964d1506488d1ecb196bc21f913b52a4021352',
+      peers: '88bc4925a7a27261bc6e1d6fe3d72e5e9af73eba8a7067a600456cc657ebc1db',
+      'peers-wild': '1db4eedfd5830da06307f81c25654fe236b23532d69edcd5994feb13909b4dd8',
     };
     for (const [dir, digest] of Object.entries(pinned)) {
       // Chunks of 2 KiB: the reference samples files are small.

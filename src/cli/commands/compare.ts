@@ -46,6 +46,10 @@ function verdict(c: Comparison, a: string, b: string): string {
 const label = (side: CompareReport['a']) =>
   side.kind === 'model' ? side.model_id : `${side.model_id} @ run ${side.evaluation_id}`;
 
+/** The cluster field as printed: "test_idx (as the results declare)" when no --cluster-by chose it. */
+const clusterName = (report: CompareReport): string =>
+  `${report.cluster_by}${report.cluster_by_declared ? ' (as the results declare)' : ''}`;
+
 function renderText(report: CompareReport): string {
   const a = label(report.a);
   const b = label(report.b);
@@ -80,12 +84,14 @@ function renderText(report: CompareReport): string {
       );
     if (c.clustered)
       out.push(
-        `  clustered by ${report.cluster_by}: ${c.clustered.clusters} clusters, SE ${formatNumber(c.clustered.se)}, ` +
+        `  clustered by ${clusterName(report)}: ${c.clustered.clusters} clusters, SE ${formatNumber(c.clustered.se)}, ` +
           `95% CI ${formatInterval(c.clustered.ci, true)} (t, ${c.clustered.df} df), p ${formatP(c.clustered.p_value)}, ` +
           `Holm p ${formatP(c.clustered.p_holm)}`,
       );
     else if (report.cluster_by !== null && c.paired)
-      out.push(`  clustered by ${report.cluster_by}: n/a (${c.clustered_reason ?? 'fewer than 2 clusters'})`);
+      out.push(
+        `  clustered by ${clusterName(report)}: n/a (${c.clustered_reason ?? 'fewer than 2 clusters'})`,
+      );
     if (c.bootstrap)
       out.push(
         `  bootstrap: ${c.bootstrap.resamples} resamples${report.cluster_by !== null ? ' of clusters' : ''}, seed ${c.bootstrap.seed}, ` +

@@ -12,6 +12,7 @@ import { checkOutputs } from '../../io/preflight.js';
 import { InputGuard } from '../../io/output-is-input.js';
 import {
   addOverrideOptions,
+  modelMapWarnings,
   overrideFilesFrom,
   overridesFrom,
   type OverrideFlags,
@@ -212,6 +213,7 @@ export const convertCommand: CommandModule = {
             progress.done();
           }
           const rows = records.reduce((n, r) => n + r.rows, 0);
+          const warnings = modelMapWarnings(overrides.modelMap);
           if (flags.format === 'json') {
             io.stdout.write(
               json({
@@ -221,9 +223,11 @@ export const convertCommand: CommandModule = {
                 records,
                 failures,
                 skipped,
+                warnings,
               }),
             );
           } else {
+            for (const w of warnings) io.stderr.write(`warning ${w.code}: ${w.message}\n`);
             for (const r of records) io.stdout.write(textReport(r));
             for (const s of skipped) io.stdout.write(`skipped ${s.path}: ${s.reason}\n`);
             for (const f of failures) io.stderr.write(`${f.sourcePath}: error ${f.code} ${f.message}\n`);

@@ -9,6 +9,7 @@ import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 import {
   addOverrideOptions,
+  modelMapWarnings,
   overrideFilesFrom,
   overridesFrom,
   type OverrideFlags,
@@ -66,8 +67,10 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     store?.close();
   }
   const s = result.summary;
-  if (flags.format === 'json') io.stdout.write(json({ db: dbPath, ...result }));
+  const warnings = modelMapWarnings(overrides.modelMap);
+  if (flags.format === 'json') io.stdout.write(json({ db: dbPath, ...result, warnings }));
   else {
+    for (const w of warnings) io.stderr.write(`warning ${w.code}: ${w.message}\n`);
     const color = useColor(io);
     for (const d of result.diagnostics.slice(0, SHOWN_DIAGNOSTICS))
       io.stdout.write(`${diagnosticLine(d, color)}\n`);

@@ -12,6 +12,8 @@ import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
 import { RecordDriver } from '../driver.js';
 import { contentDigest, detailString, epochSeconds, rowMaker, type ModelFacts } from '../record.js';
+import { canonicalJson } from '../../io/canonical.js';
+import { sampleHash } from '../../formats/eee/sample-hash.js';
 import { finite, isCount, isObj, readSourceJson, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 
@@ -103,6 +105,7 @@ function providerModelFacts(id: string, label: string | undefined): ModelFacts {
       .replace(/^(chat|completion|messages|embedding|embeddings|responses):/, '');
     const facts: ModelFacts = {
       name: rest,
+      sourceString: id,
       field: 'results[].provider.id',
       inferencePlatform: kind,
       details,
@@ -125,10 +128,44 @@ function providerModelFacts(id: string, label: string | undefined): ModelFacts {
   }
   // A custom provider (python:, file://, exec:, http:, a script): the label, else the script's name.
   const name = label ?? basename(id.replace(/^[a-z]+:(\/\/)?/i, '')).replace(/\.[a-z]+$/i, '');
-  return { name: name || id, field: 'results[].provider.id', details, detailsField: '' };
+  return { name: name || id, sourceString: id, field: 'results[].provider.id', details, detailsField: '' };
 }
 
 const fraction = (num: number, den: number): number | undefined => (den > 0 ? num / den : undefined);
+
+/**
+ * The unit of an assertion-level result (the assertion pass rate, a named score): one row per test × assertion,
+ * so n counts assertions; the assertions of one test are not independent, so `compare` clusters them by test.
+ */
+const ASSERTION_UNIT = { unit: 'assertion', cluster_by: 'test_idx' };
+
+/** Test case fields that are not the test's input (its assertions and how they run). */
+const NOT_INPUT = new Set([
+  'assert',
+  'assertScoringFunction',
+  'options',
+  'metadata',
+  'provider',
+  'providerOutput',
+]);
+
+/**
+ * The text that tells a test's samples apart: the rendered prompt, or, when it is empty (an HTTP or custom
+ * provider that builds its request from the test), the test itself as canonical JSON: its index, its vars and its
+ * other input fields (description, a `prompt` var-like field, ...). It is `input.raw`, so the sample_hash (taken
+ * over input.raw and the reference) differs between tests even when their vars are the same.
+ */
+function sampleInput(r: Obj, prompt: Obj): { raw: string; fromTest: boolean } {
+  if (typeof prompt.raw === 'string' && prompt.raw !== '') return { raw: prompt.raw, fromTest: false };
+  const testCase = isObj(r.testCase) ? r.testCase : {};
+  const test: Obj = {};
+  for (const [k, v] of Object.entries(testCase)) if (!NOT_INPUT.has(k)) test[k] = v;
+  if (isObj(r.vars)) test.vars = r.vars;
+  if (finite(r.testIdx)) test.test_idx = r.testIdx;
+  if (Object.keys(test).length === 0)
+    return { raw: typeof prompt.raw === 'string' ? prompt.raw : '', fromTest: false };
+  return { raw: canonicalJson(test), fromTest: true };
+}
 
 function outputString(response: unknown): string {
   if (!isObj(response)) return '';
@@ -371,6 +408,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         field: field('assertPassCount'),
         score: counts.assertPass / assertTotal,
         numSamples: assertTotal,
+        configDetails: ASSERTION_UNIT,
         details: {
           ...computedDetails,
           assert_pass_count: counts.assertPass,
@@ -421,6 +459,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         field: e.field,
         score: e.sum / e.count,
         numSamples: e.count,
+        configDetails: ASSERTION_UNIT,
         details: { ...computedDetails, sum: e.sum, count: e.count },
         declared: { headlineWhy: "promptfoo's named score is a sum over tests, not a mean of the rows" },
       });
@@ -454,8 +493,14 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
 
     async function* rowsOf(): AsyncGenerator<Obj> {
       const used = new Set<string>();
+      // Per result: each sample_hash's test; a hash two tests share makes the store pair the result by sample_id.
+      const testOfHash = new Map<string, Map<string, string>>();
+      const collisions = new Map<string, number>();
+      let fromTest = 0;
       for (const { r, index } of g.results) {
         const prompt = isObj(r.prompt) ? r.prompt : {};
+        const input = sampleInput(r, prompt);
+        if (input.fromTest) fromTest++;
         const testCase = isObj(r.testCase) ? r.testCase : {};
         const baseId = finite(r.testIdx) ? `test${r.testIdx}` : `result${index}`;
         const common: Obj = {
@@ -531,11 +576,18 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           let sampleId = `${baseId}${u.suffix}`;
           for (let n = 2; used.has(sampleId); n++) sampleId = `${baseId}${u.suffix}#${n}`;
           used.add(sampleId);
+          const hash = sampleHash({ raw: input.raw, reference: u.reference });
+          const seen = testOfHash.get(u.resultId) ?? new Map<string, string>();
+          testOfHash.set(u.resultId, seen);
+          const sampleKey = `${baseId}${u.suffix}`;
+          if (seen.has(hash) && seen.get(hash) !== sampleKey)
+            collisions.set(u.resultId, (collisions.get(u.resultId) ?? 0) + 1);
+          else seen.set(hash, sampleKey);
           yield makeRow({
             evaluationName,
             evaluationResultId: u.resultId,
             sampleId,
-            input: { raw: typeof prompt.raw === 'string' ? prompt.raw : '', reference: u.reference },
+            input: { raw: input.raw, reference: u.reference },
             output: { raw: [output] },
             evaluation: { score: u.score, is_correct: u.pass },
             ...(usage ? { tokenUsage: usage } : {}),
@@ -545,6 +597,16 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           });
         }
       }
+      if (fromTest > 0)
+        report.inferred(
+          `${at}results[].testCase`,
+          '/input/raw',
+          `${fromTest} result(s) with an empty rendered prompt: the test (its index, vars and input fields, as canonical JSON) is the input, so each test is a sample of its own`,
+        );
+      for (const [resultId, n] of collisions)
+        notes.push(
+          `warning: ${n} row(s) of ${resultId} share their sample_hash with another test's (the same input and reference): the store pairs this result by sample_id, never as epochs of one sample`,
+        );
     }
 
     const sourceDetails: Obj = {
