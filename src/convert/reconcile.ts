@@ -83,8 +83,7 @@ export function rowFacts(row: Obj): RowFacts {
         ? Number(evaluation.is_correct)
         : null;
   const metadata = row.metadata as Obj | undefined;
-  // Declared repetitions of one sample: Inspect's epochs, HELM's train trials.
-  const e = metadata?.epoch ?? metadata?.train_trial_index;
+  const e = metadata?.epoch;
   const epoch = typeof e === 'number' ? e : typeof e === 'string' && /^\d{1,9}$/.test(e) ? Number(e) : null;
   return {
     evaluation_result_id: typeof row.evaluation_result_id === 'string' ? row.evaluation_result_id : null,
@@ -102,6 +101,8 @@ interface Group {
   /** Rows without a pairing key. */
   unkeyed: number;
   byHash: boolean;
+  /** Every row has a sample_hash, but hashes and samples do not correspond one to one: keyed by sample_id. */
+  sharedHashes?: { hashes: number; samples: number };
   /** key → the values of its rows and the epochs seen. */
   samples: Map<string, { values: number[]; epochs: (number | null)[] }>;
 }
@@ -138,11 +139,24 @@ export class RowTally {
       ...(resultId !== undefined ? (this.byId.get(resultId) ?? []) : []),
       ...(this.byName.get(evaluationName) ?? []),
     ];
-    const byHash = rows.length > 0 && rows.every((r) => r.sample_hash);
+    // The pairing key as the store takes it (store/selection.ts, KEYED_BY_HASH_SQL): the sample_hash when every row
+    // has one and hashes and samples (sample_id without its #epochN) correspond one to one, else the sample key.
+    const sampleKey = (r: RowFacts): string | null | undefined =>
+      r.epoch !== null && r.epoch !== undefined ? r.sample_id?.replace(/#epoch[0-9]+/g, '') : r.sample_id;
+    const hashes = new Set<string>();
+    const keys = new Set<string>();
+    const pairs = new Set<string>();
+    for (const r of rows) {
+      hashes.add(r.sample_hash ?? '');
+      keys.add(sampleKey(r) ?? '');
+      pairs.add(`${r.sample_hash ?? ''}\u0000${sampleKey(r) ?? ''}`);
+    }
+    const allHashed = rows.length > 0 && rows.every((r) => r.sample_hash);
+    const byHash = allHashed && hashes.size === keys.size && keys.size === pairs.size;
     const samples = new Map<string, { values: number[]; epochs: (number | null)[] }>();
     let unkeyed = 0;
     for (const r of rows) {
-      const key = byHash ? r.sample_hash : r.sample_id?.replace(/#epoch\d+$/, '');
+      const key = byHash ? r.sample_hash : sampleKey(r);
       if (!key) {
         unkeyed++;
         continue;
@@ -153,7 +167,8 @@ export class RowTally {
       if (v !== null) s.values.push(v);
       s.epochs.push(r.epoch ?? null);
     }
-    return { rows: rows.length, unkeyed, byHash, samples };
+    const sharedHashes = allHashed && !byHash ? { hashes: hashes.size, samples: keys.size } : undefined;
+    return { rows: rows.length, unkeyed, byHash, samples, sharedHashes };
   }
 }
 
@@ -234,6 +249,12 @@ export function reconcileResult(
     });
   if (g.unkeyed > 0)
     problems.push({ outcome: 'key_collision', text: `${g.unkeyed} row(s) without a ${keyName}` });
+  // Not a check: how the rows are keyed, said first in the note.
+  const keying = g.sharedHashes
+    ? [
+        `paired by sample_id: ${g.sharedHashes.samples} samples share ${g.sharedHashes.hashes} sample_hash value(s)`,
+      ]
+    : [];
 
   // counts
   const n = g.samples.size;
@@ -273,11 +294,14 @@ export function reconcileResult(
   if (problems.length > 0) {
     const order: ReconciliationOutcome[] = ['key_collision', 'count_mismatch', 'headline_mismatch'];
     const first = order.find((o) => problems.some((p) => p.outcome === o))!;
-    return out(first, problems.map((p) => p.text).join('; '));
+    return out(first, [...problems.map((p) => p.text), ...keying].join('; '));
   }
   if (passed.length > 0)
-    return out('reconciled', [...passed, ...missing.map((m) => `not checked: ${m}`)].join('; '));
-  return out('not_checkable', `the source declares nothing to check against: ${missing.join('; ')}`);
+    return out('reconciled', [...passed, ...missing.map((m) => `not checked: ${m}`), ...keying].join('; '));
+  return out(
+    'not_checkable',
+    [`the source declares nothing to check against: ${missing.join('; ')}`, ...keying].join('; '),
+  );
 }
 
 /** The declared facts as kept in the record (compact JSON), and back. */

@@ -48,22 +48,15 @@ export function aggregateText(aggregate: Record<string, unknown>): string {
   return `${JSON.stringify(aggregate, null, 2)}\n`;
 }
 
-/**
- * The record's rows as blocks of JSONL bytes: the source's own blocks, or its rows serialised here; each row tallied
- * for reconciliation as it passes (before repeated sample ids are renamed).
- */
-async function* blocksOf(record: ConvertedRecord, tally: RowTally): AsyncGenerator<RowBlock> {
+/** The record's rows as blocks of JSONL bytes: the source's own blocks, or its rows serialised here. */
+async function* blocksOf(record: ConvertedRecord): AsyncGenerator<RowBlock> {
   if (record.rowBlocks) {
-    for await (const block of record.rowBlocks()) {
-      tallyBlock(tally, block.bytes);
-      yield block;
-    }
+    yield* record.rowBlocks();
     return;
   }
   if (!record.rows) return;
   const encoder = new BlockEncoder();
   for await (const row of record.rows()) {
-    tally.addRow(row);
     const done = encoder.add(JSON.stringify(row));
     if (done) yield done;
   }
@@ -169,8 +162,10 @@ async function streamRows(
   const hash = createHash('sha256');
   const ids = new UniqueSampleIds();
   let totalRows = 0;
-  for await (const block of blocksOf(record, tally)) {
+  for await (const block of blocksOf(record)) {
     const bytes = ids.block(block.bytes);
+    // Tallied for reconciliation as written (repeated sample ids renamed), as the store and a reader see them.
+    tallyBlock(tally, bytes);
     hash.update(bytes);
     totalRows += block.rows;
     if (handle) writeAll(handle.fd, bytes);

@@ -83,7 +83,7 @@ test(
   { skip: skipWithoutReference('peers-wild/MANIFEST.json') },
   async () => {
     const pinned: Record<string, string> = {
-      peers: '88bc4925a7a27261bc6e1d6fe3d72e5e9af73eba8a7067a600456cc657ebc1db',
+      peers: 'c9ce3d2e04e9947166e61f20cb0f377c778c9a3c270c69b9a35d6f833463447f',
       'peers-wild': '1db4eedfd5830da06307f81c25654fe236b23532d69edcd5994feb13909b4dd8',
     };
     for (const [dir, digest] of Object.entries(pinned)) {

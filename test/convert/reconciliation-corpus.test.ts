@@ -1,11 +1,12 @@
 // Reconciliation over every real output of ../shared/reference/peers-wild and peers-wild-2: each result a converter
 // writes carries its outcome in the record (score_details.details.evalkit_reconciliation and its note), and the
 // outcomes are those listed here. A result not listed must be `not_checkable` with a note naming what is missing;
-// a new disagreement, a lost reconciliation or a changed note fails the test. The disagreements were checked by
-// hand against the source files: e.g. the promptfoo safety run's 312 assertions share 8 sample_hash values (one per
-// assertion slot; the HTTP provider's prompt is ""), the multi-scorer Inspect log's 32 samples are 8 scenarios whose
-// 4 variants share their input, the R-written Inspect log's samples 7 and 8 (20/21, 24/25) have the same input and
-// target, and the Node API promptfoo output's test without assertions is the only row of its test pass rate.
+// a new disagreement, a lost reconciliation or a changed note fails the test. Checked by hand against the source
+// files: the Node API promptfoo output (count_mismatch) has two tests of which only the one without assertions has a
+// row under the test pass rate (the other's rows are its assertions'), so its rows say 1 of 2 at 1.0 where promptfoo
+// says 0.5; the multi-scorer Inspect log's 32 samples are 8 scenarios whose 4 variants share their input, and the
+// lm-eval negotiationtom samples repeat prompts: their sample_hash values name several samples, so they pair by
+// sample_id (said in the note); the promptfoo safety run's 312 assertions reconcile with promptfoo's counts.
 import assert from 'node:assert/strict';
 import { relative } from 'node:path';
 import { test } from 'node:test';
@@ -263,18 +264,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/inspect_ai/carlosrymer-multiscorer-agentic/2026-08-01T15-18-34-00-00_support-desk-naive_7UyEcsb23evHpAfY9e2k5X.eval #0 task_utility/utility_rate',
-    'key_collision',
-    '32 rows share 8 sample_hash value(s) without being epochs of one sample (32 rows, 8 distinct keys); n 8 stored, 32 declared',
-  ],
-  [
-    'peers-wild-2/inspect_ai/carlosrymer-multiscorer-agentic/2026-08-01T15-18-34-00-00_support-desk-naive_7UyEcsb23evHpAfY9e2k5X.eval #0 attack_success/attack_success_rate',
-    'key_collision',
-    '32 rows share 8 sample_hash value(s) without being epochs of one sample (32 rows, 8 distinct keys); n 8 stored, 32 declared',
-  ],
-  [
-    'peers-wild-2/inspect_ai/simonpcouch__rinspect__An-R-Eval-boxed-scalars/2025-03-20T16-06-37-05-00_An-R-Eval_gerYtPwCQEmNA8cxxNuGyY.json #0 model_graded_qa/mean',
-    'key_collision',
-    '18 rows share 3 sample_hash value(s) without being epochs of one sample (84 rows, 25 distinct keys)',
+    'reconciled',
+    "n 32 stored = 32 declared; not checked: Inspect's utility_rate metric is not a mean of the sample scores; paired by sample_id: 32 samples share 8 sample_hash value(s)",
   ],
   [
     'peers-wild-2/inspect_ai/tidyverse__vitals__arithmetic-with-tool/2025-04-07T11-00-30-05-00_arithmetic-with-tool_gKECTBvzvzgtPqQCd3cirF.json #0 match/accuracy',
@@ -283,13 +274,13 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild/lm-eval-harness/harness-negotiationtom-qwen3/results_2026-07-08T16-04-34.219874.json #0 negotiationtom_belief/acc,none',
-    'key_collision',
-    '9 rows share 4 sample_hash value(s) without being epochs of one sample (20 rows, 15 distinct keys); n 15 stored, 20 declared; mean of the rows 0.2666666667, headline 0.45',
+    'reconciled',
+    'n 20 stored = 20 declared; mean 0.45 = headline; paired by sample_id: 20 samples share 15 sample_hash value(s)',
   ],
   [
     'peers-wild/lm-eval-harness/harness-negotiationtom-qwen3/results_2026-07-08T16-04-34.219874.json #0 negotiationtom_desire/acc,none',
-    'key_collision',
-    '9 rows share 4 sample_hash value(s) without being epochs of one sample (20 rows, 15 distinct keys); n 15 stored, 20 declared; mean of the rows 0.4666666667, headline 0.6',
+    'reconciled',
+    'n 20 stored = 20 declared; mean 0.6 = headline; paired by sample_id: 20 samples share 15 sample_hash value(s)',
   ],
   [
     'peers-wild/lm-eval-harness/harness-negotiationtom-qwen3/results_2026-07-08T16-04-34.219874.json #0 negotiationtom_intention/exact_match,none',
@@ -403,8 +394,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/reDreamAI__measure-ai-drift__all-errors-ratelimit/promptfoo-results.json #0 test_pass_rate',
-    'key_collision',
-    '8 rows share 3 sample_hash value(s) without being epochs of one sample (8 rows, 3 distinct keys); n 3 stored, 8 declared',
+    'reconciled',
+    'n 8 stored = 8 declared; pass rate 0 = headline; paired by sample_id: 8 samples share 3 sample_hash value(s)',
   ],
   [
     'peers-wild-2/promptfoo/reDreamAI__measure-ai-drift__all-errors-ratelimit/promptfoo-results.json #1 test_pass_rate',
@@ -413,13 +404,13 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #0 assertion_pass_rate',
-    'key_collision',
-    '312 rows share 8 sample_hash value(s) without being epochs of one sample (312 rows, 8 distinct keys); n 8 stored, 312 declared',
+    'reconciled',
+    'n 312 stored = 312 declared; pass rate 1 = headline',
   ],
   [
     'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #1 assertion_pass_rate',
-    'key_collision',
-    '312 rows share 8 sample_hash value(s) without being epochs of one sample (312 rows, 8 distinct keys); n 8 stored, 312 declared',
+    'reconciled',
+    'n 312 stored = 312 declared; pass rate 1 = headline',
   ],
 ];
 

@@ -1,7 +1,8 @@
 // Reconciliation on a generated lm-eval run whose five tasks each show one outcome: rows that agree with the
 // source (reconciled), fewer rows than the source counts (count_mismatch), rows whose mean is not the headline
-// (headline_mismatch), two different docs with the same prompt and target (key_collision), and a metric lm-eval
-// does not aggregate by a mean with no count (not_checkable). Through the CLI: `convert` prints every disagreement
+// (headline_mismatch), two different docs with the same prompt and target (their shared sample_hash cannot pair
+// them: keyed by sample_id, said in the note), and a metric lm-eval does not aggregate by a mean with no count
+// (not_checkable). A key collision (one key, rows that are not distinct epochs) is shown on rows directly. Through the CLI: `convert` prints every disagreement
 // (text and --format json) and stores the outcome in the record, `validate` reports the stored outcome, `ingest`
 // reports it and `ingest --strict` refuses the record (exit 1).
 import assert from 'node:assert/strict';
@@ -91,8 +92,11 @@ test('convert: each result carries its outcome; every disagreement is printed (t
   assert.equal(byId['short/acc,none'].note, 'n 8 stored, 312 declared');
   assert.equal(byId['off/acc,none'].outcome, 'headline_mismatch');
   assert.equal(byId['off/acc,none'].note, 'mean of the rows 0.75, headline 0.5');
-  assert.equal(byId['dup/acc,none'].outcome, 'key_collision');
-  assert.match(byId['dup/acc,none'].note, /^2 rows share 1 sample_hash value/);
+  assert.equal(byId['dup/acc,none'].outcome, 'reconciled');
+  assert.equal(
+    byId['dup/acc,none'].note,
+    'n 4 stored = 4 declared; mean 0.5 = headline; paired by sample_id: 4 samples share 3 sample_hash value(s)',
+  );
   assert.equal(byId['corpus/bleu,none'].outcome, 'not_checkable');
   assert.match(
     byId['corpus/bleu,none'].note,
@@ -107,15 +111,14 @@ test('convert: each result carries its outcome; every disagreement is printed (t
 
   const text = await cli(['convert', run, '-o', join(temp, 'converted-text')]);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /reconciliation: 1 reconciled, 1 not checkable, 3 disagree with the source/);
+  assert.match(text.stdout, /reconciliation: 2 reconciled, 1 not checkable, 2 disagree with the source/);
   assert.match(text.stdout, /count_mismatch {2}short\/acc,none: n 8 stored, 312 declared/);
   assert.match(text.stdout, /headline_mismatch {2}off\/acc,none: mean of the rows 0\.75, headline 0\.5/);
-  assert.match(text.stdout, /key_collision {2}dup\/acc,none: /);
 
   // validate reports the stored outcome of a record evalkit wrote.
   const validated = await cli(['validate', join(out, record.aggregatePath)]);
   assert.equal(validated.code, 0, validated.stdout);
-  assert.match(validated.stdout, /reconciliation: 1 reconciled, 1 not checkable, 3 disagree with the source/);
+  assert.match(validated.stdout, /reconciliation: 2 reconciled, 1 not checkable, 2 disagree with the source/);
   assert.match(validated.stdout, /count_mismatch {2}short\/acc,none: n 8 stored, 312 declared/);
   const validatedJson = JSON.parse(
     (await cli(['validate', '--format', 'json', join(out, record.aggregatePath)])).stdout,
@@ -146,7 +149,7 @@ test('ingest reports the disagreements; --strict refuses the record (exit 1)', a
   const report = JSON.parse(strict.stdout);
   assert.equal(report.summary.records, 0);
   assert.equal(report.items[0].status, 'rejected');
-  assert.match(report.items[0].reason, /^--strict: 3 result\(s\) disagree with the source/);
+  assert.match(report.items[0].reason, /^--strict: 2 result\(s\) disagree with the source/);
   // A record that reconciles (or cannot be checked) goes in under --strict.
   const fine = join(temp, 'fine');
   mkdirSync(fine);
@@ -207,7 +210,7 @@ test('reconcile re-checks a folder of records and a store; a row changed after t
   const report = JSON.parse(folder.stdout);
   assert.deepEqual(
     { ...report.summary },
-    { records: 1, results: 5, reconciled: 1, not_checkable: 1, disagreement: 3, changed: 0 },
+    { records: 1, results: 5, reconciled: 2, not_checkable: 1, disagreement: 2, changed: 0 },
   );
   const db = join(temp, 'recheck.duckdb');
   assert.equal((await cli(['ingest', '--db', db, '--no-progress', run])).code, 0);
@@ -217,7 +220,7 @@ test('reconcile re-checks a folder of records and a store; a row changed after t
   assert.match(text.stdout, /count_mismatch +n 8 stored, 312 declared/);
   assert.match(
     text.stdout,
-    /1 record\(s\), 5 result\(s\): 1 reconciled, 1 not checkable, 3 disagree with the source/,
+    /1 record\(s\), 5 result\(s\): 2 reconciled, 1 not checkable, 2 disagree with the source/,
   );
 
   // One row of the reconciled task dropped from the samples file: the check no longer agrees with the record.

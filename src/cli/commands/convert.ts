@@ -99,7 +99,9 @@ export const convertCommand: CommandModule = {
           '.\n\n' +
           'Deterministic: the same input and options give the same ids, file names and bytes; the same run found\n' +
           'twice is written once. Instance rows are streamed (constant memory). A report lists, per record, every\n' +
-          'source field mapped, inferred, kept in additional_details, or not mapped (with the reason).\n\n' +
+          'source field mapped, inferred, kept in additional_details, or not mapped (with the reason), and how each\n' +
+          'result reconciles with what its source declares (count, headline, keys; kept in score_details.details,\n' +
+          'every disagreement printed; docs/convert.md, "Reconciliation").\n\n' +
           'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error,\n' +
           'or nothing convertible found in PATHS.',
       )

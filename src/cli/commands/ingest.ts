@@ -135,6 +135,8 @@ export const ingestCommand: CommandModule = {
           'finished) are stored once, as the most complete copy, whatever the order: a stored partial copy is\n' +
           'replaced in the transaction that stores the complete one and reported; a complete copy is never replaced.\n' +
           'A record holding a number JSON cannot (NaN, Infinity) is refused the same way.\n' +
+          'Each converted result is checked against what its source declares (docs/convert.md, "Reconciliation"):\n' +
+          'every disagreement is reported, and --strict refuses the record.\n' +
           'One writer at a time, and not while a reader (`evalkit view`, `query`, ...) has the store open: the\n' +
           'ingest is refused with a message saying so. --db must be a store or a new path (a file that is not a\n' +
           'DuckDB database is refused before any work).\n\n' +
