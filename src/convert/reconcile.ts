@@ -364,6 +364,51 @@ export function reconcileAggregate(
 /** The line a reader sees for a disagreement ("rows disagree with the source: n 8 stored, 312 declared"). */
 export const disagreementText = (note: string): string => `rows disagree with the source: ${note}`;
 
+/** The JSON string starting at `at` (its opening quote), decoded; undefined when there is none. */
+function stringAt(line: string, at: number): string | undefined {
+  if (line.charCodeAt(at) !== 0x22) return undefined;
+  let end = at + 1;
+  let escaped = false;
+  while (end < line.length && line.charCodeAt(end) !== 0x22) {
+    if (line.charCodeAt(end) === 0x5c) {
+      escaped = true;
+      end++;
+    }
+    end++;
+  }
+  return escaped ? (JSON.parse(line.slice(at, end + 1)) as string) : line.slice(at + 1, end);
+}
+
+/**
+ * The facts of one row from its JSONL text as evalkit's writers lay it out (record.ts: the keys before `"input"`,
+ * then `"evaluation":{…}` of numbers and booleans, `"metadata"` last with string values), without parsing the whole
+ * row: most of a row is its texts, which the checks never read. Any other layout is parsed.
+ */
+export function lineFacts(line: string): RowFacts {
+  const head = line.indexOf(',"input":{');
+  const evaluation = line.lastIndexOf(',"evaluation":{');
+  if (head === -1 || evaluation < head) return rowFacts(JSON.parse(line) as Obj);
+  const member = (key: string): string | null => {
+    const at = line.indexOf(`,"${key}":`);
+    return at === -1 || at > head ? null : (stringAt(line, at + key.length + 4) ?? null);
+  };
+  const close = line.indexOf('}', evaluation);
+  const scores = JSON.parse(line.slice(evaluation + 14, close + 1)) as Obj;
+  const metadata = line.lastIndexOf(',"metadata":{');
+  const epochAt = metadata > evaluation ? line.indexOf('"epoch":"', metadata) : -1;
+  const facts = rowFacts({
+    evaluation: scores,
+    ...(epochAt !== -1 ? { metadata: { epoch: stringAt(line, epochAt + 8) } } : {}),
+  });
+  return {
+    ...facts,
+    evaluation_result_id: member('evaluation_result_id'),
+    evaluation_name: member('evaluation_name'),
+    sample_hash: member('sample_hash'),
+    sample_id: member('sample_id'),
+  };
+}
+
 /** Tallies a block of JSONL rows (whole lines). */
 export function tallyBlock(tally: RowTally, bytes: Buffer): void {
   const text = bytes.toString('utf8');
@@ -371,7 +416,7 @@ export function tallyBlock(tally: RowTally, bytes: Buffer): void {
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
-    if (end > start) tally.addRow(JSON.parse(text.slice(start, end)) as Obj);
+    if (end > start) tally.add(lineFacts(text.slice(start, end)));
     start = end + 1;
   }
 }

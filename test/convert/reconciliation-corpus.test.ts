@@ -8,9 +8,11 @@
 // lm-eval negotiationtom samples repeat prompts: their sample_hash values name several samples, so they pair by
 // sample_id (said in the note); the promptfoo safety run's 312 assertions reconcile with promptfoo's counts.
 import assert from 'node:assert/strict';
-import { relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { referenceRoot, skipWithoutReference, wildRunFolders } from '../helpers/shared.js';
+import { lineFacts, rowFacts } from '../../src/convert/reconcile.js';
 import { convertInto, load } from './helpers.js';
 
 const TOOLS = ['helm', 'inspect_ai', 'lm-eval-harness', 'openai-evals', 'promptfoo'];
@@ -434,6 +436,11 @@ test(
           const i = seen.get(file) ?? 0;
           seen.set(file, i + 1);
           const { aggregate } = load(converted.root, record);
+          // The writer reads each row's facts from its text; they are what parsing the row gives.
+          if (record.samplesPath)
+            for (const line of readFileSync(join(converted.root, record.samplesPath), 'utf8').split('\n'))
+              if (line !== '')
+                assert.deepEqual(lineFacts(line), rowFacts(JSON.parse(line)), line.slice(0, 200));
           aggregate.evaluation_results.forEach((result: any, k: number) => {
             results++;
             const details = result.score_details.details;
