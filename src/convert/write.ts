@@ -258,6 +258,15 @@ export async function writeConverted(
     }
     const reconciliation = reconcileAggregate(aggregate, tally, record.declared);
     const text = aggregateText(aggregate);
+    const outcome = (status: WriteOutcome['status']): WriteOutcome => ({
+      status,
+      aggregatePath,
+      samplesPath,
+      totalRows,
+      checksum,
+      ...(notes.length ? { notes } : {}),
+      reconciliation,
+    });
 
     const aggregateThere = await pathExists(aggregatePath);
     const samplesThere = samplesPath !== undefined && (await pathExists(samplesPath));
@@ -266,17 +275,7 @@ export async function writeConverted(
       const sameAggregate = aggregateThere && (await readFile(aggregatePath, 'utf8')) === text;
       const sameSamples =
         samplesPath === undefined || (samplesThere && (await fileDigest(samplesPath)) === checksum);
-      if (sameAggregate && sameSamples) {
-        return {
-          status: 'unchanged',
-          aggregatePath,
-          samplesPath,
-          totalRows,
-          checksum,
-          ...(notes.length ? { notes } : {}),
-          reconciliation,
-        };
-      }
+      if (sameAggregate && sameSamples) return outcome('unchanged');
       if (!options.force)
         throw new DataError(
           'convert.exists',
@@ -288,15 +287,7 @@ export async function writeConverted(
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
-    return {
-      status,
-      aggregatePath,
-      samplesPath,
-      totalRows,
-      checksum,
-      ...(notes.length ? { notes } : {}),
-      reconciliation,
-    };
+    return outcome(status);
   } catch (error) {
     if (error instanceof DataError || error instanceof IoError) throw error;
     const e = error as NodeJS.ErrnoException;

@@ -12,70 +12,22 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { reconcileResult, RowTally } from '../../src/convert/reconcile.js';
 import { cli } from '../helpers/cli.js';
+import { RECONCILE_TS, writeReconcileRun } from './reconcile-fixture.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-reconcile-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-const TS = '2025-05-06T07-08-09.101112';
+const TS = RECONCILE_TS;
 
-/** One multiple-choice samples line scored `acc`. */
-const line = (task: string, doc: number, acc: number, prompt = `${task} question ${doc}?`) =>
-  JSON.stringify({
-    doc_id: doc,
-    doc: { q: prompt },
-    target: 0,
-    arguments: { gen_args_0: { arg_0: prompt, arg_1: ' yes' }, gen_args_1: { arg_0: prompt, arg_1: ' no' } },
-    resps: [[['-0.5', 'True']], [['-1.5', 'False']]],
-    filtered_resps: [
-      ['-0.5', 'True'],
-      ['-1.5', 'False'],
-    ],
-    filter: 'none',
-    metrics: ['acc'],
-    acc,
+/** Five tasks, one outcome each (see the header). */
+const writeRun = (dir: string, model = 'org/reconcile-model'): string =>
+  writeReconcileRun(dir, model, {
+    agree: { score: 0.75, n: 4, values: [1, 0, 1, 1] },
+    short: { score: 0.5, n: 312, values: [1, 0, 1, 0, 1, 0, 1, 0] },
+    off: { score: 0.5, n: 4, values: [1, 1, 1, 0] },
+    dup: { score: 0.5, n: 4, values: [1, 0, 1, 0], samePrompt: [0, 1] },
+    corpus: { score: 0.25, values: [0, 1], metric: 'bleu' },
   });
-
-function writeRun(dir: string, model = 'org/reconcile-model'): string {
-  mkdirSync(dir, { recursive: true });
-  const tasks: Record<string, { score: number; n?: number; lines: string[]; metric?: string }> = {
-    agree: { score: 0.75, n: 4, lines: [1, 0, 1, 1].map((a, i) => line('agree', i, a)) },
-    short: { score: 0.5, n: 312, lines: [1, 0, 1, 0, 1, 0, 1, 0].map((a, i) => line('short', i, a)) },
-    off: { score: 0.5, n: 4, lines: [1, 1, 1, 0].map((a, i) => line('off', i, a)) },
-    dup: {
-      score: 0.5,
-      n: 4,
-      lines: [1, 0, 1, 0].map((a, i) => line('dup', i, a, i < 2 ? 'same?' : undefined)),
-    },
-    corpus: { score: 0.25, lines: [0, 1].map((a, i) => line('corpus', i, a)), metric: 'bleu' },
-  };
-  const results: Record<string, unknown> = {};
-  const nSamples: Record<string, unknown> = {};
-  const configs: Record<string, unknown> = {};
-  for (const [task, t] of Object.entries(tasks)) {
-    const metric = t.metric ?? 'acc';
-    results[task] = { alias: task, [`${metric},none`]: t.score };
-    if (t.n !== undefined) nSamples[task] = { original: t.n, effective: t.n };
-    configs[task] = {
-      task,
-      output_type: 'multiple_choice',
-      metric_list: [{ metric, higher_is_better: true }],
-    };
-    const text = t.lines.map((l) => (metric === 'acc' ? l : l.replace(/"acc"/g, `"${metric}"`))).join('\n');
-    writeFileSync(join(dir, `samples_${task}_${TS}.jsonl`), `${text}\n`);
-  }
-  const path = join(dir, `results_${TS}.json`);
-  writeFileSync(
-    path,
-    JSON.stringify({
-      results,
-      'n-samples': nSamples,
-      configs,
-      model_name: model,
-      lm_eval_version: '0.4.8',
-    }),
-  );
-  return path;
-}
 
 const run = writeRun(join(temp, 'run'));
 

@@ -3,12 +3,13 @@
 // its source) and on the compare page. The store is built by `evalkit ingest` from a generated lm-eval run whose
 // task "short" declares 312 samples and holds 8 rows.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { skipWithoutChromium } from '../helpers/browser.js';
 import { cli } from '../helpers/cli.js';
+import { writeReconcileRun } from '../convert/reconcile-fixture.js';
 import { openStore } from '../../src/store/db.js';
 import { startViewServer } from '../../src/view/server.js';
 import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
@@ -16,53 +17,14 @@ import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-view-reconcile-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-const TS = '2025-05-06T07-08-09.101112';
 const NOTE = 'rows disagree with the source: n 8 stored, 312 declared';
 
 /** An lm-eval run of two tasks: "agree" (4 rows, 4 declared) and "short" (8 rows, 312 declared). */
-function writeRun(dir: string, model: string): string {
-  mkdirSync(dir, { recursive: true });
-  const line = (task: string, doc: number, acc: number) => {
-    const prompt = `${task} question ${doc}?`;
-    return JSON.stringify({
-      doc_id: doc,
-      target: 0,
-      arguments: {
-        gen_args_0: { arg_0: prompt, arg_1: ' yes' },
-        gen_args_1: { arg_0: prompt, arg_1: ' no' },
-      },
-      resps: [[['-0.5', 'True']], [['-1.5', 'False']]],
-      filtered_resps: [
-        ['-0.5', 'True'],
-        ['-1.5', 'False'],
-      ],
-      filter: 'none',
-      metrics: ['acc'],
-      acc,
-    });
-  };
-  const tasks = { agree: [1, 0, 1, 1], short: [1, 0, 1, 0, 1, 0, 1, 0] };
-  for (const [task, accs] of Object.entries(tasks))
-    writeFileSync(
-      join(dir, `samples_${task}_${TS}.jsonl`),
-      `${accs.map((a, i) => line(task, i, a)).join('\n')}\n`,
-    );
-  const path = join(dir, `results_${TS}.json`);
-  writeFileSync(
-    path,
-    JSON.stringify({
-      results: { agree: { 'acc,none': 0.75 }, short: { 'acc,none': 0.5 } },
-      'n-samples': { agree: { original: 4, effective: 4 }, short: { original: 312, effective: 312 } },
-      configs: {
-        agree: { task: 'agree', output_type: 'multiple_choice' },
-        short: { task: 'short', output_type: 'multiple_choice' },
-      },
-      model_name: model,
-      lm_eval_version: '0.4.8',
-    }),
-  );
-  return path;
-}
+const writeRun = (dir: string, model: string): string =>
+  writeReconcileRun(dir, model, {
+    agree: { score: 0.75, n: 4, values: [1, 0, 1, 1] },
+    short: { score: 0.5, n: 312, values: [1, 0, 1, 0, 1, 0, 1, 0] },
+  });
 
 test(
   'viewer: leaderboard, record and compare pages show that rows disagree with the source',
