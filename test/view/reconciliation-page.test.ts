@@ -2,6 +2,7 @@
 // record keeps): on the leaderboard (n marked, the note under the board), on the record page (each result against
 // its source) and on the compare page. The store is built by `evalkit ingest` from a generated lm-eval run whose
 // task "short" declares 312 samples and holds 8 rows.
+// test-runner: own process (a real Chromium: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
