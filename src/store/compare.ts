@@ -51,6 +51,9 @@ export interface CompareOptions {
 }
 
 export interface Comparison {
+  /** Each side's run status: "complete", or the unfinished run's (error, cancelled, started, partial). */
+  run_status_a: string;
+  run_status_b: string;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
@@ -148,6 +151,7 @@ interface ChosenRow {
   ci_upper: number | null;
   min_score: number | null;
   max_score: number | null;
+  run_status: string;
 }
 
 /**
@@ -475,9 +479,11 @@ export async function compareModels(
       } else if (va !== null) onlyA.push(va);
       else if (vb !== null) onlyB.push(vb);
     }
-    comparisons.push(
-      compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
-    );
+    comparisons.push({
+      ...compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
+      run_status_a: ra.run_status,
+      run_status_b: rb.run_status,
+    });
   }
 
   const holm = holmAdjust(comparisons.map((c) => c.p_value));
@@ -515,7 +521,7 @@ function compareOne(
   modelB: string,
   options: CompareOptions,
   clustered: boolean,
-): Comparison {
+): Omit<Comparison, 'run_status_a' | 'run_status_b'> {
   const counts = {
     n_paired: a.length,
     n_unpaired_a: onlyA.length,

@@ -73,6 +73,14 @@ function renderText(report: CompareReport): string {
         `p ${formatP(c.p_value)}${c.test === null ? '' : ` (${TEST_NAMES[c.test]})`}  Holm p ${formatP(c.p_holm)}`,
     );
     if (c.note) out.push(`  note: ${c.note}`);
+    for (const [side, status] of [
+      ['A', c.run_status_a],
+      ['B', c.run_status_b],
+    ] as const)
+      if (status !== 'complete')
+        out.push(
+          `  note: ${side}'s run did not finish (run ${status}): its result covers only what it got through`,
+        );
     out.push(
       `  correlation ${c.correlation === null ? 'n/a' : c.correlation.toFixed(3)}  minimum detectable effect (80% power) ${formatNumber(c.mde)}`,
     );

@@ -206,6 +206,8 @@ export interface LeaderboardRow {
   record_key?: string;
   source: string | null;
   date?: string | null;
+  /** "complete", or the unfinished run's status (error, cancelled, ...); the API ranks only finished runs. */
+  run_status?: string;
 }
 
 export interface Leaderboards {
