@@ -145,7 +145,7 @@ describe('intervals: named, bounded, one per result', () => {
     assert.doesNotMatch(squad, /direction assumed/);
     const csv = (await runInProcess(['leaderboard', '--db', path, '--format', 'csv'])).stdout.split('\n');
     assert.match(csv[0]!, /,ci_clipped,direction_assumed,run_status$/);
-    assert.match(csv[1]!, /^safety,.*,true$/);
+    assert.match(csv[1]!, /^safety,.*,true,complete$/);
     const model = (await answer(store, 'model', { id: 'lab/weak' })) as ModelResults;
     assert.equal(model.standings!.find((s) => s.benchmark === 'safety')!.direction_assumed, true);
   });
