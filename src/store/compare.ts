@@ -52,6 +52,9 @@ export interface CompareOptions {
 }
 
 export interface Comparison {
+  /** Each side's run status: "complete", or the unfinished run's (error, cancelled, started, partial). */
+  run_status_a: string;
+  run_status_b: string;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
@@ -154,6 +157,7 @@ interface ChosenRow {
   max_score: number | null;
   /** The reconciliation note of a result whose rows disagree with its source, else null (selection.ts). */
   disagreement: string | null;
+  run_status: string;
 }
 
 /**
@@ -481,9 +485,11 @@ export async function compareModels(
       } else if (va !== null) onlyA.push(va);
       else if (vb !== null) onlyB.push(vb);
     }
-    comparisons.push(
-      compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
-    );
+    comparisons.push({
+      ...compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
+      run_status_a: ra.run_status,
+      run_status_b: rb.run_status,
+    });
   }
 
   const holm = holmAdjust(comparisons.map((c) => c.p_value));
@@ -530,7 +536,7 @@ function compareOne(
   modelB: string,
   options: CompareOptions,
   clustered: boolean,
-): Comparison {
+): Omit<Comparison, 'run_status_a' | 'run_status_b'> {
   const counts = {
     n_paired: a.length,
     n_unpaired_a: onlyA.length,

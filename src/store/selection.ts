@@ -21,7 +21,17 @@ export interface SelectionFilters {
   models?: string[];
   /** Only the records with these evaluation ids (one run each). */
   evaluationIds?: string[];
+  /** Only runs that finished (run_status "complete"); unfinished runs are left out. */
+  completeOnly?: boolean;
 }
+
+/**
+ * A record's run status: "complete", else the source's own word for the unfinished run (Inspect's `error`,
+ * `cancelled`, `started`), else "partial". From the run identity a converter writes
+ * (eval_library.additional_details.run_status); a record that states none is complete.
+ */
+export const RUN_STATUS_SQL = `CASE WHEN coalesce(rec.raw -> 'eval_library' -> 'additional_details' ->> 'run_status', 'complete') = 'complete'
+  THEN 'complete' ELSE coalesce(rec.raw -> 'source_metadata' -> 'additional_details' ->> 'status', 'partial') END`;
 
 /** The metric a result is listed under. */
 export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
@@ -40,8 +50,8 @@ export const DISAGREEMENT_SQL = `CASE WHEN r.raw -> 'score_details' -> 'details'
   THEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation_note' END`;
 
 /**
- * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model), with the filters
- * bound as positional parameters appended to `params`.
+ * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model): a finished run's
+ * before an unfinished one's, then the latest; with the filters bound as positional parameters appended to `params`.
  */
 export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[]): string {
   const where: string[] = [];
@@ -63,6 +73,7 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
     where.push(`rec.model_id IN (${filters.models.map((m) => bind(m)).join(', ')})`);
   if (filters.evaluationIds !== undefined)
     where.push(`rec.evaluation_id IN (${filters.evaluationIds.map((m) => bind(m)).join(', ')})`);
+  if (filters.completeOnly) where.push(`(${RUN_STATUS_SQL}) = 'complete'`);
   return `SELECT * EXCLUDE (pick) FROM (
       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${METRIC_SQL} AS metric, r.lower_is_better, r.score, r.standard_error, r.ci_lower, r.ci_upper,
@@ -73,9 +84,10 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
              rec.model_id, rec.developer, rec.evaluation_id,
              coalesce(rec.source_organization_name, rec.source_name) AS source,
              coalesce(rec.evaluation_timestamp, rec.retrieved_timestamp) AS date,
+             ${RUN_STATUS_SQL} AS run_status,
              row_number() OVER (
                PARTITION BY r.evaluation_name, ${METRIC_SQL}, rec.model_id
-               ORDER BY TRY_CAST(rec.retrieved_timestamp AS DOUBLE) DESC NULLS LAST, rec.retrieved_timestamp DESC NULLS LAST,
+               ORDER BY (${RUN_STATUS_SQL}) = 'complete' DESC, TRY_CAST(rec.retrieved_timestamp AS DOUBLE) DESC NULLS LAST, rec.retrieved_timestamp DESC NULLS LAST,
                         rec.record_key, r.result_index) AS pick
       FROM results r JOIN records rec USING (record_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -75,6 +75,14 @@ function renderText(report: CompareReport): string {
     if (c.note) out.push(`  note: ${c.note}`);
     if (c.disagreement_a) out.push(`  ! A: ${c.disagreement_a}`);
     if (c.disagreement_b) out.push(`  ! B: ${c.disagreement_b}`);
+    for (const [side, status] of [
+      ['A', c.run_status_a],
+      ['B', c.run_status_b],
+    ] as const)
+      if (status !== 'complete')
+        out.push(
+          `  note: ${side}'s run did not finish (run ${status}): its result covers only what it got through`,
+        );
     out.push(
       `  correlation ${c.correlation === null ? 'n/a' : c.correlation.toFixed(3)}  minimum detectable effect (80% power) ${formatNumber(c.mde)}`,
     );

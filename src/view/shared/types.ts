@@ -211,6 +211,8 @@ export interface LeaderboardRow {
   date?: string | null;
   /** "rows disagree with the source: …" when the result's rows disagree with its source. */
   disagreement?: string | null;
+  /** "complete", or the unfinished run's status (error, cancelled, ...); the API ranks only finished runs. */
+  run_status?: string;
 }
 
 export interface Leaderboards {

@@ -151,7 +151,17 @@ function Board(props: {
           {
             key: 'model',
             label: 'Model',
-            cell: (r) => <a href={href('model', { id: r.model_id })}>{r.model_id}</a>,
+            cell: (r) => (
+              <>
+                <a href={href('model', { id: r.model_id })}>{r.model_id}</a>
+                {r.run_status !== undefined && r.run_status !== 'complete' ? (
+                  <span class="muted" title="the run did not finish">
+                    {' '}
+                    [run {r.run_status}]
+                  </span>
+                ) : null}
+              </>
+            ),
             sort: (r) => r.model_id,
           },
           { key: 'developer', label: 'Developer', cell: (r) => r.developer ?? '—', sort: (r) => r.developer },
