@@ -148,14 +148,14 @@ const bold =
     : (text) => `\x1b[1m${text}\x1b[0m`;
 
 for (const [title, args] of steps) {
-  console.log(`\n${bold(`▶ ${title}`)}\n$ evalkit ${args.join(' ')}`);
+  console.log(`\n${bold(`▶ ${title}`)}\n$ npx evalkit ${args.join(' ')}`);
   const r = spawnSync(process.execPath, ['bin/evalkit.js', ...args], { stdio: 'inherit' });
   if (r.status !== 0) {
-    console.error(`\nquickstart: step failed (exit ${r.status}): evalkit ${args.join(' ')}`);
+    console.error(`\nquickstart: step failed (exit ${r.status}): npx evalkit ${args.join(' ')}`);
     process.exit(r.status ?? 1);
   }
 }
 console.log(
   `\nquickstart: done. Open ${out}/report.html in a browser; browse the store with ` +
-    `\`evalkit view --db ${out}/evalkit.duckdb\`, or serve ${out}/site with \`python3 -m http.server -d ${out}/site\`.`,
+    `\`npx evalkit view --db ${out}/evalkit.duckdb\`, or serve ${out}/site with \`python3 -m http.server -d ${out}/site\`.`,
 );

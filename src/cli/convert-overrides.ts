@@ -2,7 +2,7 @@
 // deployment, when it was retrieved): shared by `convert` and `ingest`, which convert through the same importers.
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { readMetricFacts, readModelMap } from '../convert/identity.js';
+import { readMetricFacts, readModelMap, unmatchedModelMapKeys } from '../convert/identity.js';
 import { metricKey, overlappingFactKeys } from '../convert/metric-facts.js';
 import type { ConvertOverrides } from '../convert/types.js';
 import { resolvePath } from './options.js';
@@ -116,4 +116,12 @@ export function overridesFrom(flags: OverrideFlags): ConvertOverrides {
     o.retrievedTimestamp = t;
   }
   return o;
+}
+
+/** A warning for each `--model-map` entry that named no model of the sources just converted. */
+export function modelMapWarnings(map: ConvertOverrides['modelMap']): { code: string; message: string }[] {
+  return unmatchedModelMapKeys(map).map((key) => ({
+    code: 'convert.model-map-unmatched',
+    message: `--model-map entry ${JSON.stringify(key)} matched no model (a key is the source's model string exactly as written, e.g. "ollama/llama3.1", or the id evalkit derives)`,
+  }));
 }

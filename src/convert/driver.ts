@@ -115,6 +115,7 @@ export class RecordDriver {
       rowBlocks: parts.rowBlocks,
       report: this.report,
       notes: this.notes,
+      declared: this.results.declaredByResult,
     });
   }
 

@@ -31,8 +31,9 @@ const GENERIC_PARTS =
   /^(checkpoints?|ckpts?|models?|weights|hf|hf_model|final|merged|output|outputs|snapshots?|latest|best|step[-_]?\d+|checkpoint[-_]\d+|global_step\d+|[0-9a-f]{40})$/i;
 
 /**
- * A readable model id from a path's last components: the last two informative parts as `owner/name`
- * (`/scratch/u/llama-2/7B` → `llama-2/7B`), generic checkpoint folders skipped; one part alone is `local/<part>`.
+ * A model id from a path that is visibly local: `local/<last informative part>` (`/cluster/u/huggingface/7B` →
+ * `local/7B`, never `huggingface/7B`, which reads as a Hub id), generic checkpoint folders skipped
+ * (`…/Llama-2-13b/global_step10000` → `local/Llama-2-13b`). The full path is kept beside it (model_path).
  */
 export function modelIdFromPath(path: string): string {
   const parts = path
@@ -40,10 +41,8 @@ export function modelIdFromPath(path: string): string {
     .split(/[/\\]+/)
     .filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~' && !/^[A-Za-z]:$/.test(p));
   const informative = parts.filter((p) => !GENERIC_PARTS.test(p));
-  const chosen = (informative.length > 0 ? informative : parts).slice(-2);
-  const clean = chosen.map((p) => p.replace(/[^A-Za-z0-9._+-]+/g, '-'));
-  if (clean.length === 0) return 'local/model';
-  return clean.length === 1 ? `local/${clean[0]}` : clean.join('/');
+  const last = (informative.length > 0 ? informative : parts).at(-1);
+  return `local/${last === undefined ? 'model' : last.replace(/[^A-Za-z0-9._+-]+/g, '-')}`;
 }
 
 /** Names a source writes when it does not know the model. */
@@ -120,6 +119,24 @@ export function checkModelMap(value: unknown, where = 'model map'): ModelMap {
     out[key] = mapped;
   }
   return out;
+}
+
+/** The keys of each model map that named a model (for the warning about the entries that matched nothing). */
+const matchedKeys = new WeakMap<ModelMap, Set<string>>();
+
+/** The entry of `map` under `key`, remembered as having named a model. */
+export function modelMapHit(map: ModelMap, key: string): MappedModel {
+  matchedKeys.set(map, (matchedKeys.get(map) ?? new Set<string>()).add(key));
+  return map[key];
+}
+
+/** The entries of a model map that named no model among the records built with it so far (sorted). */
+export function unmatchedModelMapKeys(map: ModelMap | undefined): string[] {
+  if (map === undefined) return [];
+  const used = matchedKeys.get(map) ?? new Set<string>();
+  return Object.keys(map)
+    .filter((k) => !used.has(k))
+    .sort();
 }
 
 /** Reads `--model-map FILE`. */

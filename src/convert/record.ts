@@ -15,6 +15,7 @@ import {
   isUnnamedModel,
   looksLikePath,
   modelIdFromPath,
+  modelMapHit,
   runIdentityDetails,
   type RunIdentity,
 } from './identity.js';
@@ -25,6 +26,7 @@ import {
   metricKey,
   type DeclaredMetricFactsFile,
 } from './metric-facts.js';
+import type { DeclaredFacts } from './reconcile.js';
 import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
@@ -99,6 +101,11 @@ export type ModelAvailability = NonNullable<ConvertOverrides['modelAvailability'
 export interface ModelFacts {
   /** The model as the source names it ("meta-llama/Meta-Llama-3-8B", "gpt-4", "openai/gpt-4o"). */
   name: string;
+  /**
+   * The model string exactly as the source writes it, when `name` was derived from it (Inspect `ollama/llama3.1`,
+   * promptfoo `ollama:completion:llama3`): the first key a model map is looked up by.
+   */
+  sourceString?: string;
   /** The source field it came from. */
   field: string;
   /** The developer when the source names it apart from the model. */
@@ -128,13 +135,38 @@ export interface BuiltModel {
 }
 
 /** A model map's entry for a name, if any (exact first, then ignoring case). */
-function mapped(map: ConvertOverrides['modelMap'], name: string): MappedModel | undefined {
-  if (map === undefined) return undefined;
-  if (Object.hasOwn(map, name)) return map[name];
+function mapped(map: ConvertOverrides['modelMap'], name: string | undefined): MappedModel | undefined {
+  if (map === undefined || name === undefined) return undefined;
+  if (Object.hasOwn(map, name)) return modelMapHit(map, name);
   const lower = name.toLowerCase();
-  for (const k of Object.keys(map)) if (k.toLowerCase() === lower) return map[k];
+  for (const k of Object.keys(map)) if (k.toLowerCase() === lower) return modelMapHit(map, k);
   return undefined;
 }
+
+/**
+ * Prefixes that name where or how a model ran, never who made it (`ollama/llama3.1`, `vllm/…`, `hf/…`,
+ * `mockllm/model`): never written as the developer. A model named with one alone gets developer "unknown", which
+ * `models` flags until a model map names it.
+ */
+export const NOT_DEVELOPERS = new Set([
+  'ollama',
+  'vllm',
+  'hf',
+  'huggingface',
+  'openai-compatible',
+  'openai_compatible',
+  'openai-api',
+  'mockllm',
+  'litellm',
+  'llama-cpp',
+  'llama_cpp',
+  'llama-cpp-python',
+  'llamacpp',
+  'lmstudio',
+  'sglang',
+  'tgi',
+  'local',
+]);
 
 const short = (text: string): string => contentDigest(text).slice(0, 12);
 
@@ -157,7 +189,10 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
   const notes: string[] = [];
   const extraDetails: Obj = {};
   let full: string;
-  let fromMap = mapped(overrides.modelMap, facts.name);
+  // A map key matches the source's model string exactly as written, else the name derived from it, else the id.
+  let fromMap =
+    (facts.sourceString !== facts.name ? mapped(overrides.modelMap, facts.sourceString) : undefined) ??
+    mapped(overrides.modelMap, facts.name);
   let knownDeveloper: string | undefined;
   if (overrides.modelId !== undefined) {
     full = overrides.modelId;
@@ -180,6 +215,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
     );
   } else if (looksLikePath(facts.name)) {
     full = modelIdFromPath(facts.name);
+    knownDeveloper = 'local';
     extraDetails.model_path = facts.name;
     report.inferred(
       facts.field,
@@ -201,10 +237,23 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
     developer = fromMap.developer;
   } else if (knownDeveloper !== undefined) {
     developer = knownDeveloper;
-  } else if (slash !== -1) {
+  } else if (slash !== -1 && !NOT_DEVELOPERS.has(full.slice(0, slash).toLowerCase())) {
     developer = full.slice(0, slash);
     if (fromMap === undefined)
       report.inferred(facts.field, '/model_info/developer', 'the part of the model name before the last "/"');
+  } else if (slash !== -1) {
+    // `vllm/llama3` names a server, not a developer: the name alone, developer unknown until mapped.
+    const prefix = full.slice(0, slash);
+    full = full.slice(slash + 1);
+    slash = -1;
+    name = full;
+    developer = KNOWN_DEVELOPERS.find(([re]) => re.test(name))?.[1] ?? 'unknown';
+    extraDetails.model_provider_prefix = prefix;
+    report.inferred(
+      facts.field,
+      '/model_info/developer',
+      `warning: "${prefix}" names where the model ran, not who made it: ${developer === 'unknown' ? 'developer unknown' : `"${name}" is a ${developer} model name`} (name it with --model-map or --developer)`,
+    );
   } else if (facts.developer) {
     developer = facts.developer;
   } else {
@@ -360,7 +409,13 @@ export interface ResultInput {
   llmScoring?: Obj;
   /** Strings for `metric_config.additional_details` (e.g. Inspect's `epoch_reducer`). */
   configDetails?: Record<string, string>;
+  /** What the source declares to check the result's rows against (its count, whether the headline is a mean). */
+  declared?: DeclaredFacts;
 }
+
+/** Why a `non_finite_score.*` value of `source_metadata.additional_details` is not among the results. */
+export const NON_FINITE_REASON =
+  'the source states these headline values as NaN or ±Infinity: not finite numbers, so not scores (an EEE score is a finite number); no result written for them, their finite per-sample values are the rows';
 
 /** A number JSON cannot hold, as Python's json writes it. */
 export const nonFiniteText = (v: number): string =>
@@ -377,6 +432,8 @@ export class ResultsBuilder {
   readonly results: Obj[] = [];
   /** Results left out for a non-finite score: `non_finite_score.<result id>` → "Infinity" | "-Infinity" | "NaN". */
   readonly leftOut: Record<string, string> = {};
+  /** What the source declares about each written result, by result id (see reconcile.ts). */
+  readonly declaredByResult = new Map<string, DeclaredFacts>();
   constructor(
     private readonly report: FieldReport,
     private readonly declared?: DeclaredMetricFactsFile,
@@ -525,6 +582,7 @@ export class ResultsBuilder {
     result.score_details = scoreDetails;
     if (input.generationConfig !== undefined) result.generation_config = input.generationConfig;
     this.results.push(result);
+    if (input.declared !== undefined) this.declaredByResult.set(input.resultId, input.declared);
     return result;
   }
 }
@@ -747,7 +805,12 @@ export function buildAggregate(a: AggregateInput): Obj {
       'the source does not say; "other" (use --evaluator-relationship)',
     );
   }
-  const sourceDetails = { ...(a.sourceDetails ?? {}), ...(a.leftOut ?? {}) };
+  const leftOut = a.leftOut ?? {};
+  const sourceDetails = {
+    ...(a.sourceDetails ?? {}),
+    ...leftOut,
+    ...(Object.keys(leftOut).length > 0 ? { non_finite_score_reason: NON_FINITE_REASON } : {}),
+  };
   if (Object.keys(sourceDetails).length > 0) sourceMetadata.additional_details = stringMap(sourceDetails);
 
   const evalLibrary: Obj = { name: a.evalLibrary.name, version: a.evalLibrary.version };
@@ -786,6 +849,7 @@ export function convertedRecord(parts: {
   rowBlocks?: ConvertedRecord['rowBlocks'];
   report: FieldReport;
   notes?: string[];
+  declared?: ReadonlyMap<string, DeclaredFacts>;
 }): ConvertedRecord {
   const record: ConvertedRecord = {
     source: parts.source,
@@ -795,6 +859,7 @@ export function convertedRecord(parts: {
     fields: parts.report.fates,
     notes: parts.notes ?? [],
   };
+  if (parts.declared !== undefined && parts.declared.size > 0) record.declared = parts.declared;
   if (parts.rows) {
     record.samplesPath = parts.ids.samplesPath;
     record.rows = parts.rows;

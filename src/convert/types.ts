@@ -6,6 +6,7 @@
  */
 
 import type { DeclaredMetricFactsFile } from './metric-facts.js';
+import type { DeclaredFacts } from './reconcile.js';
 
 /** The sources `--from` accepts (besides `auto`). */
 export type SourceId =
@@ -106,6 +107,8 @@ export interface ConvertedRecord {
   fields: FieldFate[];
   /** Things a reader must know (e.g. "the run did not finish: status cancelled"). */
   notes: string[];
+  /** What the source declares about each result (by evaluation_result_id), for reconciliation (reconcile.ts). */
+  declared?: ReadonlyMap<string, DeclaredFacts>;
 }
 
 /** The first bytes of a file, or the names in a folder, for cheap recognition. */

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
+import { reconcileAggregate, RowTally, tallyBlock, type Reconciliation } from './reconcile.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
 import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';
@@ -38,6 +39,8 @@ export interface WriteOutcome {
   exists?: boolean;
   /** What the writer changed that a reader must know (repeated sample ids renamed). */
   notes?: string[];
+  /** Each result checked against what its source declares (also written into the record). */
+  reconciliation: Reconciliation[];
 }
 
 /** The aggregate's text as written (two-space indent, final newline). */
@@ -154,12 +157,15 @@ export class UniqueSampleIds {
 async function streamRows(
   record: ConvertedRecord,
   handle: FileHandle | undefined,
+  tally: RowTally,
 ): Promise<{ totalRows: number; checksum: string; note?: string }> {
   const hash = createHash('sha256');
   const ids = new UniqueSampleIds();
   let totalRows = 0;
   for await (const block of blocksOf(record)) {
     const bytes = ids.block(block.bytes);
+    // Tallied for reconciliation as written (repeated sample ids renamed), as the store and a reader see them.
+    tallyBlock(tally, bytes);
     hash.update(bytes);
     totalRows += block.rows;
     if (handle) writeAll(handle.fd, bytes);
@@ -190,8 +196,10 @@ export async function writeConverted(
   const aggregatePath = join(root, record.aggregatePath);
   const samplesPath = record.rows && record.samplesPath ? join(root, record.samplesPath) : undefined;
 
+  const tally = new RowTally();
   if (options.dryRun) {
-    const streamed = record.rows ? await streamRows(record, undefined) : undefined;
+    const streamed = record.rows ? await streamRows(record, undefined, tally) : undefined;
+    const reconciliation = reconcileAggregate(structuredClone(record.aggregate), tally, record.declared);
     const totalRows = streamed?.totalRows ?? 0;
     const there =
       (await pathExists(aggregatePath)) || (samplesPath !== undefined && (await pathExists(samplesPath)));
@@ -202,6 +210,7 @@ export async function writeConverted(
       totalRows,
       exists: there,
       ...(streamed?.note ? { notes: [streamed.note] } : {}),
+      reconciliation,
     };
   }
 
@@ -229,7 +238,7 @@ export async function writeConverted(
       const handle = await open(samplesTemp, 'w');
       try {
         let note: string | undefined;
-        ({ totalRows, checksum, note } = await streamRows(record, handle));
+        ({ totalRows, checksum, note } = await streamRows(record, handle, tally));
         if (note) notes.push(note);
         await handle.sync();
       } finally {
@@ -247,7 +256,17 @@ export async function writeConverted(
         ),
       };
     }
+    const reconciliation = reconcileAggregate(aggregate, tally, record.declared);
     const text = aggregateText(aggregate);
+    const outcome = (status: WriteOutcome['status']): WriteOutcome => ({
+      status,
+      aggregatePath,
+      samplesPath,
+      totalRows,
+      checksum,
+      ...(notes.length ? { notes } : {}),
+      reconciliation,
+    });
 
     const aggregateThere = await pathExists(aggregatePath);
     const samplesThere = samplesPath !== undefined && (await pathExists(samplesPath));
@@ -256,16 +275,7 @@ export async function writeConverted(
       const sameAggregate = aggregateThere && (await readFile(aggregatePath, 'utf8')) === text;
       const sameSamples =
         samplesPath === undefined || (samplesThere && (await fileDigest(samplesPath)) === checksum);
-      if (sameAggregate && sameSamples) {
-        return {
-          status: 'unchanged',
-          aggregatePath,
-          samplesPath,
-          totalRows,
-          checksum,
-          ...(notes.length ? { notes } : {}),
-        };
-      }
+      if (sameAggregate && sameSamples) return outcome('unchanged');
       if (!options.force)
         throw new DataError(
           'convert.exists',
@@ -277,7 +287,7 @@ export async function writeConverted(
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
-    return { status, aggregatePath, samplesPath, totalRows, checksum, ...(notes.length ? { notes } : {}) };
+    return outcome(status);
   } catch (error) {
     if (error instanceof DataError || error instanceof IoError) throw error;
     const e = error as NodeJS.ErrnoException;

@@ -12,6 +12,7 @@ import { diagnosticAt } from '../validate/file.js';
 import type { FlatRecord } from './flat-records.js';
 import type { RunIndex } from './supersede.js';
 import type { Decision, RecordWriter } from './write.js';
+import type { Reconciliation, ReconciliationCounts } from '../convert/reconcile.js';
 
 /** What happened to one record (or to one input that gave none). */
 export interface IngestItem {
@@ -31,6 +32,20 @@ export interface IngestItem {
   supersedes?: string[];
   /** For a superseded copy: the evaluation_id of the stored copy kept instead. */
   kept_copy?: string;
+  /** How its results reconciled with their source (converted records; see convert/reconcile.ts). */
+  reconciliation?: ReconciliationCounts;
+  /** Its results whose rows disagree with the source. */
+  disagreements?: Reconciliation[];
+}
+
+/** With `--strict`, a record whose rows disagree with its source is refused (true: refused, item says why). */
+export function refusedStrict(item: IngestItem): boolean {
+  if (!item.disagreements?.length) return false;
+  item.status = 'rejected';
+  item.reason = `--strict: ${item.disagreements.length} result(s) disagree with the source (${item.disagreements
+    .map((d) => `${d.evaluation_result_id || d.evaluation_name}: ${d.outcome}, ${d.note}`)
+    .join('; ')})`;
+  return true;
 }
 
 /** What a unit's reader needs from the run. */
@@ -39,6 +54,8 @@ export interface UnitContext {
   /** The validator every record and row goes through. */
   engine: Engine;
   allowDuplicates: boolean;
+  /** Refuse records whose rows disagree with their source. */
+  strict?: boolean;
   onBytes: (n: number) => void;
   cwd: string;
   /** Converted records already met in this run, by datastore path (a source may claim a run's every file). */

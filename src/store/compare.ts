@@ -4,7 +4,8 @@
  * one run (an evaluation id, exact or a unique prefix), so two runs of one model compare too. The store pairs the
  * instance rows in DuckDB; the statistics are the `metrics/stats` primitives.
  *
- * Pairing: by sample_hash when every row of both results has one, else by sample id; the rows of one sample
+ * Pairing: by sample_hash when every row of both results has one and no two samples of a result share one, else by
+ * sample id; the rows of one sample
  * (epochs) are reduced first by the result's epoch reducer (selection.ts). Every paired difference equal: the t test
  * is undefined and p comes from the exact sign test (McNemar's on 0/1 scores). d_i = a_i − b_i. Binary (every paired value 0 or 1): McNemar's exact test on the
  * discordant pairs. `clusterBy`: the clustered SE with C − 1 df (an item whose row lacks the field is a cluster of
@@ -16,6 +17,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
+import { disagreementText } from '../convert/reconcile.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';
@@ -53,6 +55,9 @@ export interface CompareOptions {
 }
 
 export interface Comparison {
+  /** Each side's run status: "complete", or the unfinished run's (error, cancelled, started, partial). */
+  run_status_a: string;
+  run_status_b: string;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
@@ -99,6 +104,9 @@ export interface Comparison {
   clustered_reason: string | null;
   /** The gate's one-sided test of this comparison (null without --fail-if-worse). */
   gate: GateResult | null;
+  /** "rows disagree with the source: …" when A's (B's) result's rows disagree with its source, else null. */
+  disagreement_a: string | null;
+  disagreement_b: string | null;
 }
 
 export interface CompareReport {
@@ -110,6 +118,11 @@ export interface CompareReport {
   a: CompareSide;
   b: CompareSide;
   cluster_by: string | null;
+  /**
+   * Whether cluster_by is the one the compared results declare (`metric_config.additional_details.cluster_by`, e.g.
+   * promptfoo's assertion-level results, clustered by test) rather than `--cluster-by`.
+   */
+  cluster_by_declared: boolean;
   comparisons: Comparison[];
 }
 
@@ -149,6 +162,9 @@ interface ChosenRow {
   ci_upper: number | null;
   min_score: number | null;
   max_score: number | null;
+  /** The reconciliation note of a result whose rows disagree with its source, else null (selection.ts). */
+  disagreement: string | null;
+  run_status: string;
 }
 
 /**
@@ -383,6 +399,25 @@ function unpairedReason(nA: number, nB: number, nPaired: number, modelA: string,
   return 'only one sample pairs';
 }
 
+/**
+ * The cluster field the chosen results declare (`metric_config.additional_details.cluster_by`) when at least one
+ * declares one and none declares another; undefined otherwise. Results that declare none keep one cluster per item.
+ */
+async function declaredCluster(store: Store, chosen: ChosenRow[]): Promise<string | undefined> {
+  if (chosen.length === 0) return undefined;
+  const params: DuckDBValue[] = [];
+  const keys = chosen.map((c) => {
+    params.push(c.record_key, c.result_index);
+    return `(record_key = $${params.length - 1} AND result_index = $${params.length})`;
+  });
+  const fields = await store.all<{ f: string }>(
+    `SELECT DISTINCT json_extract_string(raw, '$.metric_config.additional_details.cluster_by') AS f
+     FROM results WHERE (${keys.join(' OR ')}) AND f IS NOT NULL`,
+    params,
+  );
+  return fields.length === 1 ? fields[0]!.f : undefined;
+}
+
 export async function compareModels(
   store: Store,
   modelA: string,
@@ -402,7 +437,9 @@ export async function compareModels(
   );
 
   const params: DuckDBValue[] = [];
-  const cluster = options.clusterBy === undefined ? null : clusterExpression(options.clusterBy, params);
+  const declared = options.clusterBy === undefined ? await declaredCluster(store, chosen) : undefined;
+  const clusterBy = options.clusterBy ?? declared;
+  const cluster = clusterBy === undefined ? null : clusterExpression(clusterBy, params);
   const columns =
     (cluster === null ? await pairedFromItems(store, chosen) : undefined) ??
     (await readPairedColumns(
@@ -455,9 +492,11 @@ export async function compareModels(
       } else if (va !== null) onlyA.push(va);
       else if (vb !== null) onlyB.push(vb);
     }
-    comparisons.push(
-      compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
-    );
+    comparisons.push({
+      ...compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
+      run_status_a: ra.run_status,
+      run_status_b: rb.run_status,
+    });
   }
 
   const holm = holmAdjust(comparisons.map((c) => c.p_value));
@@ -474,15 +513,25 @@ export async function compareModels(
     model_b: sides[1].model_id,
     a: sides[0],
     b: sides[1],
-    cluster_by: options.clusterBy ?? null,
+    cluster_by: clusterBy ?? null,
+    cluster_by_declared: declared !== undefined,
     comparisons,
   };
 }
 
 const formatDifference = (x: number): string => String(Number(x.toPrecision(6)));
 
-function head(r: ChosenRow, paired: boolean, reason: string | null) {
-  return { benchmark: r.benchmark, metric: r.metric, lower_is_better: r.lower_is_better, paired, reason };
+function head(r: ChosenRow, rb: ChosenRow, paired: boolean, reason: string | null) {
+  const marked = (x: ChosenRow) => (x.disagreement === null ? null : disagreementText(x.disagreement));
+  return {
+    benchmark: r.benchmark,
+    metric: r.metric,
+    lower_is_better: r.lower_is_better,
+    paired,
+    reason,
+    disagreement_a: marked(r),
+    disagreement_b: marked(rb),
+  };
 }
 
 function compareOne(
@@ -497,7 +546,7 @@ function compareOne(
   modelB: string,
   options: CompareOptions,
   clustered: boolean,
-): Comparison {
+): Omit<Comparison, 'run_status_a' | 'run_status_b'> {
   const counts = {
     n_paired: a.length,
     n_unpaired_a: onlyA.length,
@@ -513,6 +562,7 @@ function compareOne(
     return {
       ...head(
         ra,
+        rb,
         false,
         unpairedReason(a.length + onlyA.length, b.length + onlyB.length, a.length, modelA, modelB),
       ),
@@ -579,7 +629,7 @@ function compareOne(
           confidence: CONFIDENCE,
         });
   return {
-    ...head(ra, true, null),
+    ...head(ra, rb, true, null),
     ...counts,
     mean_a: t.mean_a,
     mean_b: t.mean_b,

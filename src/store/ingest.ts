@@ -31,6 +31,7 @@ import { validateFileAt } from '../validate/file.js';
 import {
   admitDecision,
   admitDocument,
+  refusedStrict,
   type IngestItem,
   type UnitContext,
   type UnitOutcome,
@@ -51,6 +52,13 @@ import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
 import { isObject, type Json } from '../io/json-value.js';
 import { backfillResultItems } from './result-items.js';
+import {
+  isDisagreement,
+  reconcileAggregate,
+  reconciliationCounts,
+  RowTally,
+  storedDisagreements,
+} from '../convert/reconcile.js';
 
 export type { IngestItem, UnitContext, UnitOutcome } from './admission.js';
 
@@ -59,6 +67,8 @@ export interface IngestOptions {
   cwd?: string;
   /** Store a duplicate of a stored record under another evaluation_id instead of skipping it. */
   allowDuplicates?: boolean;
+  /** Refuse a record whose rows disagree with its source (a reconciliation disagreement, docs/convert.md). */
+  strict?: boolean;
   /** Which converter reads inputs that are not EEE (default: recognise each). */
   from?: SourceId | 'auto';
   /** What converted sources cannot say (as `evalkit convert`'s options); EEE records are stored as they are. */
@@ -180,6 +190,7 @@ export async function ingestPaths(
     writer,
     engine,
     allowDuplicates: options.allowDuplicates === true,
+    strict: options.strict === true,
     onBytes,
     cwd,
     converted: new Set(),
@@ -418,7 +429,7 @@ async function companionSize(aggregate: string): Promise<number> {
  * The samples file an aggregate names: `detailed_evaluation_results.file_path` below the datastore root (or beside
  * the aggregate outside a datastore), as the datastore checks resolve it; else the sibling `<uuid>_samples.jsonl`.
  */
-function samplesFileOf(aggregatePath: string, doc: Json, flat: boolean): string | undefined {
+export function samplesFileOf(aggregatePath: string, doc: Json, flat = false): string | undefined {
   const der = doc.detailed_evaluation_results;
   const filePath = isObject(der) && typeof der.file_path === 'string' ? der.file_path : undefined;
   if (filePath) {
@@ -453,6 +464,9 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   }
   const aggregate = migrated.value as Json;
   item.evaluation_id = String(aggregate.evaluation_id);
+  const stored = storedDisagreements(aggregate);
+  if (stored.length > 0) item.disagreements = stored;
+  if (context.strict && refusedStrict(item)) return outcome;
   const decision = await context.writer.decide(aggregate);
   item.record_key = decision.recordKey;
   if (!(await admitDecision(decision, item, diagnostics, context.allowDuplicates, unit.display)))
@@ -632,8 +646,9 @@ async function storeConverted(
   // Diagnostics name the files `evalkit convert` would write, rows by their line in the samples file.
   const rowsFile = record.samplesPath ?? `${record.aggregatePath} (rows)`;
   const hash = createHash('sha256');
+  const tally = new RowTally();
   const rows: RowFeeder | undefined = hasConvertedRows(record)
-    ? (append) => admitConvertedRows(record, engine, rowsFile, hash, diagnostics, append)
+    ? (append) => admitConvertedRows(record, engine, rowsFile, hash, diagnostics, tally, append)
     : undefined;
   const placeholder = `pending-${createHash('sha256').update(`${record.sourcePath}\n${record.aggregatePath}`).digest('hex')}`;
   let run: { committed: (recordKey: string) => void } | undefined;
@@ -658,6 +673,11 @@ async function storeConverted(
         };
       }
       item.evaluation_id = String(aggregate.evaluation_id);
+      const reconciliation = reconcileAggregate(aggregate, tally, record.declared);
+      item.reconciliation = reconciliationCounts(reconciliation);
+      const disagreements = reconciliation.filter((r) => isDisagreement(r.outcome));
+      if (disagreements.length > 0) item.disagreements = disagreements;
+      if (context.strict && refusedStrict(item)) return undefined;
       const { diagnostics: found } = admitDocument(aggregate, engine, {
         file: record.aggregatePath,
         line: 0,
@@ -704,6 +724,7 @@ async function admitConvertedRows(
   rowsFile: string,
   hash: ReturnType<typeof createHash>,
   diagnostics: Diagnostic[],
+  tally: RowTally,
   append: (row: Json) => void,
 ): Promise<boolean> {
   let line = 0;
@@ -711,6 +732,7 @@ async function admitConvertedRows(
   try {
     for await (const { text, row } of convertedRows(record)) {
       line++;
+      tally.addRow(row);
       hash.update(`${text}\n`);
       const verdict = admitDocument(row, engine, { file: rowsFile, line });
       diagnostics.push(...verdict.diagnostics);

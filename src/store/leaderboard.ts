@@ -10,6 +10,8 @@
  *   score ± 1.96 SE; never beyond the metric's bounds (`ci_clipped` when an end was set to one). The epochs of one
  *   sample are reduced first by the result's epoch_reducer, and n counts samples. `ci_method` says which.
  * - direction_assumed: the metric's direction was guessed by the converter (direction_status "assumed").
+ * - run_status: only finished runs are ranked unless `includePartial`; then an unfinished run is ranked with its
+ *   status (error, cancelled, ...) beside it, and a zero-width CI of such a run is not shown as a measurement.
  * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
  *   t test on the items both have (the exact sign test when every paired difference is equal) (pairing as `compare`: sample_hash when both results hash every row, else
  *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
@@ -25,6 +27,7 @@ import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
+import { disagreementText } from '../convert/reconcile.js';
 import {
   gapAggregatesSql,
   gapStats,
@@ -54,8 +57,13 @@ import {
 } from './selection.js';
 
 /** The selection filters (every filter but an explicit model list), and whether to add the composite table. */
-export interface LeaderboardOptions extends Omit<SelectionFilters, 'models' | 'evaluationIds'> {
+export interface LeaderboardOptions extends Omit<
+  SelectionFilters,
+  'models' | 'evaluationIds' | 'completeOnly'
+> {
   composite?: boolean;
+  /** Rank unfinished runs too (marked by their run_status); by default only finished runs are ranked. */
+  includePartial?: boolean;
 }
 export interface LeaderboardRow {
   rank: number;
@@ -73,6 +81,10 @@ export interface LeaderboardRow {
   record_key: string;
   source: string | null;
   date: string | null;
+  /** "rows disagree with the source: …" when the result's rows disagree with its source (reconciliation), else null. */
+  disagreement: string | null;
+  /** "complete", or the unfinished run's status (error, cancelled, started, partial): shown beside the model. */
+  run_status: string;
 }
 export interface Leaderboard {
   benchmark: string;
@@ -97,6 +109,7 @@ export const TIER_ALPHA = 0.05;
 interface RankedResult extends IntervalInput, GapStats {
   record_key: string;
   direction_status: string | null;
+  disagreement: string | null;
   benchmark: string;
   metric: string;
   lower_is_better: boolean;
@@ -106,10 +119,11 @@ interface RankedResult extends IntervalInput, GapStats {
   evaluation_id: string;
   source: string | null;
   date: string | null;
+  run_status: string;
 }
 
 function leaderboardSql(
-  options: LeaderboardOptions,
+  options: SelectionFilters,
   params: DuckDBValue[],
   reducers: Awaited<ReturnType<typeof storeReducers>>,
 ): string {
@@ -131,7 +145,7 @@ function leaderboardSql(
       FROM grouped GROUP BY slot
     )
     SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
-           c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.model_id, c.developer, c.evaluation_id, c.source, c.date,
+           c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.disagreement, c.model_id, c.developer, c.evaluation_id, c.source, c.date, c.run_status,
            own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
            gap.paired_n, gap.mean_d, gap.var_d, gap.constant_d, gap.positive_d, gap.negative_d
     FROM chosen c
@@ -142,7 +156,7 @@ function leaderboardSql(
 }
 
 /** The ranked results from the instance rows, paired by the pairing SQL of selection.ts. */
-async function rankedFromSamples(store: Store, options: LeaderboardOptions): Promise<RankedResult[]> {
+async function rankedFromSamples(store: Store, options: SelectionFilters): Promise<RankedResult[]> {
   const params: DuckDBValue[] = [];
   const reducers = await storeReducers(store);
   return store.all<RankedResult>(leaderboardSql(options, params, reducers), params);
@@ -157,10 +171,7 @@ const POSITION_SQL = `row_number() OVER (PARTITION BY benchmark, metric
  * gap from pairing the two item lists. Undefined when a chosen result has no item set, or two neighbours' items key
  * differently (by hash and by sample id): the pairing SQL then does it all.
  */
-async function rankedFromItems(
-  store: Store,
-  options: LeaderboardOptions,
-): Promise<RankedResult[] | undefined> {
+async function rankedFromItems(store: Store, options: SelectionFilters): Promise<RankedResult[] | undefined> {
   if (!(await hasResultItems(store))) return undefined;
   const params: DuckDBValue[] = [];
   const rows = await store.all<Omit<RankedResult, keyof GapStats> & SetColumns>(
@@ -221,7 +232,11 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
   const rows = group.map((r, i): LeaderboardRow => {
     const p = adjusted[i];
     if (i > 0 && p !== null && p !== undefined && p < TIER_ALPHA) tier += 1;
-    const { ci, method, clipped } = intervals[i]!;
+    const interval = intervals[i]!;
+    // A zero-width interval of a run that did not finish (an errored run's 0 over no sample) measures nothing.
+    const unmeasured =
+      r.run_status !== 'complete' && interval.ci !== null && interval.ci[0] === interval.ci[1];
+    const { ci, method, clipped } = unmeasured ? { ci: null, method: null, clipped: false } : interval;
     return {
       rank: ranks[i]!,
       tier,
@@ -236,6 +251,8 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
       record_key: r.record_key,
       source: r.source,
       date: displayDate(r.date),
+      disagreement: r.disagreement === null ? null : disagreementText(r.disagreement),
+      run_status: r.run_status,
     };
   });
   return {
@@ -276,9 +293,21 @@ export function meanWinRates(boards: readonly Leaderboard[]): CompositeRow[] {
 export async function leaderboards(
   store: Store,
   options: LeaderboardOptions,
-): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[] }> {
+): Promise<{ leaderboards: Leaderboard[]; composite?: CompositeRow[]; unranked_partial_runs?: number }> {
   await checkBenchmarkAndMetric(store, options);
-  const rows = (await rankedFromItems(store, options)) ?? (await rankedFromSamples(store, options));
+  const filters = { ...options, completeOnly: !options.includePartial };
+  // The unfinished runs the filters would have ranked: said, never silently left out.
+  let unranked = 0;
+  if (!options.includePartial) {
+    const params: DuckDBValue[] = [];
+    const [row] = await store.all<{ n: number }>(
+      `SELECT count(DISTINCT record_key)::INTEGER AS n FROM (${chosenResultsSql(options, params)})
+       WHERE run_status <> 'complete'`,
+      params,
+    );
+    unranked = row?.n ?? 0;
+  }
+  const rows = (await rankedFromItems(store, filters)) ?? (await rankedFromSamples(store, filters));
   const groups: RankedResult[][] = [];
   for (const row of rows) {
     const last = groups[groups.length - 1];
@@ -286,7 +315,9 @@ export async function leaderboards(
     else groups.push([row]);
   }
   const boards = groups.map(buildLeaderboard);
-  return options.composite
-    ? { leaderboards: boards, composite: meanWinRates(boards) }
-    : { leaderboards: boards };
+  return {
+    leaderboards: boards,
+    ...(options.composite ? { composite: meanWinRates(boards) } : {}),
+    ...(unranked > 0 ? { unranked_partial_runs: unranked } : {}),
+  };
 }

@@ -2,7 +2,7 @@
  * The models in a store: each model id with its records, and the groups of ids that look like one model under
  * several spellings (case, separators, developer aliases such as meta / meta-llama, a `-hf` suffix, a developer
  * left unknown), which a model map (`--model-map`) can then merge. Unnamed models (each run apart, see
- * src/convert/identity.ts) and ids derived from local paths are flagged.
+ * src/convert/identity.ts), ids derived from local paths and models without a known developer are flagged.
  */
 import type { Store } from './db.js';
 
@@ -19,10 +19,16 @@ export interface StoredModel {
   developer: string | null;
   name: string | null;
   records: ModelRecord[];
-  /** `unnamed` (the source did not name the model), `from-path` (derived from a local path). */
+  /**
+   * `unnamed` (the source did not name the model), `from-path` (derived from a local path: `local/<name>`),
+   * `no-developer` (the developer is unknown: the source named the model without one, or only with a server prefix
+   * such as `ollama/` that is no developer). Each stays until a model map names the model.
+   */
   flags: string[];
   /** The local path the id was derived from, when it was. */
   model_path?: string;
+  /** The server prefix the source named the model with (`ollama`, `vllm`, ...), when that was all it said. */
+  provider_prefix?: string;
 }
 
 export interface ModelSpellings {
@@ -141,12 +147,14 @@ export async function listModels(store: Store): Promise<ModelsReport> {
     eval_library_name: string | null;
     unnamed: string | null;
     model_path: string | null;
+    provider_prefix: string | null;
     benchmarks: string[] | null;
   }>(
     `SELECT r.model_id, r.developer, r.model_name, r.evaluation_id, r.record_key, r.origin_kind,
        r.eval_library_name,
        json_extract_string(r.raw, '$.model_info.additional_details.model_unnamed') AS unnamed,
        json_extract_string(r.raw, '$.model_info.additional_details.model_path') AS model_path,
+       json_extract_string(r.raw, '$.model_info.additional_details.model_provider_prefix') AS provider_prefix,
        (SELECT list(DISTINCT x.evaluation_name ORDER BY x.evaluation_name) FROM results x
          WHERE x.record_key = r.record_key) AS benchmarks
      FROM records r ORDER BY r.model_id, r.evaluation_id, r.record_key`,
@@ -164,6 +172,15 @@ export async function listModels(store: Store): Promise<ModelsReport> {
     if (r.model_path && !m.flags.includes('from-path')) {
       m.flags.push('from-path');
       m.model_path = r.model_path;
+    }
+    // A developer nobody named (an API model name alone, or a server prefix such as ollama/ that is no developer).
+    if (
+      r.unnamed !== 'true' &&
+      (r.developer ?? 'unknown') === 'unknown' &&
+      !m.flags.includes('no-developer')
+    ) {
+      m.flags.push('no-developer');
+      if (r.provider_prefix) m.provider_prefix = r.provider_prefix;
     }
     m.records.push({
       evaluation_id: r.evaluation_id,

@@ -5,8 +5,8 @@
  * instance row of both again at each query.
  *
  * The items are what the pairing SQL of selection.ts computes for one result: rows belong to a result as there,
- * k is the sample_hash when every scored row of the result has one, else the sample key (sample_id without its
- * epoch), and a sample's rows are reduced by the result's epoch reducer. Two results pair on k when both key by
+ * k is the sample_hash when every scored row of the result has one and no two samples share one (KEYED_BY_HASH_SQL),
+ * else the sample key (sample_id without its epoch), and a sample's rows are reduced by the result's epoch reducer. Two results pair on k when both key by
  * the same thing; a pair that does not (one keyed by hash, one by sample id) is left to the pairing SQL, which
  * keys both by sample id.
  *
@@ -20,7 +20,13 @@
  */
 import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import { EPOCH_REDUCER_SQL, instanceRowsSql, kindOf, reducedItemSql } from './selection.js';
+import {
+  EPOCH_REDUCER_SQL,
+  KEYED_BY_HASH_SQL,
+  instanceRowsSql,
+  kindOf,
+  reducedItemSql,
+} from './selection.js';
 
 /** Writes the items of one record's results (inside the transaction that stores the record, after its results). */
 export async function writeResultItems(connection: DuckDBConnection, recordKey: string): Promise<void> {
@@ -40,7 +46,7 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
       FROM results r WHERE r.record_key = $1
     ),
     instance_rows AS (${instanceRowsSql(null)}),
-    hashed AS (SELECT ord, bool_and(has_hash) AS by_hash FROM instance_rows GROUP BY ord),
+    hashed AS (SELECT ord, ${KEYED_BY_HASH_SQL} AS by_hash FROM instance_rows GROUP BY ord),
     keyed AS (
       SELECT i.ord, h.by_hash, CASE WHEN h.by_hash THEN i.sample_hash ELSE i.sample_key END AS k, i.v, i.reducer,
              i.epoch, i.row_index

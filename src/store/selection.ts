@@ -21,7 +21,17 @@ export interface SelectionFilters {
   models?: string[];
   /** Only the records with these evaluation ids (one run each). */
   evaluationIds?: string[];
+  /** Only runs that finished (run_status "complete"); unfinished runs are left out. */
+  completeOnly?: boolean;
 }
+
+/**
+ * A record's run status: "complete", else the source's own word for the unfinished run (Inspect's `error`,
+ * `cancelled`, `started`), else "partial". From the run identity a converter writes
+ * (eval_library.additional_details.run_status); a record that states none is complete.
+ */
+export const RUN_STATUS_SQL = `CASE WHEN coalesce(rec.raw -> 'eval_library' -> 'additional_details' ->> 'run_status', 'complete') = 'complete'
+  THEN 'complete' ELSE coalesce(rec.raw -> 'source_metadata' -> 'additional_details' ->> 'status', 'partial') END`;
 
 /** The metric a result is listed under. */
 export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
@@ -33,8 +43,15 @@ export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
 export const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -> 'additional_details' ->> 'epoch_reducer')), 'mean')`;
 
 /**
- * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model), with the filters
- * bound as positional parameters appended to `params`.
+ * The note of a result whose rows disagree with its source (the reconciliation outcome the record keeps, see
+ * convert/reconcile.ts), else NULL.
+ */
+export const DISAGREEMENT_SQL = `CASE WHEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation' IN ('count_mismatch', 'headline_mismatch', 'key_collision')
+  THEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation_note' END`;
+
+/**
+ * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model): a finished run's
+ * before an unfinished one's, then the latest; with the filters bound as positional parameters appended to `params`.
  */
 export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[]): string {
   const where: string[] = [];
@@ -56,18 +73,21 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
     where.push(`rec.model_id IN (${filters.models.map((m) => bind(m)).join(', ')})`);
   if (filters.evaluationIds !== undefined)
     where.push(`rec.evaluation_id IN (${filters.evaluationIds.map((m) => bind(m)).join(', ')})`);
+  if (filters.completeOnly) where.push(`(${RUN_STATUS_SQL}) = 'complete'`);
   return `SELECT * EXCLUDE (pick) FROM (
       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${METRIC_SQL} AS metric, r.lower_is_better, r.score, r.standard_error, r.ci_lower, r.ci_upper,
              CAST(r.num_samples AS DOUBLE) AS num_samples, r.min_score, r.max_score, r.score_type,
              ${EPOCH_REDUCER_SQL} AS epoch_reducer,
              r.raw -> 'metric_config' -> 'additional_details' ->> 'direction_status' AS direction_status,
+             ${DISAGREEMENT_SQL} AS disagreement,
              rec.model_id, rec.developer, rec.evaluation_id,
              coalesce(rec.source_organization_name, rec.source_name) AS source,
              coalesce(rec.evaluation_timestamp, rec.retrieved_timestamp) AS date,
+             ${RUN_STATUS_SQL} AS run_status,
              row_number() OVER (
                PARTITION BY r.evaluation_name, ${METRIC_SQL}, rec.model_id
-               ORDER BY TRY_CAST(rec.retrieved_timestamp AS DOUBLE) DESC NULLS LAST, rec.retrieved_timestamp DESC NULLS LAST,
+               ORDER BY (${RUN_STATUS_SQL}) = 'complete' DESC, TRY_CAST(rec.retrieved_timestamp AS DOUBLE) DESC NULLS LAST, rec.retrieved_timestamp DESC NULLS LAST,
                         rec.record_key, r.result_index) AS pick
       FROM results r JOIN records rec USING (record_key)
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
@@ -201,7 +221,7 @@ export function reducedItemSql(kinds: ReadonlySet<ReducerKind>): { aggregates: s
 /**
  * The CTEs that pair two results' items in one pass, after a CTE `chosen` (one row per chosen result, `ord`,
  * `epoch_reducer`):
- * - `hashed` (ord, all_hashed): whether every instance row of the result has a sample_hash;
+ * - `hashed` (ord, all_hashed): whether the result keys by sample_hash (KEYED_BY_HASH_SQL);
  * - `slots` (slot, a, b, by_hash): given as `slotsSql` (it may use `hashed`); b may be NULL (a alone);
  * - `grouped` (slot, va, vb, ...extra; k too with `key`): per slot and pairing key k (sample_hash when `by_hash`,
  *   else the sample key: the sample_id without its epoch) each side's rows of that sample reduced to one value by
@@ -230,7 +250,7 @@ export function pairingCtes(
   const sideB = sideAggregates('b', 'NOT is_a', kinds);
   return `
     instance_rows AS (${instanceRowsSql(options.cluster ?? null)}),
-    hashed AS (SELECT ord, bool_and(has_hash) AS all_hashed FROM instance_rows GROUP BY ord),
+    hashed AS (SELECT ord, ${KEYED_BY_HASH_SQL} AS all_hashed FROM instance_rows GROUP BY ord),
     slots AS MATERIALIZED (${slotsSql}),
     membership AS (
       SELECT slot, a AS ord, true AS is_a, by_hash FROM slots
@@ -263,6 +283,15 @@ const ALL_REDUCERS: ReadonlySet<ReducerKind> = new Set([
   'at_least',
   'pass_at',
 ]);
+
+/**
+ * Over one result's instance rows (columns has_hash, sample_hash, sample_key): whether the sample_hash can be its
+ * pairing key: every row has one and hashes and samples correspond one to one (the epochs of a sample share its
+ * hash). Where two samples share a hash (the same input and reference: a converter that could not tell them
+ * apart) the result pairs by sample key instead, so the two are never taken for epochs of one sample.
+ */
+export const KEYED_BY_HASH_SQL = `(bool_and(has_hash) AND count(DISTINCT sample_hash) = count(DISTINCT sample_key)
+  AND count(DISTINCT sample_key) = count(DISTINCT sample_hash || chr(0) || sample_key))`;
 
 /**
  * Whether a slot pairs by sample_hash: when every row of both results has one (of the one result, when the slot

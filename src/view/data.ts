@@ -99,7 +99,9 @@ export async function overview(store: Store): Promise<Overview> {
 /** The columns a result is listed with (model page, record page). */
 const RESULT_COLUMNS = `r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name, r.dataset_name,
   r.metric_name, r.metric_unit, r.score_type, r.lower_is_better, r.min_score, r.max_score, r.score,
-  r.standard_error, r.ci_lower, r.ci_upper, r.num_samples::DOUBLE AS num_samples`;
+  r.standard_error, r.ci_lower, r.ci_upper, r.num_samples::DOUBLE AS num_samples,
+  r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation' AS reconciliation,
+  r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation_note' AS reconciliation_note`;
 
 /**
  * How many instance rows each result has (by evaluation_result_id, else by evaluation_name), counted for the

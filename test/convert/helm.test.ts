@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DataError } from '../../src/errors.js';
 import { helmSource, isBookkeepingStat } from '../../src/convert/sources/helm.js';
 import { probePath } from '../../src/convert/registry.js';
-import { reference, skipWithoutReference } from '../helpers/shared.js';
+import { reference, skipWithoutReference, wildRunFolders } from '../helpers/shared.js';
 import {
   assertUpstreamValid,
   assertValidTree,
@@ -18,10 +18,13 @@ import {
 } from './sources-helpers.js';
 
 async function runFolders(): Promise<string[]> {
-  const out = [reference('peers/helm/mmlu-philosophy-gpt2')!];
-  const wild = reference('peers-wild/helm')!;
-  for (const d of (await readdir(wild)).sort()) out.push(join(wild, d));
-  return out;
+  return [reference('peers/helm/mmlu-philosophy-gpt2')!, ...wildRunFolders('helm')];
+}
+
+async function scenarioName(dir: string): Promise<string> {
+  if ((await readdir(dir)).includes('scenario.json'))
+    return JSON.parse(await readFile(join(dir, 'scenario.json'), 'utf8')).name;
+  return JSON.parse(await readFile(join(dir, 'run_spec.json'), 'utf8')).name.split(':')[0];
 }
 
 const statKey = (n: Obj) =>
@@ -48,10 +51,8 @@ test(
           const r = resultById(w.aggregate, statKey(s.name));
           assert.equal(r.score_details.score, s.mean);
           assert.equal(r.score_details.details.helm_count, String(s.count));
-          assert.equal(
-            r.evaluation_name,
-            JSON.parse(await readFile(join(dir, 'scenario.json'), 'utf8')).name,
-          );
+          // The scenario's name; without scenario.json, the run's name before its first ":".
+          assert.equal(r.evaluation_name, await scenarioName(dir));
           // count is 1 (one train trial) in these runs: no standard error is made up
           if (s.count < 2) assert.equal(r.score_details.uncertainty, undefined);
         }

@@ -90,11 +90,8 @@ test('the path rules: a local path is never a model id; a readable id from its l
   assert.equal(looksLikePath('C:\\models\\phi-2'), true);
   assert.equal(looksLikePath('meta-llama/Llama-2-7b-hf'), false);
   assert.equal(looksLikePath('gpt-4o'), false);
-  assert.equal(modelIdFromPath('/scratch/u123/ckpts/llama-2/7B'), 'llama-2/7B');
-  assert.equal(
-    modelIdFromPath('/models/meta-llama/Llama-2-7b-hf/checkpoint-500'),
-    'meta-llama/Llama-2-7b-hf',
-  );
+  assert.equal(modelIdFromPath('/scratch/u123/ckpts/llama-2/7B'), 'local/7B');
+  assert.equal(modelIdFromPath('/models/meta-llama/Llama-2-7b-hf/checkpoint-500'), 'local/Llama-2-7b-hf');
   assert.equal(modelIdFromPath('/phi2'), 'local/phi2');
 });
 
@@ -122,7 +119,7 @@ test('a legacy OpenAI evals spec (model_name) names its model; unnamed runs stay
     assert.ok(a.record.fields.some((f) => /does not name the model/.test(f.reason ?? '')));
 
     const lm = byPath.get(join('lm', 'results_2024-06-10T07-13-20.000000.json'))!;
-    assert.equal(lm.aggregate.model_info.id, 'llama-2/7B');
+    assert.equal(lm.aggregate.model_info.id, 'local/7B');
     assert.equal(lm.aggregate.model_info.additional_details.model_path, '/scratch/u123/ckpts/llama-2/7B');
     assert.ok(lm.record.fields.some((f) => /warning: .* is a local path/.test(f.reason ?? '')));
     for (const w of written) assert.ok(!w.aggregate.model_info.id.startsWith('/'));

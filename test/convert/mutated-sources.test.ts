@@ -1,4 +1,4 @@
-// Outputs the converters have not seen: every real source file of the reference data (peers and peers-wild), changed
+// Outputs the converters have not seen: every real source file of the reference data (peers, peers-wild, peers-wild-2), changed
 // at seeded random places (a field deleted, or replaced by null, a string, a number, an array, an object), one to
 // four changes per case. Whatever the change, a converter either fails with one of our errors (a code and a message,
 // never a TypeError from deep inside) or writes pairs that pass every evalkit check with no warning and the upstream
@@ -12,7 +12,7 @@ import { zipSync } from 'fflate';
 import { EvalkitError } from '../../src/errors.js';
 import { ZipReader } from '../../src/io/zip.js';
 import type { SourceId } from '../../src/convert/types.js';
-import { reference, skipWithoutReference } from '../helpers/shared.js';
+import { reference, skipWithoutReference, WILD_SETS } from '../helpers/shared.js';
 import { assertUpstreamValid, assertValidTree, convertInto, load, tempRoot } from './helpers.js';
 
 const skip = skipWithoutReference('peers-wild/MANIFEST.json');
@@ -28,8 +28,9 @@ const SOURCE_OF: Record<string, SourceId> = {
 /** Each convertible unit of the reference data: a tool's peers folder, or one peers-wild run folder. */
 function units(): { source: SourceId; path: string }[] {
   const out: { source: SourceId; path: string }[] = [];
-  for (const set of ['peers', 'peers-wild']) {
-    const root = reference(set)!;
+  for (const set of ['peers', ...WILD_SETS]) {
+    const root = reference(set);
+    if (root === undefined) continue;
     for (const tool of readdirSync(root).sort()) {
       const source = SOURCE_OF[tool];
       if (!source) continue;

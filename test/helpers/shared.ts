@@ -1,6 +1,6 @@
 // Locating the read-only reference data in ../shared/reference. A user's clone has none: tests then skip
 // with a message saying so, instead of failing or imitating the data.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,4 +16,19 @@ export function reference(relativePath = ''): string | undefined {
 /** The `skip` option for node:test when the reference data is absent. */
 export function skipWithoutReference(relativePath = ''): string | false {
   return reference(relativePath) ? false : `reference data not found at ${join(referenceRoot, relativePath)}`;
+}
+
+/** The corpora of real outputs in the wild, in order; each holds `<tool>/<run>/` folders. */
+export const WILD_SETS = ['peers-wild', 'peers-wild-2'] as const;
+
+/** Every `<set>/<tool>/<run>` folder of the wild corpora present, for one tool folder name (sorted, absolute). */
+export function wildRunFolders(tool: string): string[] {
+  const out: string[] = [];
+  for (const set of WILD_SETS) {
+    const dir = reference(`${set}/${tool}`);
+    if (dir === undefined) continue;
+    for (const run of readdirSync(dir).sort())
+      if (statSync(join(dir, run)).isDirectory()) out.push(join(dir, run));
+  }
+  return out;
 }

@@ -144,8 +144,8 @@ describe('intervals: named, bounded, one per result', () => {
     const squad = (await runInProcess(['leaderboard', '--db', path, '--benchmark', 'squad'])).stdout;
     assert.doesNotMatch(squad, /direction assumed/);
     const csv = (await runInProcess(['leaderboard', '--db', path, '--format', 'csv'])).stdout.split('\n');
-    assert.match(csv[0]!, /,ci_clipped,direction_assumed$/);
-    assert.match(csv[1]!, /^safety,.*,true$/);
+    assert.match(csv[0]!, /,ci_clipped,direction_assumed,run_status,disagreement$/);
+    assert.match(csv[1]!, /^safety,.*,true,complete,$/);
     const model = (await answer(store, 'model', { id: 'lab/weak' })) as ModelResults;
     assert.equal(model.standings!.find((s) => s.benchmark === 'safety')!.direction_assumed, true);
   });

@@ -1,4 +1,4 @@
-// A store built from every real output in the reference data (../shared/reference/peers and peers-wild), in two
+// A store built from every real output in the reference data (../shared/reference/peers, peers-wild, peers-wild-2), in two
 // argument orders: no model id is a path, no two records share an evaluation_id, re-ingesting adds nothing, and
 // the store holds the same records whatever the order. The leaderboard's n equals the number of samples the
 // source's own samples file holds for the result (the reference results files are often trimmed, so their stated
@@ -12,7 +12,7 @@ import { after, test } from 'node:test';
 import { openStore } from '../../src/store/db.js';
 import { looksLikePath } from '../../src/convert/identity.js';
 import { cli } from '../checks/cli-inproc.js';
-import { reference, skipWithoutReference } from '../helpers/shared.js';
+import { reference, skipWithoutReference, WILD_SETS } from '../helpers/shared.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-peers-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
@@ -39,7 +39,7 @@ test(
   'every reference output in one store, two argument orders: no path ids, unique evaluation ids, idempotent',
   { skip: skipWithoutReference('peers-wild/MANIFEST.json') },
   async () => {
-    const dirs = [reference('peers')!, reference('peers-wild')!];
+    const dirs = [reference('peers')!, ...WILD_SETS.flatMap((set) => reference(set) ?? [])];
     const stores: Stored[][] = [];
     for (const [i, order] of [dirs, [...dirs].reverse()].entries()) {
       const db = join(temp, `order${i}.duckdb`);

@@ -56,6 +56,10 @@ function verdict(c: Comparison, a: string, b: string): string {
   return `${aBetter ? a : b} is better (Holm p ${formatP(p)} < 0.05)`;
 }
 
+/** The cluster field as printed: "test_idx (as the results declare)" when no --cluster-by chose it. */
+const clusterName = (report: CompareReport): string =>
+  `${report.cluster_by}${report.cluster_by_declared ? ' (as the results declare)' : ''}`;
+
 function renderText(report: CompareReport): string {
   const a = label(report.a);
   const b = label(report.b);
@@ -79,6 +83,16 @@ function renderText(report: CompareReport): string {
         `p ${formatP(c.p_value)}${c.test === null ? '' : ` (${TEST_NAMES[c.test]})`}  Holm p ${formatP(c.p_holm)}`,
     );
     if (c.note) out.push(`  note: ${c.note}`);
+    if (c.disagreement_a) out.push(`  ! A: ${c.disagreement_a}`);
+    if (c.disagreement_b) out.push(`  ! B: ${c.disagreement_b}`);
+    for (const [side, status] of [
+      ['A', c.run_status_a],
+      ['B', c.run_status_b],
+    ] as const)
+      if (status !== 'complete')
+        out.push(
+          `  note: ${side}'s run did not finish (run ${status}): its result covers only what it got through`,
+        );
     out.push(
       `  correlation ${c.correlation === null ? 'n/a' : c.correlation.toFixed(3)}  minimum detectable effect (80% power) ${formatNumber(c.mde)}`,
     );
@@ -88,12 +102,14 @@ function renderText(report: CompareReport): string {
       );
     if (c.clustered)
       out.push(
-        `  clustered by ${report.cluster_by}: ${c.clustered.clusters} clusters, SE ${formatNumber(c.clustered.se)}, ` +
+        `  clustered by ${clusterName(report)}: ${c.clustered.clusters} clusters, SE ${formatNumber(c.clustered.se)}, ` +
           `95% CI ${formatInterval(c.clustered.ci, true)} (t, ${c.clustered.df} df), p ${formatP(c.clustered.p_value)}, ` +
           `Holm p ${formatP(c.clustered.p_holm)}`,
       );
     else if (report.cluster_by !== null && c.paired)
-      out.push(`  clustered by ${report.cluster_by}: n/a (${c.clustered_reason ?? 'fewer than 2 clusters'})`);
+      out.push(
+        `  clustered by ${clusterName(report)}: n/a (${c.clustered_reason ?? 'fewer than 2 clusters'})`,
+      );
     if (c.bootstrap)
       out.push(
         `  bootstrap: ${c.bootstrap.resamples} resamples${report.cluster_by !== null ? ' of clusters' : ''}, seed ${c.bootstrap.seed}, ` +

@@ -7,10 +7,12 @@ import { writeConverted, type WriteOutcome } from '../../convert/write.js';
 import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
+import { reconciliationLines, type Reconciliation } from '../../convert/reconcile.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { InputGuard } from '../../io/output-is-input.js';
 import {
   addOverrideOptions,
+  modelMapWarnings,
   overrideFilesFrom,
   overridesFrom,
   type OverrideFlags,
@@ -37,6 +39,8 @@ interface RecordReport {
   exists?: boolean;
   fields: FieldFate[];
   notes: string[];
+  /** Each result against what its source declares (docs/convert.md, "Reconciliation"). */
+  reconciliation: Reconciliation[];
 }
 
 interface FailureReport {
@@ -77,6 +81,7 @@ function textReport(r: RecordReport): string {
   };
   list('inferred', (f) => `    inferred    ${f.field} → ${f.to}: ${f.reason}`);
   list('not-mapped', (f) => `    not mapped  ${f.field}: ${f.reason}`);
+  lines.push(...reconciliationLines(r.reconciliation));
   for (const n of r.notes) lines.push(`  note: ${n}`);
   return `${lines.join('\n')}\n`;
 }
@@ -94,7 +99,9 @@ export const convertCommand: CommandModule = {
           '.\n\n' +
           'Deterministic: the same input and options give the same ids, file names and bytes; the same run found\n' +
           'twice is written once. Instance rows are streamed (constant memory). A report lists, per record, every\n' +
-          'source field mapped, inferred, kept in additional_details, or not mapped (with the reason).\n\n' +
+          'source field mapped, inferred, kept in additional_details, or not mapped (with the reason), and how each\n' +
+          'result reconciles with what its source declares (count, headline, keys; kept in score_details.details,\n' +
+          'every disagreement printed; docs/convert.md, "Reconciliation").\n\n' +
           'Exit codes: 0 all converted, 1 some sources failed (the others are still written), 2 usage or I/O error,\n' +
           'or nothing convertible found in PATHS.',
       )
@@ -203,6 +210,7 @@ export const convertCommand: CommandModule = {
                   ...(outcome.exists !== undefined ? { exists: outcome.exists } : {}),
                   fields: item.fields,
                   notes: [...item.notes, ...(outcome.notes ?? [])],
+                  reconciliation: outcome.reconciliation,
                 });
               } catch (error) {
                 failures.push(failureOf(shown(item.sourcePath), item.source, error as Error));
@@ -212,6 +220,7 @@ export const convertCommand: CommandModule = {
             progress.done();
           }
           const rows = records.reduce((n, r) => n + r.rows, 0);
+          const warnings = modelMapWarnings(overrides.modelMap);
           if (flags.format === 'json') {
             io.stdout.write(
               json({
@@ -221,9 +230,11 @@ export const convertCommand: CommandModule = {
                 records,
                 failures,
                 skipped,
+                warnings,
               }),
             );
           } else {
+            for (const w of warnings) io.stderr.write(`warning ${w.code}: ${w.message}\n`);
             for (const r of records) io.stdout.write(textReport(r));
             for (const s of skipped) io.stdout.write(`skipped ${s.path}: ${s.reason}\n`);
             for (const f of failures) io.stderr.write(`${f.sourcePath}: error ${f.code} ${f.message}\n`);

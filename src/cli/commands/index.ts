@@ -40,6 +40,7 @@ export const commandEntries: CommandEntry[] = [
   { name: 'query', load: () => import('./query.js').then((m) => m.queryCommand) },
   { name: 'leaderboard', load: () => import('./leaderboard.js').then((m) => m.leaderboardCommand) },
   { name: 'compare', load: () => import('./compare.js').then((m) => m.compareCommand) },
+  { name: 'reconcile', load: () => import('./reconcile.js').then((m) => m.reconcileCommand) },
   { name: 'models', load: () => import('./models.js').then((m) => m.modelsCommand) },
   { name: 'export', load: () => import('./export.js').then((m) => m.exportCommand) },
   { name: 'survey', load: () => import('./survey-export.js').then((m) => m.surveyExportCommand) },

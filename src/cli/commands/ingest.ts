@@ -3,11 +3,13 @@ import type { SourceId } from '../../convert/types.js';
 import type { IngestOptions, IngestResult } from '../../store/ingest.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { addDbOption, json, lakeWarnings, storeTargetOf } from '../options.js';
+import { disagreementText } from '../../convert/reconcile.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';
 import {
   addOverrideOptions,
+  modelMapWarnings,
   overrideFilesFrom,
   overridesFrom,
   type OverrideFlags,
@@ -18,6 +20,7 @@ interface IngestFlags extends OverrideFlags, ZipLimitFlags {
   db?: string;
   lake?: string;
   allowDuplicates?: boolean;
+  strict?: boolean;
   from: string;
   format: 'text' | 'json';
   progress: boolean;
@@ -56,6 +59,7 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     result = await ingest({
       cwd: io.cwd,
       allowDuplicates: flags.allowDuplicates,
+      strict: flags.strict,
       from,
       overrides,
       onProgress: (p) =>
@@ -70,8 +74,10 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
     store?.close();
   }
   const s = result.summary;
-  if (flags.format === 'json') io.stdout.write(json({ db: dbPath, ...result }));
+  const warnings = modelMapWarnings(overrides.modelMap);
+  if (flags.format === 'json') io.stdout.write(json({ db: dbPath, ...result, warnings }));
   else {
+    for (const w of warnings) io.stderr.write(`warning ${w.code}: ${w.message}\n`);
     const color = useColor(io);
     for (const d of result.diagnostics.slice(0, SHOWN_DIAGNOSTICS))
       io.stdout.write(`${diagnosticLine(d, color)}\n`);
@@ -81,6 +87,11 @@ async function runIngest(paths: string[], flags: IngestFlags, io: CliIO): Promis
       );
     for (const i of result.items) {
       if (i.status === 'rejected' && i.reason) io.stdout.write(`${i.source}: not stored: ${i.reason}\n`);
+      else
+        for (const d of i.disagreements ?? [])
+          io.stdout.write(
+            `${i.source}: ${d.evaluation_result_id || d.evaluation_name}: ${d.outcome}: ${disagreementText(d.note)}\n`,
+          );
       if (i.status === 'superseded')
         io.stdout.write(
           `${i.source}: not stored: a copy of the same run at least as complete is stored (${i.kept_copy})\n`,
@@ -131,6 +142,8 @@ export const ingestCommand: CommandModule = {
           'finished) are stored once, as the most complete copy, whatever the order: a stored partial copy is\n' +
           'replaced in the transaction that stores the complete one and reported; a complete copy is never replaced.\n' +
           'A record holding a number JSON cannot (NaN, Infinity) is refused the same way.\n' +
+          'Each converted result is checked against what its source declares (docs/convert.md, "Reconciliation"):\n' +
+          'every disagreement is reported, and --strict refuses the record.\n' +
           'One writer at a time, and not while a reader (`evalkit view`, `query`, ...) has the store open: the\n' +
           'ingest is refused with a message saying so. --db must be a store or a new path (a file that is not a\n' +
           'DuckDB database is refused before any work).\n\n' +
@@ -148,6 +161,10 @@ export const ingestCommand: CommandModule = {
       .option(
         '--allow-duplicates',
         'store a record even when the same content is stored under another evaluation_id',
+      )
+      .option(
+        '--strict',
+        'refuse a record whose rows disagree with its source (a reconciliation disagreement: count_mismatch, headline_mismatch, key_collision; see docs/convert.md); exit 1',
       )
       .option(
         '--from <source>',

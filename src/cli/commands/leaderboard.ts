@@ -19,15 +19,22 @@ function cells(board: Leaderboard): string[][] {
   return board.rows.map((r) => [
     String(r.rank),
     String(r.tier),
-    r.model_id,
+    r.run_status === 'complete' ? r.model_id : `${r.model_id} [run ${r.run_status}]`,
     formatNumber(r.score),
     formatInterval(r.ci),
     r.ci_method === null ? '' : `${r.ci_method}${r.ci_clipped ? ', clipped' : ''}`,
-    r.n === null ? '' : String(r.n),
+    `${r.n === null ? '' : String(r.n)}${r.disagreement ? ' !' : ''}`,
     r.source ?? '',
     r.date ?? 'unknown',
   ]);
 }
+
+/** The results whose rows disagree with their source, one line each under the table (their n is marked "!"). */
+const disagreements = (b: Leaderboard): string =>
+  b.rows
+    .filter((r) => r.disagreement)
+    .map((r) => `! ${r.model_id}: ${r.disagreement}\n`)
+    .join('');
 
 const title = (b: Leaderboard) =>
   `${b.benchmark} · ${b.metric} (${b.lower_is_better ? 'lower' : 'higher'} is better` +
@@ -71,6 +78,8 @@ function render(
           'date',
           'ci_clipped',
           'direction_assumed',
+          'run_status',
+          'disagreement',
         ],
         leaderboards.flatMap((b) =>
           b.rows.map((r) => [
@@ -92,11 +101,16 @@ function render(
             r.date,
             r.ci_clipped,
             b.direction_assumed,
+            r.run_status,
+            r.disagreement,
           ]),
         ),
       );
     case 'markdown': {
-      const parts = leaderboards.map((b) => `## ${title(b)}\n\n${markdownTable(HEADER, cells(b))}`);
+      const parts = leaderboards.map(
+        (b) =>
+          `## ${title(b)}\n\n${markdownTable(HEADER, cells(b))}${disagreements(b) ? `\n${disagreements(b)}` : ''}`,
+      );
       if (composite)
         parts.push(
           `## Composite: mean win rate\n\n${markdownTable(COMPOSITE_HEADER, compositeCells(composite))}`,
@@ -104,7 +118,9 @@ function render(
       return parts.join('\n');
     }
     default: {
-      const parts = leaderboards.map((b) => `${title(b)}\n${textTable(HEADER, cells(b), [0, 1, 3, 6])}`);
+      const parts = leaderboards.map(
+        (b) => `${title(b)}\n${textTable(HEADER, cells(b), [0, 1, 3, 6])}${disagreements(b)}`,
+      );
       if (composite)
         parts.push(
           `composite: mean win rate\n${textTable(COMPOSITE_HEADER, compositeCells(composite), [0, 2, 3])}`,
@@ -128,6 +144,9 @@ export const leaderboardCommand: CommandModule = {
           'interval, else ± 1.96 standard errors). The CI method column names which; an interval never leaves the\n' +
           'metric\'s bounds (an end set to a bound is marked "clipped"). The record page of `evalkit view` shows the\n' +
           'same interval. A metric whose direction the converter guessed says "direction assumed".\n\n' +
+          'Only finished runs are ranked: a run that stopped early (an Inspect log with status error, cancelled\n' +
+          'or started; run_status "partial") is left out; --include-partial ranks it too, marked with its status\n' +
+          '("model [run error]"), and a zero-width CI of such a run is not shown as a measurement.\n\n' +
           'Tiers: a model whose difference from the model ranked directly above it is not significant (paired t\n' +
           'test on the samples both have, else a z test on the two standard errors; Holm-adjusted over the gaps of\n' +
           "one leaderboard, α = 0.05) shares that model's tier; a significant gap starts the next tier.\n\n" +
@@ -145,6 +164,7 @@ export const leaderboardCommand: CommandModule = {
       .option('--source-organization <name>', 'only records from this source organization')
       .option('--collection <name>', 'only records of this datastore collection')
       .option('--composite', 'add the composite mean win rate across benchmarks')
+      .option('--include-partial', 'rank unfinished runs too (error, cancelled, started), marked')
       .option(
         '--retrieval',
         'rank retrieval systems (model_id, tool_id, layer, agent_id) from retrieval result rows',
@@ -170,10 +190,15 @@ export const leaderboardCommand: CommandModule = {
             sourceOrganization: flags.sourceOrganization,
             collection: flags.collection,
             composite: flags.composite,
+            includePartial: flags.includePartial,
           });
           if (result.leaderboards.length === 0 && flags.format === 'text')
             io.stdout.write('no results match (the store is empty or the filters exclude every result)\n');
           else io.stdout.write(render(flags.format, result));
+          if (result.unranked_partial_runs !== undefined && flags.format !== 'json')
+            io.stderr.write(
+              `note: ${result.unranked_partial_runs} unfinished run(s) (error, cancelled, started) not ranked; --include-partial ranks them, marked\n`,
+            );
           return 0;
         } finally {
           store.close();

@@ -23,6 +23,8 @@ function renderText(report: ModelsReport): string {
   let out = `${textTable(['model', 'records', 'sources', 'benchmarks', 'flags'], cells, [1])}\n`;
   const pathModels = report.models.filter((m) => m.model_path);
   for (const m of pathModels) out += `${m.model_id}: derived from the local path ${m.model_path}\n`;
+  for (const m of report.models.filter((x) => x.flags.includes('no-developer')))
+    out += `${m.model_id}: no developer known${m.provider_prefix ? ` ("${m.provider_prefix}" is where it ran, not who made it)` : ''}; name it with --model-map\n`;
   const unnamed = report.models.filter((m) => m.flags.includes('unnamed')).length;
   if (unnamed > 0)
     out += `${unnamed} unnamed model(s): each run kept apart; name them with --model-id or --model-map\n`;
@@ -40,7 +42,8 @@ export const modelsCommand: CommandModule = {
       .summary('the models in a store, their records, and ids that look like one model')
       .description(
         'Lists every model id in the store with its records (evaluation_id, source, benchmarks), flags models\n' +
-          'the source did not name (each run kept apart) and ids derived from a local path, and groups the ids\n' +
+          'the source did not name (each run kept apart), ids derived from a local path (local/<name>) and models\n' +
+          'with no known developer (a server prefix such as ollama/ or vllm/ is not one), and groups the ids\n' +
           'that look like one model under several spellings: case, separators (Llama-3-8B / llama_3_8b), a -hf\n' +
           'suffix, developer aliases (meta / meta-llama, mistral / mistralai) or a developer left unknown. Merge\n' +
           'them by ingesting again with --model-map (see docs/convert.md).\n\n' +

@@ -1,5 +1,7 @@
 import { Option } from 'commander';
+import { readFile } from 'node:fs/promises';
 import { validatePaths } from '../../validate/index.js';
+import { reconciliationLines, storedReconciliations, type Reconciliation } from '../../convert/reconcile.js';
 import { optionalInteger } from '../options.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { OUTPUT_FORMATS, report, type OutputFormat } from '../output/diagnostics.js';
@@ -21,6 +23,29 @@ interface ValidateFlags {
   progress: boolean;
   exclude?: string[];
   failOnEmpty?: boolean;
+}
+
+/**
+ * The reconciliation outcomes EEE aggregates written by evalkit keep (`score_details.details.evalkit_reconciliation`),
+ * per file: `validate` reports them beside its diagnostics (they are facts about the conversion, not schema problems).
+ */
+async function storedOutcomes(
+  files: { path: string; documents: number; types: Record<string, number> }[],
+): Promise<{ file: string; results: Reconciliation[] }[]> {
+  const out: { file: string; results: Reconciliation[] }[] = [];
+  for (const f of files) {
+    if (f.path === '-' || !f.path.endsWith('.json') || !Object.keys(f.types).some((t) => t.startsWith('eee')))
+      continue;
+    try {
+      const results = storedReconciliations(
+        JSON.parse(await readFile(f.path, 'utf8')) as Record<string, unknown>,
+      );
+      if (results.length > 0) out.push({ file: f.path, results });
+    } catch {
+      // Not readable as one JSON document: its diagnostics say so.
+    }
+  }
+  return out;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -50,9 +75,23 @@ async function runValidate(paths: string[], flags: ValidateFlags, io: CliIO): Pr
         ),
     });
     progress.done();
-    io.stdout.write(
-      report(flags.format, result.files, result.summary, { color: useColor(io), quiet: flags.quiet }),
-    );
+    const stored = await storedOutcomes(result.files);
+    const text = report(flags.format, result.files, result.summary, {
+      color: useColor(io),
+      quiet: flags.quiet,
+    });
+    if (flags.format === 'json' && stored.length > 0) {
+      io.stdout.write(`${JSON.stringify({ ...JSON.parse(text), reconciliation: stored }, null, 2)}\n`);
+    } else {
+      io.stdout.write(text);
+      if (flags.format === 'text' && !flags.quiet)
+        for (const s of stored)
+          io.stdout.write(
+            reconciliationLines(s.results, '')
+              .map((l) => `${s.file}: ${l}\n`)
+              .join(''),
+          );
+    }
     if (result.summary.files === 0 && flags.failOnEmpty) {
       io.stderr.write(
         `evalkit: error validate.nothing-found: no .json, .jsonl or .ndjson file in ${paths.join(', ')}${flags.exclude?.length ? ' (after --exclude)' : ''}\n`,

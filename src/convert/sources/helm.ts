@@ -13,6 +13,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { RecordDriver } from '../driver.js';
+import type { DeclaredFacts } from '../reconcile.js';
 import {
   contentDigest,
   detailString,
@@ -89,12 +90,7 @@ async function readRunFile(dir: string, name: string, required: boolean): Promis
     if (typeof value === 'object' && value !== null) runTexts.set(value, text);
     return value;
   } catch (error) {
-    if (
-      !required &&
-      (error as { code?: string }).code === 'io.read' &&
-      /ENOENT/.test((error as Error).message)
-    )
-      return undefined;
+    if (!required && (error as { code?: string }).code === 'io.not-found') return undefined;
     throw error;
   }
 }
@@ -165,9 +161,17 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
   const adapter = runSpec.adapter_spec as Obj;
   const runName = typeof runSpec.name === 'string' ? runSpec.name : dir;
   const scenarioObj = isObj(scenario) ? scenario : {};
+  // Real run folders often have no scenario.json: the run's name then names the scenario (`mmlu:subject=…`).
   const evaluationName =
-    typeof scenarioObj.name === 'string' ? scenarioObj.name : String(runName.split(':')[0] ?? 'helm');
-  report.mapped('scenario.json name', '/evaluation_results/*/evaluation_name');
+    typeof scenarioObj.name === 'string' ? scenarioObj.name : String(runName.split(':')[0] || 'helm');
+  if (typeof scenarioObj.name === 'string')
+    report.mapped('scenario.json name', '/evaluation_results/*/evaluation_name');
+  else
+    report.inferred(
+      'run_spec.json name',
+      '/evaluation_results/*/evaluation_name',
+      `no scenario name${scenario === undefined ? ' (no scenario.json)' : ''}: the scenario as the run's name gives it, before its first ":"`,
+    );
   const model = d.model(helmModelFacts(adapter, runSpec));
 
   const scenarioSpec = isObj(runSpec.scenario_spec) ? runSpec.scenario_spec : {};
@@ -209,6 +213,7 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
   const bookkeeping: Obj = {};
   const skippedBookkeeping = new Set<string>();
   const resultIds = new Set<string>();
+  const instancesOf = helmInstanceCounts(stats as unknown[]);
   (stats as unknown[]).forEach((raw, i) => {
     if (!isObj(raw)) return;
     const s = statName(raw);
@@ -256,6 +261,7 @@ async function* convertRun(dir: string, options: ConvertOptions): AsyncGenerator
       details,
       metricParameters,
       generationConfig,
+      declared: helmDeclared(s, instancesOf),
     };
     if (count !== undefined && count >= 2 && stddev !== undefined) {
       input.standardError = {
@@ -523,3 +529,37 @@ export const helmSource: SourceConverter = {
   detect,
   convert: convertHelm,
 };
+
+/** `num_instances` of each split (and sub-split) without perturbation, from stats.json: `split/sub_split` → count. */
+function helmInstanceCounts(stats: unknown[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const raw of stats) {
+    if (!isObj(raw)) continue;
+    const s = statName(raw);
+    if (s?.name === 'num_instances' && !s.perturbation && finite(raw.mean) && Number.isInteger(raw.mean))
+      out.set(`${s.split ?? ''}/${s.subSplit ?? ''}`, raw.mean);
+  }
+  return out;
+}
+
+/**
+ * What HELM declares about a statistic, for reconciliation: the split's `num_instances`, and that the statistic is
+ * the mean of its per-instance values (averaged over train trials). A perturbation's statistic (worst case over
+ * perturbations, or on the perturbed instances only) is not a mean of the rows kept for it.
+ */
+function helmDeclared(s: StatName, instances: Map<string, number>): DeclaredFacts {
+  if (s.perturbation)
+    return {
+      headlineWhy: `a perturbation statistic (${String(s.perturbation.name)}), not a mean of the rows`,
+    };
+  const n = instances.get(`${s.split ?? ''}/${s.subSplit ?? ''}`);
+  return {
+    ...(n !== undefined
+      ? {
+          n,
+          nFrom: `stats.json num_instances (split ${s.split ?? 'all'}${s.subSplit ? `/${s.subSplit}` : ''})`,
+        }
+      : {}),
+    headline: 'mean',
+  };
+}

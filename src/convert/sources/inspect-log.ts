@@ -10,6 +10,7 @@ import { fileDigest } from '../read.js';
 import { contentDigest } from '../record.js';
 import { decodeUtf8 } from '../../io/utf8.js';
 import { isObj, parseSourceJson, readSourceJson, type Obj } from '../source-json.js';
+import { isRBoxed, unboxRScalars } from './r-boxed.js';
 
 export interface InspectSample {
   sample: Obj;
@@ -24,6 +25,8 @@ export interface InspectLog {
   header: Obj;
   /** Whether the header came from `_journal/start.json` (the run wrote no final header). */
   fromJournal: boolean;
+  /** Whether the log was written by R with every scalar boxed in a one-element array (read unboxed). */
+  rBoxed?: boolean;
   reductions: Obj[];
   /** sha256 of the log file's bytes (read on demand: a large archive is not hashed unless needed). */
   digest(): Promise<string>;
@@ -67,8 +70,10 @@ export async function openInspectLog(path: string): Promise<InspectLog> {
 }
 
 async function openJson(path: string): Promise<InspectLog> {
-  const { value, text } = await readSourceJson(path);
-  const header = checkHeader(value, path);
+  const read = await readSourceJson(path);
+  const rBoxed = isRBoxed(read.value);
+  const { text } = read;
+  const header = checkHeader(rBoxed ? unboxRScalars(read.value) : read.value, path);
   const samples = header.samples === undefined || header.samples === null ? [] : header.samples;
   if (!Array.isArray(samples) || !samples.every(isObj))
     throw new DataError('convert.inspect', `${path}: "samples" must be a list of objects`);
@@ -82,6 +87,7 @@ async function openJson(path: string): Promise<InspectLog> {
     container: 'json',
     header: rest,
     fromJournal: false,
+    ...(rBoxed ? { rBoxed } : {}),
     reductions,
     digest: async () => contentDigest(text),
     sampleCount: samples.length,

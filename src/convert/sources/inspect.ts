@@ -25,6 +25,13 @@ import {
 import { finite, isCount, isObj, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 import { openInspectLog, type InspectLog } from './inspect-log.js';
+import {
+  ALL_SAMPLES_METRICS,
+  booleanFlags,
+  metricSubset,
+  type MetricSubset,
+  type ScoredSample,
+} from './inspect-subsets.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Detection
@@ -39,7 +46,7 @@ function detect(probe: Probe): boolean {
     /^\s*\{/.test(head) &&
     /"eval"\s*:\s*\{/.test(head) &&
     /"(run_id|task_id)"\s*:/.test(head) &&
-    /"status"\s*:\s*"(success|error|cancelled|started)"/.test(head)
+    /"status"\s*:\s*\[?\s*"(success|error|cancelled|started)"/.test(head)
   );
 }
 
@@ -163,6 +170,34 @@ function reductionsFor(
 
 function reducedValue(r: Obj, entry: ScoreEntry): unknown {
   return isObj(r.value) && entry.name in r.value ? r.value[entry.name] : r.value;
+}
+
+/**
+ * Each score entry's value per sample, with the boolean metadata fields that may select it, for the entries with a
+ * metric Inspect does not define (the only ones that may cover some samples only); the log's samples are read once
+ * more for them, and not at all when there is none.
+ */
+async function customMetricValues(
+  log: InspectLog,
+  entries: ScoreEntry[],
+): Promise<Map<ScoreEntry, ScoredSample[]>> {
+  const out = new Map<ScoreEntry, ScoredSample[]>();
+  const custom = entries.filter(
+    (e) => !e.computed && e.metrics.some(([k, m]) => !ALL_SAMPLES_METRICS.has(String(m.name ?? k))),
+  );
+  if (custom.length === 0) return out;
+  for (const e of custom) out.set(e, []);
+  for await (const { sample } of log.samples()) {
+    const id = String(sample.id);
+    const epoch = typeof sample.epoch === 'number' ? sample.epoch : 1;
+    for (const e of custom) {
+      const score = sampleScore(sample, e);
+      const value = score ? inspectValueToFloat(score.value) : undefined;
+      if (value !== undefined)
+        out.get(e)!.push({ key: `${id}#${epoch}`, sampleId: id, value, flags: booleanFlags(score, sample) });
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -311,7 +346,13 @@ function inspectModelFacts(model: string, field: string, extra: Obj): ModelFacts
   const slash = model.indexOf('/');
   const provider = slash === -1 ? undefined : model.slice(0, slash);
   const name = slash === -1 ? model : model.slice(slash + 1);
-  const facts: ModelFacts = { name, field, details: { inspect_model: model, ...extra }, detailsField: '' };
+  const facts: ModelFacts = {
+    name,
+    sourceString: model,
+    field,
+    details: { inspect_model: model, ...extra },
+    detailsField: '',
+  };
   if (provider) facts.inferencePlatform = provider;
   if (provider && API_PROVIDERS.has(provider)) {
     const closed = ['openai', 'anthropic'].includes(provider) || /^(gemini|claude|gpt-|o[134])/i.test(name);
@@ -494,6 +535,8 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   const note = statusNote(header, log);
   if (note) notes.push(note);
   if (header.invalidated === true) notes.push('the log is marked invalidated');
+  if (log.rBoxed)
+    notes.push('written by R with every scalar boxed in a one-element array: read with the scalars unboxed');
 
   if (typeof ev.model !== 'string') throw new DataError('convert.inspect', `${path}: eval.model is missing`);
   const model = d.model(
@@ -541,8 +584,23 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       notes.push(
         "the log holds no results: each scorer's score is the mean over the scored samples present, computed by evalkit",
       );
+  } else if (entries.some((e) => e.metrics.length === 0)) {
+    // A scorer the log lists without any metric (R-written logs): its mean over the samples, computed here.
+    const bare = entries.filter((e) => e.metrics.length === 0);
+    for (const e of bare) e.computed = { sum: 0, count: 0 };
+    for await (const { sample } of log.samples())
+      for (const e of bare) {
+        const v = inspectValueToFloat(sampleScore(sample, e)?.value);
+        if (v !== undefined) ((e.computed!.sum += v), e.computed!.count++);
+      }
+    notes.push(
+      `scorer(s) without metrics in the log (${bare.map((e) => e.name).join(', ')}): the mean over the scored samples, computed by evalkit`,
+    );
   }
   const scorerSpecs = Array.isArray(ev.scorers) ? ev.scorers.filter(isObj) : [];
+  const scoredByEntry = await customMetricValues(log, entries);
+  /** The samples a result covers when its metric covers some only (see inspect-subsets.ts). */
+  const subsets = new Map<string, MetricSubset>();
   const results = d.results;
   const configReducer = epochsReducer(ev);
   const genConfig = generationConfig(header, report);
@@ -591,6 +649,9 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
           computed_by: 'evalkit',
           computation: `mean of ${entry.computed.count} scored samples (Inspect value_to_float)`,
         },
+        declared: {
+          headlineWhy: 'the log holds no results (the mean was computed by evalkit from the rows)',
+        },
         ...(scoring ? { llmScoring: scoring } : {}),
       });
       entry.rowResultId = idOf('mean');
@@ -629,6 +690,33 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       };
       if (Object.keys(runDetails).length > 0) input.details = runDetails;
       if (entry.scoredSamples !== undefined) input.numSamples = entry.scoredSamples;
+      const values = scoredByEntry.get(entry);
+      const subset = values && !ALL_SAMPLES_METRICS.has(name) ? metricSubset(values, m.value) : undefined;
+      if (subset) {
+        const where = `${subset.field} = ${subset.equals}`;
+        input.numSamples = subset.samples;
+        input.configDetails = { ...(input.configDetails ?? {}), applies_to: where };
+        subsets.set(idOf(key), subset);
+        report.inferred(
+          field,
+          `${at}/score_details/uncertainty/num_samples`,
+          `the headline is the mean over the ${subset.samples} of ${subset.of} samples whose ${where}, not over all: the metric covers those only (metric_config.additional_details.applies_to), and only they get a row for it`,
+        );
+      }
+      // What Inspect declares: the scorer's scored_samples, and a mean for accuracy / mean. A metric over a subset
+      // evalkit found covers fewer samples than the scorer scored: its count is evalkit's, not the source's.
+      input.declared = subset
+        ? {
+            headlineWhy: `the metric covers the samples whose ${subset.field} = ${subset.equals} (found by evalkit), not all the scorer scored`,
+          }
+        : {
+            ...(entry.scoredSamples !== undefined
+              ? { n: entry.scoredSamples, nFrom: `${entry.field}.scored_samples` }
+              : {}),
+            ...(MEAN_METRICS.has(name)
+              ? { headline: 'mean' as const }
+              : { headlineWhy: `Inspect's ${name} metric is not a mean of the sample scores` }),
+          };
       if (MEAN_METRICS.has(name)) {
         if (bootstrap) {
           input.standardError = {
@@ -726,6 +814,13 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   const row = rowMaker(ids.evaluationId, model.id);
   let unscored = 0;
   const unscoredWhy = new Map<string, number>();
+  const outside = new Map<string, number>();
+  // "Correct" follows the result's direction: on a lower-is-better 0/1 metric (an attack success rate) 0 is right.
+  const lowerIsBetter = new Set(
+    results.results
+      .filter((r) => isObj(r.metric_config) && r.metric_config.lower_is_better === true)
+      .map((r) => r.evaluation_result_id as string),
+  );
 
   async function* rows(): AsyncGenerator<Obj> {
     const seen = new Set<string>();
@@ -753,6 +848,11 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
       if (isObj(sample.limit)) sampleMeta.limit = sample.limit;
       if (finite(sample.working_time)) sampleMeta.working_time_s = sample.working_time;
       for (const entry of rowEntries) {
+        const subset = subsets.get(entry.rowResultId!);
+        if (subset && !subset.keys.has(`${id}#${epoch}`)) {
+          outside.set(entry.rowResultId!, (outside.get(entry.rowResultId!) ?? 0) + 1);
+          continue;
+        }
         let score = sampleScore(sample, entry);
         const reduced = reductionsFor(reductionIdx, entry)?.get(id);
         let fromReductions = false;
@@ -821,7 +921,11 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
               : [],
           evaluation: {
             score: value,
-            is_correct: score ? isCorrectValue(score.value) : false,
+            is_correct: lowerIsBetter.has(resultId)
+              ? value === 0
+              : score
+                ? isCorrectValue(score.value)
+                : false,
             ...(interaction !== 'single_turn'
               ? { num_turns: Math.max(conv.assistantTurns, 1), tool_calls_count: conv.toolCalls }
               : {}),
@@ -866,6 +970,13 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     }
     for (const [why, n] of unscoredWhy)
       report.notMapped('samples[].scores (value)', `${n} score(s) without a row: ${why}`);
+    for (const [resultId, n] of outside) {
+      const subset = subsets.get(resultId)!;
+      report.notMapped(
+        `samples[].scores (${resultId})`,
+        `${n} sample score(s) outside the samples ${resultId} covers (${subset.field} = ${!subset.equals}): no row for that metric`,
+      );
+    }
     if (unscored > 0)
       notes.push(
         `${unscored} sample score(s) have no numeric value (errored, unscored, or free text): no row for them, as Inspect leaves them out of its metrics`,

@@ -24,6 +24,7 @@ import {
 } from '../json-text.js';
 import { rowBlocksOf, type LineMapper, type RowBlock } from '../row-blocks.js';
 import { RecordDriver } from '../driver.js';
+import type { DeclaredFacts } from '../reconcile.js';
 import {
   detailString,
   epochSeconds,
@@ -432,6 +433,7 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         details,
         metricParameters: filter === undefined ? undefined : { filter },
         generationConfig: generationConfig(taskConfig, get(doc, 'n-shot', task)),
+        declared: lmEvalDeclared(task, taskConfig, metricPart, nSamples, isGroup),
       });
       const byTask = written ? resultIdsByTask : leftOutIdsByTask;
       const list = byTask.get(task) ?? [];
@@ -439,10 +441,17 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
       byTask.set(task, list);
     }
   }
+  // A run whose every headline is NaN or ±Infinity is still written (EEE allows no results): the values are kept
+  // as strings in the source details, its finite per-sample values become rows. Nothing numeric at all: refused.
+  if (results.results.length === 0 && Object.keys(results.leftOut).length === 0)
+    throw new DataError('convert.lm-eval.empty', `${path}: the results file holds no numeric metric`);
   if (results.results.length === 0)
-    throw new DataError(
-      'convert.lm-eval.empty',
-      `${path}: the results file holds no ${Object.keys(results.leftOut).length > 0 ? 'finite ' : ''}numeric metric`,
+    notes.push(
+      `no finite headline (${Object.entries(results.leftOut)
+        .map(([k, v]) => `${k.replace(/^non_finite_score\./, '')} = ${v}`)
+        .join(
+          ', ',
+        )}): the record holds no evaluation results; the values are kept in source_metadata.additional_details`,
     );
   for (const k of [
     'results',
@@ -595,6 +604,36 @@ function scoredSamples(doc: Obj, groups: Set<string>): number {
     if (Number.isSafeInteger(count) && (count as number) >= 0) n += count as number;
   }
   return n;
+}
+
+/** lm-eval's default aggregation is the mean for these metrics (a task config may say otherwise). */
+const MEAN_METRICS = new Set(['acc', 'acc_norm', 'acc_mutual_info', 'exact_match', 'em', 'mc1', 'mc2']);
+
+/**
+ * What lm-eval declares about a result, for reconciliation: its `n-samples.<task>.effective`, and whether the score
+ * is the mean of the per-sample values (the task config's `metric_list[].aggregation`, else lm-eval's default for the
+ * metric). A group's score aggregates its subtasks' scores, not rows of its own.
+ */
+function lmEvalDeclared(
+  task: string,
+  taskConfig: unknown,
+  metric: string,
+  nSamples: unknown,
+  isGroup: boolean,
+): DeclaredFacts {
+  const n = Number.isSafeInteger(nSamples)
+    ? { n: nSamples as number, nFrom: `n-samples.${task}.effective` }
+    : {};
+  if (isGroup) return { ...n, headlineWhy: "a group's score aggregates its subtasks" };
+  const list = get(taskConfig, 'metric_list');
+  const entry = Array.isArray(list) ? list.find((x) => isJsonObject(x) && x.metric === metric) : undefined;
+  const aggregation = isJsonObject(entry) ? entry.aggregation : undefined;
+  if (aggregation === 'mean' || (aggregation === undefined && MEAN_METRICS.has(metric)))
+    return { ...n, headline: 'mean' };
+  return {
+    ...n,
+    headlineWhy: `lm-eval aggregates ${metric} ${typeof aggregation === 'string' ? `by "${aggregation}"` : 'by a function not known to be a mean'}`,
+  };
 }
 
 interface SamplesFile {

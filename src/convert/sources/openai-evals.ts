@@ -199,6 +199,11 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
           ...(typeof evalSpec === 'object' ? { eval_class: get(evalSpec, 'cls') } : {}),
           ...nonFiniteStd(finalReport, key),
         },
+        // oaieval's accuracy is the share of match events marked correct; a final_report states no count.
+        declared:
+          key === 'accuracy'
+            ? { headline: 'pass_rate' }
+            : { headlineWhy: `oaieval's ${key} is not known to be a mean of the match events` },
       });
     }
   } else if (pass.matches > 0) {
@@ -214,6 +219,7 @@ async function buildRecord(path: string, options: ConvertOptions): Promise<Conve
       sourceData,
       numSamples: pass.matches,
       details: { computed_by: 'evalkit from match events (no final_report)' },
+      declared: { headlineWhy: 'the log has no final_report (the accuracy was computed by evalkit)' },
     });
   }
   if (results.results.length === 0)

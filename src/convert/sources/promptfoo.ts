@@ -12,15 +12,20 @@ import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
 import { RecordDriver } from '../driver.js';
 import { contentDigest, detailString, epochSeconds, rowMaker, type ModelFacts } from '../record.js';
+import { canonicalJson } from '../../io/canonical.js';
+import { sampleHash } from '../../formats/eee/sample-hash.js';
 import { finite, isCount, isObj, readSourceJson, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 
 function detect(probe: Probe): boolean {
   if (probe.isDirectory || probe.head === undefined || !probe.path.endsWith('.json')) return false;
   const head = probe.head;
+  // `promptfoo eval -o` / `export` wrap the results in {evalId, results: {version, ...}, config}; the Node API's
+  // `evaluate()` output is the results object itself ({version, results: [...], stats, table}).
   return (
     /^\s*\{/.test(head) &&
-    /"results"\s*:\s*\{/.test(head) &&
+    (/"results"\s*:\s*\{/.test(head) ||
+      (/"results"\s*:\s*\[/.test(head) && /"version"\s*:\s*\d/.test(head))) &&
     /"(promptfooVersion|evalId|gradingResult|namedScores|testIdx|promptIdx|shareableUrl)"\s*:/.test(head)
   );
 }
@@ -47,6 +52,12 @@ function providerOf(value: unknown): { id: string; label?: string } {
 }
 
 const promptLabelOf = (p: Obj): string => String(p.label ?? p.display ?? p.raw ?? 'prompt');
+
+/** Early version-2 summaries name no provider but display the prompt as `[provider id] text`: a known id from there. */
+function displayedProvider(p: Obj, known: ReadonlySet<string>): string | undefined {
+  const m = typeof p.display === 'string' ? /^\[([^\]]+)\] /.exec(p.display) : null;
+  return m && known.has(m[1]) ? m[1] : undefined;
+}
 
 /** The model a promptfoo provider id names (`openai:gpt-4o`, `openai:chat:gpt-4o`, `python:provider.py`, ...). */
 const API = new Set([
@@ -94,6 +105,7 @@ function providerModelFacts(id: string, label: string | undefined): ModelFacts {
       .replace(/^(chat|completion|messages|embedding|embeddings|responses):/, '');
     const facts: ModelFacts = {
       name: rest,
+      sourceString: id,
       field: 'results[].provider.id',
       inferencePlatform: kind,
       details,
@@ -116,10 +128,44 @@ function providerModelFacts(id: string, label: string | undefined): ModelFacts {
   }
   // A custom provider (python:, file://, exec:, http:, a script): the label, else the script's name.
   const name = label ?? basename(id.replace(/^[a-z]+:(\/\/)?/i, '')).replace(/\.[a-z]+$/i, '');
-  return { name: name || id, field: 'results[].provider.id', details, detailsField: '' };
+  return { name: name || id, sourceString: id, field: 'results[].provider.id', details, detailsField: '' };
 }
 
 const fraction = (num: number, den: number): number | undefined => (den > 0 ? num / den : undefined);
+
+/**
+ * The unit of an assertion-level result (the assertion pass rate, a named score): one row per test × assertion,
+ * so n counts assertions; the assertions of one test are not independent, so `compare` clusters them by test.
+ */
+const ASSERTION_UNIT = { unit: 'assertion', cluster_by: 'test_idx' };
+
+/** Test case fields that are not the test's input (its assertions and how they run). */
+const NOT_INPUT = new Set([
+  'assert',
+  'assertScoringFunction',
+  'options',
+  'metadata',
+  'provider',
+  'providerOutput',
+]);
+
+/**
+ * The text that tells a test's samples apart: the rendered prompt, or, when it is empty (an HTTP or custom
+ * provider that builds its request from the test), the test itself as canonical JSON: its index, its vars and its
+ * other input fields (description, a `prompt` var-like field, ...). It is `input.raw`, so the sample_hash (taken
+ * over input.raw and the reference) differs between tests even when their vars are the same.
+ */
+function sampleInput(r: Obj, prompt: Obj): { raw: string; fromTest: boolean } {
+  if (typeof prompt.raw === 'string' && prompt.raw !== '') return { raw: prompt.raw, fromTest: false };
+  const testCase = isObj(r.testCase) ? r.testCase : {};
+  const test: Obj = {};
+  for (const [k, v] of Object.entries(testCase)) if (!NOT_INPUT.has(k)) test[k] = v;
+  if (isObj(r.vars)) test.vars = r.vars;
+  if (finite(r.testIdx)) test.test_idx = r.testIdx;
+  if (Object.keys(test).length === 0)
+    return { raw: typeof prompt.raw === 'string' ? prompt.raw : '', fromTest: false };
+  return { raw: canonicalJson(test), fromTest: true };
+}
 
 function outputString(response: unknown): string {
   if (!isObj(response)) return '';
@@ -146,10 +192,14 @@ function usageOf(response: unknown): Obj | undefined {
 
 async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
   const { value, text } = await readSourceJson(path);
-  if (!isObj(value) || !isObj(value.results))
+  // The Node API's output: the results object itself, no wrapper (no eval id, config or metadata).
+  const nodeApi = isObj(value) && Array.isArray(value.results) && typeof value.version === 'number';
+  if (!isObj(value) || !(nodeApi || isObj(value.results)))
     throw new DataError('convert.promptfoo', `${path}: not a promptfoo output file (no "results" object)`);
-  const top = value;
-  const res = value.results as Obj;
+  const top: Obj = nodeApi ? {} : value;
+  const res = (nodeApi ? value : value.results) as Obj;
+  /** Where the results object is in the file, as a field-path prefix. */
+  const at = nodeApi ? '' : 'results.';
   const version = res.version;
   if (version !== 2 && version !== 3)
     throw new DataError(
@@ -157,7 +207,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
       `${path}: results version ${JSON.stringify(version)} is not supported (expected 2 or 3)`,
     );
   if (!Array.isArray(res.results))
-    throw new DataError('convert.promptfoo', `${path}: results.results must be a list of test results`);
+    throw new DataError('convert.promptfoo', `${path}: ${at}results must be a list of test results`);
   const config = isObj(top.config) ? top.config : {};
   const metadata = isObj(top.metadata) ? top.metadata : {};
 
@@ -178,16 +228,16 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
   // Summaries: version 3 results.prompts, version 2 results.table.head.prompts.
   const summaries: { p: Obj; field: string }[] = [];
   if (Array.isArray(res.prompts))
-    res.prompts.filter(isObj).forEach((p, i) => summaries.push({ p, field: `results.prompts[${i}]` }));
+    res.prompts.filter(isObj).forEach((p, i) => summaries.push({ p, field: `${at}prompts[${i}]` }));
   else if (isObj(res.table) && isObj(res.table.head) && Array.isArray(res.table.head.prompts))
     res.table.head.prompts
       .filter(isObj)
-      .forEach((p, i) => summaries.push({ p, field: `results.table.head.prompts[${i}]` }));
+      .forEach((p, i) => summaries.push({ p, field: `${at}table.head.prompts[${i}]` }));
 
   const groups = new Map<string, Group>();
   const groupKey = (providerId: string, promptKey: string) => `${providerId}\u0000${promptKey}`;
   for (const { p, field } of summaries) {
-    const provider = summaryProvider(p.provider);
+    const provider = summaryProvider(p.provider ?? displayedProvider(p, providerIds));
     const promptKey = typeof p.id === 'string' && version === 3 ? p.id : promptLabelOf(p);
     const key = groupKey(provider.id, promptKey);
     if (groups.has(key)) continue;
@@ -204,7 +254,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
   }
   res.results.forEach((r, index) => {
     if (!isObj(r))
-      throw new DataError('convert.promptfoo', `${path}: results.results[${index}] is not an object`);
+      throw new DataError('convert.promptfoo', `${path}: ${at}results[${index}] is not an object`);
     const provider = providerOf(r.provider);
     const prompt = isObj(r.prompt) ? r.prompt : {};
     const promptKey =
@@ -297,7 +347,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           return { pass, fail, error, scoreSum, assertPass, assertFail };
         })();
     const field = (name: string) =>
-      s ? `${g.summaryField}.${name}` : `results.results[] (${name} computed by evalkit)`;
+      s ? `${g.summaryField}.${name}` : `${at}results[] (${name} computed by evalkit)`;
     const computedDetails = computed
       ? {
           computed_by: 'evalkit',
@@ -326,6 +376,13 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           test_fail_count: counts.fail,
           test_error_count: counts.error,
         },
+        declared: s
+          ? {
+              n: tests,
+              nFrom: `${g.summaryField}.testPassCount + testFailCount + testErrorCount`,
+              headline: 'pass_rate',
+            }
+          : { headlineWhy: 'the file holds no promptfoo summary (computed by evalkit)' },
       });
     if (counts.scoreSum !== undefined && tests > 0)
       results.add({
@@ -338,6 +395,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         score: counts.scoreSum / tests,
         numSamples: tests,
         details: { ...computedDetails, score_sum: counts.scoreSum },
+        declared: { headlineWhy: "promptfoo's score sums the tests' scores; the rows hold each assertion's" },
       });
     const assertTotal = (counts.assertPass ?? 0) + (counts.assertFail ?? 0);
     if (counts.assertPass !== undefined && assertTotal > 0)
@@ -350,11 +408,19 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         field: field('assertPassCount'),
         score: counts.assertPass / assertTotal,
         numSamples: assertTotal,
+        configDetails: ASSERTION_UNIT,
         details: {
           ...computedDetails,
           assert_pass_count: counts.assertPass,
           assert_fail_count: counts.assertFail ?? 0,
         },
+        declared: s
+          ? {
+              n: assertTotal,
+              nFrom: `${g.summaryField}.assertPassCount + assertFailCount`,
+              headline: 'pass_rate',
+            }
+          : { headlineWhy: 'the file holds no promptfoo summary (computed by evalkit)' },
       });
     // Named scores: mean = sum / count.
     const named = new Map<string, { sum: number; count: number; field: string }>();
@@ -375,7 +441,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
               const e = named.get(name) ?? {
                 sum: 0,
                 count: 0,
-                field: `results.results[].namedScores.${name} (computed by evalkit)`,
+                field: `${at}results[].namedScores.${name} (computed by evalkit)`,
               };
               e.sum += v;
               e.count++;
@@ -393,7 +459,9 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         field: e.field,
         score: e.sum / e.count,
         numSamples: e.count,
+        configDetails: ASSERTION_UNIT,
         details: { ...computedDetails, sum: e.sum, count: e.count },
+        declared: { headlineWhy: "promptfoo's named score is a sum over tests, not a mean of the rows" },
       });
     }
     if (s) {
@@ -419,14 +487,20 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     });
     const makeRow = rowMaker(ids.evaluationId, model.id);
     const hasRows = rows.length > 0;
-    report.mapped('results.results[].gradingResult.componentResults', '/evaluation (one row per assertion)');
-    report.mapped('results.results[].response.output', '/output/raw');
-    report.mapped('results.results[].vars', '/metadata/var.*');
+    report.mapped(`${at}results[].gradingResult.componentResults`, '/evaluation (one row per assertion)');
+    report.mapped(`${at}results[].response.output`, '/output/raw');
+    report.mapped(`${at}results[].vars`, '/metadata/var.*');
 
     async function* rowsOf(): AsyncGenerator<Obj> {
       const used = new Set<string>();
+      // Per result: each sample_hash's test; a hash two tests share makes the store pair the result by sample_id.
+      const testOfHash = new Map<string, Map<string, string>>();
+      const collisions = new Map<string, number>();
+      let fromTest = 0;
       for (const { r, index } of g.results) {
         const prompt = isObj(r.prompt) ? r.prompt : {};
+        const input = sampleInput(r, prompt);
+        if (input.fromTest) fromTest++;
         const testCase = isObj(r.testCase) ? r.testCase : {};
         const baseId = finite(r.testIdx) ? `test${r.testIdx}` : `result${index}`;
         const common: Obj = {
@@ -502,11 +576,18 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           let sampleId = `${baseId}${u.suffix}`;
           for (let n = 2; used.has(sampleId); n++) sampleId = `${baseId}${u.suffix}#${n}`;
           used.add(sampleId);
+          const hash = sampleHash({ raw: input.raw, reference: u.reference });
+          const seen = testOfHash.get(u.resultId) ?? new Map<string, string>();
+          testOfHash.set(u.resultId, seen);
+          const sampleKey = `${baseId}${u.suffix}`;
+          if (seen.has(hash) && seen.get(hash) !== sampleKey)
+            collisions.set(u.resultId, (collisions.get(u.resultId) ?? 0) + 1);
+          else seen.set(hash, sampleKey);
           yield makeRow({
             evaluationName,
             evaluationResultId: u.resultId,
             sampleId,
-            input: { raw: typeof prompt.raw === 'string' ? prompt.raw : '', reference: u.reference },
+            input: { raw: input.raw, reference: u.reference },
             output: { raw: [output] },
             evaluation: { score: u.score, is_correct: u.pass },
             ...(usage ? { tokenUsage: usage } : {}),
@@ -516,6 +597,16 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
           });
         }
       }
+      if (fromTest > 0)
+        report.inferred(
+          `${at}results[].testCase`,
+          '/input/raw',
+          `${fromTest} result(s) with an empty rendered prompt: the test (its index, vars and input fields, as canonical JSON) is the input, so each test is a sample of its own`,
+        );
+      for (const [resultId, n] of collisions)
+        notes.push(
+          `warning: ${n} row(s) of ${resultId} share their sample_hash with another test's (the same input and reference): the store pairs this result by sample_id, never as epochs of one sample`,
+        );
     }
 
     const sourceDetails: Obj = {
@@ -540,10 +631,10 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
       if (!['evalId', 'results', 'config', 'shareableUrl', 'metadata'].includes(k))
         report.notMapped(k, 'not a promptfoo output field');
     if (isObj(res.table))
-      report.notMapped('results.table', 'the table repeats the test results (its prompt summaries are read)');
+      report.notMapped(`${at}table`, 'the table repeats the test results (its prompt summaries are read)');
     const retrieved = epochSeconds(metadata.exportedAt) ?? timestamp;
     const aggregate = d.aggregate({
-      sourceName: `promptfoo ${metadata.exportedAt ? 'export' : 'eval output'} (results version ${String(version)})`,
+      sourceName: `promptfoo ${nodeApi ? 'Node API evaluate() output' : metadata.exportedAt ? 'export' : 'eval output'} (results version ${String(version)})`,
       sourceDetails,
       evalLibrary: {
         name: 'promptfoo',
@@ -554,11 +645,11 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         ? {
             retrievedTimestamp: {
               value: retrieved,
-              field: metadata.exportedAt ? 'metadata.exportedAt' : 'results.timestamp',
+              field: metadata.exportedAt ? 'metadata.exportedAt' : `${at}timestamp`,
             },
           }
         : {}),
-      ...(timestamp ? { evaluationTimestamp: { value: timestamp, field: 'results.timestamp' } } : {}),
+      ...(timestamp ? { evaluationTimestamp: { value: timestamp, field: `${at}timestamp` } } : {}),
       hasRows,
     });
     yield d.record({ aggregate, ...(hasRows ? { rows: rowsOf } : {}) });

@@ -62,6 +62,9 @@ export interface ResultSummary {
   samples: number;
   /** The result's one 95% interval (store/result-interval.ts, as `evalkit leaderboard`); filled by the API. */
   interval?: ResultIntervalView;
+  /** The reconciliation outcome the record keeps (convert/reconcile.ts) and its note; null when it keeps none. */
+  reconciliation?: string | null;
+  reconciliation_note?: string | null;
 }
 
 /** A result's interval as the pages show it: the CI, how it was obtained, whether an end was set to a bound. */
@@ -206,6 +209,10 @@ export interface LeaderboardRow {
   record_key?: string;
   source: string | null;
   date?: string | null;
+  /** "rows disagree with the source: …" when the result's rows disagree with its source. */
+  disagreement?: string | null;
+  /** "complete", or the unfinished run's status (error, cancelled, ...); the API ranks only finished runs. */
+  run_status?: string;
 }
 
 export interface Leaderboards {
@@ -244,6 +251,9 @@ export interface Comparison {
   clustered: { clusters: number; se: number; ci: [number, number]; p_value: number } | null;
   bootstrap: { resamples: number; seed: number; ci: [number, number] | null; reason?: string } | null;
   reason: string | null;
+  /** "rows disagree with the source: …" for A's (B's) result, else null. */
+  disagreement_a?: string | null;
+  disagreement_b?: string | null;
 }
 
 export interface CompareResult {

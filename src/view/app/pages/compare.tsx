@@ -272,6 +272,20 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             {c.benchmark} — {c.metric}: {c.note}
           </p>
         ))}
+      {result.comparisons.flatMap((c) =>
+        (
+          [
+            ['A', c.disagreement_a],
+            ['B', c.disagreement_b],
+          ] as const
+        )
+          .filter(([, d]) => d)
+          .map(([side, d]) => (
+            <p class="status warn note" data-testid="source-disagreement">
+              ! {c.benchmark} — {c.metric}, {side}: {d}
+            </p>
+          )),
+      )}
       {selected ? <DisagreementPane route={route} comparison={selected} /> : null}
     </>
   );

@@ -151,7 +151,17 @@ function Board(props: {
           {
             key: 'model',
             label: 'Model',
-            cell: (r) => <a href={href('model', { id: r.model_id })}>{r.model_id}</a>,
+            cell: (r) => (
+              <>
+                <a href={href('model', { id: r.model_id })}>{r.model_id}</a>
+                {r.run_status !== undefined && r.run_status !== 'complete' ? (
+                  <span class="muted" title="the run did not finish">
+                    {' '}
+                    [run {r.run_status}]
+                  </span>
+                ) : null}
+              </>
+            ),
             sort: (r) => r.model_id,
           },
           { key: 'developer', label: 'Developer', cell: (r) => r.developer ?? '—', sort: (r) => r.developer },
@@ -169,7 +179,20 @@ function Board(props: {
               <span title={CI_METHOD_HELP}>{ciMethodLabel(r.ci_method, r.ci_clipped) || '—'}</span>
             ),
           },
-          { key: 'n', label: 'n', cell: (r) => fmt(r.n), sort: (r) => r.n, numeric: true },
+          {
+            key: 'n',
+            label: 'n',
+            cell: (r) =>
+              r.disagreement ? (
+                <span class="status warn" title={r.disagreement}>
+                  {fmt(r.n)} !
+                </span>
+              ) : (
+                fmt(r.n)
+              ),
+            sort: (r) => r.n,
+            numeric: true,
+          },
           { key: 'source', label: 'Source', cell: (r) => r.source ?? '—', sort: (r) => r.source },
           {
             key: 'date',
@@ -189,6 +212,13 @@ function Board(props: {
           },
         ]}
       />
+      {board.rows
+        .filter((r) => r.disagreement)
+        .map((r) => (
+          <p class="status warn note" data-testid="disagreement">
+            ! {r.model_id}: {r.disagreement}
+          </p>
+        ))}
     </section>
   );
 }

@@ -109,6 +109,11 @@ export function RecordPage(props: { route: Route }) {
                   numeric: true,
                 },
                 {
+                  key: 'source-check',
+                  label: 'Against the source',
+                  cell: (x) => <Reconciliation outcome={x.reconciliation} note={x.reconciliation_note} />,
+                },
+                {
                   key: 'samples',
                   label: 'Samples',
                   cell: (x) =>
@@ -170,3 +175,22 @@ export function RecordPage(props: { route: Route }) {
     </Show>
   );
 }
+
+/** A result's reconciliation outcome: a disagreement in words, else the outcome with its note on hover. */
+function Reconciliation(props: { outcome?: string | null; note?: string | null }) {
+  const { outcome, note } = props;
+  if (!outcome) return <span class="muted">—</span>;
+  if (DISAGREEMENTS.has(outcome))
+    return (
+      <span class="status warn" data-testid="disagreement" title={outcome}>
+        rows disagree with the source: {note}
+      </span>
+    );
+  return (
+    <span class="muted" title={note ?? undefined} data-testid="reconciliation">
+      {outcome.replace('_', ' ')}
+    </span>
+  );
+}
+
+const DISAGREEMENTS = new Set(['count_mismatch', 'headline_mismatch', 'key_collision']);

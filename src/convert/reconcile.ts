@@ -1,0 +1,475 @@
+/**
+ * Reconciliation: every result a converter writes is checked against what its source declares, and the outcome is
+ * kept in the record (`score_details.details.evalkit_reconciliation` and `…_note`, strings as EEE 0.3.0 wants).
+ *
+ * - counts: the distinct samples behind the result (epochs reduced) against the source's own count;
+ * - headline: the mean of the per-sample values (each sample's epochs reduced by the result's epoch reducer) against
+ *   the score, to 1e-9 relative, where the source says its metric is such a mean;
+ * - keys: the pairing key (`sample_hash`, else `sample_id`) names one sample within the result, apart from the
+ *   declared epochs of a sample.
+ *
+ * A source declares its facts (ResultInput.declared); this module never re-derives them. What was declared is kept
+ * beside the outcome (`evalkit_reconciliation_declared`, compact JSON) so that `evalkit reconcile` can check a
+ * stored record again from its stored rows alone.
+ */
+
+type Obj = Record<string, unknown>;
+
+export const RECONCILIATION_OUTCOMES = [
+  'reconciled',
+  'not_checkable',
+  'count_mismatch',
+  'headline_mismatch',
+  'key_collision',
+] as const;
+export type ReconciliationOutcome = (typeof RECONCILIATION_OUTCOMES)[number];
+
+/** The keys written into `score_details.details`. */
+export const RECONCILIATION_KEY = 'evalkit_reconciliation';
+export const RECONCILIATION_NOTE_KEY = 'evalkit_reconciliation_note';
+export const RECONCILIATION_DECLARED_KEY = 'evalkit_reconciliation_declared';
+
+/** Relative tolerance of the headline check. */
+export const HEADLINE_TOLERANCE = 1e-9;
+
+/** What a source declares about one result. */
+export interface DeclaredFacts {
+  /** The source's own count of the samples behind the result. */
+  n?: number;
+  /** Where the count comes from (a source field, e.g. `n-samples.gsm8k.effective`). */
+  nFrom?: string;
+  /**
+   * How the headline comes from the rows, when it does (then checked): `mean` of the per-sample values, or
+   * `pass_rate`, the share of rows marked correct (`evaluation.is_correct`).
+   */
+  headline?: 'mean' | 'pass_rate';
+  /** Why the headline is not checked (e.g. "f1 is computed over the corpus"), for the note. */
+  headlineWhy?: string;
+}
+
+/** A disagreement between a result's rows and its source, or that it could not be checked. */
+export interface Reconciliation {
+  evaluation_result_id: string;
+  evaluation_name: string;
+  metric: string;
+  outcome: ReconciliationOutcome;
+  note: string;
+}
+
+export const isDisagreement = (outcome: string | undefined): boolean =>
+  outcome === 'count_mismatch' || outcome === 'headline_mismatch' || outcome === 'key_collision';
+
+/** The facts of one instance row the checks read. */
+export interface RowFacts {
+  evaluation_result_id?: string | null;
+  evaluation_name?: string | null;
+  sample_hash?: string | null;
+  sample_id?: string | null;
+  epoch?: number | null;
+  /** evaluation.score, else is_correct as 0/1; null when neither (or not finite). */
+  value: number | null;
+  /** evaluation.is_correct as 0/1, null when absent. */
+  correct?: number | null;
+}
+
+/** The facts of an EEE instance row object. */
+export function rowFacts(row: Obj): RowFacts {
+  const evaluation = (row.evaluation ?? {}) as Obj;
+  const score = evaluation.score;
+  const value =
+    typeof score === 'number'
+      ? score
+      : typeof evaluation.is_correct === 'boolean'
+        ? Number(evaluation.is_correct)
+        : null;
+  const metadata = row.metadata as Obj | undefined;
+  const e = metadata?.epoch;
+  const epoch = typeof e === 'number' ? e : typeof e === 'string' && /^\d{1,9}$/.test(e) ? Number(e) : null;
+  return {
+    evaluation_result_id: typeof row.evaluation_result_id === 'string' ? row.evaluation_result_id : null,
+    evaluation_name: typeof row.evaluation_name === 'string' ? row.evaluation_name : null,
+    sample_hash: typeof row.sample_hash === 'string' ? row.sample_hash : null,
+    sample_id: typeof row.sample_id === 'string' ? row.sample_id : null,
+    epoch,
+    value: value !== null && Number.isFinite(value) ? value : null,
+    correct: typeof evaluation.is_correct === 'boolean' ? Number(evaluation.is_correct) : null,
+  };
+}
+
+interface Group {
+  rows: number;
+  /** Rows without a pairing key. */
+  unkeyed: number;
+  byHash: boolean;
+  /** Every row has a sample_hash, but hashes and samples do not correspond one to one: keyed by sample_id. */
+  sharedHashes?: { hashes: number; samples: number };
+  /** key → the values of its rows and the epochs seen. */
+  samples: Map<string, { values: number[]; epochs: (number | null)[] }>;
+}
+
+/** Tallies instance rows by the result they belong to, as they stream past (one pass, no row kept). */
+export class RowTally {
+  private readonly byId = new Map<string, RowFacts[]>();
+  private readonly byName = new Map<string, RowFacts[]>();
+  rows = 0;
+
+  add(facts: RowFacts): void {
+    this.rows++;
+    const lists = facts.evaluation_result_id ? this.byId : this.byName;
+    const k = facts.evaluation_result_id ?? facts.evaluation_name ?? '';
+    let list = lists.get(k);
+    if (list === undefined) lists.set(k, (list = []));
+    // Only what the checks read is kept.
+    list.push({
+      sample_hash: facts.sample_hash,
+      sample_id: facts.sample_id,
+      epoch: facts.epoch,
+      value: facts.value,
+      correct: facts.correct,
+    });
+  }
+
+  addRow(row: Obj): void {
+    this.add(rowFacts(row));
+  }
+
+  /** The rows of a result: by its id, else (rows without one) by its evaluation name. */
+  group(resultId: string | undefined, evaluationName: string, pick: 'value' | 'correct' = 'value'): Group {
+    const rows = [
+      ...(resultId !== undefined ? (this.byId.get(resultId) ?? []) : []),
+      ...(this.byName.get(evaluationName) ?? []),
+    ];
+    // The pairing key as the store takes it (store/selection.ts, KEYED_BY_HASH_SQL): the sample_hash when every row
+    // has one and hashes and samples (sample_id without its #epochN) correspond one to one, else the sample key.
+    const sampleKey = (r: RowFacts): string | null | undefined =>
+      r.epoch !== null && r.epoch !== undefined ? r.sample_id?.replace(/#epoch[0-9]+/g, '') : r.sample_id;
+    const hashes = new Set<string>();
+    const keys = new Set<string>();
+    const pairs = new Set<string>();
+    for (const r of rows) {
+      hashes.add(r.sample_hash ?? '');
+      keys.add(sampleKey(r) ?? '');
+      pairs.add(`${r.sample_hash ?? ''}\u0000${sampleKey(r) ?? ''}`);
+    }
+    const allHashed = rows.length > 0 && rows.every((r) => r.sample_hash);
+    const byHash = allHashed && hashes.size === keys.size && keys.size === pairs.size;
+    const samples = new Map<string, { values: number[]; epochs: (number | null)[] }>();
+    let unkeyed = 0;
+    for (const r of rows) {
+      const key = byHash ? r.sample_hash : sampleKey(r);
+      if (!key) {
+        unkeyed++;
+        continue;
+      }
+      let s = samples.get(key);
+      if (s === undefined) samples.set(key, (s = { values: [], epochs: [] }));
+      const v = pick === 'value' ? r.value : (r.correct ?? null);
+      if (v !== null) s.values.push(v);
+      s.epochs.push(r.epoch ?? null);
+    }
+    const sharedHashes = allHashed && !byHash ? { hashes: hashes.size, samples: keys.size } : undefined;
+    return { rows: rows.length, unkeyed, byHash, samples, sharedHashes };
+  }
+}
+
+/** A sample's value from its epochs' values, by the result's epoch reducer; undefined when it cannot be computed. */
+function reduce(values: number[], reducer: string): number | undefined {
+  if (values.length === 0) return undefined;
+  if (values.length === 1) return values[0];
+  const sorted = [...values].sort((a, b) => a - b);
+  switch (reducer) {
+    case 'mean':
+      return values.reduce((a, b) => a + b, 0) / values.length;
+    case 'median': {
+      const m = sorted.length >> 1;
+      return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+    }
+    case 'max':
+      return sorted[sorted.length - 1];
+    default:
+      return undefined;
+  }
+}
+
+const fmt = (x: number): string => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(10))));
+
+/** Whether two numbers agree to `HEADLINE_TOLERANCE` relative (absolute near zero). */
+export function sameHeadline(a: number, b: number): boolean {
+  return Math.abs(a - b) <= HEADLINE_TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** The outcome of one result against its rows (see the module comment). */
+export function reconcileResult(
+  result: Obj,
+  tally: RowTally,
+  declared: DeclaredFacts | undefined,
+): Reconciliation {
+  const id = typeof result.evaluation_result_id === 'string' ? result.evaluation_result_id : undefined;
+  const name = String(result.evaluation_name ?? '');
+  const config = (result.metric_config ?? {}) as Obj;
+  const metric = String(config.metric_name ?? config.metric_id ?? 'score');
+  const score = Number((result.score_details as Obj | undefined)?.score);
+  const reducer = String(((config.additional_details ?? {}) as Obj).epoch_reducer ?? 'mean').toLowerCase();
+  const out = (outcome: ReconciliationOutcome, note: string): Reconciliation => ({
+    evaluation_result_id: id ?? '',
+    evaluation_name: name,
+    metric,
+    outcome,
+    note,
+  });
+  const g = tally.group(id, name, declared?.headline === 'pass_rate' ? 'correct' : 'value');
+  if (g.rows === 0) {
+    return out(
+      'not_checkable',
+      declared?.n !== undefined
+        ? `no instance rows for this result (${declared.n} declared by the source)`
+        : 'no instance rows for this result, and the source declares no sample count',
+    );
+  }
+  const keyName = g.byHash ? 'sample_hash' : 'sample_id';
+  const problems: { outcome: ReconciliationOutcome; text: string }[] = [];
+  const passed: string[] = [];
+  const missing: string[] = [];
+
+  // keys: several rows of one key must be the declared epochs of one sample (distinct epoch numbers).
+  let collided = 0;
+  let collidedRows = 0;
+  for (const s of g.samples.values()) {
+    if (s.epochs.length < 2) continue;
+    const epochs = new Set(s.epochs);
+    if (s.epochs.includes(null) || epochs.size < s.epochs.length) {
+      collided++;
+      collidedRows += s.epochs.length;
+    }
+  }
+  if (collided > 0)
+    problems.push({
+      outcome: 'key_collision',
+      text: `${collidedRows} rows share ${collided} ${keyName} value(s) without being epochs of one sample (${g.rows} rows, ${g.samples.size} distinct keys)`,
+    });
+  if (g.unkeyed > 0)
+    problems.push({ outcome: 'key_collision', text: `${g.unkeyed} row(s) without a ${keyName}` });
+  // Not a check: how the rows are keyed, said first in the note.
+  const keying = g.sharedHashes
+    ? [
+        `paired by sample_id: ${g.sharedHashes.samples} samples share ${g.sharedHashes.hashes} sample_hash value(s)`,
+      ]
+    : [];
+
+  // counts
+  const n = g.samples.size;
+  if (declared?.n !== undefined) {
+    if (n === declared.n) passed.push(`n ${n} stored = ${declared.n} declared`);
+    else problems.push({ outcome: 'count_mismatch', text: `n ${n} stored, ${declared.n} declared` });
+  } else missing.push('no sample count');
+
+  // headline
+  if (declared?.headline !== undefined) {
+    let sum = 0;
+    let count = 0;
+    let unreducible = false;
+    for (const s of g.samples.values()) {
+      const v = reduce(s.values, reducer);
+      if (v === undefined) {
+        if (s.values.length > 0) unreducible = true;
+        continue;
+      }
+      sum += v;
+      count++;
+    }
+    if (unreducible) missing.push(`the epoch reducer "${reducer}" is not one the check computes`);
+    else if (count === 0) missing.push('no row carries a value');
+    else {
+      const mean = sum / count;
+      const what = declared.headline === 'mean' ? 'mean' : 'pass rate';
+      if (sameHeadline(mean, score)) passed.push(`${what} ${fmt(mean)} = headline`);
+      else
+        problems.push({
+          outcome: 'headline_mismatch',
+          text: `${what} of the rows ${fmt(mean)}, headline ${fmt(score)}`,
+        });
+    }
+  } else missing.push(declared?.headlineWhy ?? 'the headline is not declared a mean of per-sample values');
+
+  if (problems.length > 0) {
+    const order: ReconciliationOutcome[] = ['key_collision', 'count_mismatch', 'headline_mismatch'];
+    const first = order.find((o) => problems.some((p) => p.outcome === o))!;
+    return out(first, [...problems.map((p) => p.text), ...keying].join('; '));
+  }
+  if (passed.length > 0)
+    return out('reconciled', [...passed, ...missing.map((m) => `not checked: ${m}`), ...keying].join('; '));
+  return out(
+    'not_checkable',
+    [`the source declares nothing to check against: ${missing.join('; ')}`, ...keying].join('; '),
+  );
+}
+
+/** The declared facts as kept in the record (compact JSON), and back. */
+export function declaredText(declared: DeclaredFacts): string {
+  return JSON.stringify(declared);
+}
+
+export function declaredFrom(result: Obj): DeclaredFacts | undefined {
+  const text = ((result.score_details as Obj | undefined)?.details as Obj | undefined)?.[
+    RECONCILIATION_DECLARED_KEY
+  ];
+  if (typeof text !== 'string') return undefined;
+  try {
+    const d = JSON.parse(text) as Obj;
+    return {
+      ...(typeof d.n === 'number' ? { n: d.n } : {}),
+      ...(typeof d.nFrom === 'string' ? { nFrom: d.nFrom } : {}),
+      ...(d.headline === 'mean' || d.headline === 'pass_rate' ? { headline: d.headline } : {}),
+      ...(typeof d.headlineWhy === 'string' ? { headlineWhy: d.headlineWhy } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The outcome stored in a result, if any. */
+export function storedReconciliation(result: Obj): { outcome: string; note: string } | undefined {
+  const details = (result.score_details as Obj | undefined)?.details as Obj | undefined;
+  const outcome = details?.[RECONCILIATION_KEY];
+  if (typeof outcome !== 'string') return undefined;
+  const note = details?.[RECONCILIATION_NOTE_KEY];
+  return { outcome, note: typeof note === 'string' ? note : '' };
+}
+
+/**
+ * Reconciles every result of an aggregate against the tallied rows and writes the outcome into it (in place). The
+ * declared facts come from `declared` (by result id, as the converter made them), else from what the record
+ * already keeps. Returns one entry per result.
+ */
+export function reconcileAggregate(
+  aggregate: Obj,
+  tally: RowTally,
+  declared?: ReadonlyMap<string, DeclaredFacts>,
+): Reconciliation[] {
+  const results = Array.isArray(aggregate.evaluation_results) ? (aggregate.evaluation_results as Obj[]) : [];
+  return results.map((result) => {
+    const id = typeof result.evaluation_result_id === 'string' ? result.evaluation_result_id : '';
+    const facts = declared?.get(id) ?? declaredFrom(result);
+    const r = reconcileResult(result, tally, facts);
+    const scoreDetails = (result.score_details ??= {}) as Obj;
+    const details = (scoreDetails.details ?? {}) as Record<string, string>;
+    details[RECONCILIATION_KEY] = r.outcome;
+    details[RECONCILIATION_NOTE_KEY] = r.note;
+    if (facts !== undefined) details[RECONCILIATION_DECLARED_KEY] = declaredText(facts);
+    scoreDetails.details = details;
+    return r;
+  });
+}
+
+/** The line a reader sees for a disagreement ("rows disagree with the source: n 8 stored, 312 declared"). */
+export const disagreementText = (note: string): string => `rows disagree with the source: ${note}`;
+
+/** The JSON string starting at `at` (its opening quote), decoded; undefined when there is none. */
+function stringAt(line: string, at: number): string | undefined {
+  if (line.charCodeAt(at) !== 0x22) return undefined;
+  let end = at + 1;
+  let escaped = false;
+  while (end < line.length && line.charCodeAt(end) !== 0x22) {
+    if (line.charCodeAt(end) === 0x5c) {
+      escaped = true;
+      end++;
+    }
+    end++;
+  }
+  return escaped ? (JSON.parse(line.slice(at, end + 1)) as string) : line.slice(at + 1, end);
+}
+
+/**
+ * The facts of one row from its JSONL text as evalkit's writers lay it out (record.ts: the keys before `"input"`,
+ * then `"evaluation":{…}` of numbers and booleans, `"metadata"` last with string values), without parsing the whole
+ * row: most of a row is its texts, which the checks never read. Any other layout is parsed.
+ */
+export function lineFacts(line: string): RowFacts {
+  const head = line.indexOf(',"input":{');
+  const evaluation = line.lastIndexOf(',"evaluation":{');
+  if (head === -1 || evaluation < head) return rowFacts(JSON.parse(line) as Obj);
+  const member = (key: string): string | null => {
+    const at = line.indexOf(`,"${key}":`);
+    return at === -1 || at > head ? null : (stringAt(line, at + key.length + 4) ?? null);
+  };
+  const close = line.indexOf('}', evaluation);
+  const scores = JSON.parse(line.slice(evaluation + 14, close + 1)) as Obj;
+  const metadata = line.lastIndexOf(',"metadata":{');
+  const epochAt = metadata > evaluation ? line.indexOf('"epoch":"', metadata) : -1;
+  const facts = rowFacts({
+    evaluation: scores,
+    ...(epochAt !== -1 ? { metadata: { epoch: stringAt(line, epochAt + 8) } } : {}),
+  });
+  return {
+    ...facts,
+    evaluation_result_id: member('evaluation_result_id'),
+    evaluation_name: member('evaluation_name'),
+    sample_hash: member('sample_hash'),
+    sample_id: member('sample_id'),
+  };
+}
+
+/** Tallies a block of JSONL rows (whole lines). */
+export function tallyBlock(tally: RowTally, bytes: Buffer): void {
+  const text = bytes.toString('utf8');
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end > start) tally.add(lineFacts(text.slice(start, end)));
+    start = end + 1;
+  }
+}
+
+/** How many results reconciled, could not be checked, or disagree. */
+export interface ReconciliationCounts {
+  reconciled: number;
+  not_checkable: number;
+  disagreement: number;
+}
+
+export function reconciliationCounts(list: readonly { outcome: string }[]): ReconciliationCounts {
+  const counts = { reconciled: 0, not_checkable: 0, disagreement: 0 };
+  for (const r of list) {
+    if (r.outcome === 'reconciled') counts.reconciled++;
+    else if (isDisagreement(r.outcome)) counts.disagreement++;
+    else counts.not_checkable++;
+  }
+  return counts;
+}
+
+/** The text lines of a record's reconciliation: a summary, then every disagreement. */
+export function reconciliationLines(list: readonly Reconciliation[], indent = '  '): string[] {
+  if (list.length === 0) return [];
+  const c = reconciliationCounts(list);
+  const lines = [
+    `${indent}reconciliation: ${c.reconciled} reconciled, ${c.not_checkable} not checkable, ${c.disagreement} disagree with the source`,
+  ];
+  for (const r of list)
+    if (isDisagreement(r.outcome))
+      lines.push(`${indent}  ${r.outcome}  ${r.evaluation_result_id || r.evaluation_name}: ${r.note}`);
+  return lines;
+}
+
+/** The outcomes a record keeps (as evalkit wrote them into its results), one per result that has one. */
+export function storedReconciliations(aggregate: Obj): Reconciliation[] {
+  const results = Array.isArray(aggregate.evaluation_results) ? (aggregate.evaluation_results as Obj[]) : [];
+  const out: Reconciliation[] = [];
+  for (const result of results) {
+    const stored = storedReconciliation(result);
+    if (stored === undefined) continue;
+    const config = (result.metric_config ?? {}) as Obj;
+    out.push({
+      evaluation_result_id: String(result.evaluation_result_id ?? ''),
+      evaluation_name: String(result.evaluation_name ?? ''),
+      metric: String(config.metric_name ?? config.metric_id ?? 'score'),
+      outcome: stored.outcome as ReconciliationOutcome,
+      note: stored.note,
+    });
+  }
+  return out;
+}
+
+/** The disagreements a record keeps. */
+export const storedDisagreements = (aggregate: Obj): Reconciliation[] =>
+  storedReconciliations(aggregate).filter((r) => isDisagreement(r.outcome));
