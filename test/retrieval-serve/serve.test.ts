@@ -156,20 +156,26 @@ test('each line is judged on its own: bad JSON, unknown types, schema errors and
 });
 
 test('an acknowledged event is committed before the answer, and re-sending it stores it once', async () => {
-  const path = freshDb();
-  const h = await serve(path);
-  const events = Array.from({ length: 30 }, (_, i) => observation(i));
-  await Promise.all(events.map((e) => post(h.url, ndjson([e]))));
-  await post(h.url, ndjson(events));
-  await h.close();
-  const store = await openStore(path, { readOnly: true });
+  const h = await serve();
+  // A connection of its own sees only what is committed (not the writer's open transaction).
+  const reader = await h.store.connect();
   try {
-    assert.equal(
-      (await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM retrieval_events`))[0].n,
-      30,
+    const events = Array.from({ length: 30 }, (_, i) => observation(i));
+    const answers = await Promise.all(
+      events.map(async (e) => {
+        const res = await post(h.url, ndjson([e]));
+        return [res.status, ((await res.json()) as { accepted: number }).accepted];
+      }),
     );
+    assert.deepEqual(answers, Array(30).fill([200, 1]), 'every event acknowledged');
+    // Read the moment the last answer arrived, before anything else runs on the server or the store.
+    assert.equal(await count(reader), 30, 'every acknowledged event is committed when its answer arrives');
+    const again = await post(h.url, ndjson(events));
+    assert.equal(again.status, 200);
+    assert.equal(await count(reader), 30, 're-sent events are not stored twice');
   } finally {
-    store.close();
+    reader.close();
+    await h.close();
   }
 });
 
