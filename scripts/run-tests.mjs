@@ -5,7 +5,8 @@
 // saves each file the start of a Node process, tsx and the modules every test loads. A file whose first lines say
 // `test-runner: own process` runs alone in its own process (it measures its memory, or it is long enough to be a
 // job of its own). With --lint, `npm run lint` runs as one more job. Each job's output is printed in one piece when
-// it ends; at the end come the failed files and the slowest ones.
+// it ends; at the end come the failed files, the slowest ones, and every skipped test or check with its reason
+// (a test skips when what it needs is absent: the reference data in ../shared, chromium, a pty).
 //
 //   node scripts/run-tests.mjs [--lint] [SUBSTRING ...]
 //   TEST_CONCURRENCY=N      jobs at a time (default: the number of CPUs + 1, since many tests wait on I/O)
@@ -120,6 +121,22 @@ function fileOutcomes(job, output, seconds, ok) {
   return job.files.map((f) => seen.get(f) ?? { name: f, seconds: 0, ok: false, unfinished: true });
 }
 
+/**
+ * The skipped tests and checks in a job's spec output (`﹣ name (1.2ms) # reason`), each with its file: the job's own,
+ * or in a batch the file suite (`▶ test/x.test.ts`) the line comes after.
+ */
+function skipsOf(job, output) {
+  const out = [];
+  let file = job.files[0];
+  for (const line of output.split('\n')) {
+    const suite = /^▶ (test\/\S+\.test\.ts)$/u.exec(line);
+    if (suite) file = suite[1];
+    const skip = /^\s*﹣ (.*) \([\d.]+ms\) # (.*)$/u.exec(line);
+    if (skip) out.push({ file, name: skip[1], reason: skip[2] });
+  }
+  return out;
+}
+
 const running = new Set();
 const results = [];
 let interrupted = false;
@@ -176,6 +193,7 @@ function runJob(job) {
         result.why = `${result.fail} failed`;
       }
       result.files = job.lint ? [] : fileOutcomes(job, output, seconds, result.ok);
+      result.skips = job.lint ? [] : skipsOf(job, output);
       results.push(result);
       if (!interrupted) {
         const mark = result.ok ? '✔' : '✖';
@@ -218,6 +236,18 @@ console.log(
     `${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped; ${wall.toFixed(1)} s with ` +
     `${concurrency} at a time`,
 );
+// The skipped tests and checks, the same check in several tests of a file once with its count.
+const skips = new Map();
+for (const s of jobResults.flatMap((r) => r.skips)) {
+  const line = `${s.file}: ${s.name} — ${s.reason}`;
+  skips.set(line, (skips.get(line) ?? 0) + 1);
+}
+if (skips.size > 0) {
+  const total = [...skips.values()].reduce((a, b) => a + b, 0);
+  console.log(`\nrun-tests: ${total} tests or checks did not run:`);
+  for (const [line, n] of [...skips].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(`  ${n > 1 ? line.replace(' — ', ` (×${n}) — `) : line}`);
+}
 const failed = results.filter((r) => !r.ok);
 if (failed.length > 0) {
   const names = failed.flatMap((r) => {

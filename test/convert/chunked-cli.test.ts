@@ -3,7 +3,7 @@
 // its final name (only hidden temporary files).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -52,29 +52,35 @@ test('killed while workers convert: no aggregate or samples file under its final
   const child = spawn(process.execPath, bundleArgv(['convert', results, '-o', root, '--jobs', '2']), {
     stdio: 'ignore',
   });
-  const exited = new Promise((r) => child.on('exit', r));
-  const files = (): string[] => {
-    const out: string[] = [];
-    const walk = (d: string): void => {
-      if (!existsSync(d)) return;
-      for (const e of readdirSync(d, { withFileTypes: true }))
-        e.isDirectory() ? walk(join(d, e.name)) : out.push(e.name);
-    };
-    walk(root);
+  const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
+  const walk = (d: string, out: { name: string; size: number }[] = []): { name: string; size: number }[] => {
+    if (!existsSync(d)) return out;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path, out);
+      else
+        out.push({
+          name: e.name,
+          size: statSync(path, { throwIfNoEntry: false })?.size ?? 0,
+        });
+    }
     return out;
   };
-  let sawTemporary = false;
-  for (let i = 0; i < 5000 && child.exitCode === null; i++) {
-    if (files().some((f) => f.endsWith('.tmp'))) {
-      sawTemporary = true;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 2));
+  // Kill as soon as a temporary file has begun (under 1 MiB of a samples file of ~3 MiB): the write is under way.
+  let started: string | undefined;
+  while (!started && child.exitCode === null) {
+    started = walk(root).find((f) => f.name.endsWith('.tmp') && f.size < 1024 * 1024)?.name;
+    if (!started) await new Promise((r) => setTimeout(r, 2));
   }
   child.kill('SIGKILL');
-  await exited;
-  ctx.diagnostic(sawTemporary ? 'killed while a temporary file existed' : 'the run finished before the kill');
-  const final = files().filter((f) => !f.endsWith('.tmp'));
-  if (sawTemporary) assert.deepEqual(final, [], 'only temporary files');
-  else assert.equal(final.length, 2, 'a finished run wrote its pair');
+  assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
+  assert.ok(started, 'a temporary file was being written when the kill came');
+  ctx.diagnostic(`killed while ${started} was being written`);
+  const left = walk(root).map((f) => f.name);
+  assert.ok(left.includes(started), 'the temporary file is left as it was');
+  assert.deepEqual(
+    left.filter((f) => !f.endsWith('.tmp')),
+    [],
+    'no aggregate or samples file under its final name',
+  );
 });

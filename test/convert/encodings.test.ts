@@ -78,6 +78,18 @@ test('a BOM on the samples files and on the results file is accepted: the same r
   assert.equal(rb.rows, ra.rows);
   const samples = readFileSync(join(outB, rb.samplesPath), 'utf8');
   assert.ok(!samples.includes('\ufeff') && !samples.includes('\ufffd'));
+  // The same record: the same aggregate and rows, but for the record's id (drawn per conversion of a run folder)
+  // and what follows from it (paths, the samples file's checksum).
+  const same = (out: string, r: { aggregatePath: string; samplesPath: string }) => {
+    const doc = JSON.parse(readFileSync(join(out, r.aggregatePath), 'utf8'));
+    const id = doc.evaluation_id as string;
+    const uuid = id.split('/').at(-1)!;
+    delete doc.retrieved_timestamp;
+    delete doc.detailed_evaluation_results.checksum;
+    const rows = readFileSync(join(out, r.samplesPath), 'utf8');
+    return JSON.parse(JSON.stringify({ doc, rows }).replaceAll(uuid, 'UUID'));
+  };
+  assert.deepEqual(same(outB, rb), same(join(plain.run, '..', 'out'), ra));
 });
 
 test(

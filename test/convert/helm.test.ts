@@ -38,7 +38,7 @@ const statKey = (n: Obj) =>
 test(
   'every HELM run of the reference converts: scores are the stats means, one row per instance × score statistic, same bytes twice',
   { skip: skipWithoutReference('peers-wild/helm') },
-  async () => {
+  async (t) => {
     for (const dir of await runFolders()) {
       assert.ok(helmSource.detect(await probePath(dir)), dir);
       await withRoot(async (root) => {
@@ -77,7 +77,7 @@ test(
           const st = e.stats.find((x: Obj) => x.name.name === r.metric_config.metric_name);
           assert.equal(row.evaluation.score, st.mean);
         }
-        await assertUpstreamValid([w]);
+        await assertUpstreamValid(t, [w]);
         await assertValidTree(root);
         await withRoot(async (root2) => {
           const [again] = await convertInto(root2, [dir]);
@@ -258,7 +258,7 @@ async function writeRun(dir: string, files: Record<string, unknown>): Promise<vo
   for (const [name, value] of Object.entries(files)) await writeFile(join(dir, name), JSON.stringify(value));
 }
 
-test('a HELM suite of our own: train trials give a standard error, perturbed and failed instances come through', async () => {
+test('a HELM suite of our own: train trials give a standard error, perturbed and failed instances come through', async (t) => {
   await withRoot(async (root) => {
     const suite = join(root, 'benchmark_output', 'runs', 'v1');
     await writeRun(join(suite, 'demo:model=openai_gpt-4o'), ownRun('openai/gpt-4o', 0));
@@ -291,7 +291,7 @@ test('a HELM suite of our own: train trials give a standard error, perturbed and
     );
     assert.equal(gpt.aggregate.retrieved_timestamp, '1700000002');
     assert.ok(gpt.record.fields.some((f) => f.fate === 'not-mapped' && /training_co2_cost/.test(f.field)));
-    await assertUpstreamValid(written);
+    await assertUpstreamValid(t, written);
     await assertValidTree(join(root, 'out'));
   });
 });

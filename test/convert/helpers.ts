@@ -1,6 +1,7 @@
 // Shared by the converter tests: convert paths into a fresh datastore, read what was written, and check it with
 // our validator (all integrity checks) and the upstream EEE 0.3.0 schemas.
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -9,6 +10,7 @@ import type { ConvertedRecord, ConvertOverrides, SourceId } from '../../src/conv
 import { writeConverted, type WriteOutcome } from '../../src/convert/write.js';
 import { validatePaths } from '../../src/validate/index.js';
 import { aggregatePairs, instancePairs } from '../formats-eee/corpus.js';
+import { UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 
 export const tempRoot = (prefix = 'evalkit-convert-'): string => mkdtempSync(join(tmpdir(), prefix));
 
@@ -84,23 +86,37 @@ export async function assertValidTree(root: string): Promise<void> {
 
 let upstream: { aggregate: (d: unknown) => boolean; instance: (d: unknown) => boolean } | undefined;
 
-/** The upstream EEE 0.3.0 schemas accept the aggregate and every row. */
-export function assertUpstreamValid(aggregate: unknown, rows: unknown[]): void {
-  if (!upstream) {
-    const a = aggregatePairs().get('0.3.0')!.upstream;
-    const i = instancePairs().get('0.3.0')!.upstream;
-    upstream = {
-      aggregate: (d) => a(d) as boolean,
-      instance: (d) => {
-        const ok = i(d) as boolean;
-        if (!ok) console.error(JSON.stringify(i.errors).slice(0, 2000));
-        return ok;
-      },
-    };
-  }
-  assert.ok(upstream.aggregate(aggregate), 'the upstream 0.3.0 aggregate schema rejects the record');
-  rows.forEach((row, n) =>
-    assert.ok(upstream!.instance(row), `the upstream instance schema rejects row ${n + 1}`),
+/**
+ * The upstream EEE 0.3.0 schemas accept the aggregate and every row; without the reference data this check shows
+ * as a skipped subtest of t.
+ */
+export async function assertUpstreamValid(
+  t: TestContext,
+  aggregate: unknown,
+  rows: unknown[],
+): Promise<void> {
+  await withReference(
+    t,
+    UPSTREAM_EEE_SCHEMAS,
+    'the upstream EEE 0.3.0 schemas accept the record and its rows',
+    () => {
+      if (!upstream) {
+        const a = aggregatePairs().get('0.3.0')!.upstream;
+        const i = instancePairs().get('0.3.0')!.upstream;
+        upstream = {
+          aggregate: (d) => a(d) as boolean,
+          instance: (d) => {
+            const ok = i(d) as boolean;
+            if (!ok) console.error(JSON.stringify(i.errors).slice(0, 2000));
+            return ok;
+          },
+        };
+      }
+      assert.ok(upstream.aggregate(aggregate), 'the upstream 0.3.0 aggregate schema rejects the record');
+      rows.forEach((row, n) =>
+        assert.ok(upstream!.instance(row), `the upstream instance schema rejects row ${n + 1}`),
+      );
+    },
   );
 }
 

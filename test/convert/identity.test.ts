@@ -95,7 +95,7 @@ test('the path rules: a local path is never a model id; a readable id from its l
   assert.equal(modelIdFromPath('/phi2'), 'local/phi2');
 });
 
-test('a legacy OpenAI evals spec (model_name) names its model; unnamed runs stay apart; a local path is not an id', async () => {
+test('a legacy OpenAI evals spec (model_name) names its model; unnamed runs stay apart; a local path is not an id', async (t) => {
   await withRoot(async (root) => {
     await writeFile(join(root, 'legacy.jsonl'), legacyOaievalLog('gpt-3.5-turbo', '230315172240ABCDEFGH'));
     await writeFile(join(root, 'unnamed-a.jsonl'), legacyOaievalLog(undefined, '230315172240AAAAAAAA'));
@@ -123,7 +123,7 @@ test('a legacy OpenAI evals spec (model_name) names its model; unnamed runs stay
     assert.equal(lm.aggregate.model_info.additional_details.model_path, '/scratch/u123/ckpts/llama-2/7B');
     assert.ok(lm.record.fields.some((f) => /warning: .* is a local path/.test(f.reason ?? '')));
     for (const w of written) assert.ok(!w.aggregate.model_info.id.startsWith('/'));
-    await assertUpstreamValid(written);
+    await assertUpstreamValid(t, written);
     await assertValidTree(join(root, 'out'));
   });
 });

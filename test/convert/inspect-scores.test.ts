@@ -98,7 +98,7 @@ test("Inspect's value_to_float: numbers, booleans, C/I/P/N, yes/no, numeric stri
   assert.equal(inspectValueToFloat(Number.NaN), undefined);
 });
 
-test('free-text scores: a metric value from the score metadata, else no row (reported); epoch_reducer on every result', async () => {
+test('free-text scores: a metric value from the score metadata, else no row (reported); epoch_reducer on every result', async (t) => {
   await withRoot(async (root) => {
     const path = join(root, '2025-02-11T16-40-02+00-00_sandbag_Vk3Tq9LmZ2xR8bN4cW6yPd.json');
     await writeFile(path, JSON.stringify(log(), null, 2));
@@ -129,7 +129,7 @@ test('free-text scores: a metric value from the score metadata, else no row (rep
       ),
       JSON.stringify(w.record.fields.filter((f) => f.fate === 'not-mapped')),
     );
-    await assertUpstreamValid([w]);
+    await assertUpstreamValid(t, [w]);
     await assertValidTree(join(root, 'out'));
     const [again] = await convertInto(join(root, 'out2'), [path]);
     assert.equal(again.bytes, w.bytes, 'byte-identical on a second run');

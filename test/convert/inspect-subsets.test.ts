@@ -42,11 +42,11 @@ async function leaderboardN(path: string, name: string): Promise<Map<string, num
 test(
   'a scorer over some samples only (real): rows and n follow the samples the headline covers',
   { skip: skipWithoutReference(REAL) },
-  async () => {
+  async (t) => {
     const path = reference(REAL)!;
     const root = join(temp, 'real');
     const [w] = await convertInto(root, [path]);
-    await assertUpstreamValid([w]);
+    await assertUpstreamValid(t, [w]);
     await assertValidTree(root);
     const asr = resultById(w.aggregate, 'attack_success/attack_success_rate');
     assert.equal(asr.score_details.uncertainty.num_samples, 24);
@@ -84,7 +84,7 @@ test(
   },
 );
 
-test('a scorer over some samples only (generated): the subset from the headline, only its samples as rows', async () => {
+test('a scorer over some samples only (generated): the subset from the headline, only its samples as rows', async (t) => {
   // 4 attacked samples (one attack succeeds), 2 clean ones; the attack rate is over the attacked ones.
   const attacked = [1, 0, 0, 0];
   const samples = [
@@ -132,7 +132,7 @@ test('a scorer over some samples only (generated): the subset from the headline,
   writeFileSync(path, JSON.stringify(log));
   const root = join(temp, 'generated');
   const [w] = await convertInto(root, [path]);
-  await assertUpstreamValid([w]);
+  await assertUpstreamValid(t, [w]);
   await assertValidTree(root);
   const asr = resultById(w.aggregate, 'attack/attack_success_rate');
   assert.equal(asr.score_details.uncertainty.num_samples, 4);

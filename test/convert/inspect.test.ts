@@ -56,7 +56,7 @@ async function readLogDirectly(path: string): Promise<{ header: Obj; samples: Ob
 test(
   'every Inspect log of the reference converts: valid, scores exact, one row per sample × epoch × scorer, same bytes twice',
   { skip: skipWithoutReference(REF) },
-  async () => {
+  async (t) => {
     const logs = await referenceLogs();
     assert.equal(logs.length, 8);
     for (const path of logs) {
@@ -107,7 +107,7 @@ test(
           const expected = value === 'C' ? 1 : value === 'I' ? 0 : value;
           assert.equal(r.evaluation.score, expected, `${path} ${r.sample_id}`);
         }
-        await assertUpstreamValid([w]);
+        await assertUpstreamValid(t, [w]);
         await assertValidTree(root);
         // Deterministic: converting again gives the same bytes at the same place.
         await withRoot(async (root2) => {
@@ -350,7 +350,7 @@ function generatedEval(options: { withHeader?: boolean } = {}): ZipMember[] {
   return members;
 }
 
-test('a generated .eval (deflate + zstd members, epochs, two scorers, tools, an error, a score only in reductions)', async () => {
+test('a generated .eval (deflate + zstd members, epochs, two scorers, tools, an error, a score only in reductions)', async (t) => {
   await withRoot(async (root) => {
     const path = join(root, 'demo.eval');
     await writeFile(path, buildZip(generatedEval()));
@@ -405,12 +405,12 @@ test('a generated .eval (deflate + zstd members, epochs, two scorers, tools, an 
     assert.equal(row('4#reduced@judge/mean').evaluation.score, 1);
     assert.equal(row('3#epoch1@judge/mean').token_usage.total_tokens, 33);
     assert.match(w.record.notes.join(' '), /no numeric value/);
-    await assertUpstreamValid([w]);
+    await assertUpstreamValid(t, [w]);
     await assertValidTree(join(root, 'out'));
   });
 });
 
-test('an unfinished .eval (journal only, no header) converts what is there and says so', async () => {
+test('an unfinished .eval (journal only, no header) converts what is there and says so', async (t) => {
   await withRoot(async (root) => {
     const path = join(root, 'running.eval');
     await writeFile(
@@ -424,7 +424,7 @@ test('an unfinished .eval (journal only, no header) converts what is there and s
     assert.equal(resultById(w.aggregate, 'judge/mean').score_details.score, 0.5);
     assert.equal(resultById(w.aggregate, 'judge/mean').score_details.details.computed_by, 'evalkit');
     assert.equal(w.rows.length, 11, 'the missing judge score is no row');
-    await assertUpstreamValid([w]);
+    await assertUpstreamValid(t, [w]);
     await assertValidTree(join(root, 'out'));
   });
 });

@@ -55,7 +55,7 @@ function sourceMetrics(doc: any): Map<string, { score: number; stderr: unknown }
 test(
   'every lm-eval results file of the reference data converts, with the exact source numbers',
   { skip },
-  async () => {
+  async (t) => {
     const files = referenceResults();
     assert.ok(files.length >= 6, `expected the reference lm-eval files, found ${files.length}`);
     for (const file of files) {
@@ -99,7 +99,7 @@ test(
       assert.equal(rows.length, expectedRows, `${basename(file)}: rows`);
       if (rows.length > 0) assert.equal(aggregate.detailed_evaluation_results.total_rows, rows.length);
       for (const row of rows) assert.ok(results.has(row.evaluation_result_id), row.evaluation_result_id);
-      assertUpstreamValid(aggregate, rows);
+      await assertUpstreamValid(t, aggregate, rows);
       await assertValidTree(converted.root);
     }
   },
@@ -182,7 +182,7 @@ test('samples rows keep the harness ids and score the first metric', { skip }, a
   assert.equal(aggregate.model_info.additional_details.model_availability, 'open_weights');
 });
 
-test('own fixture: groups and subtasks, filters, lower-is-better and unknown metrics, N/A stderr', async () => {
+test('own fixture: groups and subtasks, filters, lower-is-better and unknown metrics, N/A stderr', async (t) => {
   const dir = join(tempRoot(), 'run');
   const file = writeFixture(dir);
   const { root, written, failures } = await convertInto([dir]);
@@ -254,7 +254,7 @@ test('own fixture: groups and subtasks, filters, lower-is-better and unknown met
   assert.deepEqual(a[0].input.choices, [' yes', ' no']);
   assert.equal(a[0].answer_attribution[0].extracted_value, ' no');
   assert.equal(a[0].metadata['metric.word_perplexity'], '[3.5,7]');
-  assertUpstreamValid(aggregate, rows);
+  await assertUpstreamValid(t, aggregate, rows);
   await assertValidTree(root);
   assert.ok(existsSync(file));
 });

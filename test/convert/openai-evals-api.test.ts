@@ -127,7 +127,7 @@ function runObject(overrides: Record<string, unknown> = {}): Record<string, unkn
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-test('a JSON array of output items and its run: a result per grader and measure, a row per item and grader', async () => {
+test('a JSON array of output items and its run: a result per grader and measure, a row per item and grader', async (t) => {
   const dir = tempRoot();
   const file = join(dir, 'items.json');
   writeFileSync(file, JSON.stringify([runObject(), ...items()], null, 2));
@@ -187,7 +187,7 @@ test('a JSON array of output items and its run: a result per grader and measure,
     // The same sample hashes under both graders: the item pairs with itself across runs.
     assert.equal(exact.sample_hash, rub.sample_hash);
   }
-  assertUpstreamValid(aggregate, rows);
+  await assertUpstreamValid(t, aggregate, rows);
   await assertValidTree(root);
 
   // Same input, same bytes.

@@ -18,7 +18,7 @@ function referenceLogs(): string[] {
     .filter((p): p is string => p !== undefined);
 }
 
-test('every oaieval log of the reference data converts with the exact final_report', { skip }, async () => {
+test('every oaieval log of the reference data converts with the exact final_report', { skip }, async (t) => {
   const logs = referenceLogs();
   assert.ok(logs.length >= 1);
   for (const log of logs) {
@@ -56,7 +56,7 @@ test('every oaieval log of the reference data converts with the exact final_repo
       assert.deepEqual(row.input.reference, [m.data.expected]);
     }
     assert.equal(aggregate.model_info.additional_details.deployment_type, 'externally_managed');
-    assertUpstreamValid(aggregate, rows);
+    await assertUpstreamValid(t, aggregate, rows);
     await assertValidTree(root);
     const again = await convertInto([log]);
     for (const [p, bytes] of treeBytes(root)) assert.ok(bytes.equals(treeBytes(again.root).get(p)!), p);
@@ -100,7 +100,7 @@ function writeLog(dir: string, withReport: boolean): string {
   return path;
 }
 
-test('own log: bootstrap_std is the standard error, chat prompts keep the whole chat, unknown model axes', async () => {
+test('own log: bootstrap_std is the standard error, chat prompts keep the whole chat, unknown model axes', async (t) => {
   const dir = tempRoot();
   const log = writeLog(dir, true);
   const { root, written } = await convertInto([log]);
@@ -122,7 +122,7 @@ test('own log: bootstrap_std is the standard error, chat prompts keep the whole 
     rows.map((r) => r.evaluation.score),
     [1, 0],
   );
-  assertUpstreamValid(aggregate, rows);
+  await assertUpstreamValid(t, aggregate, rows);
   await assertValidTree(root);
 });
 

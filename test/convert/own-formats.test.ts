@@ -11,7 +11,7 @@ import { assertUpstreamValid, assertValidTree, convertInto, load, tempRoot, tree
 const bench = join(projectRoot, 'examples/run/birds.benchmark.json');
 const fixture = join(projectRoot, 'examples/run/birds.fixture.jsonl');
 
-test('an η converts to the same bytes as evaluate --eee-out wrote; without its benchmark, ids stand in for prompts', async () => {
+test('an η converts to the same bytes as evaluate --eee-out wrote; without its benchmark, ids stand in for prompts', async (t) => {
   const dir = tempRoot();
   const eta = join(dir, 'birds.eta.json');
   const r = await cli([
@@ -56,7 +56,7 @@ test('an η converts to the same bytes as evaluate --eee-out wrote; without its 
     aggregate.evaluation_results.at(-1).metric_config.metric_id,
     'infereval.sample_consensus_agreement',
   );
-  assertUpstreamValid(aggregate, rows);
+  await assertUpstreamValid(t, aggregate, rows);
   await assertValidTree(converted.root);
 
   // Without the benchmark: still converts (same id), and says what is missing.
@@ -68,7 +68,7 @@ test('an η converts to the same bytes as evaluate --eee-out wrote; without its 
   await assertValidTree(bare.root);
 });
 
-test('benchmark output v1 documents: metrics as results, counts as details, a failed run with a note', async () => {
+test('benchmark output v1 documents: metrics as results, counts as details, a failed run with a note', async (t) => {
   const { root, written, failures } = await convertInto([join(projectRoot, 'examples/bench-output/outputs')]);
   assert.deepEqual(failures, []);
   assert.equal(written.length, 3);
@@ -90,7 +90,7 @@ test('benchmark output v1 documents: metrics as results, counts as details, a fa
   assert.equal(aggregate.retrieved_timestamp, String(Date.parse('2026-02-10T08:41:12Z') / 1000));
   const crashed = written.find((w) => w.record.sourcePath.endsWith('_crashed.json'))!;
   assert.ok(crashed.record.notes.some((n) => /run failed/.test(n)));
-  for (const w of written) assertUpstreamValid(load(root, w.record).aggregate, []);
+  for (const w of written) await assertUpstreamValid(t, load(root, w.record).aggregate, []);
   await assertValidTree(root);
 });
 

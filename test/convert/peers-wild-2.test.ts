@@ -25,7 +25,7 @@ function runFolders(): string[] {
 test(
   'every run of peers-wild-2 converts, validates (ours and upstream 0.3.0) and gives the same bytes twice',
   { skip },
-  async () => {
+  async (t) => {
     const folders = runFolders();
     // 18 run folders (a HELM run or an lm-eval results file with its samples files is one folder).
     assert.ok(folders.length >= 18, `${folders.length} runs`);
@@ -45,7 +45,7 @@ test(
       assert.ok(first.written.length >= 1, `${folder}: no record`);
       for (const { record } of first.written) {
         const { aggregate, rows } = load(first.root, record);
-        assertUpstreamValid(aggregate, rows);
+        await assertUpstreamValid(t, aggregate, rows);
       }
       await assertValidTree(first.root);
       const second = await convertInto([folder]);

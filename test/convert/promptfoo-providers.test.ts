@@ -93,7 +93,7 @@ function output(): Obj {
   };
 }
 
-test('promptfoo 0.121: one record per provider, summary and rows joined, rows of both providers pairable', async () => {
+test('promptfoo 0.121: one record per provider, summary and rows joined, rows of both providers pairable', async (t) => {
   await withRoot(async (root) => {
     const path = join(root, 'output.json');
     await writeFile(path, JSON.stringify(output(), null, 2));
@@ -121,7 +121,7 @@ test('promptfoo 0.121: one record per provider, summary and rows joined, rows of
       'anthropic/claude-3-5-haiku-20241022',
       'openai/gpt-4o-mini',
     ]);
-    await assertUpstreamValid(written);
+    await assertUpstreamValid(t, written);
     await assertValidTree(join(root, 'out'));
   });
 });

@@ -31,7 +31,7 @@ const rowsExpected = (results: Obj[]) =>
 test(
   'every promptfoo file of the reference converts: one record per provider and prompt, figures from its summaries, rows per test × assertion',
   { skip: skipWithoutReference('peers-wild/promptfoo') },
-  async () => {
+  async (t) => {
     for (const path of await referenceFiles()) {
       assert.ok(promptfooSource.detect(await probePath(path)), path);
       await withRoot(async (root) => {
@@ -66,7 +66,7 @@ test(
         const total = written.reduce((n, w) => n + w.rows.length, 0);
         assert.equal(total, rowsExpected(doc.results.results), path);
         for (const w of written) for (const r of w.rows) resultOf(w.aggregate, r);
-        await assertUpstreamValid(written);
+        await assertUpstreamValid(t, written);
         await assertValidTree(root);
         await withRoot(async (root2) => {
           const again = await convertInto(root2, [path]);
@@ -205,7 +205,7 @@ function ownV3(): Obj {
   };
 }
 
-test('a version-3 file with two providers × two prompts: four records, exact figures, errors and tests without assertions', async () => {
+test('a version-3 file with two providers × two prompts: four records, exact figures, errors and tests without assertions', async (t) => {
   await withRoot(async (root) => {
     const path = join(root, 'own.json');
     const doc = ownV3();
@@ -256,7 +256,7 @@ test('a version-3 file with two providers × two prompts: four records, exact fi
     const gpt = written.find((w) => w.aggregate.model_info.id === 'openai/gpt-4o-mini')!;
     assert.equal(gpt.aggregate.model_info.additional_details.model_availability, 'closed_weights');
     assert.equal(gpt.aggregate.retrieved_timestamp, '1767225660');
-    await assertUpstreamValid(written);
+    await assertUpstreamValid(t, written);
     await assertValidTree(join(root, 'out'));
   });
 });

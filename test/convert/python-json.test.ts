@@ -111,7 +111,7 @@ async function writeRun(dir: string): Promise<string> {
   return results;
 }
 
-test('lm-eval 0.4.8 with "mae,none": Infinity and NaN stderr: converted, the infinite result left out and kept as a string, 7 of 24 rows', async () => {
+test('lm-eval 0.4.8 with "mae,none": Infinity and NaN stderr: converted, the infinite result left out and kept as a string, 7 of 24 rows', async (t) => {
   await withRoot(async (root) => {
     const results = await writeRun(join(root, 'run'));
     const [w] = await convertInto(join(root, 'out'), [results]);
@@ -154,7 +154,7 @@ test('lm-eval 0.4.8 with "mae,none": Infinity and NaN stderr: converted, the inf
       ),
       JSON.stringify(fates.filter((f) => f.fate === 'not-mapped')),
     );
-    await assertUpstreamValid([w]);
+    await assertUpstreamValid(t, [w]);
     await assertValidTree(join(root, 'out'));
 
     // Deterministic: a second conversion writes the same bytes (also on worker threads).
@@ -163,7 +163,7 @@ test('lm-eval 0.4.8 with "mae,none": Infinity and NaN stderr: converted, the inf
   });
 });
 
-test('a NaN stderr beside a finite score: the result is written without an uncertainty, the NaN kept as a detail', async () => {
+test('a NaN stderr beside a finite score: the result is written without an uncertainty, the NaN kept as a detail', async (t) => {
   await withRoot(async (root) => {
     const dir = join(root, 'run');
     await mkdir(dir);
@@ -176,7 +176,7 @@ test('a NaN stderr beside a finite score: the result is written without an uncer
     assert.equal(mae.score_details.uncertainty.standard_error, undefined);
     assert.equal(mae.score_details.details.stderr, 'NaN');
     assert.equal(mae.metric_config.lower_is_better, true);
-    await assertUpstreamValid([w]);
+    await assertUpstreamValid(t, [w]);
   });
 });
 

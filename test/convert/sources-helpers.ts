@@ -1,6 +1,7 @@
 // Shared by the Inspect, HELM and promptfoo converter tests: convert into a temporary datastore, read what was
 // written, validate it with our validator (all integrity checks) and with the upstream 0.3.0 schemas.
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import type { ConvertOverrides, SourceId } from '../../src/convert/types.js';
 import type { Json as Obj } from '../../src/io/json-value.js';
 import { createAjv } from '../../src/validate/ajv.js';
 import { cli } from '../helpers/cli.js';
-import { reference } from '../helpers/shared.js';
+import { reference, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 
 export type { Obj };
 
@@ -93,19 +94,25 @@ export async function upstreamValidators(): Promise<{
   return upstream;
 }
 
-/** Every written pair under the upstream 0.3.0 schemas (skipped, with a message, without the reference data). */
-export async function assertUpstreamValid(written: Written[]): Promise<void> {
-  if (!reference('eee/schemas/v0.3.0')) {
-    console.log('upstream EEE schemas not found under ../shared/reference: upstream check skipped');
-    return;
-  }
-  const v = await upstreamValidators();
-  for (const w of written) {
-    assert.ok(v.aggregate(w.aggregate), `${w.record.sourcePath}: ${JSON.stringify(v.aggregate.errors)}`);
-    w.rows.forEach((row, i) =>
-      assert.ok(v.instance(row), `${w.record.sourcePath} row ${i + 1}: ${JSON.stringify(v.instance.errors)}`),
-    );
-  }
+/** Every written pair under the upstream 0.3.0 schemas (a visible skipped subtest of t without the reference data). */
+export async function assertUpstreamValid(t: TestContext, written: Written[]): Promise<void> {
+  await withReference(
+    t,
+    UPSTREAM_EEE_SCHEMAS,
+    'the upstream EEE 0.3.0 schemas accept the written records',
+    async () => {
+      const v = await upstreamValidators();
+      for (const w of written) {
+        assert.ok(v.aggregate(w.aggregate), `${w.record.sourcePath}: ${JSON.stringify(v.aggregate.errors)}`);
+        w.rows.forEach((row, i) =>
+          assert.ok(
+            v.instance(row),
+            `${w.record.sourcePath} row ${i + 1}: ${JSON.stringify(v.instance.errors)}`,
+          ),
+        );
+      }
+    },
+  );
 }
 
 /** Every file under a folder (recursive), for listing what a conversion wrote. */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { NON_FINITE_REASON } from '../../src/convert/record.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import {
@@ -21,9 +21,9 @@ import {
 const W2 = 'peers-wild-2';
 const real = (path: string) => ({ skip: skipWithoutReference(`${W2}/${path}`) });
 
-async function convertChecked(root: string, paths: string[]): Promise<Written[]> {
+async function convertChecked(t: TestContext, root: string, paths: string[]): Promise<Written[]> {
   const written = await convertInto(join(root, 'out'), paths);
-  await assertUpstreamValid(written);
+  await assertUpstreamValid(t, written);
   await assertValidTree(join(root, 'out'));
   return written;
 }
@@ -36,9 +36,9 @@ const HELM_GPT2 = 'helm/mkeohane01__LLMresearch__mmlu_philosophy_gpt2';
 test(
   'HELM run folder without scenario.json (real): run_spec.json names the scenario',
   real(HELM_GPT2),
-  async () => {
+  async (t) => {
     await withRoot(async (root) => {
-      const [w, ...more] = await convertChecked(root, [reference(`${W2}/${HELM_GPT2}`)!]);
+      const [w, ...more] = await convertChecked(t, root, [reference(`${W2}/${HELM_GPT2}`)!]);
       assert.equal(more.length, 0);
       assert.equal(w.aggregate.evaluation_results[0].evaluation_name, 'mmlu');
       assert.ok(w.rows.length > 0);
@@ -51,7 +51,7 @@ test(
   },
 );
 
-test('HELM run folder without scenario.json (generated): converts, named after its run', async () => {
+test('HELM run folder without scenario.json (generated): converts, named after its run', async (t) => {
   await withRoot(async (root) => {
     const run = join(root, 'runs', 'v1', 'quiz:topic=x,model=acme_tiny');
     await mkdir(run, { recursive: true });
@@ -89,7 +89,7 @@ test('HELM run folder without scenario.json (generated): converts, named after i
     };
     for (const [name, value] of Object.entries(files))
       await writeFile(join(run, name), JSON.stringify(value));
-    const [w] = await convertChecked(root, [run]);
+    const [w] = await convertChecked(t, root, [run]);
     assert.equal(resultById(w.aggregate, 'exact_match/test').evaluation_name, 'quiz');
     assert.equal(resultById(w.aggregate, 'exact_match/test').score_details.score, 0.5);
     assert.equal(w.rows.length, 2);
@@ -114,11 +114,11 @@ const byProviderPrompt = (written: Written[]) =>
 test(
   "promptfoo Node API output (real): {version, results} at the top, the table's summaries per provider",
   real(PF_NODE),
-  async () => {
+  async (t) => {
     await withRoot(async (root) => {
       const path = reference(`${W2}/${PF_NODE}`)!;
       const doc = JSON.parse(await readFile(path, 'utf8'));
-      const written = await convertChecked(root, [path]);
+      const written = await convertChecked(t, root, [path]);
       const records = byProviderPrompt(written);
       // Every summary of the table has its record (its provider read from the `[provider] prompt` display).
       for (const p of doc.table.head.prompts) {
@@ -146,7 +146,7 @@ test(
   },
 );
 
-test('promptfoo Node API output (generated): a version-3 results object without the wrapper converts', async () => {
+test('promptfoo Node API output (generated): a version-3 results object without the wrapper converts', async (t) => {
   await withRoot(async (root) => {
     const result = (testIdx: number, pass: boolean) => ({
       provider: { id: 'openai:gpt-4o-mini' },
@@ -186,7 +186,7 @@ test('promptfoo Node API output (generated): a version-3 results object without 
         stats: { successes: 2, failures: 1 },
       }),
     );
-    const [w, ...more] = await convertChecked(root, [path]);
+    const [w, ...more] = await convertChecked(t, root, [path]);
     assert.equal(more.length, 0);
     assert.equal(resultById(w.aggregate, 'test_pass_rate').score_details.score, 2 / 3);
     assert.equal(w.rows.length, 3);
@@ -205,11 +205,11 @@ const gradeValue = (v: unknown): number => ({ C: 1, P: 0.5, I: 0 })[String(v)] ?
 test(
   'Inspect log written by R (real): scalars unboxed, the scorer without metrics computed',
   real(R_LOG),
-  async () => {
+  async (t) => {
     await withRoot(async (root) => {
       const path = reference(`${W2}/${R_LOG}`)!;
       const doc = JSON.parse(await readFile(path, 'utf8'));
-      const [w] = await convertChecked(root, [path]);
+      const [w] = await convertChecked(t, root, [path]);
       assert.equal(w.aggregate.evaluation_results[0].evaluation_name, 'An R Eval');
       assert.equal(w.aggregate.model_info.name, 'claude-3-7-sonnet-20250219');
       const values: number[] = doc.samples.map((s: Obj) => gradeValue(s.scores.model_graded_qa.value[0]));
@@ -230,7 +230,7 @@ function box(value: unknown): unknown {
   return [value];
 }
 
-test('Inspect log written by R (generated): a boxed log converts as its unboxed twin does', async () => {
+test('Inspect log written by R (generated): a boxed log converts as its unboxed twin does', async (t) => {
   await withRoot(async (root) => {
     const sample = (id: number, value: string) => ({
       id,
@@ -267,8 +267,8 @@ test('Inspect log written by R (generated): a boxed log converts as its unboxed 
     await mkdir(join(root, 'boxed'));
     await writeFile(join(root, 'plain', 'log.json'), JSON.stringify(log));
     await writeFile(join(root, 'boxed', 'log.json'), JSON.stringify(box(log)));
-    const [plain] = await convertChecked(join(root, 'a'), [join(root, 'plain', 'log.json')]);
-    const [boxed] = await convertChecked(join(root, 'b'), [join(root, 'boxed', 'log.json')]);
+    const [plain] = await convertChecked(t, join(root, 'a'), [join(root, 'plain', 'log.json')]);
+    const [boxed] = await convertChecked(t, join(root, 'b'), [join(root, 'boxed', 'log.json')]);
     assert.equal(resultById(boxed.aggregate, 'match/mean').score_details.score, 2 / 3);
     assert.deepEqual(boxed.aggregate.evaluation_results, plain.aggregate.evaluation_results);
     assert.deepEqual(boxed.rows, plain.rows);
@@ -306,15 +306,15 @@ function assertNonFiniteRecord(w: Written, resultId: string, finiteRows: number,
 test(
   'lm-eval run whose only headline is Infinity (real): written, 7 finite rows, the 17 others reported',
   real(LM_INF),
-  async () => {
+  async (t) => {
     await withRoot(async (root) => {
-      const [w] = await convertChecked(root, [reference(`${W2}/${LM_INF}`)!]);
+      const [w] = await convertChecked(t, root, [reference(`${W2}/${LM_INF}`)!]);
       assertNonFiniteRecord(w, 'polymer_tg_prediction/mae,none', 7, 17);
     });
   },
 );
 
-test('lm-eval run whose only headline is Infinity (generated): one task, the finite rows written', async () => {
+test('lm-eval run whose only headline is Infinity (generated): one task, the finite rows written', async (t) => {
   await withRoot(async (root) => {
     const dir = join(root, 'run');
     await mkdir(dir);
@@ -335,7 +335,7 @@ test('lm-eval run whose only headline is Infinity (generated): one task, the fin
       join(dir, `samples_reg_${ts}.jsonl`),
       [line(0, 'Infinity'), line(1, '0.5'), line(2, 'Infinity')].join('\n') + '\n',
     );
-    const [w] = await convertChecked(root, [join(dir, `results_${ts}.json`)]);
+    const [w] = await convertChecked(t, root, [join(dir, `results_${ts}.json`)]);
     assertNonFiniteRecord(w, 'reg/mae,none', 1, 2);
     assert.equal(w.rows[0].evaluation.score, 0.5);
   });

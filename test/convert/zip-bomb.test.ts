@@ -11,10 +11,9 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { ZipReader } from '../../src/io/zip.js';
 import { cli } from '../checks/cli-inproc.js';
 import { runNode } from '../helpers/cli.js';
-import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
+import { projectRoot } from '../helpers/shared.js';
 import { tempRoot } from './helpers.js';
 
-const SAMPLE_EVAL = 'peers/inspect_ai/log_read_sample.eval';
 const MiB = 1024 ** 2;
 
 interface RawMember {
@@ -82,24 +81,63 @@ function zerosDeflate(mib: number): Buffer[] {
   return [...Array.from({ length: mib }, () => block), deflateRawSync(Buffer.alloc(0))];
 }
 
-/** The reference log's members, re-packed; `extra` are added as further sample members. */
-async function evalWith(path: string, extra: RawMember[]): Promise<void> {
-  const zip = await ZipReader.open(reference(SAMPLE_EVAL)!);
-  const members: RawMember[] = [];
-  try {
-    for (const e of zip.entries) {
-      const data = await zip.read(e);
-      members.push({
-        name: e.name,
-        method: 8,
-        body: [deflateRawSync(data)],
-        crc: crc32(data),
-        size: data.length,
-      });
-    }
-  } finally {
-    await zip.close();
-  }
+/** A small Inspect log of our own (format 2: a header and one sample), the base each bomb is added to. */
+function baseMembers(): { name: string; data: Buffer }[] {
+  const spec = {
+    eval_id: 'E1',
+    run_id: 'R1',
+    task_id: 'T1',
+    created: '2026-01-02T03:04:05+00:00',
+    task: 'bomb_task',
+    dataset: { name: 'bomb', samples: 2, sample_ids: [1, 2] },
+    model: 'openai/gpt-4o-mini',
+    config: {},
+    packages: { inspect_ai: '0.3.150' },
+    scorers: [{ name: 'match', options: {} }],
+  };
+  const sample = {
+    id: 1,
+    epoch: 1,
+    input: 'q1',
+    target: 't1',
+    messages: [
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 't1' },
+    ],
+    output: {
+      model: 'gpt-4o-mini',
+      choices: [{ message: { role: 'assistant', content: 't1' } }],
+      completion: 't1',
+    },
+    scores: { match: { value: 'C', answer: 't1' } },
+  };
+  const header = {
+    version: 2,
+    status: 'success',
+    eval: spec,
+    plan: { name: 'plan', steps: [{ solver: 'generate', params: {} }], config: {} },
+    results: {
+      total_samples: 2,
+      completed_samples: 2,
+      scores: [{ name: 'match', scorer: 'match', metrics: { accuracy: { name: 'accuracy', value: 1 } } }],
+    },
+    stats: { started_at: '2026-01-02T03:04:05+00:00', completed_at: '2026-01-02T03:05:00+00:00' },
+  };
+  return [
+    { name: 'samples/1_epoch_1.json', data: Buffer.from(JSON.stringify(sample)) },
+    { name: 'header.json', data: Buffer.from(JSON.stringify(header)) },
+  ];
+}
+
+/** Our small log's members, deflated; `extra` are added as further sample members, before the header. */
+function evalWith(path: string, extra: RawMember[]): void {
+  const members: RawMember[] = baseMembers().map(({ name, data }) => ({
+    name,
+    method: 8,
+    body: [deflateRawSync(data)],
+    crc: crc32(data),
+    size: data.length,
+  }));
   const header = members.findIndex((m) => m.name === 'header.json');
   members.splice(header, 0, ...extra);
   writeZip(path, members);
@@ -120,98 +158,86 @@ async function convertMeasured(
 
 const GiB_MIB = 1024;
 
-test(
-  'a member of 3 GiB of zeros, declared as such: refused before decompressing, under 1 GB of memory',
-  { skip: skipWithoutReference(SAMPLE_EVAL) },
-  async (t) => {
-    const dir = tempRoot();
-    const path = join(dir, 'bomb.eval');
-    await evalWith(path, [
-      {
-        name: 'samples/2_epoch_1.json',
-        method: 8,
-        body: zerosDeflate(3 * GiB_MIB),
-        crc: 0,
-        size: 3 * 1024 ** 3,
-      },
-    ]);
-    const r = await convertMeasured(['convert', path, '-o', join(dir, 'out'), '--format', 'json']);
-    assert.equal(r.code, 1, r.stdout);
-    const failure = JSON.parse(r.stdout).failures[0];
-    assert.equal(failure.code, 'zip.too-large');
-    assert.match(
-      failure.message,
-      /member samples\/2_epoch_1\.json expands to 3 GiB, more than the limit of 1 GiB/,
-    );
-    assert.match(failure.message, /--zip-member-limit/);
-    t.diagnostic(`peak RSS ${(r.rss / 1e6).toFixed(0)} MB`);
-    assert.ok(r.rss < 1e9, `peak RSS ${r.rss}`);
-  },
-);
+test('a member of 3 GiB of zeros, declared as such: refused before decompressing, under 1 GB of memory', async (t) => {
+  const dir = tempRoot();
+  const path = join(dir, 'bomb.eval');
+  evalWith(path, [
+    {
+      name: 'samples/2_epoch_1.json',
+      method: 8,
+      body: zerosDeflate(3 * GiB_MIB),
+      crc: 0,
+      size: 3 * 1024 ** 3,
+    },
+  ]);
+  const r = await convertMeasured(['convert', path, '-o', join(dir, 'out'), '--format', 'json']);
+  assert.equal(r.code, 1, r.stdout);
+  const failure = JSON.parse(r.stdout).failures[0];
+  assert.equal(failure.code, 'zip.too-large');
+  assert.match(
+    failure.message,
+    /member samples\/2_epoch_1\.json expands to 3 GiB, more than the limit of 1 GiB/,
+  );
+  assert.match(failure.message, /--zip-member-limit/);
+  t.diagnostic(`peak RSS ${(r.rss / 1e6).toFixed(0)} MB`);
+  assert.ok(r.rss < 1e9, `peak RSS ${r.rss}`);
+});
 
-test(
-  'a member declared as 1,000 bytes that inflates to 3 GiB: stopped at its declared size, under 1 GB of memory',
-  { skip: skipWithoutReference(SAMPLE_EVAL) },
-  async (t) => {
-    const dir = tempRoot();
-    const path = join(dir, 'liar.eval');
-    await evalWith(path, [
-      { name: 'samples/2_epoch_1.json', method: 8, body: zerosDeflate(3 * GiB_MIB), crc: 0, size: 1000 },
-    ]);
-    const r = await convertMeasured(['convert', path, '-o', join(dir, 'out'), '--format', 'json']);
-    assert.equal(r.code, 1, r.stdout);
-    const failure = JSON.parse(r.stdout).failures[0];
-    assert.equal(failure.code, 'zip.invalid');
-    assert.match(failure.message, /decompresses to more than the 1000 bytes the directory declares/);
-    t.diagnostic(`peak RSS ${(r.rss / 1e6).toFixed(0)} MB`);
-    assert.ok(r.rss < 1e9, `peak RSS ${r.rss}`);
-  },
-);
+test('a member declared as 1,000 bytes that inflates to 3 GiB: stopped at its declared size, under 1 GB of memory', async (t) => {
+  const dir = tempRoot();
+  const path = join(dir, 'liar.eval');
+  evalWith(path, [
+    { name: 'samples/2_epoch_1.json', method: 8, body: zerosDeflate(3 * GiB_MIB), crc: 0, size: 1000 },
+  ]);
+  const r = await convertMeasured(['convert', path, '-o', join(dir, 'out'), '--format', 'json']);
+  assert.equal(r.code, 1, r.stdout);
+  const failure = JSON.parse(r.stdout).failures[0];
+  assert.equal(failure.code, 'zip.invalid');
+  assert.match(failure.message, /decompresses to more than the 1000 bytes the directory declares/);
+  t.diagnostic(`peak RSS ${(r.rss / 1e6).toFixed(0)} MB`);
+  assert.ok(r.rss < 1e9, `peak RSS ${r.rss}`);
+});
 
-test(
-  'the caps are options: a 64 MiB member over --zip-member-limit 32MiB, an archive over --zip-archive-limit',
-  { skip: skipWithoutReference(SAMPLE_EVAL) },
-  async () => {
-    const dir = tempRoot();
-    const path = join(dir, 'big.eval');
-    await evalWith(path, [
-      { name: 'samples/2_epoch_1.json', method: 8, body: zerosDeflate(64), crc: 0, size: 64 * MiB },
-    ]);
-    const member = await cli([
-      'convert',
-      path,
-      '-o',
-      join(dir, 'a'),
-      '--format',
-      'json',
-      '--zip-member-limit',
-      '32MiB',
-    ]);
-    assert.equal(member.code, 1, member.stdout);
-    assert.match(
-      JSON.parse(member.stdout).failures[0].message,
-      /expands to 64 MiB, more than the limit of 32 MiB per member/,
-    );
-    const total = await cli([
-      'convert',
-      path,
-      '-o',
-      join(dir, 'b'),
-      '--format',
-      'json',
-      '--zip-archive-limit',
-      '16KiB',
-    ]);
-    assert.equal(total.code, 1, total.stdout);
-    assert.match(JSON.parse(total.stdout).failures[0].message, /past the limit of 16 KiB expanded in all/);
-    const bad = await cli(['convert', path, '-o', join(dir, 'c'), '--zip-member-limit', 'lots']);
-    assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--zip-member-limit expects a size/);
-    // The same archive within the default caps reaches the member (not JSON: a data error of its own, not a cap).
-    const plain = await cli(['convert', path, '-o', join(dir, 'd'), '--format', 'json']);
-    assert.notEqual(JSON.parse(plain.stdout).failures[0]?.code, 'zip.too-large');
-  },
-);
+test('the caps are options: a 64 MiB member over --zip-member-limit 32MiB, an archive over --zip-archive-limit', async () => {
+  const dir = tempRoot();
+  const path = join(dir, 'big.eval');
+  evalWith(path, [
+    { name: 'samples/2_epoch_1.json', method: 8, body: zerosDeflate(64), crc: 0, size: 64 * MiB },
+  ]);
+  const member = await cli([
+    'convert',
+    path,
+    '-o',
+    join(dir, 'a'),
+    '--format',
+    'json',
+    '--zip-member-limit',
+    '32MiB',
+  ]);
+  assert.equal(member.code, 1, member.stdout);
+  assert.match(
+    JSON.parse(member.stdout).failures[0].message,
+    /expands to 64 MiB, more than the limit of 32 MiB per member/,
+  );
+  const total = await cli([
+    'convert',
+    path,
+    '-o',
+    join(dir, 'b'),
+    '--format',
+    'json',
+    '--zip-archive-limit',
+    '16KiB',
+  ]);
+  assert.equal(total.code, 1, total.stdout);
+  assert.match(JSON.parse(total.stdout).failures[0].message, /past the limit of 16 KiB expanded in all/);
+  const bad = await cli(['convert', path, '-o', join(dir, 'c'), '--zip-member-limit', 'lots']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--zip-member-limit expects a size/);
+  // The same archive within the default caps reaches the member (not JSON: a data error of its own, not a cap).
+  const plain = await cli(['convert', path, '-o', join(dir, 'd'), '--format', 'json']);
+  assert.notEqual(JSON.parse(plain.stdout).failures[0]?.code, 'zip.too-large');
+});
 
 test('a zstd frame that declares more content than its member, or a huge window, is refused before decoding', async () => {
   const dir = tempRoot();

@@ -10,9 +10,9 @@ import type { ValidateFunction } from 'ajv';
 import { eeeAggregateType, eeeInstanceType } from '../../src/formats/eee/index.js';
 import { findVersion } from '../../src/formats/registry.js';
 import type { DocumentType, FormatVersion } from '../../src/formats/types.js';
-import { canonicalJson } from '../../src/io/canonical.js';
+import { sampleHash } from '../../src/formats/eee/sample-hash.js';
 import { createAjv } from '../../src/validate/ajv.js';
-import { projectRoot, reference } from '../helpers/shared.js';
+import { projectRoot, reference, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 
 const root = join(projectRoot, 'examples', 'eee');
 
@@ -47,15 +47,15 @@ function typeOf(doc: Record<string, unknown>): DocumentType {
   return types[0];
 }
 
-/** Our verdict, checked against upstream's when the reference data is there. */
-function verdict(doc: Record<string, unknown>, where: string): boolean {
+/** Our verdict, and a check that upstream's is the same (to run when the reference data is there). */
+function verdict(doc: Record<string, unknown>, where: string): { valid: boolean; sameUpstream: () => void } {
   const type = typeOf(doc);
   const version = findVersion(type, String(doc.schema_version));
   assert.ok(version, `${where}: schema_version ${String(doc.schema_version)} unknown`);
   const { ours, upstream } = validators(version);
-  const valid = ours(doc);
-  if (upstream) assert.equal(upstream(doc), valid, `${where}: upstream verdict differs`);
-  return valid;
+  const valid = ours(doc) as boolean;
+  const sameUpstream = () => assert.equal(upstream!(doc), valid, `${where}: upstream verdict differs`);
+  return { valid, sameUpstream };
 }
 
 const files = walk(root).filter((f) => f.endsWith('.json') || f.endsWith('.jsonl'));
@@ -70,21 +70,33 @@ test('examples/eee holds valid and invalid examples of both types', () => {
 for (const file of files) {
   const name = relative(root, file);
   const invalid = name.startsWith('invalid/');
-  test(`example ${name} is ${invalid ? 'invalid' : 'valid'} as its name says`, () => {
+  test(`example ${name} is ${invalid ? 'invalid' : 'valid'} as its name says`, async (t) => {
     const text = readFileSync(file, 'utf8');
     if (file.endsWith('.json')) {
-      assert.equal(verdict(JSON.parse(text), name), !invalid);
+      const v = verdict(JSON.parse(text), name);
+      assert.equal(v.valid, !invalid);
+      await withReference(
+        t,
+        UPSTREAM_EEE_SCHEMAS,
+        'the upstream schema gives the same verdict',
+        v.sameUpstream,
+      );
       return;
     }
     const expectedBad = (/bad-lines-([\d-]+)/.exec(name)?.[1] ?? '').split('-').filter(Boolean).map(Number);
     assert.equal(invalid, expectedBad.length > 0, 'an invalid JSONL example names its bad lines');
-    const bad = text
+    const lines = text
       .split('\n')
       .map((line, i) => ({ line, n: i + 1 }))
       .filter(({ line }) => line.trim() !== '')
-      .filter(({ line, n }) => !verdict(JSON.parse(line), `${name}:${n}`))
-      .map(({ n }) => n);
-    assert.deepEqual(bad, expectedBad);
+      .map(({ line, n }) => ({ n, ...verdict(JSON.parse(line), `${name}:${n}`) }));
+    assert.deepEqual(
+      lines.filter((l) => !l.valid).map((l) => l.n),
+      expectedBad,
+    );
+    await withReference(t, UPSTREAM_EEE_SCHEMAS, 'the upstream schema gives the same verdicts', () =>
+      lines.forEach((l) => l.sameUpstream()),
+    );
   });
 }
 
@@ -112,14 +124,23 @@ test('the datastore example is consistent: path, checksum, row count, hashes, fo
   const resultIds = new Set(
     aggregate.evaluation_results.map((r: { evaluation_result_id: string }) => r.evaluation_result_id),
   );
+  // sample_hash as Python computes it (outside the project), from the samples file of the example:
+  //   python3 -c 'import hashlib,json,sys; [print(r["sample_id"], hashlib.sha256(json.dumps({"raw":r["input"]["raw"],"reference":r["input"].get("reference") or []},sort_keys=True,separators=(",",":")).encode()).hexdigest()) for r in map(json.loads, open(sys.argv[1]))]' FILE
+  const pythonHashes: Record<string, string> = {
+    'arith-0001': '246265dee9162e815f233d352651c6fc6c4f658f78f0336f662e025c3d45fc02',
+    'arith-0002': '85c4a1988f5f7000810588d01dc0f7f466e168fbe75fe7810569707ea0e8ff1e',
+    'tools-0001': 'd9e021023936906429ab0decea6fd1282395a320e10ad63c157c13773b1dde5f',
+  };
+  assert.deepEqual(
+    rows.map((r) => r.sample_id),
+    Object.keys(pythonHashes),
+  );
   for (const row of rows) {
     assert.equal(row.evaluation_id, aggregate.evaluation_id);
     assert.equal(row.model_id, aggregate.model_info.id);
     assert.ok(resultIds.has(row.evaluation_result_id), row.evaluation_result_id);
-    const expected = createHash('sha256')
-      .update(canonicalJson({ raw: row.input.raw, reference: row.input.reference ?? [] }), 'utf8')
-      .digest('hex');
-    assert.equal(row.sample_hash, expected, row.sample_id);
+    assert.equal(row.sample_hash, pythonHashes[row.sample_id], row.sample_id);
+    assert.equal(sampleHash(row.input), row.sample_hash, `${row.sample_id}: our sample_hash`);
   }
 });
 

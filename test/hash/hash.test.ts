@@ -93,7 +93,79 @@ const rowsOf = (rel: string) =>
     .map((l) => JSON.parse(l));
 
 test('sample_hash agrees with the upstream 0.3.0 fixture', { skip: skipWithoutReference(SKILL) }, () => {
-  for (const row of rowsOf(SKILL)) assert.equal(sampleHash(row.input), row.sample_hash);
+  const rows = rowsOf(SKILL);
+  assert.equal(rows.length, 1, "the fixture's one row");
+  for (const row of rows) assert.equal(sampleHash(row.input), row.sample_hash);
+});
+
+// Vectors computed outside the project, with Python's json and hashlib (Python 3.11), so that they hold in a clone
+// without ../shared. benchmark_hash: FULL below (every default written out, as the reference implementation fills
+// them) saved as full.json, then
+//   python3 -c 'import hashlib,json,sys; d=json.load(sys.stdin); print("sha256:"+hashlib.sha256(json.dumps(d,sort_keys=True,separators=(",",":")).encode()).hexdigest())' < full.json
+// sample_hash: the [raw, reference] pairs of SAMPLE_VECTORS (as JSON) on stdin of
+//   python3 -c 'import hashlib,json,sys; [print(hashlib.sha256(json.dumps({"raw":r,"reference":f},sort_keys=True,separators=(",",":")).encode()).hexdigest()) for r,f in json.load(sys.stdin)]'
+// json.dumps escapes every non-ASCII character (ensure_ascii), lone surrogates included.
+const FULL = {
+  id: 'tiny',
+  schema_version: '1.0',
+  title: 'Café 🌧',
+  bearers: {
+    p: { expression: 'it rains', paraphrases: [], references: [] },
+    q: { expression: 'the street is wet', paraphrases: [], references: [] },
+  },
+  analysts: [{ id: 'a1' }],
+  items: [
+    {
+      id: 'i1',
+      premises: ['p'],
+      conclusions: ['q'],
+      analyst_verdicts: ['good'],
+      factor_levels: {},
+      references: [],
+      tags: [],
+    },
+  ],
+  context_builders: {
+    premise: { kind: 'template', template: '{expressions}', joiner: ' and ' },
+    conclusion: { kind: 'template', template: '{expressions}', joiner: ' or ' },
+  },
+  copresence_rules: [],
+  entailment_rules: [],
+  factor_kinds: {},
+  factors: {},
+  ordinal_families: {},
+  references: [],
+  regularities: [],
+  targets: [],
+};
+const FULL_HASH = 'sha256:bf96e154380a1569d3418f5d52ac19bacc162bbf7f65d6cd8598dc43699e0ce3';
+
+const SAMPLE_VECTORS: [string, string[], string][] = [
+  ['What is 2+2?', ['4'], '6430bdf4ecab06106502a212ca0177f3943411518b7a4ff7d9385ae2bd6ef093'],
+  ['Café 🌧 "q"\n\t', ['\u0000x', '€'], 'd481c08ee80a26da3d2c909bb1e92af5dfc490c44eecc809fe2d57c9916d2cd2'],
+  ['no reference', [], 'f9c16be6693d761fda0f7cd71b711694cd96396a55f66d45114aa8b303efc328'],
+  [
+    '\ud800 lone \udfff ~\u007f',
+    ['a', 'b'],
+    'e2c90115faf3e346cb84097023a887d4ee7c61a28a4f2da282d19d089a9014fc',
+  ],
+];
+
+test('benchmark_hash equals the value Python computes over the benchmark with its defaults written out', () => {
+  assert.equal(benchmarkHash(FULL), FULL_HASH);
+  assert.equal(
+    benchmarkHash({ ...minimal(), title: 'Café 🌧' }),
+    FULL_HASH,
+    'the defaults are filled as written',
+  );
+});
+
+test('sample_hash equals the values Python computes (non-ASCII, controls, quotes, lone surrogates, no reference)', () => {
+  assert.equal(SAMPLE_VECTORS.length, 4);
+  for (const [raw, reference, expected] of SAMPLE_VECTORS) {
+    assert.equal(sampleHash({ raw, reference }), expected, JSON.stringify(raw));
+  }
+  assert.equal(sampleHash({ raw: 'no reference' }), SAMPLE_VECTORS[2][2], 'no reference hashes as []');
 });
 
 test(

@@ -1,6 +1,7 @@
 // Locating the read-only reference data in ../shared/reference. A user's clone has none: tests then skip
 // with a message saying so, instead of failing or imitating the data.
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import type { TestContext } from 'node:test';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,3 +33,28 @@ export function wildRunFolders(tool: string): string[] {
   }
   return out;
 }
+
+const shownSkips = new WeakMap<TestContext, Set<string>>();
+
+/**
+ * Runs a check that needs the reference data at `relativePath`; without it the check is not silently dropped but
+ * shown as a skipped subtest of `t` named `name` (once per test, however often the check is asked for), so that
+ * the reporter and the skip list at the end of scripts/run-tests.mjs say which check did not run and why.
+ */
+export async function withReference(
+  t: TestContext,
+  relativePath: string,
+  name: string,
+  check: () => void | Promise<void>,
+): Promise<void> {
+  const reason = skipWithoutReference(relativePath);
+  if (!reason) return check();
+  const shown = shownSkips.get(t) ?? new Set<string>();
+  shownSkips.set(t, shown);
+  if (shown.has(name)) return;
+  shown.add(name);
+  await t.test(name, { skip: reason }, () => {});
+}
+
+/** The upstream EEE JSON Schemas (every version) under the reference root. */
+export const UPSTREAM_EEE_SCHEMAS = 'eee/schemas';

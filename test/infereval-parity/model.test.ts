@@ -1,7 +1,8 @@
 // `evalkit model`: the factor-effects logistic regression. Expected values come from outside the implementation:
 // closed forms (a single binary factor's MLE is the 2×2 table's log odds ratio, and its clustered sandwich has a
 // closed form derived by hand below), and an independent stdlib-only Python implementation (Gauss–Jordan Newton,
-// math.erfc p-values, χ²₂ survival = exp(−x/2)) run once on examples/infereval/model, its digits written here.
+// math.erfc p-values, χ²₂ survival = exp(−x/2)) run once on examples/infereval/model, its digits written here
+// (scripts/python/infereval_factor_model_reference.py prints them).
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -20,7 +20,8 @@ const run1 = (): Promise<Evaluation> => loadInfereval(fixture('eta-run1.json'), 
 const bench = () => loadInfereval(fixture('benchmark.json'), 'benchmark');
 
 // Expected CI values come from an independent Python 3.11 implementation of the spec's procedure (consensus κ_C and
-// Fleiss κ_F; random.Random(seed).sample(range(43), 14), 1000 draws) run on eta-run1.json.
+// Fleiss κ_F; random.Random(seed).sample(range(43), 14), 1000 draws) run on eta-run1.json:
+// scripts/python/infereval_ci_reference.py prints every number of this test and the next.
 test('subsampling CI is seed-compatible with CPython random.Random(seed).sample', async () => {
   const report = evaluationMetrics(await run1(), { ci: { seed: 42 } });
   const kc = report['cohens_kappa[consensus]_ci'] as {

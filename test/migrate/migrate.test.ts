@@ -204,23 +204,27 @@ test('a kill during --in-place leaves either the old file or the new one', async
     cwd: projectRoot,
     stdio: 'ignore',
   });
-  let exited = false;
-  const killed = new Promise((resolve) => child.on('close', () => resolve((exited = true))));
+  const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
   const folder = join(t.root, MODEL_DIR);
-  // Kill while a temporary file is being written (or give up when the child is done).
-  let sawTemporary = false;
-  while (!exited) {
-    if (readdirSync(folder).some((f) => f.endsWith('.tmp'))) {
-      sawTemporary = true;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 2));
+  // Kill as soon as a temporary file has begun (under half the samples file's size): the write is under way.
+  let started: string | undefined;
+  while (!started && child.exitCode === null) {
+    started = readdirSync(folder).find(
+      (f) =>
+        f.endsWith('.tmp') &&
+        (statSync(join(folder, f), { throwIfNoEntry: false })?.size ?? 0) < big.length / 2,
+    );
+    if (!started) await new Promise((r) => setTimeout(r, 2));
   }
   child.kill('SIGKILL');
-  await killed;
-  ctx.diagnostic(sawTemporary ? 'killed while a temporary file existed' : 'the run finished before the kill');
+  assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
+  assert.ok(started, 'a temporary file was being written when the kill came');
+  ctx.diagnostic(`killed while ${started} was being written`);
+  assert.ok(readdirSync(folder).includes(started), 'the temporary file is left as it was');
   const now = readFileSync(t.samples);
-  if (!now.equals(original)) {
+  // Cut while its new version was being written, the samples file is still the old one, byte for byte.
+  if (started.includes('_samples.jsonl')) assert.ok(now.equals(original), 'the old samples file, untouched');
+  else if (!now.equals(original)) {
     const lines = now.toString('utf8').split('\n').filter(Boolean);
     assert.equal(lines.length, 15000);
     for (const l of lines) JSON.parse(l);

@@ -11,7 +11,7 @@ import { createProvider, loadBenchmarkForRun, type LoadedBenchmark } from '../..
 import { runEvaluation, type RunConfig, type RunOptions } from '../../src/run/runner.js';
 import { createAjv } from '../../src/validate/ajv.js';
 import { startProviderServer, hashedVerdicts, type ProviderServer } from '../helpers/provider-server.js';
-import { projectRoot, reference } from '../helpers/shared.js';
+import { projectRoot, reference, withReference } from '../helpers/shared.js';
 import { stableEta } from './eta.js';
 
 let server: ProviderServer;
@@ -59,7 +59,7 @@ async function run(name: string, over: Partial<RunOptions> = {}, cfg: Partial<Ru
   return { summary, outputPath, eta: JSON.parse(readFileSync(outputPath, 'utf8')) };
 }
 
-test('a run writes an η with every item, n samples each, valid against our schema and the upstream one', async () => {
+test('a run writes an η with every item, n samples each, valid against our schema and the upstream one', async (t) => {
   server.setScript(hashedVerdicts);
   const { eta, summary } = await run('basic');
   assert.equal(eta.items.length, 6);
@@ -83,11 +83,11 @@ test('a run writes an η with every item, n samples each, valid against our sche
     checkInfereval(eta, 'evaluation').filter((i) => (i.severity ?? 'error') === 'error'),
     [],
   );
-  const upstream = reference('infereval/schemas/evaluation.schema.json');
-  if (upstream) {
-    const validate = createAjv('2020-12').compile(JSON.parse(readFileSync(upstream, 'utf8')));
+  const UPSTREAM = 'infereval/schemas/evaluation.schema.json';
+  await withReference(t, UPSTREAM, 'the upstream evaluation schema accepts the η', () => {
+    const validate = createAjv('2020-12').compile(JSON.parse(readFileSync(reference(UPSTREAM)!, 'utf8')));
     assert.equal(validate(eta), true, JSON.stringify(validate.errors));
-  }
+  });
   assert.ok(!readFileSync(journalPathFor(join(dir, 'basic.json')), 'utf8').includes('sk-never-written'));
 });
 

@@ -1,45 +1,83 @@
-// kill -9 during an ingest, at random moments (a real child process running the CLI): afterwards the store opens,
-// every record has all of its rows or is absent, no row lacks its record, and running the ingest again completes it.
+// kill -9 during an ingest, each time while a randomly chosen record's rows are being written (a child process
+// that prints the ingest's progress ticks): afterwards the store opens, the records committed before the kill are
+// there whole, the record cut is absent, no row lacks its record, and running the ingest again completes it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ensureBenchData } from '../../bench/_store-data.js';
 import { createRng } from '../../src/metrics/stats/rng.js';
 import { openStore } from '../../src/store/db.js';
-import { cli, cliCommand } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
 import { projectRoot } from '../helpers/shared.js';
 
-const MODELS = 6;
-const QUESTIONS = 3000;
-const KILLS = 4;
+const MODELS = 3;
+const QUESTIONS = 2000;
+const KILLS = 2;
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-store-crash-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-const CLI = await cliCommand();
+const TSX = import.meta.resolve('tsx');
+const CHILD = join(projectRoot, 'test/store/ingest-child.ts');
 
-/** Starts `evalkit ingest` and SIGKILLs it `delayMs` after it has created the store file (or when it ends). */
-function ingestKilledAfter(root: string, db: string, delayMs: number): Promise<{ killed: boolean }> {
+/**
+ * Runs an ingest (test/store/ingest-child.ts, which prints each progress tick) and SIGKILLs it while its
+ * `target`-th new record (0-based) is being written: at the first tick inside that record once `fraction` of its
+ * samples file is read (DuckDB stores the rows while the validator reads them; after the last tick come the record, its
+ * items and the commit). Resolves with whether the kill landed there and how many new records the child had
+ * reported as committed by then.
+ */
+function ingestKilledInRecord(
+  root: string,
+  db: string,
+  target: number,
+  fraction: number,
+  samplesBytes: number,
+): Promise<{ killed: boolean; committed: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, 'ingest', root, '--db', db, '--no-progress'], {
+    const child = spawn(process.execPath, ['--import', TSX, CHILD, db, root], {
       cwd: projectRoot,
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let killed = false;
-    const poll = setInterval(() => {
-      if (!existsSync(db)) return;
-      clearInterval(poll);
-      setTimeout(() => {
-        killed = child.kill('SIGKILL');
-      }, delayMs);
-    }, 20);
+    let out = '';
+    let err = '';
+    let killedAt: number | undefined;
+    let seen = 0;
+    let unitStart = 0;
+    let records = 0;
+    /** Whether this record's tick was counted already. */
+    let counted = false;
+    child.stderr.on('data', (c) => (err += c));
+    child.stdout.on('data', (c) => {
+      out += c;
+      const lines = out.split('\n');
+      out = lines.pop()!;
+      for (const line of lines) {
+        if (killedAt !== undefined || line === 'done') continue;
+        const [r, , bytes] = line.split(' ').map(Number) as [number, number, number];
+        // A tick that ends a unit: a record committed, or a unit skipped whole (already stored).
+        if (r !== records || bytes - unitStart > samplesBytes) {
+          records = r;
+          unitStart = bytes;
+          counted = false;
+          continue;
+        }
+        if (counted || bytes - unitStart < fraction * samplesBytes) continue;
+        counted = true;
+        if (seen++ === target) {
+          killedAt = r;
+          child.kill('SIGKILL');
+        }
+      }
+    });
     child.on('error', reject);
-    child.on('exit', (_code, signal) => {
-      clearInterval(poll);
-      resolve({ killed: killed && signal === 'SIGKILL' });
+    child.on('close', (code, signal) => {
+      if (signal === 'SIGKILL' && killedAt !== undefined) resolve({ killed: true, committed: killedAt });
+      else if (code === 0) resolve({ killed: false, committed: records });
+      else reject(new Error(`ingest child exited ${code ?? signal}: ${err}`));
     });
   });
 }
@@ -66,25 +104,38 @@ async function checkInvariants(db: string): Promise<number> {
   }
 }
 
-test('SIGKILL at random moments: all of a record or none of it, and a re-run completes the store', async (t) => {
+test('SIGKILL while a record is written: all of a record or none of it, and a re-run completes the store', async (t) => {
   const data = ensureBenchData({ models: MODELS, questions: QUESTIONS, dir: join(temp, 'datastore') });
+  // The largest samples file: a tick further than that from the last boundary ends a unit (its aggregate counted).
+  const samplesBytes = Math.max(
+    ...readdirSync(join(data.root, 'data'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('_samples.jsonl'))
+      .map((f) => statSync(join(data.root, 'data', f)).size),
+  );
   const db = join(temp, 'store.duckdb');
   const next = createRng(20261123);
-  const seen: number[] = [];
-  for (let k = 0; k < KILLS; k++) {
-    const delay = Math.floor(next() * 6000);
-    const { killed } = await ingestKilledAfter(join(data.root, 'data'), db, delay);
-    const stored = await checkInvariants(db);
-    seen.push(stored);
+  let stored = 0;
+  for (let k = 0; k < KILLS && stored < MODELS - 1; k++) {
+    // Which of the records not stored yet is cut in the middle (never the only one left: the re-run completes).
+    const target = Math.floor(next() * (MODELS - stored));
+    // Up to 90% of its files: the last tick inside a record comes once its last chunk is read (here at 99%).
+    const fraction = 0.9 * next();
+    const root = join(data.root, 'data');
+    const { killed, committed } = await ingestKilledInRecord(root, db, target, fraction, samplesBytes);
+    assert.ok(killed, `kill ${k + 1} landed while record ${stored + target + 1} was being written`);
+    assert.equal(committed, target, 'the records before it were committed');
+    const now = await checkInvariants(db);
+    // The record cut is absent, unless the kill came after its last tick and its commit beat the signal.
+    assert.ok(now === stored + committed || now === stored + committed + 1, `${now} records stored`);
     t.diagnostic(
-      `kill ${k + 1} after ${delay} ms: ${killed ? 'killed' : 'had finished'}, ${stored} records stored`,
+      `kill ${k + 1} in record ${stored + target + 1}, ${Math.round(fraction * 100)}% read: ${now} records stored`,
     );
-    if (stored === MODELS) break;
+    stored = now;
   }
   const rerun = await cli(['ingest', join(data.root, 'data'), '--db', db, '--format', 'json']);
   assert.equal(rerun.code, 0, rerun.stderr);
   const summary = JSON.parse(rerun.stdout).summary;
   assert.equal(summary.records + summary.skipped, MODELS);
-  assert.equal(summary.skipped, seen[seen.length - 1]);
+  assert.equal(summary.skipped, stored);
   assert.equal(await checkInvariants(db), MODELS);
 });

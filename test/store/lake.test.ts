@@ -227,15 +227,32 @@ test('two ingest --lake processes at once both land: nothing lost, nothing dupli
   assert.equal(counts.rows, counts.expected);
 });
 
+/** Starts an ingest and SIGKILLs it once `moment()` holds (polled); resolves with the signal that ended it. */
+async function ingestKilledWhen(args: string[], moment: () => boolean): Promise<NodeJS.Signals | null> {
+  const child = spawn(process.execPath, [...CLI, 'ingest', ...args], { cwd: projectRoot, stdio: 'ignore' });
+  const ended = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
+  while (child.exitCode === null && !moment()) await new Promise((r) => setTimeout(r, 2));
+  child.kill('SIGKILL');
+  return ended;
+}
+
 test('kill -9 during ingest --lake: no partial file is visible, every record has its rows, a re-run completes it', async (t) => {
   const data = ensureBenchData({ models: 4, questions: 4000, dir: join(temp, 'kill-data') });
   const dir = join(temp, 'kill-lake');
-  for (const delay of [300, 1500, 3000, 5000]) {
-    const run = ingestProcess([join(data.root, 'data'), '--lake', dir, '--no-progress']);
-    const timer = setTimeout(run.kill, delay);
-    await run.done;
-    clearTimeout(timer);
-    if (!existsSync(dir)) continue;
+  // Two records in first, whole; then runs over all four are cut while they write.
+  const first = ingestProcess([...data.aggregates.slice(0, 2), '--lake', dir, '--no-progress']);
+  assert.equal(await first.done, 0);
+  const staging = (): string[] => readdirSync(dir).filter((n) => n.startsWith('.evalkit-staging-'));
+  const moments: [string, () => boolean][] = [
+    ['while it ingests into its staging store', () => staging().length > 0],
+    [
+      'while it writes Parquet into its staging folder',
+      () => staging().some((n) => existsSync(join(dir, n, 'out'))),
+    ],
+  ];
+  for (const [when, moment] of moments) {
+    const signal = await ingestKilledWhen([join(data.root, 'data'), '--lake', dir, '--no-progress'], moment);
+    assert.equal(signal, 'SIGKILL', `the kill landed ${when}`);
     // Every visible file is a whole Parquet file.
     for (const f of parquetFiles(dir).filter((f) => !f.includes('/.evalkit-staging-')))
       await parquetReadObjects({
@@ -243,10 +260,12 @@ test('kill -9 during ingest --lake: no partial file is visible, every record has
         columns: ['record_key'],
         compressors: ZSTD,
       });
-    const counts = await lakeCounts(dir);
-    assert.equal(counts.rows, counts.expected, 'a record without all of its rows');
-    assert.equal(counts.records, counts.keys, 'a record twice');
-    t.diagnostic(`killed after ${delay} ms: ${counts.records} records in the lake`);
+    assert.deepEqual(
+      await lakeCounts(dir),
+      { records: 2, keys: 2, rows: 8000, expected: 8000 },
+      `killed ${when}: the two records whole, nothing of the others`,
+    );
+    t.diagnostic(`killed ${when}`);
   }
   const last = ingestProcess([join(data.root, 'data'), '--lake', dir, '--no-progress']);
   assert.equal(await last.done, 0);
