@@ -2,20 +2,25 @@
 // per scored sample joined with its sampling event, the same bytes twice; own fixtures cover bootstrap_std, a log
 // without final_report, a truncated log.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { reference, skipWithoutReference } from '../helpers/shared.js';
+import { reference, skipWithoutReference, wildRunFolders } from '../helpers/shared.js';
 import { assertUpstreamValid, assertValidTree, convertInto, load, tempRoot, treeBytes } from './helpers.js';
 
 const skip = skipWithoutReference('peers-wild/openai-evals');
 
 function referenceLogs(): string[] {
   const manifest = JSON.parse(readFileSync(reference('peers-wild/MANIFEST.json')!, 'utf8'));
-  return (manifest.files as any[])
+  const wild = (manifest.files as any[])
     .filter((f) => f.tool === 'openai-evals')
     .map((f) => reference(`peers-wild/${f.file}`))
     .filter((p): p is string => p !== undefined);
+  // peers-wild-2 (no JSON manifest): every log of its openai-evals runs.
+  const wild2 = wildRunFolders('openai-evals')
+    .filter((d) => d.includes('peers-wild-2'))
+    .flatMap((d) => readdirSync(d).map((f) => join(d, f)));
+  return [...wild, ...wild2];
 }
 
 test('every oaieval log of the reference data converts with the exact final_report', { skip }, async (t) => {
@@ -51,7 +56,8 @@ test('every oaieval log of the reference data converts with the exact final_repo
     const sampling = new Map(lines.filter((l) => l.type === 'sampling').map((l) => [l.sample_id, l.data]));
     for (const row of rows) {
       const s = sampling.get(row.sample_id);
-      assert.deepEqual(row.output.raw, s.sampled);
+      // The earliest logs write one completion as a string, later ones a list.
+      assert.deepEqual(row.output.raw, [s.sampled].flat());
       const m = matches.find((x) => x.sample_id === row.sample_id);
       assert.deepEqual(row.input.reference, [m.data.expected]);
     }
