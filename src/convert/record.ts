@@ -26,7 +26,7 @@ import {
   metricKey,
   type DeclaredMetricFactsFile,
 } from './metric-facts.js';
-import type { DeclaredFacts } from './reconcile.js';
+import type { DeclaredFacts } from '../checks/reconciliation.js';
 import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
@@ -432,7 +432,7 @@ export class ResultsBuilder {
   readonly results: Obj[] = [];
   /** Results left out for a non-finite score: `non_finite_score.<result id>` → "Infinity" | "-Infinity" | "NaN". */
   readonly leftOut: Record<string, string> = {};
-  /** What the source declares about each written result, by result id (see reconcile.ts). */
+  /** What the source declares about each written result, by result id (see checks/reconciliation.ts). */
   readonly declaredByResult = new Map<string, DeclaredFacts>();
   constructor(
     private readonly report: FieldReport,

@@ -6,7 +6,7 @@
  */
 
 import type { DeclaredMetricFactsFile } from './metric-facts.js';
-import type { DeclaredFacts } from './reconcile.js';
+import type { DeclaredFacts } from '../checks/reconciliation.js';
 
 /** The sources `--from` accepts (besides `auto`). */
 export type SourceId =
@@ -107,7 +107,7 @@ export interface ConvertedRecord {
   fields: FieldFate[];
   /** Things a reader must know (e.g. "the run did not finish: status cancelled"). */
   notes: string[];
-  /** What the source declares about each result (by evaluation_result_id), for reconciliation (reconcile.ts). */
+  /** What the source declares about each result (by evaluation_result_id), for reconciliation (checks/reconciliation.ts). */
   declared?: ReadonlyMap<string, DeclaredFacts>;
 }
 

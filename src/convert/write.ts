@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
-import { reconcileAggregate, RowTally, tallyBlock, type Reconciliation } from './reconcile.js';
+import { reconcileAggregate, RowTally, tallyBlock, type Reconciliation } from '../checks/reconciliation.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
 import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';

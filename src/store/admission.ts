@@ -12,7 +12,7 @@ import { diagnosticAt } from '../validate/file.js';
 import type { FlatRecord } from './flat-records.js';
 import type { RunIndex } from './supersede.js';
 import type { Decision, RecordWriter } from './write.js';
-import type { Reconciliation, ReconciliationCounts } from '../convert/reconcile.js';
+import type { Reconciliation, ReconciliationCounts } from '../checks/reconciliation.js';
 
 /** What happened to one record (or to one input that gave none). */
 export interface IngestItem {
@@ -32,7 +32,7 @@ export interface IngestItem {
   supersedes?: string[];
   /** For a superseded copy: the evaluation_id of the stored copy kept instead. */
   kept_copy?: string;
-  /** How its results reconciled with their source (converted records; see convert/reconcile.ts). */
+  /** How its results reconciled with their source (converted records; see checks/reconciliation.ts). */
   reconciliation?: ReconciliationCounts;
   /** Its results whose rows disagree with the source. */
   disagreements?: Reconciliation[];

@@ -17,7 +17,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
-import { disagreementText } from '../convert/reconcile.js';
+import { disagreementText } from '../checks/reconciliation.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';

@@ -58,7 +58,7 @@ import {
   reconciliationCounts,
   RowTally,
   storedDisagreements,
-} from '../convert/reconcile.js';
+} from '../checks/reconciliation.js';
 
 export type { IngestItem, UnitContext, UnitOutcome } from './admission.js';
 

@@ -27,7 +27,7 @@ import { mcnemarExact } from '../metrics/stats/mcnemar.js';
 import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
-import { disagreementText } from '../convert/reconcile.js';
+import { disagreementText } from '../checks/reconciliation.js';
 import {
   gapAggregatesSql,
   gapStats,

@@ -1,6 +1,6 @@
 /**
  * `evalkit reconcile`: every stored result checked again against its stored rows, with the facts its source declared
- * (kept in the record at conversion, see convert/reconcile.ts), in a store or in a folder of EEE records. The outcome
+ * (kept in the record at conversion, see checks/reconciliation.ts), in a store or in a folder of EEE records. The outcome
  * is compared with the one the record keeps: a store whose rows were changed after the fact, or a record written by
  * an older evalkit, shows here.
  */
@@ -14,7 +14,7 @@ import {
   RowTally,
   storedReconciliation,
   type ReconciliationCounts,
-} from '../convert/reconcile.js';
+} from '../checks/reconciliation.js';
 import { readJsonlValues } from '../convert/read.js';
 import { expandPaths, isJsonlPath, pathExists } from '../io/files.js';
 import { isObject, type Json } from '../io/json-value.js';

@@ -44,7 +44,7 @@ export const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -
 
 /**
  * The note of a result whose rows disagree with its source (the reconciliation outcome the record keeps, see
- * convert/reconcile.ts), else NULL.
+ * checks/reconciliation.ts), else NULL.
  */
 export const DISAGREEMENT_SQL = `CASE WHEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation' IN ('count_mismatch', 'headline_mismatch', 'key_collision')
   THEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation_note' END`;

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { referenceRoot, skipWithoutReference, wildRunFolders } from '../helpers/shared.js';
-import { lineFacts, rowFacts } from '../../src/convert/reconcile.js';
+import { lineFacts, rowFacts } from '../../src/checks/reconciliation.js';
 import { convertInto, load } from './helpers.js';
 
 const TOOLS = ['helm', 'inspect_ai', 'lm-eval-harness', 'openai-evals', 'promptfoo'];

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { reconcileResult, RowTally } from '../../src/convert/reconcile.js';
+import { reconcileResult, RowTally } from '../../src/checks/reconciliation.js';
 import { cli } from '../helpers/cli.js';
 import { RECONCILE_TS, writeReconcileRun } from './reconcile-fixture.js';
 

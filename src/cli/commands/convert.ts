@@ -7,7 +7,7 @@ import { writeConverted, type WriteOutcome } from '../../convert/write.js';
 import { createProgress } from '../output/progress.js';
 import type { CommandModule } from '../context.js';
 import { json, optionalInteger, resolvePath } from '../options.js';
-import { reconciliationLines, type Reconciliation } from '../../convert/reconcile.js';
+import { reconciliationLines, type Reconciliation } from '../../checks/reconciliation.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { InputGuard } from '../../io/output-is-input.js';
 import {

@@ -3,7 +3,7 @@ import type { SourceId } from '../../convert/types.js';
 import type { IngestOptions, IngestResult } from '../../store/ingest.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { addDbOption, json, lakeWarnings, storeTargetOf } from '../options.js';
-import { disagreementText } from '../../convert/reconcile.js';
+import { disagreementText } from '../../checks/reconciliation.js';
 import { diagnosticLine } from '../output/diagnostics.js';
 import { createProgress } from '../output/progress.js';
 import { checkOutputs } from '../../io/preflight.js';

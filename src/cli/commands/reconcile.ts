@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import type { ReconcileReport } from '../../store/reconcile.js';
 import type { CommandModule } from '../context.js';
 import { textTable } from '../../report/tables.js';
-import { isDisagreement } from '../../convert/reconcile.js';
+import { isDisagreement } from '../../checks/reconciliation.js';
 import { addDbOption, addLakeOption, json, storeTargetOf } from '../options.js';
 
 interface ReconcileFlags {

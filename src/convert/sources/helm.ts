@@ -13,7 +13,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { RecordDriver } from '../driver.js';
-import type { DeclaredFacts } from '../reconcile.js';
+import type { DeclaredFacts } from '../../checks/reconciliation.js';
 import {
   contentDigest,
   detailString,

@@ -24,7 +24,7 @@ import {
 } from '../json-text.js';
 import { rowBlocksOf, type LineMapper, type RowBlock } from '../row-blocks.js';
 import { RecordDriver } from '../driver.js';
-import type { DeclaredFacts } from '../reconcile.js';
+import type { DeclaredFacts } from '../../checks/reconciliation.js';
 import {
   detailString,
   epochSeconds,

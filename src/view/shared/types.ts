@@ -62,7 +62,7 @@ export interface ResultSummary {
   samples: number;
   /** The result's one 95% interval (store/result-interval.ts, as `evalkit leaderboard`); filled by the API. */
   interval?: ResultIntervalView;
-  /** The reconciliation outcome the record keeps (convert/reconcile.ts) and its note; null when it keeps none. */
+  /** The reconciliation outcome the record keeps (checks/reconciliation.ts) and its note; null when it keeps none. */
   reconciliation?: string | null;
   reconciliation_note?: string | null;
 }
