@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { skipWithoutChromium } from '../helpers/browser.js';
-import { cli } from '../helpers/cli.js';
 import { writeReconcileRun } from '../convert/reconcile-fixture.js';
 import { openStore } from '../../src/store/db.js';
+import { ingestPaths } from '../../src/store/ingest.js';
 import { startViewServer } from '../../src/view/server.js';
 import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
 
@@ -32,10 +32,14 @@ test(
   { skip: skipWithoutChromium(), timeout: 180_000 },
   async () => {
     const db = join(temp, 'store.duckdb');
+    // Stored through the ingest library with the writer closed before the viewer opens the file, as the other
+    // viewer tests do (an in-process CLI ingest beside the reader crashed this process once under load).
+    const writer = await openStore(db, { readOnly: false });
     for (const model of ['org/model-a', 'org/model-b']) {
-      const r = await cli(['ingest', '--db', db, '--no-progress', writeRun(join(temp, model), model)]);
-      assert.equal(r.code, 0, r.stdout + r.stderr);
+      const ingested = await ingestPaths(writer, [writeRun(join(temp, model), model)], { cwd: temp });
+      assert.equal(ingested.summary.records, 1, JSON.stringify(ingested.summary));
     }
+    writer.close();
     const store = await openStore(db, { readOnly: true });
     const [{ record_key: key }] = await store.all<{ record_key: string }>(
       "SELECT record_key FROM records WHERE model_id = 'org/model-a'",
