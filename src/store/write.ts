@@ -76,6 +76,20 @@ export interface WriteInput {
 const duplicateKey = (contentHash: string, evaluationId: string): string =>
   createHash('sha256').update(`${contentHash}\n${evaluationId}`).digest('hex');
 
+/**
+ * A test hook, inert unless set (docs/testing.md): EVALKIT_TEST_PAUSE_BEFORE_COMMIT=N makes this process's N-th
+ * record, its rows, record, results and items written but not committed, print `evalkit:paused-before-commit KEY`
+ * on stderr and wait there, so that a crash test (test/store/crash.test.ts) can kill it exactly before COMMIT.
+ */
+const PAUSE_BEFORE_COMMIT = Number(process.env.EVALKIT_TEST_PAUSE_BEFORE_COMMIT) || 0;
+let commitsBegun = 0;
+
+async function testPauseBeforeCommit(key: string): Promise<void> {
+  if (PAUSE_BEFORE_COMMIT <= 0 || ++commitsBegun !== PAUSE_BEFORE_COMMIT) return;
+  process.stderr.write(`evalkit:paused-before-commit ${key}\n`);
+  await new Promise(() => setInterval(() => {}, 60_000));
+}
+
 export class RecordWriter {
   constructor(
     readonly store: Store,
@@ -135,6 +149,7 @@ export class RecordWriter {
       // The rows are in and nothing else is reading: the items and the commit's checkpoint may use every core.
       await c.run(`SET threads = ${availableParallelism()}`);
       await writeResultItems(c, key);
+      await testPauseBeforeCommit(key);
       await c.run('COMMIT');
       return rows;
     } catch (error) {
