@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { recordFingerprint } from '../checks/eee-tree.js';
+import { pauseForTest } from '../io/test-pause.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Store } from './db.js';
 import { splitSampleRow } from './sample-row.js';
@@ -76,20 +77,6 @@ export interface WriteInput {
 const duplicateKey = (contentHash: string, evaluationId: string): string =>
   createHash('sha256').update(`${contentHash}\n${evaluationId}`).digest('hex');
 
-/**
- * A test hook, inert unless set (docs/testing.md): EVALKIT_TEST_PAUSE_BEFORE_COMMIT=N makes this process's N-th
- * record, its rows, record, results and items written but not committed, print `evalkit:paused-before-commit KEY`
- * on stderr and wait there, so that a crash test (test/store/crash.test.ts) can kill it exactly before COMMIT.
- */
-const PAUSE_BEFORE_COMMIT = Number(process.env.EVALKIT_TEST_PAUSE_BEFORE_COMMIT) || 0;
-let commitsBegun = 0;
-
-async function testPauseBeforeCommit(key: string): Promise<void> {
-  if (PAUSE_BEFORE_COMMIT <= 0 || ++commitsBegun !== PAUSE_BEFORE_COMMIT) return;
-  process.stderr.write(`evalkit:paused-before-commit ${key}\n`);
-  await new Promise(() => setInterval(() => {}, 60_000));
-}
-
 export class RecordWriter {
   constructor(
     readonly store: Store,
@@ -149,7 +136,8 @@ export class RecordWriter {
       // The rows are in and nothing else is reading: the items and the commit's checkpoint may use every core.
       await c.run(`SET threads = ${availableParallelism()}`);
       await writeResultItems(c, key);
-      await testPauseBeforeCommit(key);
+      // EVALKIT_TEST_PAUSE_BEFORE_COMMIT=N: the N-th record waits here, all of it inserted, none of it committed.
+      await pauseForTest('EVALKIT_TEST_PAUSE_BEFORE_COMMIT', `paused-before-commit ${key}`);
       await c.run('COMMIT');
       return rows;
     } catch (error) {
