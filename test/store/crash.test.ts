@@ -178,7 +178,7 @@ test('SIGKILL between the inserts of a record and its COMMIT: the record is abse
   const data = ensureBenchData({ models: MODELS, questions: QUESTIONS, dir: join(temp, 'datastore') });
   const root = join(data.root, 'data');
   const db = join(temp, 'store-before-commit.duckdb');
-  // The record cut: any of them, the first (nothing committed yet) and the last included.
+  // The record cut, drawn from all of them: the first (nothing committed yet) and the last may be cut too.
   const nth = 1 + Math.floor(createRng(20261127)() * MODELS);
   const key = await ingestKilledBeforeCommit(root, db, nth);
   t.diagnostic(`killed before the commit of record ${nth} of ${MODELS} (${key.slice(0, 12)})`);
