@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { IoError } from '../errors.js';
 import { acquireLock, type Lock } from '../io/lock.js';
 import { isProcessAlive } from '../io/process-alive.js';
+import { pauseForTest } from '../io/test-pause.js';
 import { openStore, type Store } from './db.js';
 import { ingestPaths, type IngestOptions, type IngestResult } from './ingest.js';
 import { lakeParts, partFilesByName, partsScan, sqlString, unitOf } from './lake-files.js';
@@ -206,10 +207,15 @@ async function publish(store: Store, root: string, staging: string, run: string)
       .filter((f) => f.endsWith('.parquet'));
   }
   // Rows first, each partition's records file last: a record appears with all of its rows or not at all.
-  for (const table of ['samples', 'results', 'documents', 'records'] as const)
+  const order = ['samples', 'results', 'documents', 'records'] as const;
+  for (const table of order) {
+    // EVALKIT_TEST_PAUSE_BEFORE_LAKE_RECORDS=N: the N-th publish waits here, all but its last files in place.
+    if (table === order.at(-1))
+      await pauseForTest('EVALKIT_TEST_PAUSE_BEFORE_LAKE_RECORDS', 'paused-before-lake-records');
     for (const file of written[table] ?? []) {
       const target = join(root, table, file);
       await mkdir(join(target, '..'), { recursive: true });
       await rename(join(staging, 'out', table, file), target);
     }
+  }
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { recordFingerprint } from '../checks/eee-tree.js';
+import { pauseForTest } from '../io/test-pause.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Store } from './db.js';
 import { splitSampleRow } from './sample-row.js';
@@ -135,6 +136,8 @@ export class RecordWriter {
       // The rows are in and nothing else is reading: the items and the commit's checkpoint may use every core.
       await c.run(`SET threads = ${availableParallelism()}`);
       await writeResultItems(c, key);
+      // EVALKIT_TEST_PAUSE_BEFORE_COMMIT=N: the N-th record waits here, all of it inserted, none of it committed.
+      await pauseForTest('EVALKIT_TEST_PAUSE_BEFORE_COMMIT', `paused-before-commit ${key}`);
       await c.run('COMMIT');
       return rows;
     } catch (error) {

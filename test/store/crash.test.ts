@@ -1,6 +1,8 @@
 // kill -9 during an ingest, each time while a randomly chosen record's rows are being written (a child process
 // that prints the ingest's progress ticks): afterwards the store opens, the records committed before the kill are
-// there whole, the record cut is absent, no row lacks its record, and running the ingest again completes it.
+// there whole, the record cut is absent, no row lacks its record, and running the ingest again completes it. A
+// second test kills it exactly between a record's last insert and its COMMIT (the writer's test hook
+// EVALKIT_TEST_PAUSE_BEFORE_COMMIT, src/store/write.ts): a store writing outside one transaction fails it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -137,5 +139,71 @@ test('SIGKILL while a record is written: all of a record or none of it, and a re
   const summary = JSON.parse(rerun.stdout).summary;
   assert.equal(summary.records + summary.skipped, MODELS);
   assert.equal(summary.skipped, stored);
+  assert.equal(await checkInvariants(db), MODELS);
+});
+
+/**
+ * Runs an ingest with the writer's pause before its `nth` commit and SIGKILLs it once paused there; resolves with the
+ * key of the record cut (its rows, record, results and items inserted, not committed).
+ */
+function ingestKilledBeforeCommit(root: string, db: string, nth: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, CHILD, db, root], {
+      cwd: projectRoot,
+      env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_COMMIT: String(nth) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    let key: string | undefined;
+    child.stderr.on('data', (c) => {
+      err += c;
+      const m = /^evalkit:paused-before-commit (\S+)$/m.exec(err);
+      if (m && key === undefined) {
+        key = m[1];
+        child.kill('SIGKILL');
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (signal === 'SIGKILL' && key !== undefined) resolve(key);
+      else
+        reject(
+          new Error(`the ingest child never paused before commit ${nth} (exit ${code ?? signal}): ${err}`),
+        );
+    });
+  });
+}
+
+test('SIGKILL between the inserts of a record and its COMMIT: the record is absent, the earlier ones whole', async (t) => {
+  const data = ensureBenchData({ models: MODELS, questions: QUESTIONS, dir: join(temp, 'datastore') });
+  const root = join(data.root, 'data');
+  const db = join(temp, 'store-before-commit.duckdb');
+  // The record cut, drawn from all of them: the first (nothing committed yet) and the last may be cut too.
+  const nth = 1 + Math.floor(createRng(20261127)() * MODELS);
+  const key = await ingestKilledBeforeCommit(root, db, nth);
+  t.diagnostic(`killed before the commit of record ${nth} of ${MODELS} (${key.slice(0, 12)})`);
+  assert.equal(await checkInvariants(db), nth - 1, 'the records committed before it, and not the one cut');
+  const store = await openStore(db, { readOnly: true });
+  try {
+    for (const table of ['records', 'results', 'samples', 'result_items', 'result_item_sets', 'documents']) {
+      const [{ n }] = await store.all<{ n: number }>(
+        `SELECT count(*) AS n FROM ${table} WHERE record_key = $1`,
+        [key],
+      );
+      assert.equal(n, 0, `${table} rows of the record cut before its commit`);
+    }
+    // The earlier records whole: every result with its item set, every item set with its result.
+    const [{ unpaired }] = await store.all<{ unpaired: number }>(
+      `SELECT count(*) AS unpaired FROM results r FULL JOIN result_item_sets s USING (record_key, result_index)
+        WHERE r.record_key IS NULL OR s.record_key IS NULL`,
+    );
+    assert.equal(unpaired, 0, 'results without their items, or items without their result');
+  } finally {
+    store.close();
+  }
+  const rerun = await cli(['ingest', root, '--db', db, '--format', 'json']);
+  assert.equal(rerun.code, 0, rerun.stderr);
+  const summary = JSON.parse(rerun.stdout).summary;
+  assert.deepEqual([summary.records, summary.skipped], [MODELS - nth + 1, nth - 1]);
   assert.equal(await checkInvariants(db), MODELS);
 });

@@ -227,11 +227,24 @@ test('two ingest --lake processes at once both land: nothing lost, nothing dupli
   assert.equal(counts.rows, counts.expected);
 });
 
-/** Starts an ingest and SIGKILLs it once `moment()` holds (polled); resolves with the signal that ended it. */
-async function ingestKilledWhen(args: string[], moment: () => boolean): Promise<NodeJS.Signals | null> {
-  const child = spawn(process.execPath, [...CLI, 'ingest', ...args], { cwd: projectRoot, stdio: 'ignore' });
+/**
+ * Starts an ingest (with `env` added to its environment) and SIGKILLs it once `moment(stderr)` holds (polled);
+ * resolves with the signal that ended it.
+ */
+async function ingestKilledWhen(
+  args: string[],
+  moment: (stderr: string) => boolean,
+  env: Record<string, string> = {},
+): Promise<NodeJS.Signals | null> {
+  const child = spawn(process.execPath, [...CLI, 'ingest', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
   const ended = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
-  while (child.exitCode === null && !moment()) await new Promise((r) => setTimeout(r, 2));
+  while (child.exitCode === null && !moment(stderr)) await new Promise((r) => setTimeout(r, 2));
   child.kill('SIGKILL');
   return ended;
 }
@@ -243,16 +256,29 @@ test('kill -9 during ingest --lake: no partial file is visible, every record has
   const first = ingestProcess([...data.aggregates.slice(0, 2), '--lake', dir, '--no-progress']);
   assert.equal(await first.done, 0);
   const staging = (): string[] => readdirSync(dir).filter((n) => n.startsWith('.evalkit-staging-'));
-  const moments: [string, () => boolean][] = [
+  const moments: [string, (stderr: string) => boolean, Record<string, string>?][] = [
     ['while it ingests into its staging store', () => staging().length > 0],
     [
       'while it writes Parquet into its staging folder',
       () => staging().some((n) => existsSync(join(dir, n, 'out'))),
     ],
+    // The writer's test hook: its rows, results and documents files renamed into the lake, its records files not.
+    [
+      'between publishing its rows and its records files',
+      (stderr) => stderr.includes('evalkit:paused-before-lake-records\n'),
+      { EVALKIT_TEST_PAUSE_BEFORE_LAKE_RECORDS: '1' },
+    ],
   ];
-  for (const [when, moment] of moments) {
-    const signal = await ingestKilledWhen([join(data.root, 'data'), '--lake', dir, '--no-progress'], moment);
+  for (const [when, moment, env] of moments) {
+    const samplesBefore = parquetFiles(join(dir, 'samples')).length;
+    const signal = await ingestKilledWhen(
+      [join(data.root, 'data'), '--lake', dir, '--no-progress'],
+      moment,
+      env,
+    );
     assert.equal(signal, 'SIGKILL', `the kill landed ${when}`);
+    if (env)
+      assert.ok(parquetFiles(join(dir, 'samples')).length > samplesBefore, 'its rows files were published');
     // Every visible file is a whole Parquet file.
     for (const f of parquetFiles(dir).filter((f) => !f.includes('/.evalkit-staging-')))
       await parquetReadObjects({
