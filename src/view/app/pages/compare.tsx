@@ -16,6 +16,7 @@ import {
 } from '../ui.js';
 import { PromptBlock } from '../messages.js';
 import { fmtDate, parseTimestamp } from '../dates.js';
+import { RUN_UNFINISHED } from '../intervals.js';
 import type { CompareResult, Comparison, Disagreements, ModelResults, Overview } from '../../shared/types.js';
 
 /** What `compare` gets for a side: the chosen run's evaluation id, else the model id. */
@@ -283,6 +284,21 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
           .map(([side, d]) => (
             <p class="status warn note" data-testid="source-disagreement">
               ! {c.benchmark} — {c.metric}, {side}: {d}
+            </p>
+          )),
+      )}
+      {result.comparisons.flatMap((c) =>
+        (
+          [
+            ['A', c.run_status_a],
+            ['B', c.run_status_b],
+          ] as const
+        )
+          .filter(([, status]) => status !== undefined && status !== 'complete')
+          .map(([side, status]) => (
+            <p class="status warn note" data-testid="run-status" title={RUN_UNFINISHED}>
+              ! {c.benchmark} — {c.metric}, {side}: the run did not finish (run {status}); its result covers
+              only the samples it got through
             </p>
           )),
       )}
