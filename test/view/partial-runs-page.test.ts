@@ -1,11 +1,12 @@
 // Issue 30, defect 4 in the viewer, in a real Chromium: a run that did not finish is not ranked beside finished ones
 // unless "Include partial runs" is ticked (URL state `partial=1`), then marked with its status; the record page of
 // such a run says so instead of only "Valid: no warnings", and a zero-width interval from it is not shown as a
-// measurement; the compare page names each side's unfinished run. The store is built by `evalkit ingest` from
-// generated Inspect logs, plus the real errored and cancelled logs of ../shared/reference/peers-wild-2 when present.
+// measurement; the compare page names each side's unfinished run; the static export carries the toggled boards. The
+// store is built by `evalkit ingest` from generated Inspect logs, plus the real errored and cancelled logs of
+// ../shared/reference/peers-wild-2 when present.
 // test-runner: own process (a real Chromium: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -15,7 +16,10 @@ import { cli } from '../helpers/cli.js';
 import { reference, withReference } from '../helpers/shared.js';
 import { CANCELLED, ERRORED, inspectLog } from '../store/partial-runs-fixture.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { exportStaticSite } from '../../src/view/export.js';
 import { startViewServer } from '../../src/view/server.js';
+import { canonicalQuery, exportKey } from '../../src/view/shared/query.js';
+import type { Leaderboards } from '../../src/view/shared/types.js';
 import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-view-partial-'));
@@ -45,25 +49,33 @@ async function boardRows(page: Page): Promise<string[][]> {
     );
 }
 
+/**
+ * A store of three generated runs (one finished, two errored) plus the real errored and cancelled logs when
+ * present (`real`: their paths).
+ */
+async function buildStore(name: string, withReal: boolean): Promise<{ db: string; real: string[] }> {
+  const dir = join(temp, name);
+  mkdirSync(dir);
+  const logs: [string, object][] = [
+    ['done.json', inspectLog('openai/gpt-4o', 'success', ones(24, 30), 30, 0.08)],
+    // Stopped at 20 of 30 samples, every one right.
+    ['errored.json', inspectLog('anthropic/claude-x', 'error', ones(20, 20), 30, 0)],
+    // Errored before any sample: a headline of 0 with a stderr of 0, a zero-width interval.
+    ['stalled.json', inspectLog('anthropic/claude-stalled', 'error', [], 30, 0)],
+  ];
+  for (const [file, log] of logs) writeFileSync(join(dir, file), JSON.stringify(log));
+  const real = withReal ? [ERRORED, CANCELLED].map((p) => reference(p)).filter((p) => p !== undefined) : [];
+  const db = join(temp, `${name}.duckdb`);
+  const r = await cli(['ingest', '--db', db, '--no-progress', dir, ...real]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  return { db, real };
+}
+
 test(
   'viewer: unfinished runs on the leaderboard (toggle, badge), the record page (run status, no zero-width CI) and compare',
   { skip: skipWithoutChromium(), timeout: 240_000 },
   async (t) => {
-    const dir = join(temp, 'logs');
-    mkdirSync(dir);
-    const logs: [string, object][] = [
-      ['done.json', inspectLog('openai/gpt-4o', 'success', ones(24, 30), 30, 0.08)],
-      // Stopped at 20 of 30 samples, every one right.
-      ['errored.json', inspectLog('anthropic/claude-x', 'error', ones(20, 20), 30, 0)],
-      // Errored before any sample: a headline of 0 with a stderr of 0, a zero-width interval.
-      ['stalled.json', inspectLog('anthropic/claude-stalled', 'error', [], 30, 0)],
-    ];
-    for (const [name, log] of logs) writeFileSync(join(dir, name), JSON.stringify(log));
-    const real = [ERRORED, CANCELLED].map((p) => reference(p)).filter((p) => p !== undefined);
-    const db = join(temp, 'store.duckdb');
-    const r = await cli(['ingest', '--db', db, '--no-progress', dir, ...real]);
-    assert.equal(r.code, 0, r.stdout + r.stderr);
-
+    const { db, real } = await buildStore('logs', true);
     const store = await openStore(db, { readOnly: true });
     const server = await startViewServer({ store, port: 0 });
     try {
@@ -161,3 +173,35 @@ test(
     }
   },
 );
+
+test('static export: a board that leaves unfinished runs out is also exported with them ranked', async () => {
+  const { db } = await buildStore('export', false);
+  const store = await openStore(db, { readOnly: true });
+  const site = join(temp, 'site');
+  try {
+    await exportStaticSite(store, site);
+  } finally {
+    store.close();
+  }
+  const board = (params: Record<string, string>): Leaderboards | undefined => {
+    const file = join(site, 'data', 'leaderboard', `${exportKey(canonicalQuery(params))}.json`);
+    return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  };
+  const models = (b: Leaderboards | undefined) => b?.leaderboards[0]?.rows.map((r) => r.model_id);
+  const boards: Record<string, string>[] = [
+    {},
+    { benchmark: 'popularity' },
+    { benchmark: 'popularity', metric: 'accuracy' },
+  ];
+  for (const params of boards) {
+    assert.deepEqual(models(board(params)), ['openai/gpt-4o'], JSON.stringify(params));
+    assert.equal(board(params)?.unranked_partial_runs, 2);
+    assert.deepEqual(
+      models(board({ ...params, partial: '1' })),
+      ['anthropic/claude-x', 'openai/gpt-4o', 'anthropic/claude-stalled'],
+      JSON.stringify(params),
+    );
+  }
+  // A board with nothing left out has no second copy.
+  assert.equal(board({ composite: '1', partial: '1' }), undefined);
+});

@@ -1,7 +1,11 @@
 import { Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { validatePaths } from '../../validate/index.js';
-import { reconciliationLines, storedReconciliations, type Reconciliation } from '../../checks/reconciliation.js';
+import {
+  reconciliationLines,
+  storedReconciliations,
+  type Reconciliation,
+} from '../../checks/reconciliation.js';
 import { optionalInteger } from '../options.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { OUTPUT_FORMATS, report, type OutputFormat } from '../output/diagnostics.js';
