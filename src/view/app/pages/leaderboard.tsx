@@ -68,28 +68,24 @@ export function LeaderboardPage(props: { route: Route }) {
               />
             ))
           : null}
-        <label class="control checkbox">
-          <input
-            type="checkbox"
-            name="composite"
-            checked={params.composite === '1'}
-            onChange={(e) =>
-              set({ composite: (e.currentTarget as HTMLInputElement).checked ? '1' : undefined })
-            }
-          />
-          <span>Composite (mean win rate)</span>
-        </label>
-        <label class="control checkbox">
-          <input
-            type="checkbox"
-            name="partial"
-            checked={params.partial === '1'}
-            onChange={(e) =>
-              set({ partial: (e.currentTarget as HTMLInputElement).checked ? '1' : undefined })
-            }
-          />
-          <span>Include partial runs</span>
-        </label>
+        {(
+          [
+            ['composite', 'Composite (mean win rate)'],
+            ['partial', 'Include partial runs'],
+          ] as const
+        ).map(([name, label]) => (
+          <label class="control checkbox">
+            <input
+              type="checkbox"
+              name={name}
+              checked={params[name] === '1'}
+              onChange={(e) =>
+                set({ [name]: (e.currentTarget as HTMLInputElement).checked ? '1' : undefined })
+              }
+            />
+            <span>{label}</span>
+          </label>
+        ))}
       </form>
       <p class="muted note">
         Tiers: a model shares the tier of the model ranked above it when their paired difference is not
