@@ -22,6 +22,10 @@ export function RecordPage(props: { route: Route }) {
         const r = d.record;
         const warnings = d.diagnostics.filter((x) => x.severity !== 'info');
         const finished = d.run_status === 'complete';
+        // The source's own words for why the run stopped (Inspect's error message), when the record keeps them.
+        const sourceDetails = (d.raw.source_metadata as { additional_details?: Record<string, unknown> })
+          ?.additional_details;
+        const runError = typeof sourceDetails?.error === 'string' ? sourceDetails.error : undefined;
         const known = new Set([
           'evaluation_results',
           'schema_version',
@@ -51,8 +55,8 @@ export function RecordPage(props: { route: Route }) {
             </p>
             {finished ? null : (
               <p class="status warn" data-testid="run-status" title={RUN_UNFINISHED}>
-                Run {d.run_status}: the run did not finish, so its results cover only the samples it got
-                through; leaderboards rank it only with "Include partial runs".
+                Run {d.run_status}: the run did not finish{runError ? ` (${runError})` : ''}, so its results
+                cover only the samples it got through; leaderboards rank it only with "Include partial runs".
               </p>
             )}
             {warnings.length > 0 ? (
