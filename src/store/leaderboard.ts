@@ -43,6 +43,7 @@ import {
   ITEM_STATS_SQL,
   resultInterval,
   sampleCount,
+  shownInterval,
   type IntervalInput,
   type IntervalMethod,
 } from './result-interval.js';
@@ -233,10 +234,7 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
     const p = adjusted[i];
     if (i > 0 && p !== null && p !== undefined && p < TIER_ALPHA) tier += 1;
     const interval = intervals[i]!;
-    // A zero-width interval of a run that did not finish (an errored run's 0 over no sample) measures nothing.
-    const unmeasured =
-      r.run_status !== 'complete' && interval.ci !== null && interval.ci[0] === interval.ci[1];
-    const { ci, method, clipped } = unmeasured ? { ci: null, method: null, clipped: false } : interval;
+    const { ci, method, clipped } = shownInterval(interval, r.run_status);
     return {
       rank: ranks[i]!,
       tier,

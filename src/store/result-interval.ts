@@ -116,6 +116,29 @@ export function resultInterval(r: IntervalInput): ResultInterval {
   return { ci: null, method: null, clipped: false, se: null, from_rows: false };
 }
 
+/** An interval as the leaderboard and the viewer show it. */
+export interface ShownInterval {
+  ci: [number, number] | null;
+  method: IntervalMethod | null;
+  clipped: boolean;
+  /** True when a zero-width interval of an unfinished run was dropped (it measures nothing). */
+  withheld: boolean;
+}
+
+/**
+ * The interval shown for a result of a run with the given status: a zero-width interval of a run that did not
+ * finish (an errored run's 0 over no sample, with a stderr of 0) is not a measurement, so none is shown.
+ */
+export function shownInterval(
+  interval: Pick<ResultInterval, 'ci' | 'method' | 'clipped'>,
+  runStatus: string,
+): ShownInterval {
+  const { ci, method, clipped } = interval;
+  if (runStatus !== 'complete' && ci !== null && ci[0] === ci[1])
+    return { ci: null, method: null, clipped: false, withheld: true };
+  return { ci, method, clipped, withheld: false };
+}
+
 /** The SQL of the per-sample statistics of each result in `chosen` (slot = ord), after pairingCtes. */
 export const ITEM_STATS_SQL = `
       SELECT slot, CAST(count(va) AS DOUBLE) AS n, avg(va) AS mean, var_samp(va) AS var,

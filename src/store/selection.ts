@@ -33,6 +33,17 @@ export interface SelectionFilters {
 export const RUN_STATUS_SQL = `CASE WHEN coalesce(rec.raw -> 'eval_library' -> 'additional_details' ->> 'run_status', 'complete') = 'complete'
   THEN 'complete' ELSE coalesce(rec.raw -> 'source_metadata' -> 'additional_details' ->> 'status', 'partial') END`;
 
+/** The run status (RUN_STATUS_SQL) of each of the given records, by record_key. */
+export async function runStatuses(store: Store, recordKeys: readonly string[]): Promise<Map<string, string>> {
+  if (recordKeys.length === 0) return new Map();
+  const list = recordKeys.map((_, i) => `$${i + 1}`).join(', ');
+  const rows = await store.all<{ record_key: string; run_status: string }>(
+    `SELECT record_key, ${RUN_STATUS_SQL} AS run_status FROM records rec WHERE record_key IN (${list})`,
+    [...recordKeys],
+  );
+  return new Map(rows.map((r) => [r.record_key, r.run_status]));
+}
+
 /** The metric a result is listed under. */
 export const METRIC_SQL = `coalesce(r.metric_name, r.metric_id, 'score')`;
 

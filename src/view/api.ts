@@ -65,6 +65,7 @@ export async function answer(
     case 'leaderboard': {
       const options: Record<(typeof LEADERBOARD_FILTERS)[number], string | undefined> & {
         composite?: boolean;
+        includePartial?: boolean;
       } = {
         benchmark: undefined,
         metric: undefined,
@@ -76,6 +77,8 @@ export async function answer(
       };
       for (const name of LEADERBOARD_FILTERS) if (params[name]) options[name] = params[name];
       if (params.composite === '1') options.composite = true;
+      // `partial=1`: unfinished runs ranked too, as `evalkit leaderboard --include-partial` ranks them.
+      if (params.partial === '1') options.includePartial = true;
       const unfiltered = Object.values(options).every((v) => v === undefined);
       return unfiltered ? allBoards() : leaderboards(store, options);
     }

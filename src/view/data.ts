@@ -9,6 +9,7 @@
 import { DataError, UsageError } from '../errors.js';
 import { markCut, TEXT_CAP, type Truncation } from './cap.js';
 import type { Store } from '../store/db.js';
+import { RUN_STATUS_SQL } from '../store/selection.js';
 import { evaluationMetrics } from '../metrics/infereval/evaluation-metrics.js';
 import { buildReportModel } from '../report/model.js';
 import type { Evaluation } from '../formats/infereval/types.js';
@@ -139,13 +140,13 @@ export async function recordDetail(store: Store, recordKey: string): Promise<Rec
   const [row] = await store.all<Row>(
     `SELECT * EXCLUDE (raw, diagnostics, ingested_at, sample_count), ingested_at::VARCHAR AS ingested_at,
             sample_count::DOUBLE AS sample_count,
-            raw, diagnostics
-     FROM records WHERE record_key = $1`,
+            raw, diagnostics, ${RUN_STATUS_SQL} AS run_status
+     FROM records rec WHERE record_key = $1`,
     [recordKey],
   );
   if (!row)
     throw new UsageError('view.unknown-record', `no record ${JSON.stringify(recordKey)} in the store`);
-  const { raw, diagnostics, ...record } = row;
+  const { raw, diagnostics, run_status, ...record } = row;
   const results = await store.all<ResultSummary>(
     `SELECT ${RESULT_COLUMNS}, ${SAMPLES_COUNT} FROM results r ${RESULT_SAMPLES('$1')}
      WHERE r.record_key = $1 GROUP BY ALL ORDER BY r.result_index`,
@@ -158,6 +159,7 @@ export async function recordDetail(store: Store, recordKey: string): Promise<Rec
   const parsedDiagnostics = parseJson(diagnostics);
   return {
     record: record as RecordDetail['record'],
+    run_status: String(run_status),
     raw: parseJson(raw) as RecordDetail['raw'],
     diagnostics: Array.isArray(parsedDiagnostics) ? parsedDiagnostics : [],
     results,

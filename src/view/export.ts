@@ -3,10 +3,11 @@
  * by the same `answer()` the server uses, and written to `data/<endpoint>/<key>.json` (key: see shared/query.ts);
  * the list endpoints (samples, disagreements) are written whole and paged in the browser with the server's rules.
  *
- * What is exported: the overview; the leaderboard unfiltered, per benchmark and metric, with each single filter
- * value and the composite; every model, record, infereval η and retrieval result; the first `maxRowsPerResult`
- * rows of each result with their details; every ordered pair of models that share a benchmark (up to
- * `maxComparedModels` models) with the first `maxDisagreements` disagreements of each paired comparison.
+ * What is exported: the overview; the leaderboard unfiltered, per benchmark and metric (each also with unfinished
+ * runs ranked, partial=1, when it leaves some out), with each single filter value and the composite; every model,
+ * record, infereval η and retrieval result; the first `maxRowsPerResult` rows of each result with their details;
+ * every ordered pair of models that share a benchmark (up to `maxComparedModels` models) with the first
+ * `maxDisagreements` disagreements of each paired comparison.
  */
 import type { Store } from '../store/db.js';
 import { EvalkitError } from '../errors.js';
@@ -15,7 +16,7 @@ import { answer, type AnswerMemo } from './api.js';
 import { appAssets, indexHtml } from './assets.js';
 import { allSamples, sampleDetails } from './data.js';
 import { canonicalQuery, exportKey, MAX_PAGE_SIZE, type Endpoint, type Params } from './shared/query.js';
-import type { CompareResult, Overview, RecordDetail } from './shared/types.js';
+import type { CompareResult, Leaderboards, Overview, RecordDetail } from './shared/types.js';
 
 /** Sample rows whose details are read from the store in one go (the same answer as one `sample` request each). */
 const SAMPLE_BATCH = 500;
@@ -103,14 +104,19 @@ async function writeSite(
 
   const overview = (await put('overview', {})) as Overview;
 
-  // Leaderboards: unfiltered, composite, per benchmark (and metric), and each single filter value.
-  await put('leaderboard', {});
+  // Leaderboards: unfiltered, composite, per benchmark (and metric), and each single filter value; those that
+  // leave unfinished runs out also with them ranked (partial=1).
+  const board = async (params: Params) => {
+    const found = (await put('leaderboard', params)) as Leaderboards | undefined;
+    if (found?.unranked_partial_runs) await put('leaderboard', { ...params, partial: '1' });
+  };
+  await board({});
   await put('leaderboard', { composite: '1' });
   for (const name of new Set(overview.benchmarks.map((b) => b.evaluation_name))) {
-    await put('leaderboard', { benchmark: name });
+    await board({ benchmark: name });
   }
   for (const b of overview.benchmarks) {
-    if (b.metric_name) await put('leaderboard', { benchmark: b.evaluation_name, metric: b.metric_name });
+    if (b.metric_name) await board({ benchmark: b.evaluation_name, metric: b.metric_name });
   }
   for (const [filter, values] of Object.entries(overview.filters)) {
     for (const value of values) await put('leaderboard', { [filter]: value });

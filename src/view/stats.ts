@@ -4,7 +4,8 @@
  * check, at compile time, that what they return is what the pages read (shared/types.ts).
  */
 import { leaderboards } from '../store/leaderboard.js';
-import { resultIntervals } from '../store/result-interval.js';
+import { resultIntervals, shownInterval } from '../store/result-interval.js';
+import { runStatuses } from '../store/selection.js';
 import type { Store } from '../store/db.js';
 import { compareModels, disagreements, type CompareReport, type Disagreements } from '../store/compare.js';
 import type {
@@ -24,20 +25,25 @@ export const asPageDisagreements = (x: Disagreements): PageDisagreements => x;
 
 /**
  * The results with their one interval (`interval`), computed as the leaderboard computes it, so the record and
- * model pages show the CI `evalkit leaderboard` shows.
+ * model pages show the CI `evalkit leaderboard` shows, and their record's run status (`run_status`): a zero-width
+ * interval of a run that did not finish is not shown (`interval.withheld`), as on the leaderboard.
  */
 export async function withIntervals<T extends { record_key: string; result_index: number }>(
   store: Store,
   results: T[],
-): Promise<(T & { interval: ResultIntervalView })[]> {
-  const intervals = await resultIntervals(store, [...new Set(results.map((r) => r.record_key))]);
+): Promise<(T & { interval: ResultIntervalView; run_status: string })[]> {
+  const keys = [...new Set(results.map((r) => r.record_key))];
+  const intervals = await resultIntervals(store, keys);
+  const statuses = await runStatuses(store, keys);
   return results.map((r) => {
     const i = intervals.get(`${r.record_key}:${r.result_index}`);
+    const run_status = statuses.get(r.record_key) ?? 'complete';
     return {
       ...r,
+      run_status,
       interval: i
-        ? { ci: i.ci, method: i.method, clipped: i.clipped, n: i.n }
-        : { ci: null, method: null, clipped: false, n: null },
+        ? { ...shownInterval(i, run_status), n: i.n }
+        : { ci: null, method: null, clipped: false, withheld: false, n: null },
     };
   });
 }

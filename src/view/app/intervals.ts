@@ -23,3 +23,8 @@ export const CI_METHOD_HELP =
 /** The words shown beside a ranking whose metric direction the converter guessed. */
 export const DIRECTION_ASSUMED =
   'direction assumed: the source did not declare whether higher or lower is better, so this ranking may be reversed';
+
+/** Why a result of a run that did not finish is marked, and why its zero-width interval is not shown. */
+export const RUN_UNFINISHED =
+  'the run did not finish: its result covers only the samples it got through, and a zero-width interval from it ' +
+  'is not a measurement';

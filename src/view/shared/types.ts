@@ -62,6 +62,8 @@ export interface ResultSummary {
   samples: number;
   /** The result's one 95% interval (store/result-interval.ts, as `evalkit leaderboard`); filled by the API. */
   interval?: ResultIntervalView;
+  /** Its record's run status: "complete", or the unfinished run's (error, cancelled, ...); filled by the API. */
+  run_status?: string;
   /** The reconciliation outcome the record keeps (checks/reconciliation.ts) and its note; null when it keeps none. */
   reconciliation?: string | null;
   reconciliation_note?: string | null;
@@ -72,6 +74,8 @@ export interface ResultIntervalView {
   ci: [number, number] | null;
   method: string | null;
   clipped: boolean;
+  /** True when a zero-width interval of a run that did not finish was dropped: it measures nothing. */
+  withheld?: boolean;
   n: number | null;
 }
 
@@ -114,6 +118,8 @@ export interface Diagnostic {
 export interface RecordDetail {
   /** Every column of the records row but `raw` and `diagnostics`. */
   record: Record<string, string | number | boolean | null>;
+  /** "complete", or the unfinished run's status (error, cancelled, started, partial; store/selection.ts). */
+  run_status: string;
   raw: Record<string, unknown>;
   diagnostics: Diagnostic[];
   results: ResultSummary[];
@@ -211,7 +217,7 @@ export interface LeaderboardRow {
   date?: string | null;
   /** "rows disagree with the source: …" when the result's rows disagree with its source. */
   disagreement?: string | null;
-  /** "complete", or the unfinished run's status (error, cancelled, ...); the API ranks only finished runs. */
+  /** "complete", or the unfinished run's status (error, cancelled, ...); ranked only with `partial=1`. */
   run_status?: string;
 }
 
@@ -225,6 +231,8 @@ export interface Leaderboards {
     rows: LeaderboardRow[];
   }[];
   composite?: { rank: number; model_id: string; mean_win_rate: number; benchmarks: number }[];
+  /** Unfinished runs the filters match but the boards leave out (without `partial=1`). */
+  unranked_partial_runs?: number;
 }
 
 export interface Comparison {
@@ -254,6 +262,9 @@ export interface Comparison {
   /** "rows disagree with the source: …" for A's (B's) result, else null. */
   disagreement_a?: string | null;
   disagreement_b?: string | null;
+  /** Each side's run status: "complete", or the unfinished run's (error, cancelled, started, partial). */
+  run_status_a?: string;
+  run_status_b?: string;
 }
 
 export interface CompareResult {

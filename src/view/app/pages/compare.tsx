@@ -16,6 +16,7 @@ import {
 } from '../ui.js';
 import { PromptBlock } from '../messages.js';
 import { fmtDate, parseTimestamp } from '../dates.js';
+import { RUN_UNFINISHED } from '../intervals.js';
 import type { CompareResult, Comparison, Disagreements, ModelResults, Overview } from '../../shared/types.js';
 
 /** What `compare` gets for a side: the chosen run's evaluation id, else the model id. */
@@ -272,21 +273,48 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             {c.benchmark} — {c.metric}: {c.note}
           </p>
         ))}
-      {result.comparisons.flatMap((c) =>
-        (
-          [
-            ['A', c.disagreement_a],
-            ['B', c.disagreement_b],
-          ] as const
-        )
-          .filter(([, d]) => d)
-          .map(([side, d]) => (
-            <p class="status warn note" data-testid="source-disagreement">
-              ! {c.benchmark} — {c.metric}, {side}: {d}
-            </p>
-          )),
-      )}
+      <SideNotes
+        comparisons={result.comparisons}
+        testId="source-disagreement"
+        note={(c, side) => (side === 'A' ? c.disagreement_a : c.disagreement_b)}
+      />
+      <SideNotes
+        comparisons={result.comparisons}
+        testId="run-status"
+        title={RUN_UNFINISHED}
+        note={(c, side) => {
+          const status = side === 'A' ? c.run_status_a : c.run_status_b;
+          return status === undefined || status === 'complete'
+            ? null
+            : `the run did not finish (run ${status}); its result covers only the samples it got through`;
+        }}
+      />
       {selected ? <DisagreementPane route={route} comparison={selected} /> : null}
+    </>
+  );
+}
+
+/** A warning for each side of each comparison that has one: "! benchmark — metric, A: note". */
+function SideNotes(props: {
+  comparisons: Comparison[];
+  testId: string;
+  title?: string;
+  note: (c: Comparison, side: 'A' | 'B') => string | null | undefined;
+}) {
+  return (
+    <>
+      {props.comparisons.flatMap((c) =>
+        (['A', 'B'] as const).flatMap((side) => {
+          const note = props.note(c, side);
+          return note
+            ? [
+                <p class="status warn note" data-testid={props.testId} title={props.title}>
+                  ! {c.benchmark} — {c.metric}, {side}: {note}
+                </p>,
+              ]
+            : [];
+        }),
+      )}
     </>
   );
 }

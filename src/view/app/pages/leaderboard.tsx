@@ -2,7 +2,7 @@ import type { Route } from '../route.js';
 import { href, update } from '../route.js';
 import { CiBar, domainOf, fmt, fmtCi, Select, Show, Table, useApi } from '../ui.js';
 import type { Leaderboards, LeaderboardRow, Overview } from '../../shared/types.js';
-import { CI_METHOD_HELP, ciMethodLabel, DIRECTION_ASSUMED } from '../intervals.js';
+import { CI_METHOD_HELP, ciMethodLabel, DIRECTION_ASSUMED, RUN_UNFINISHED } from '../intervals.js';
 import { fmtDate } from '../dates.js';
 
 /** The filters `leaderboards()` takes, in the order the page shows them. */
@@ -14,7 +14,7 @@ const FILTERS: [keyof Overview['filters'], string][] = [
   ['collection', 'Collection'],
 ];
 
-const QUERY_KEYS = ['benchmark', 'metric', ...FILTERS.map(([k]) => k), 'composite'];
+const QUERY_KEYS = ['benchmark', 'metric', ...FILTERS.map(([k]) => k), 'composite', 'partial'];
 
 export function LeaderboardPage(props: { route: Route }) {
   const { params } = props.route;
@@ -68,17 +68,24 @@ export function LeaderboardPage(props: { route: Route }) {
               />
             ))
           : null}
-        <label class="control checkbox">
-          <input
-            type="checkbox"
-            name="composite"
-            checked={params.composite === '1'}
-            onChange={(e) =>
-              set({ composite: (e.currentTarget as HTMLInputElement).checked ? '1' : undefined })
-            }
-          />
-          <span>Composite (mean win rate)</span>
-        </label>
+        {(
+          [
+            ['composite', 'Composite (mean win rate)'],
+            ['partial', 'Include partial runs'],
+          ] as const
+        ).map(([name, label]) => (
+          <label class="control checkbox">
+            <input
+              type="checkbox"
+              name={name}
+              checked={params[name] === '1'}
+              onChange={(e) =>
+                set({ [name]: (e.currentTarget as HTMLInputElement).checked ? '1' : undefined })
+              }
+            />
+            <span>{label}</span>
+          </label>
+        ))}
       </form>
       <p class="muted note">
         Tiers: a model shares the tier of the model ranked above it when their paired difference is not
@@ -107,6 +114,13 @@ export function LeaderboardPage(props: { route: Route }) {
                   ]}
                 />
               </section>
+            ) : null}
+            {data.unranked_partial_runs ? (
+              <p class="muted note" data-testid="unranked-partial">
+                {data.unranked_partial_runs} unfinished run{data.unranked_partial_runs === 1 ? '' : 's'}{' '}
+                (error, cancelled, started) not ranked; "Include partial runs" ranks{' '}
+                {data.unranked_partial_runs === 1 ? 'it' : 'them'}, marked with the run's status.
+              </p>
             ) : null}
             {data.leaderboards.length === 0 ? <p class="muted">No result matches these filters.</p> : null}
             {data.leaderboards.map((board) => (
@@ -155,7 +169,7 @@ function Board(props: {
               <>
                 <a href={href('model', { id: r.model_id })}>{r.model_id}</a>
                 {r.run_status !== undefined && r.run_status !== 'complete' ? (
-                  <span class="muted" title="the run did not finish">
+                  <span class="muted" title={RUN_UNFINISHED} data-testid="run-status">
                     {' '}
                     [run {r.run_status}]
                   </span>

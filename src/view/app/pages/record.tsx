@@ -1,7 +1,7 @@
 import type { Route } from '../route.js';
 import { href } from '../route.js';
 import { fmt, fmtCi, Fields, Json, Show, Table, useApi } from '../ui.js';
-import { CI_METHOD_HELP, ciMethodLabel } from '../intervals.js';
+import { CI_METHOD_HELP, ciMethodLabel, RUN_UNFINISHED } from '../intervals.js';
 import { fmtDate } from '../dates.js';
 import type { RecordDetail, ResultSummary } from '../../shared/types.js';
 
@@ -21,6 +21,11 @@ export function RecordPage(props: { route: Route }) {
       {(d) => {
         const r = d.record;
         const warnings = d.diagnostics.filter((x) => x.severity !== 'info');
+        const finished = d.run_status === 'complete';
+        // The source's own words for why the run stopped (Inspect's error message), when the record keeps them.
+        const sourceDetails = (d.raw.source_metadata as { additional_details?: Record<string, unknown> })
+          ?.additional_details;
+        const runError = typeof sourceDetails?.error === 'string' ? sourceDetails.error : undefined;
         const known = new Set([
           'evaluation_results',
           'schema_version',
@@ -40,11 +45,20 @@ export function RecordPage(props: { route: Route }) {
             <h1>
               Record <span class="mono">{String(r.evaluation_id)}</span>
             </h1>
-            <p class={warnings.length === 0 ? 'status ok' : 'status warn'} data-testid="validation">
+            <p
+              class={warnings.length === 0 && finished ? 'status ok' : 'status warn'}
+              data-testid="validation"
+            >
               {warnings.length === 0
                 ? `Valid: schema ${String(r.schema_version)}, no warnings.`
                 : `Valid with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}: schema ${String(r.schema_version)}.`}
             </p>
+            {finished ? null : (
+              <p class="status warn" data-testid="run-status" title={RUN_UNFINISHED}>
+                Run {d.run_status}: the run did not finish{runError ? ` (${runError})` : ''}, so its results
+                cover only the samples it got through; leaderboards rank it only with "Include partial runs".
+              </p>
+            )}
             {warnings.length > 0 ? (
               <ul class="diagnostics">
                 {d.diagnostics.map((x) => (
@@ -96,11 +110,16 @@ export function RecordPage(props: { route: Route }) {
                 {
                   key: 'method',
                   label: 'CI method',
-                  cell: (x) => (
-                    <span title={CI_METHOD_HELP}>
-                      {ciMethodLabel(x.interval?.method, x.interval?.clipped) || '—'}
-                    </span>
-                  ),
+                  cell: (x) =>
+                    x.interval?.withheld ? (
+                      <span class="muted" title={RUN_UNFINISHED} data-testid="ci-withheld">
+                        none: zero width, run {x.run_status}
+                      </span>
+                    ) : (
+                      <span title={CI_METHOD_HELP}>
+                        {ciMethodLabel(x.interval?.method, x.interval?.clipped) || '—'}
+                      </span>
+                    ),
                 },
                 {
                   key: 'n',
