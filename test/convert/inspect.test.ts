@@ -120,6 +120,63 @@ test(
   },
 );
 
+const REF2 = 'peers-wild-2/inspect_ai';
+
+/** An R-written log boxes every scalar in a one-element array; the value itself is what the row must carry. */
+const unbox = (v: unknown): unknown => (Array.isArray(v) && v.length === 1 ? unbox(v[0]) : v);
+
+test(
+  'every Inspect log of peers-wild-2 converts: valid, a row only where a sample has a value, each its own, same bytes twice',
+  { skip: skipWithoutReference(REF2) },
+  async (t) => {
+    const logs: string[] = [];
+    for (const dir of (await readdir(reference(REF2)!)).sort())
+      for (const f of (await readdir(join(reference(REF2)!, dir))).sort())
+        logs.push(join(reference(REF2)!, dir, f));
+    assert.equal(logs.length, 6);
+    for (const path of logs) {
+      await withRoot(async (root) => {
+        const [w, ...more] = await convertInto(root, [path]);
+        assert.equal(more.length, 0, path);
+        const { samples } = await readLogDirectly(path);
+        const sampleBy = new Map(samples.map((s) => [`${unbox(s.id)}:${unbox(s.epoch)}`, s]));
+        const scorers = new Set(samples.flatMap((s) => Object.keys(s.scores ?? {})));
+        // At most one row per sample × epoch × scorer: a sample without a value for a scorer has no row for it.
+        assert.ok(w.rows.length <= samples.length * Math.max(scorers.size, 1), path);
+        if (scorers.size === 0) assert.equal(w.rows.length, 0, `${path}: a log without scores has no rows`);
+        assert.equal(
+          new Set(w.rows.map((r) => r.sample_id)).size,
+          w.rows.length,
+          `${path}: sample_id unique`,
+        );
+        let checked = 0;
+        for (const r of w.rows) {
+          resultOf(w.aggregate, r);
+          const s = sampleBy.get(`${r.metadata.inspect_sample_id}:${r.metadata.epoch}`);
+          assert.ok(s, `${path} ${r.sample_id}: a row of a sample the log holds`);
+          const value = unbox((s.scores ?? {})[r.metadata.scorer]?.value);
+          // Inspect's grades as numbers (its value_to_float): correct, incorrect, partial, no answer.
+          const expected = typeof value === 'string' ? { C: 1, I: 0, P: 0.5, N: 0 }[value] : value;
+          assert.equal(
+            typeof expected,
+            'number',
+            `${path} ${r.sample_id}: a row where the sample has a value`,
+          );
+          assert.equal(r.evaluation.score, expected, `${path} ${r.sample_id}`);
+          checked++;
+        }
+        assert.equal(checked, w.rows.length, path);
+        await assertUpstreamValid(t, [w]);
+        await assertValidTree(root);
+        await withRoot(async (root2) => {
+          const [again] = await convertInto(root2, [path]);
+          assert.equal(again.bytes, w.bytes, `${path}: the same bytes twice`);
+        });
+      });
+    }
+  },
+);
+
 test(
   'the cancelled run says it did not finish; epochs, tool calls and grader models come through',
   { skip: skipWithoutReference(REF) },
