@@ -10,6 +10,7 @@ import { DataError } from '../errors.js';
 import { readRegularFile } from '../io/regular-file.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { decodeUtf8 } from '../io/utf8.js';
+import type { JsonObject } from '../io/json-value.js';
 
 /** `where`: the file, or `file: member name` for an archive member. */
 export function parseSourceJson(text: string, where: string): unknown {
@@ -120,3 +121,30 @@ export const finite = (v: unknown): v is number => typeof v === 'number' && Numb
 
 /** A count as EEE writes it (token numbers, sample sizes): a non-negative safe integer. */
 export const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** A source's token counts, each a count or anything else (then absent). */
+export interface TokenCounts {
+  input: unknown;
+  output: unknown;
+  total?: unknown;
+  cacheRead?: unknown;
+  reasoning?: unknown;
+}
+
+/**
+ * EEE `token_usage` from a source's counts: undefined when neither the input nor the output is a count; the total is
+ * the source's own, else input + output; cache reads and reasoning tokens only where the source counts them.
+ */
+export function tokenUsage(c: TokenCounts): JsonObject | undefined {
+  if (!isCount(c.input) && !isCount(c.output)) return undefined;
+  const input = isCount(c.input) ? c.input : 0;
+  const output = isCount(c.output) ? c.output : 0;
+  const out: JsonObject = {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: isCount(c.total) ? c.total : input + output,
+  };
+  if (isCount(c.cacheRead)) out.input_tokens_cache_read = c.cacheRead;
+  if (isCount(c.reasoning)) out.reasoning_tokens = c.reasoning;
+  return out;
+}

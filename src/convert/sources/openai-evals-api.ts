@@ -20,7 +20,7 @@ import { RecordDriver } from '../driver.js';
 import { parseJsonSource, readBytes, readJsonlValues } from '../read.js';
 import { decodeUtf8 } from '../../io/utf8.js';
 import { contentDigest, epochSeconds, rowMaker, type RowInput } from '../record.js';
-import { finite, isCount, isObj, parseSourceJson, type Obj } from '../source-json.js';
+import { finite, isCount, isObj, parseSourceJson, tokenUsage, type Obj } from '../source-json.js';
 import type { ConvertedRecord, ConvertOptions, Probe, SourceConverter } from '../types.js';
 import { openaiModelFacts } from './openai-evals.js';
 
@@ -170,17 +170,13 @@ function chatInput(messages: unknown): { raw: string; formatted?: string } {
 const REFERENCE_KEYS = ['reference', 'ground_truth', 'expected', 'answer', 'label', 'correct_label', 'ideal'];
 
 function usageOf(sample: Obj): Obj | undefined {
-  const u = isObj(sample.usage) ? sample.usage : undefined;
-  if (!u || (!isCount(u.prompt_tokens) && !isCount(u.completion_tokens))) return undefined;
-  const input = isCount(u.prompt_tokens) ? u.prompt_tokens : 0;
-  const output = isCount(u.completion_tokens) ? u.completion_tokens : 0;
-  const out: Obj = {
-    input_tokens: input,
-    output_tokens: output,
-    total_tokens: isCount(u.total_tokens) ? u.total_tokens : input + output,
-  };
-  if (isCount(u.cached_tokens)) out.input_tokens_cache_read = u.cached_tokens;
-  return out;
+  const u = isObj(sample.usage) ? sample.usage : {};
+  return tokenUsage({
+    input: u.prompt_tokens,
+    output: u.completion_tokens,
+    total: u.total_tokens,
+    cacheRead: u.cached_tokens,
+  });
 }
 
 interface Group {

@@ -14,7 +14,7 @@ import { RecordDriver } from '../driver.js';
 import { contentDigest, detailString, epochSeconds, rowMaker, type ModelFacts } from '../record.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { sampleHash } from '../../formats/eee/sample-hash.js';
-import { finite, isCount, isObj, readSourceJson, type Obj } from '../source-json.js';
+import { finite, isObj, readSourceJson, tokenUsage, type Obj } from '../source-json.js';
 import type { ConvertOptions, ConvertedRecord, Probe, SourceConverter } from '../types.js';
 
 function detect(probe: Probe): boolean {
@@ -176,18 +176,13 @@ function outputString(response: unknown): string {
 function usageOf(response: unknown): Obj | undefined {
   if (!isObj(response) || !isObj(response.tokenUsage)) return undefined;
   const u = response.tokenUsage;
-  if (!isCount(u.prompt) && !isCount(u.completion)) return undefined;
-  const input = isCount(u.prompt) ? u.prompt : 0;
-  const output = isCount(u.completion) ? u.completion : 0;
-  const out: Obj = {
-    input_tokens: input,
-    output_tokens: output,
-    total_tokens: isCount(u.total) ? u.total : input + output,
-  };
-  if (isCount(u.cached)) out.input_tokens_cache_read = u.cached;
-  if (isObj(u.completionDetails) && isCount(u.completionDetails.reasoning))
-    out.reasoning_tokens = u.completionDetails.reasoning;
-  return out;
+  return tokenUsage({
+    input: u.prompt,
+    output: u.completion,
+    total: u.total,
+    cacheRead: u.cached,
+    reasoning: isObj(u.completionDetails) ? u.completionDetails.reasoning : undefined,
+  });
 }
 
 async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
