@@ -171,7 +171,8 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
   });
   const makeRow = rowMaker(ids.evaluationId, model.id);
   async function* rows(): AsyncGenerator<Obj> {
-    for (const r of run.results) for (const e of r.epochs) for (const s of task.scorers) yield row(r, e, s);
+    for (const r of run.results)
+      for (const e of r.epochs) for (const s of r.sample.scorers ?? task.scorers) yield row(r, e, s);
   }
   const row = (r: SampleResult, e: EpochResult, scorer: TaskScorer): Obj => {
     const score = e.scores[scorer.name];
