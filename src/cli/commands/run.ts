@@ -158,9 +158,13 @@ export const runCommand: CommandModule = {
           'interrupted run without sending any request twice.\n\n' +
           'A request that finally fails is recorded as an error, not scored as wrong, and left out of n; a judge that ' +
           'fails leaves that metric missing for the sample.\n\n' +
+          'A promptfoo configuration (prompts + providers + tests) is run too, one record per provider: each test × ' +
+          "prompt is a sample, each assertion type a metric and the test's pass one more (its providers replace " +
+          '--provider/--model; its grader or --judge-* grades llm-rubric). Assertion types evalkit does not run are ' +
+          'refused before any request.\n\n' +
           'Exit codes: 0 every call answered, 1 some calls failed (records written), 2 usage or I/O error.',
       )
-      .argument('<task...>', 'task files (.yaml, .yml or .json)');
+      .argument('<task...>', 'task files (.yaml, .yml or .json) or promptfoo configurations');
     // --provider is needed by task files, not by a promptfoo config (its providers name their own).
     addRunOptions(cmd, RUN_COMMAND_OPTIONS, ['provider'])
       .option('--model <id>', 'model id as the provider names it; repeat for several models', collect)

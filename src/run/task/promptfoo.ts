@@ -330,6 +330,7 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
       source: path,
       dataset: { path, fields: { id: 'test', input: 'prompt', target: 'assert' } },
       samples,
+      promptTemplate: JSON.stringify(prompts),
       scorers: union,
       epochs: 1,
       reducer: { name: 'mean' },

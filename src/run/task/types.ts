@@ -108,6 +108,8 @@ export interface Task {
   samples: TaskSample[];
   system?: string;
   messages?: ChatMessage[];
+  /** The prompt templates as the record states them, when the samples carry their own messages (a promptfoo config). */
+  promptTemplate?: string;
   scorers: TaskScorer[];
   epochs: number;
   reducer: Reducer;
