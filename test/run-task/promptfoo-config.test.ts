@@ -3,13 +3,14 @@
 // answers; every test × prompt × provider a sample, paired across providers; an unsupported type refused before any
 // request.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
+import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { recordsUnder, resultOf } from './helpers.js';
 
 let server: ProviderServer;
@@ -326,3 +327,95 @@ tests:
   assert.doesNotMatch(result.stderr, /\n\s+at /);
   assert.equal(server.requests.length, before, 'the server saw no request');
 });
+
+/** The configuration a real promptfoo output file was run with (its `config`), as a config file in `dir`. */
+function realConfig(file: string, name: string, edit: (config: any) => void = () => {}): string {
+  const config = JSON.parse(readFileSync(reference(file)!, 'utf8')).config;
+  edit(config);
+  const path = join(dir, name);
+  writeFileSync(path, stringify(config));
+  return path;
+}
+
+test(
+  'real promptfoo configs whose assertions evalkit does not run are refused, each named, before any request',
+  { skip: skipWithoutReference('peers-wild/promptfoo') || skipWithoutReference('peers/promptfoo') },
+  async () => {
+    const cases = [
+      {
+        file: 'peers/promptfoo/sample-export.trimmed.json',
+        named: [/defaultTest: assertion type "cost"/, /defaultTest: assertion type "latency"/],
+      },
+      {
+        file: 'peers-wild/promptfoo/hknyosu-simple-test-v2/output.json',
+        named: [/assertion type "javascript"/, /assertion type "python"/, /assertion type "similar"/],
+      },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const path = realConfig(c.file, `real-${i}.yaml`);
+      const before = server.requests.length;
+      const result = await cli(['run', path, '-o', join(dir, `out-real-${i}`)], { env: ENV });
+      assert.equal(result.code, 2, result.stderr);
+      for (const re of c.named) assert.match(result.stderr, re);
+      assert.doesNotMatch(result.stderr, /type "(contains|equals|icontains|is-json|llm-rubric)"/);
+      assert.equal(server.requests.length, before, 'the server saw no request');
+    }
+  },
+);
+
+test(
+  'a real promptfoo config (its cost and latency assertions dropped) runs against the local server',
+  { skip: skipWithoutReference('peers/promptfoo') },
+  async () => {
+    const path = realConfig('peers/promptfoo/sample-export.trimmed.json', 'riddles.yaml', (config) => {
+      delete config.defaultTest;
+      config.providers = config.providers.map((id: string) => ({
+        id,
+        config: { apiBaseUrl: server.openaiBaseUrl },
+      }));
+    });
+    const riddles = parse(readFileSync(path, 'utf8')).tests;
+    server.setScript((ctx) => {
+      if (ctx.sampleId.includes(':judge-'))
+        return {
+          text: ctx.user.includes('Sorry') ? '{"pass": false, "score": 0}' : '{"pass": true, "score": 1}',
+        };
+      if (ctx.body.model === 'gpt-5')
+        return { text: ctx.user.includes('wind') ? 'An echo.' : 'They are all married.' };
+      return { text: 'Sorry, I do not know.' };
+    });
+    const out = join(dir, 'out-riddles');
+    const result = await cli(
+      [
+        'run',
+        path,
+        '-o',
+        out,
+        '--judge-provider',
+        'openai',
+        '--judge-model',
+        'grader',
+        '--judge-base-url',
+        server.openaiBaseUrl,
+      ],
+      { env: ENV },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const records = recordsUnder(out);
+    assert.equal(records.size, 2);
+    for (const [id, record] of records) {
+      const big = id.endsWith('/gpt-5');
+      assert.equal(resultOf(record, 'contains').score_details.score, big ? 1 : 0);
+      assert.equal(resultOf(record, 'llm-rubric').score_details.score, big ? 1 : 0);
+      assert.equal(resultOf(record, 'pass').score_details.score, big ? 1 : 0);
+      // contains: the one test that has it; llm-rubric and pass: both tests.
+      assert.equal(resultOf(record, 'contains').score_details.uncertainty.num_samples, 1);
+      assert.equal(resultOf(record, 'llm-rubric').score_details.uncertainty.num_samples, riddles.length);
+      assert.equal(resultOf(record, 'pass').score_details.uncertainty.num_samples, riddles.length);
+      assert.deepEqual([...new Set(record.rows.map((r: any) => r.sample_id.split('/')[0]))].sort(), [
+        'test-1',
+        'test-2',
+      ]);
+    }
+  },
+);

@@ -115,7 +115,8 @@ function readPrompts(value: unknown, dir: string): Prompt[] {
         'promptfoo.prompt',
         `${where}: a prompt is a string, a file:// path or {raw, label}`,
       );
-    const file = fileRef(raw);
+    // promptfoo reads a prompt that names a file as that file (`file://x.txt`, or a bare `prompts.txt`).
+    const file = fileRef(raw) ?? (/^[^\s{}]+\.(txt|md|json|ya?ml)$/i.test(raw) ? raw : undefined);
     if (file === undefined) return [promptOf(raw, label ?? raw, where)];
     const path = resolve(dir, file);
     const ext = extname(path).toLowerCase();
@@ -243,10 +244,9 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
   const path = resolve(configPath);
   const dir = dirname(path);
   const config = value as Obj;
-  const prompts = readPrompts(config.prompts, dir);
-  const providers = readProviders(config.providers);
   const defaults = isObj(config.defaultTest) ? testCase(config.defaultTest, 'defaultTest') : undefined;
-  const tests = readTests(config.tests, dir).map((t) => ({
+  const own = readTests(config.tests, dir);
+  const tests = own.map((t) => ({
     ...t,
     vars: { ...defaults?.vars, ...t.vars },
     assert: [...(defaults?.assert ?? []), ...t.assert],
@@ -254,7 +254,7 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
     grader: t.grader ?? defaults?.grader,
   }));
   // Refuse every type evalkit does not run, before anything else (and before any request).
-  const unsupported = tests.flatMap((t) =>
+  const unsupported = [...(defaults ? [defaults] : []), ...own].flatMap((t) =>
     t.assert.filter((a) => !isSupported(a.type)).map((a) => `${t.where}: assertion type "${a.type}"`),
   );
   if (unsupported.length > 0)
@@ -262,6 +262,8 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
       'promptfoo.unsupported-assertion',
       `${path}: evalkit does not run these assertions (nothing was sent):\n  ${unsupported.join('\n  ')}`,
     );
+  const prompts = readPrompts(config.prompts, dir);
+  const providers = readProviders(config.providers);
   const name =
     typeof config.description === 'string' ? config.description : basename(path).replace(/\.[^.]+$/, '');
 
