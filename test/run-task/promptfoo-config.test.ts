@@ -220,9 +220,13 @@ test("a promptfoo config runs every test × prompt × provider and scores each a
   writeFileSync(config, CONFIG(server.openaiBaseUrl, server.anthropicBaseUrl));
   const out = join(dir, 'out');
   const before = server.requests.length;
-  const result = await cli(['run', config, '-o', out, '--retry-base-ms', '1', '--format', 'json'], {
-    env: ENV,
-  });
+  const db = join(dir, 'pf.duckdb');
+  const result = await cli(
+    ['run', config, '-o', out, '--db', db, '--retry-base-ms', '1', '--format', 'json'],
+    {
+      env: ENV,
+    },
+  );
   assert.equal(result.code, 0, result.stderr);
   // 3 tests × 2 prompts × 3 providers answers, and 2 graded assertions per prompt × provider.
   const sent = server.requests.slice(before);
@@ -287,6 +291,15 @@ test("a promptfoo config runs every test × prompt × provider and scores each a
   assert.deepEqual(sampleSets[0], sampleSets[2]);
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  // compare pairs two providers on every test × prompt.
+  const [a, b] = [...records.keys()].sort();
+  const compared = await cli(['compare', a, b, '--db', db, '--format', 'json']);
+  assert.equal(compared.code, 0, compared.stdout + compared.stderr);
+  const pass = JSON.parse(compared.stdout).comparisons.find((c: any) => c.metric === 'pass');
+  assert.ok(pass, compared.stdout);
+  assert.equal(pass.paired, true);
+  assert.equal(pass.n_paired, 6);
+  assert.equal(pass.n_unpaired_a + pass.n_unpaired_b, 0);
 });
 
 /** The grader's reply the row of a pass metric needs for an llm-rubric assertion: from the rubric's own row. */
