@@ -182,8 +182,10 @@ export const RUN_OPTIONS = {
   },
 } satisfies Record<keyof RunOptions, OptionSpec>;
 
-/** Adds the run options to a command (evaluate and sweep share them; `run` takes the ones it names). */
-/** Adds the run options (`only` these); those in `optional` are not mandatory even where the spec makes them so. */
+/**
+ * Adds the run options to a command (evaluate and sweep share them; `run` takes the ones it names); those in
+ * `optional` are not mandatory even where the spec makes them so.
+ */
 export function addRunOptions(
   cmd: Command,
   only?: readonly (keyof RunOptions)[],

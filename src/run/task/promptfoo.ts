@@ -6,13 +6,13 @@
  * test, before anything is sent.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { DataError, IoError, UsageError } from '../../errors.js';
+import { DataError, UsageError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import type { ProviderName } from '../setup.js';
 import { compileAssertion, isSupported, passScorer, type Assertion } from './promptfoo-asserts.js';
+import { readText } from './load.js';
 import { renderTemplate } from './template.js';
 import type { ChatMessage, JudgeSpec, Task, TaskSample, TaskScorer } from './types.js';
 
@@ -35,17 +35,6 @@ export interface PromptfooTarget {
 export interface PromptfooTask {
   task: Task;
   target: PromptfooTarget;
-}
-
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new IoError(
-      'io.read',
-      `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
 }
 
 function readData(path: string, what: string): unknown {
