@@ -231,7 +231,9 @@ export function compileAssertion(
 }
 
 /** The test's pass (1 or 0) by promptfoo's rule; no value while an assertion has none (a grader failed). */
-export function passScorer(assertions: CompiledAssertion[], threshold: number | undefined): DerivedScorer {
+export function passScorer(assertions: CompiledAssertion[], given: number | undefined): DerivedScorer {
+  // promptfoo reads a threshold of 0 as none; a test without assertions passes.
+  const threshold = given === 0 || assertions.length === 0 ? undefined : given;
   return {
     kind: 'derived',
     type: 'promptfoo:pass',
