@@ -182,15 +182,22 @@ export const RUN_OPTIONS = {
   },
 } satisfies Record<keyof RunOptions, OptionSpec>;
 
-/** Adds the run options to a command (evaluate and sweep share them; `run` takes the ones it names). */
-export function addRunOptions(cmd: Command, only?: readonly (keyof RunOptions)[]): Command {
+/**
+ * Adds the run options to a command (evaluate and sweep share them; `run` takes the ones it names); those in
+ * `optional` are not mandatory even where the spec makes them so.
+ */
+export function addRunOptions(
+  cmd: Command,
+  only?: readonly (keyof RunOptions)[],
+  optional: readonly (keyof RunOptions)[] = [],
+): Command {
   for (const [key, spec] of Object.entries(RUN_OPTIONS) as [string, OptionSpec][]) {
     if (only !== undefined && !only.includes(key as keyof RunOptions)) continue;
     const option = new Option(spec.flags, spec.description);
     if (spec.choices) option.choices(spec.choices);
     if (spec.parse) option.argParser(spec.parse as (value: string, previous: unknown) => unknown);
     if (spec.default !== undefined) option.default(spec.default);
-    if (spec.mandatory) option.makeOptionMandatory();
+    if (spec.mandatory && !optional.includes(key as keyof RunOptions)) option.makeOptionMandatory();
     if (option.attributeName() !== key)
       throw new Error(`run option ${spec.flags} is read as ${option.attributeName()}, not ${key}`);
     cmd.addOption(option);

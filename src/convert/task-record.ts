@@ -96,15 +96,18 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
   if (run.generation.seed !== undefined) generationDetails.seed = String(run.generation.seed);
   if (run.generation.stop.length > 0) generationDetails.stop = JSON.stringify(run.generation.stop);
   // The prompt's templates as the task gives them (the default single user message when it gives none).
-  const promptTemplate = JSON.stringify([
-    ...(task.system !== undefined ? [{ role: 'system', content: task.system }] : []),
-    ...(task.messages ?? [
-      {
-        role: 'user',
-        content: task.dataset.fields.choices !== undefined ? DEFAULT_CHOICE_TEMPLATE : DEFAULT_USER_TEMPLATE,
-      },
-    ]),
-  ]);
+  const promptTemplate =
+    task.promptTemplate ??
+    JSON.stringify([
+      ...(task.system !== undefined ? [{ role: 'system', content: task.system }] : []),
+      ...(task.messages ?? [
+        {
+          role: 'user',
+          content:
+            task.dataset.fields.choices !== undefined ? DEFAULT_CHOICE_TEMPLATE : DEFAULT_USER_TEMPLATE,
+        },
+      ]),
+    ]);
   const timestamp = epochSeconds(run.startedAt);
 
   for (const scorer of task.scorers) {
@@ -171,7 +174,8 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
   });
   const makeRow = rowMaker(ids.evaluationId, model.id);
   async function* rows(): AsyncGenerator<Obj> {
-    for (const r of run.results) for (const e of r.epochs) for (const s of task.scorers) yield row(r, e, s);
+    for (const r of run.results)
+      for (const e of r.epochs) for (const s of r.sample.scorers ?? task.scorers) yield row(r, e, s);
   }
   const row = (r: SampleResult, e: EpochResult, scorer: TaskScorer): Obj => {
     const score = e.scores[scorer.name];

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parse } from 'yaml';
 import { Option } from 'commander';
 import pc from 'picocolors';
 import { UsageError } from '../../errors.js';
@@ -19,6 +21,7 @@ import {
   type Task,
   type TaskRun,
 } from '../../run/task/index.js';
+import { isPromptfooConfig, loadPromptfooConfig, type PromptfooTarget } from '../../run/task/promptfoo.js';
 import type { RunOptions } from '../../run/settings.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { intArg, json } from '../options.js';
@@ -45,7 +48,9 @@ export const RUN_COMMAND_OPTIONS = [
   'replayFrom',
 ] as const satisfies readonly (keyof RunOptions)[];
 
-interface RunCliOptions extends Pick<RunOptions, (typeof RUN_COMMAND_OPTIONS)[number]> {
+interface RunCliOptions extends Omit<Pick<RunOptions, (typeof RUN_COMMAND_OPTIONS)[number]>, 'provider'> {
+  /** Absent only when every task is a promptfoo config. */
+  provider?: ProviderName;
   model?: string[];
   output: string;
   db?: string;
@@ -153,10 +158,15 @@ export const runCommand: CommandModule = {
           'interrupted run without sending any request twice.\n\n' +
           'A request that finally fails is recorded as an error, not scored as wrong, and left out of n; a judge that ' +
           'fails leaves that metric missing for the sample.\n\n' +
+          'A promptfoo configuration (prompts + providers + tests) is run too, one record per provider: each test × ' +
+          "prompt is a sample, each assertion type a metric and the test's pass one more (its providers replace " +
+          '--provider/--model; its grader or --judge-* grades llm-rubric). Assertion types evalkit does not run are ' +
+          'refused before any request.\n\n' +
           'Exit codes: 0 every call answered, 1 some calls failed (records written), 2 usage or I/O error.',
       )
-      .argument('<task...>', 'task files (.yaml, .yml or .json)');
-    addRunOptions(cmd, RUN_COMMAND_OPTIONS)
+      .argument('<task...>', 'task files (.yaml, .yml or .json) or promptfoo configurations');
+    // --provider is needed by task files, not by a promptfoo config (its providers name their own).
+    addRunOptions(cmd, RUN_COMMAND_OPTIONS, ['provider'])
       .option('--model <id>', 'model id as the provider names it; repeat for several models', collect)
       .option('-o, --output <dir>', 'datastore root the records are written under', './evals')
       .option('--db <file>', 'also ingest each record into this DuckDB store as it completes')
@@ -193,8 +203,27 @@ export const runCommand: CommandModule = {
   },
 };
 
+/** A task and who runs it: the config's own provider (a promptfoo config), else each --model. */
+interface Job {
+  task: Task;
+  target?: PromptfooTarget;
+}
+
+/** A task file, or a promptfoo configuration (recognised by its content) as one task per provider. */
+function loadJobs(path: string): Job[] {
+  let value: unknown;
+  try {
+    value = parse(readFileSync(path, 'utf8'));
+  } catch {
+    value = undefined; // loadTask reports what is wrong with the file
+  }
+  if (isPromptfooConfig(value)) return loadPromptfooConfig(path, value);
+  return [{ task: loadTask(path) }];
+}
+
 async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): Promise<number> {
-  const tasks = taskPaths.map((p) => loadTask(resolve(io.cwd, p)));
+  const jobs = taskPaths.flatMap((p) => loadJobs(resolve(io.cwd, p)));
+  const tasks = [...new Set(jobs.map((j) => j.task))];
   if (opts.epochs !== undefined) for (const t of tasks) t.epochs = opts.epochs;
   for (const t of tasks)
     if (t.reducer.name === 'pass_at_k' && (t.reducer.k ?? 1) > t.epochs)
@@ -206,8 +235,10 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
     printDryRun(io, tasks, opts.limit ?? 3, opts.format);
     return 0;
   }
+  if (opts.provider === undefined && jobs.some((j) => j.target === undefined))
+    throw new UsageError('usage.missing-option', "required option '--provider <name>' not specified");
   const models = opts.model ?? [];
-  if (models.length === 0)
+  if (models.length === 0 && jobs.some((j) => j.target === undefined))
     throw new UsageError('usage.missing-option', '--model <id> is required (repeat it for several models)');
   if (new Set(models).size !== models.length)
     throw new UsageError('usage.bad-option', 'a --model is given twice');
@@ -274,6 +305,11 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
       if (s.kind !== 'judge') continue;
       const providerName = s.judge.provider ?? opts.judgeProvider ?? opts.provider;
       const model = s.judge.model ?? opts.judgeModel;
+      if (providerName === undefined)
+        throw new UsageError(
+          'usage.missing-option',
+          `${task.name}: scorer "${s.name}" needs a judge provider: --judge-provider, or the grader's provider in the config`,
+        );
       if (model === undefined)
         throw new UsageError(
           'usage.missing-option',
@@ -301,15 +337,22 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
   const interrupt = interruptSignal();
   const outcomes: RunOutcome[] = [];
   try {
-    for (const task of tasks) {
+    const targetOf = async (job: Job, model: string): Promise<RunModel> => {
+      const providerName = (job.target?.providerName ?? opts.provider)!;
+      const own = providerName === opts.provider;
+      const baseUrl = job.target?.baseUrl ?? (own ? opts.baseUrl : undefined);
+      return {
+        providerName,
+        model,
+        baseUrl,
+        provider: await providerFor(providerName, baseUrl, own ? opts.apiKeyEnv : undefined),
+      };
+    };
+    for (const job of jobs) {
+      const { task } = job;
       const judges = await judgesOf(task);
-      for (const model of models) {
-        const target: RunModel = {
-          providerName: opts.provider,
-          model,
-          baseUrl: opts.baseUrl,
-          provider: await providerFor(opts.provider, opts.baseUrl, opts.apiKeyEnv),
-        };
+      for (const model of job.target ? [job.target.model] : models) {
+        const target = await targetOf(job, model);
         const progress = progressReporter(io, `${task.name} × ${model}`);
         let result: TaskRun;
         try {
@@ -317,7 +360,7 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
             task,
             target,
             judges,
-            journalPath: journalPathOf(outDir, task, opts.provider, model),
+            journalPath: journalPathOf(outDir, task, target.providerName, model),
             limit: opts.limit,
             concurrency: opts.concurrency,
             rateLimit: opts.rateLimit,

@@ -347,7 +347,9 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
       const kind = answer.error.split(':')[0];
       summary.failuresByKind[kind] = (summary.failuresByKind[kind] ?? 0) + 1;
     } else {
-      for (const scorer of task.scorers) {
+      const scorers = r.sample.scorers ?? task.scorers;
+      for (const scorer of scorers) {
+        if (scorer.kind === 'derived') continue;
         if (scorer.kind === 'local') {
           result.scores[scorer.name] = scorer.score(answer.text!, r.sample);
           continue;
@@ -373,6 +375,8 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
         if (score.value === null) summary.judgeFailed++;
         result.scores[scorer.name] = score;
       }
+      for (const scorer of scorers)
+        if (scorer.kind === 'derived') result.scores[scorer.name] = scorer.derive(result.scores);
     }
     r.epochs.push(result);
     unitsDone++;

@@ -17,3 +17,9 @@ export {
 } from './scorers.js';
 export { reduceEpochs, reducerLabel, passAtK, itemStatistics, type ItemStatistics } from './reduce.js';
 export * from './engine.js';
+export {
+  isPromptfooConfig,
+  loadPromptfooConfig,
+  type PromptfooTask,
+  type PromptfooTarget,
+} from './promptfoo.js';

@@ -26,7 +26,7 @@ interface Located {
   at(pointer: string): string;
 }
 
-function readText(path: string, what: string): string {
+export function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {

@@ -10,6 +10,7 @@ export const DEFAULT_CHOICE_TEMPLATE =
   '{{input}}\n\n{{choices}}\n\nAnswer with the letter of the correct choice.';
 
 export function buildMessages(task: Pick<Task, 'system' | 'messages'>, sample: TaskSample): ChatMessage[] {
+  if (sample.messages !== undefined) return sample.messages;
   const values = templateValues(sample);
   const messages: ChatMessage[] = [];
   if (task.system !== undefined)

@@ -20,6 +20,10 @@ export interface TaskSample {
   /** The accepted answers (a target list, or one target). */
   targets: string[];
   choices?: string[];
+  /** The sample's own messages (a promptfoo prompt rendered with the test's vars), instead of the task's templates. */
+  messages?: ChatMessage[];
+  /** The sample's own scorers (a promptfoo test's assertions), instead of the task's; their names are among the task's. */
+  scorers?: TaskScorer[];
 }
 
 export interface ChatMessage {
@@ -63,7 +67,7 @@ export interface Score {
 /** A scorer that needs no model: a pure function of the answer and the sample. */
 export interface LocalScorer {
   kind: 'local';
-  type: ScorerType;
+  type: ScorerType | `promptfoo:${string}`;
   name: string;
   score(answer: string, sample: TaskSample): Score;
   /** Facts for metric_config.additional_details. */
@@ -84,7 +88,16 @@ export interface JudgeScorer {
   details: Record<string, string>;
 }
 
-export type TaskScorer = LocalScorer | JudgeScorer;
+/** A scorer whose value follows from the sample's other scores (promptfoo's test pass), computed after them. */
+export interface DerivedScorer {
+  kind: 'derived';
+  type: `promptfoo:${string}`;
+  name: string;
+  derive(scores: Record<string, Score>): Score;
+  details: Record<string, string>;
+}
+
+export type TaskScorer = LocalScorer | JudgeScorer | DerivedScorer;
 
 export interface Task {
   name: string;
@@ -95,6 +108,8 @@ export interface Task {
   samples: TaskSample[];
   system?: string;
   messages?: ChatMessage[];
+  /** The prompt templates as the record states them, when the samples carry their own messages (a promptfoo config). */
+  promptTemplate?: string;
   scorers: TaskScorer[];
   epochs: number;
   reducer: Reducer;
