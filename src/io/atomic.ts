@@ -1,5 +1,9 @@
 import { chmod, open, rename, rm } from 'node:fs/promises';
 import { prepareOutput, writeError } from './output-target.js';
+import { pauseForTest } from './test-pause.js';
+
+/** Test hook (docs/testing.md): the N-th file written whole but not yet renamed into place pauses for a kill. */
+export const PAUSE_BEFORE_RENAME = 'EVALKIT_TEST_PAUSE_BEFORE_RENAME';
 
 /**
  * Writes a file atomically: the bytes go to a temporary file beside the target, are flushed to disk,
@@ -19,6 +23,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     } finally {
       await handle.close();
     }
+    await pauseForTest(PAUSE_BEFORE_RENAME, `before-rename ${tmp}`);
     await rename(tmp, target);
   } catch (error) {
     await rm(tmp, { force: true });

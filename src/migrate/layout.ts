@@ -20,7 +20,8 @@ import {
   serializeIndexRow,
   type FlatIndexRow,
 } from '../formats/eee/flat.js';
-import { writeFileAtomic } from '../io/atomic.js';
+import { PAUSE_BEFORE_RENAME, writeFileAtomic } from '../io/atomic.js';
+import { pauseForTest } from '../io/test-pause.js';
 import { isProcessAlive } from '../io/process-alive.js';
 
 export type DatastoreLayout = 'flat' | 'tree';
@@ -70,6 +71,7 @@ async function copyAtomic(from: string, to: string): Promise<void> {
   const tmp = `${to}${TEMP_SUFFIX}${process.pid}`;
   try {
     await copyFile(from, tmp);
+    await pauseForTest(PAUSE_BEFORE_RENAME, `before-rename ${tmp}`);
     await rename(tmp, to);
   } catch (error) {
     await rm(tmp, { force: true });

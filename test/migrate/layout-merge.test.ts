@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runInProcess } from '../metrics/inproc.js';
 import { fileDigests } from '../checks/walk.js';
@@ -115,27 +115,27 @@ test('migrate --layout tree killed mid-write: the rerun completes the tree and r
   assert.equal((await migrate('flat', tree, flat)).code, 0);
 
   const out = join(temp, 'big-back');
-  let landed: string | undefined;
-  for (let attempt = 0; attempt < 5 && !landed; attempt++) {
-    rmSync(out, { recursive: true, force: true });
-    const child = spawn(process.execPath, [...CLI, 'migrate', '--layout', 'tree', flat, '-o', out], {
-      stdio: 'ignore',
+  rmSync(out, { recursive: true, force: true });
+  // The first file copied whole waits before its rename (the copies of migrate --layout): the kill lands there.
+  const child = spawn(process.execPath, [...CLI, 'migrate', '--layout', 'tree', flat, '-o', out], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_RENAME: '1' },
+  });
+  const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
+  let stderr = '';
+  const paused = await new Promise<string | undefined>((resolve) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const m = /evalkit:before-rename (.+)\n/.exec(stderr);
+      if (m) resolve(m[1]);
     });
-    const exited = new Promise((r) => child.on('exit', r));
-    // Kill as soon as a temporary file is there: the copy is under way.
-    for (let i = 0; i < 4000 && !landed; i++) {
-      const temps =
-        fileDigests(out).size > 0
-          ? [...fileDigests(out).keys()].filter((f) => /\.evalkit-tmp-\d+$/.test(f))
-          : [];
-      if (temps.length > 0) {
-        child.kill('SIGKILL');
-        landed = temps[0];
-      } else await new Promise((r) => setTimeout(r, 2));
-      if (child.exitCode !== null) break;
-    }
-    await exited;
-  }
+    child.on('close', () => resolve(undefined));
+  });
+  assert.ok(paused, `the migration paused before a rename: ${stderr}`);
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
+  const landed = relative(out, paused).split(sep).join('/');
+  assert.match(landed, /\.evalkit-tmp-\d+$/);
   assert.ok(landed, 'the kill landed while a file was being written');
   assert.ok(existsSync(join(out, landed)), 'the leftover is there after the kill');
   const r = await migrate('tree', flat, out);

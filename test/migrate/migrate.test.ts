@@ -11,7 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
 import { UsageError } from '../../src/errors.js';
 import { migratePaths } from '../../src/migrate/index.js';
@@ -193,7 +193,7 @@ test(
 test('a kill during --in-place leaves either the old file or the new one', async (ctx) => {
   const t = copyTree('legacy');
   dirs.push(t.root);
-  // A samples file large enough that the migration is still running when the kill arrives.
+  // A samples file of many rows: what the cut must leave whole.
   const row = readFileSync(t.samples, 'utf8').split('\n')[0];
   const big =
     Array.from({ length: 15000 }, (_, i) => row.replace('"sample_id":1', `"sample_id":${i + 1}`)).join('\n') +
@@ -202,24 +202,26 @@ test('a kill during --in-place leaves either the old file or the new one', async
   const original = readFileSync(t.samples);
   const child = spawn(process.execPath, [...(await cliCommand()), 'migrate', '--in-place', t.root], {
     cwd: projectRoot,
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The first file written whole waits before its rename (src/io/atomic.ts): the kill lands there, every time.
+    env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_RENAME: '1' },
   });
   const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
   const folder = join(t.root, MODEL_DIR);
-  // Kill as soon as a temporary file has begun (under half the samples file's size): the write is under way.
-  let started: string | undefined;
-  while (!started && child.exitCode === null) {
-    started = readdirSync(folder).find(
-      (f) =>
-        f.endsWith('.tmp') &&
-        (statSync(join(folder, f), { throwIfNoEntry: false })?.size ?? 0) < big.length / 2,
-    );
-    if (!started) await new Promise((r) => setTimeout(r, 2));
-  }
+  let stderr = '';
+  const paused = await new Promise<string | undefined>((resolve) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const m = /evalkit:before-rename (.+)\n/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.on('close', () => resolve(undefined));
+  });
+  assert.ok(paused, `the migration paused before a rename: ${stderr}`);
   child.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
-  assert.ok(started, 'a temporary file was being written when the kill came');
-  ctx.diagnostic(`killed while ${started} was being written`);
+  const started = basename(paused);
+  ctx.diagnostic(`killed with ${started} written but not renamed`);
   assert.ok(readdirSync(folder).includes(started), 'the temporary file is left as it was');
   const now = readFileSync(t.samples);
   // Cut while its new version was being written, the samples file is still the old one, byte for byte.
