@@ -14,6 +14,8 @@ import { BlockEncoder, type RowBlock } from './row-blocks.js';
 import { reconcileAggregate, RowTally, tallyBlock, type Reconciliation } from '../checks/reconciliation.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
+import { PAUSE_BEFORE_RENAME } from '../io/atomic.js';
+import { pauseForTest } from '../io/test-pause.js';
 import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';
 import type { InputGuard } from '../io/output-is-input.js';
 
@@ -285,6 +287,7 @@ export async function writeConverted(
     }
     const aggregateTemp = await writeTemp(aggregatePath, text, temps);
     // Samples first, aggregate last: a reader never sees an aggregate whose samples file is missing or stale.
+    await pauseForTest(PAUSE_BEFORE_RENAME, `before-rename ${samplesTemp ?? aggregateTemp}`);
     if (samplesTemp && samplesPath) await rename(samplesTemp, samplesPath);
     await rename(aggregateTemp, aggregatePath);
     return outcome(status);

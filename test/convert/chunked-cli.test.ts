@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { builtCli } from '../helpers/built-cli.js';
@@ -49,8 +49,10 @@ test('the bundled CLI converts with workers (--jobs 2) to the bytes the CLI from
 
 test('killed while workers convert: no aggregate or samples file under its final name', async (ctx) => {
   const root = tempRoot();
+  // The pair written whole waits before its renames (src/convert/write.ts): the kill lands there, every time.
   const child = spawn(process.execPath, bundleArgv(['convert', results, '-o', root, '--jobs', '2']), {
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_RENAME: '1' },
   });
   const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
   const walk = (d: string, out: { name: string; size: number }[] = []): { name: string; size: number }[] => {
@@ -66,16 +68,20 @@ test('killed while workers convert: no aggregate or samples file under its final
     }
     return out;
   };
-  // Kill as soon as a temporary file has begun (under 1 MiB of a samples file of ~3 MiB): the write is under way.
-  let started: string | undefined;
-  while (!started && child.exitCode === null) {
-    started = walk(root).find((f) => f.name.endsWith('.tmp') && f.size < 1024 * 1024)?.name;
-    if (!started) await new Promise((r) => setTimeout(r, 2));
-  }
+  let stderr = '';
+  const paused = await new Promise<string | undefined>((resolve) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const m = /evalkit:before-rename (.+)\n/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', () => resolve(undefined));
+  });
+  assert.ok(paused, `the conversion paused before its renames: ${stderr}`);
+  const started = basename(paused);
   child.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
-  assert.ok(started, 'a temporary file was being written when the kill came');
-  ctx.diagnostic(`killed while ${started} was being written`);
+  ctx.diagnostic(`killed with ${started} written but not renamed`);
   const left = walk(root).map((f) => f.name);
   assert.ok(left.includes(started), 'the temporary file is left as it was');
   assert.deepEqual(
