@@ -160,10 +160,13 @@ test(
 
         // Compare: the side whose run did not finish is named.
         await openView(page, viewUrl(server.url, '#/compare?a=anthropic%2Fclaude-x&b=openai%2Fgpt-4o'));
+        await page.locator('[data-testid="run-status"]', { hasText: 'accuracy, A:' }).first().waitFor();
         assert.deepEqual(await page.locator('[data-testid="run-status"]').allInnerTexts(), [
           '! popularity — accuracy, A: the run did not finish (run error); its result covers only the samples it got through',
         ]);
         await openView(page, viewUrl(server.url, '#/compare?a=openai%2Fgpt-4o&b=anthropic%2Fclaude-stalled'));
+        // Only a hash changed since the last page: wait for this comparison to be drawn, not the previous one.
+        await page.locator('[data-testid="run-status"]', { hasText: 'accuracy, B:' }).first().waitFor();
         assert.deepEqual(
           (await page.locator('[data-testid="run-status"]').allInnerTexts()).map((s) => s.split(':')[0]),
           ['! popularity — accuracy, B'],
