@@ -22,7 +22,7 @@ import {
 } from '../formats/eee/flat.js';
 import { PAUSE_BEFORE_RENAME, writeFileAtomic } from '../io/atomic.js';
 import { pauseForTest } from '../io/test-pause.js';
-import { isProcessAlive } from '../io/process-alive.js';
+import { sweepStaleTemporaries, tempPathFor } from '../io/output-target.js';
 
 export type DatastoreLayout = 'flat' | 'tree';
 
@@ -61,14 +61,10 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** The temporary name of a file being written (`<target>.evalkit-tmp-<pid>`), and how to know one. */
-const TEMP_SUFFIX = '.evalkit-tmp-';
-const TEMP_NAME = /\.evalkit-tmp-(\d+)$/;
-
 /** Copies a file atomically (a temporary name beside the target, then rename). */
 async function copyAtomic(from: string, to: string): Promise<void> {
   await mkdir(dirname(to), { recursive: true });
-  const tmp = `${to}${TEMP_SUFFIX}${process.pid}`;
+  const tmp = tempPathFor(to);
   try {
     await copyFile(from, tmp);
     await pauseForTest(PAUSE_BEFORE_RENAME, `before-rename ${tmp}`);
@@ -293,13 +289,11 @@ function rowDifference(a: string, b: string): string {
     .join('; ');
 }
 
-/** Removes the temporary files a killed migration left below `dir` (`*.evalkit-tmp-<pid>` of a process gone). */
+/** Removes the temporary files a killed migration left in every folder below `dir` (those of a process gone). */
 async function removeLeftovers(dir: string): Promise<void> {
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
-    const pid = Number(TEMP_NAME.exec(e.name)?.[1]);
-    if (e.isFile() && pid > 0 && pid !== process.pid && !isProcessAlive(pid))
-      await rm(join(e.parentPath, e.name), { force: true });
-  }
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []))
+    if (e.isDirectory()) await sweepStaleTemporaries(join(e.parentPath, e.name));
+  await sweepStaleTemporaries(dir);
 }
 
 /** The layout a datastore root has: flat when it has flat indexes, tree when it has data/, else undefined. */

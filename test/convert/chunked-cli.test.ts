@@ -2,8 +2,8 @@
 // from source: the same bytes as one thread; and a conversion killed while its workers run leaves no record under
 // its final name (only hidden temporary files).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { killBeforeFirstRename } from '../helpers/pause.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -49,40 +49,18 @@ test('the bundled CLI converts with workers (--jobs 2) to the bytes the CLI from
 
 test('killed while workers convert: no aggregate or samples file under its final name', async (ctx) => {
   const root = tempRoot();
-  // The pair written whole waits before its renames (src/convert/write.ts): the kill lands there, every time.
-  const child = spawn(process.execPath, bundleArgv(['convert', results, '-o', root, '--jobs', '2']), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_RENAME: '1' },
-  });
-  const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
-  const walk = (d: string, out: { name: string; size: number }[] = []): { name: string; size: number }[] => {
+  const walk = (d: string, out: string[] = []): string[] => {
     if (!existsSync(d)) return out;
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const path = join(d, e.name);
-      if (e.isDirectory()) walk(path, out);
-      else
-        out.push({
-          name: e.name,
-          size: statSync(path, { throwIfNoEntry: false })?.size ?? 0,
-        });
-    }
+    for (const e of readdirSync(d, { withFileTypes: true }))
+      if (e.isDirectory()) walk(join(d, e.name), out);
+      else out.push(e.name);
     return out;
   };
-  let stderr = '';
-  const paused = await new Promise<string | undefined>((resolve) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const m = /evalkit:before-rename (.+)\n/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', () => resolve(undefined));
-  });
-  assert.ok(paused, `the conversion paused before its renames: ${stderr}`);
+  // The pair written whole waits before its renames (src/convert/write.ts): the kill lands there, every time.
+  const paused = await killBeforeFirstRename(bundleArgv(['convert', results, '-o', root, '--jobs', '2']));
   const started = basename(paused);
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
   ctx.diagnostic(`killed with ${started} written but not renamed`);
-  const left = walk(root).map((f) => f.name);
+  const left = walk(root);
   assert.ok(left.includes(started), 'the temporary file is left as it was');
   assert.deepEqual(
     left.filter((f) => !f.endsWith('.tmp')),

@@ -1,12 +1,11 @@
 // Issue 31 items 2 and 3: `migrate --layout flat` into an existing flat datastore merges only where nothing
 // existing changes (same uuid, same bytes), refuses otherwise naming what differs, and never writes through a
 // symbolic link; `migrate --layout tree` killed mid-write is completed by a rerun, which removes its leftovers.
-// test-runner: own process (writes and copies a large file).
+// test-runner: own process (kills a child migration).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { killBeforeFirstRename } from '../helpers/pause.js';
 import {
   cpSync,
-  createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -100,43 +99,16 @@ test('flat/ (or a folder below it) that is a symbolic link is never written thro
 });
 
 test('migrate --layout tree killed mid-write: the rerun completes the tree and removes the leftover', async () => {
-  // A record whose instance object is large enough that its copy is seen under way.
   const tree = join(temp, 'big-tree');
   cpSync(join(TREE_A, 'data'), join(tree, 'data'), { recursive: true });
-  const samples = readdirSync(join(tree, 'data'), { recursive: true })
-    .map(String)
-    .find((f) => f.endsWith('_samples.jsonl'))!;
-  const line = readFileSync(join(tree, 'data', samples), 'utf8').split('\n')[0]! + '\n';
-  const stream = createWriteStream(join(tree, 'data', samples));
-  for (let i = 0; i < 400_000; i++)
-    if (!stream.write(line)) await new Promise<void>((r) => stream.once('drain', () => r()));
-  await new Promise<void>((r) => stream.end(() => r()));
   const flat = join(temp, 'big-flat');
   assert.equal((await migrate('flat', tree, flat)).code, 0);
 
   const out = join(temp, 'big-back');
-  rmSync(out, { recursive: true, force: true });
   // The first file copied whole waits before its rename (the copies of migrate --layout): the kill lands there.
-  const child = spawn(process.execPath, [...CLI, 'migrate', '--layout', 'tree', flat, '-o', out], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_RENAME: '1' },
-  });
-  const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
-  let stderr = '';
-  const paused = await new Promise<string | undefined>((resolve) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const m = /evalkit:before-rename (.+)\n/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.on('close', () => resolve(undefined));
-  });
-  assert.ok(paused, `the migration paused before a rename: ${stderr}`);
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
+  const paused = await killBeforeFirstRename([...CLI, 'migrate', '--layout', 'tree', flat, '-o', out]);
   const landed = relative(out, paused).split(sep).join('/');
-  assert.match(landed, /\.evalkit-tmp-\d+$/);
-  assert.ok(landed, 'the kill landed while a file was being written');
+  assert.match(landed, /\.\d+\.[0-9a-f]{12}\.tmp$/, 'the kill landed while a file was being written');
   assert.ok(existsSync(join(out, landed)), 'the leftover is there after the kill');
   const r = await migrate('tree', flat, out);
   assert.equal(r.code, 0, r.stdout);

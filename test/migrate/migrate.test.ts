@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { killBeforeFirstRename } from '../helpers/pause.js';
 import { createHash } from 'node:crypto';
 import {
   cpSync,
@@ -200,26 +200,12 @@ test('a kill during --in-place leaves either the old file or the new one', async
     '\n';
   writeFileSync(t.samples, big);
   const original = readFileSync(t.samples);
-  const child = spawn(process.execPath, [...(await cliCommand()), 'migrate', '--in-place', t.root], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    // The first file written whole waits before its rename (src/io/atomic.ts): the kill lands there, every time.
-    env: { ...process.env, EVALKIT_TEST_PAUSE_BEFORE_RENAME: '1' },
-  });
-  const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
+  // The first file written whole waits before its rename (src/io/atomic.ts): the kill lands there, every time.
+  const paused = await killBeforeFirstRename(
+    [...(await cliCommand()), 'migrate', '--in-place', t.root],
+    projectRoot,
+  );
   const folder = join(t.root, MODEL_DIR);
-  let stderr = '';
-  const paused = await new Promise<string | undefined>((resolve) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const m = /evalkit:before-rename (.+)\n/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.on('close', () => resolve(undefined));
-  });
-  assert.ok(paused, `the migration paused before a rename: ${stderr}`);
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL', 'the kill landed before the run ended');
   const started = basename(paused);
   ctx.diagnostic(`killed with ${started} written but not renamed`);
   assert.ok(readdirSync(folder).includes(started), 'the temporary file is left as it was');
