@@ -59,6 +59,39 @@ function guarded(store: Store, signal: AbortSignal | undefined): Store {
   };
 }
 
+/** How often an abandoned query's connection is interrupted again until the work on it has ended. */
+const INTERRUPT_EVERY_MS = 5;
+
+/**
+ * Interrupts the connection's running query once `signal` is aborted, and again every few milliseconds until the
+ * returned `stop` is called (when the work on the connection has ended). Once is not enough: DuckDB clears a
+ * connection's interrupt when a query begins executing, so an interrupt that arrives while the query is still being
+ * prepared or handed to DuckDB's threads is lost and the query would run to its end. `stop` must be called before
+ * the connection is given to other work or closed, so that no interrupt reaches another query (`active` holds the
+ * `stop` of every interrupter still running, for the pool's `close`).
+ */
+function interruptOnAbort(
+  store: Store,
+  signal: AbortSignal | undefined,
+  active: Set<() => void>,
+): () => void {
+  if (!signal) return () => {};
+  let timer: NodeJS.Timeout | undefined;
+  const interrupt = () => {
+    store.connection.interrupt();
+    timer ??= setInterval(() => store.connection.interrupt(), INTERRUPT_EVERY_MS).unref();
+  };
+  if (signal.aborted) interrupt();
+  else signal.addEventListener('abort', interrupt, { once: true });
+  const stop = () => {
+    signal.removeEventListener('abort', interrupt);
+    clearInterval(timer);
+    active.delete(stop);
+  };
+  active.add(stop);
+  return stop;
+}
+
 export async function openReadPool(
   store: Store,
   options: { size?: number; maxWaiting?: number } = {},
@@ -69,6 +102,7 @@ export async function openReadPool(
   for (let i = 1; i < size; i++) slots.push({ store: await store.connect(), busy: false });
   const lastFor = new Map<string, Slot>();
   const queue: { take: (slot: Slot) => void; affinity?: string }[] = [];
+  const interrupters = new Set<() => void>();
 
   const free = (slot: Slot) => {
     const next = queue.shift();
@@ -111,14 +145,13 @@ export async function openReadPool(
       if (signal?.aborted) throw new RequestAbandoned();
       const slot = await acquire(affinity, signal);
       if (affinity !== undefined) lastFor.set(affinity, slot);
-      const interrupt = () => slot.store.connection.interrupt();
-      signal?.addEventListener('abort', interrupt, { once: true });
+      const stop = interruptOnAbort(slot.store, signal, interrupters);
       try {
         return await use(guarded(slot.store, signal));
       } catch (error) {
         throw signal?.aborted ? new RequestAbandoned() : error;
       } finally {
-        signal?.removeEventListener('abort', interrupt);
+        stop();
         free(slot);
       }
     },
@@ -129,18 +162,19 @@ export async function openReadPool(
       slot.busy = true;
       const yieldTo = new AbortController();
       slot.background = yieldTo;
-      const interrupt = () => slot.store.connection.interrupt();
-      yieldTo.signal.addEventListener('abort', interrupt, { once: true });
+      const stop = interruptOnAbort(slot.store, yieldTo.signal, interrupters);
       try {
         await use(guarded(slot.store, yieldTo.signal));
       } catch {
         // Background work that fails or yields is simply not done.
       } finally {
+        stop();
         slot.background = undefined;
         free(slot);
       }
     },
     close() {
+      for (const stop of interrupters) stop();
       for (const slot of slots.slice(1)) slot.store.close();
     },
   };
