@@ -83,8 +83,8 @@ test(
   { skip: skipWithoutReference('peers-wild/MANIFEST.json') },
   async () => {
     const pinned: Record<string, string> = {
-      peers: 'c9ce3d2e04e9947166e61f20cb0f377c778c9a3c270c69b9a35d6f833463447f',
-      'peers-wild': '56d91e2f230fee7f99427f9c016dbc217de61cb8d12c397ab6e54380d66de269',
+      peers: '9a8da6d315dd3591f278ab65154ad13b686b68cca502ea283a24bf1226f9c266',
+      'peers-wild': '53b758c1a4058121b0fc397b5d9068073f4db5747bfad0521c1dd0a8cc7a36a3',
     };
     for (const [dir, digest] of Object.entries(pinned)) {
       // Chunks of 2 KiB: the reference samples files are small.

@@ -104,7 +104,8 @@ test('promptfoo 0.121: one record per provider, summary and rows joined, rows of
       'one record per provider, not a summary-only record beside a computed one',
     );
     for (const w of written) {
-      assert.equal(w.rows.length, 3, `${w.aggregate.model_info.id}: the provider's rows`);
+      // Three tests of one assertion each: a row per test and one per assertion.
+      assert.equal(w.rows.length, 3 + 3, `${w.aggregate.model_info.id}: the provider's rows`);
       const details = JSON.stringify(
         w.aggregate.evaluation_results.map((r: Obj) => r.score_details.details ?? {}),
       );

@@ -23,8 +23,9 @@ async function referenceFiles(): Promise<string[]> {
   return out;
 }
 
+/** A row per test result (under the test pass rate) and one per assertion. */
 const rowsExpected = (results: Obj[]) =>
-  results.reduce((n, r) => n + Math.max(1, r.gradingResult?.componentResults?.length ?? 0), 0);
+  results.reduce((n, r) => n + 1 + (r.gradingResult?.componentResults?.length ?? 0), 0);
 
 test(
   'every promptfoo file of the reference converts: one record per provider and prompt, figures from its summaries, rows per test × assertion',
@@ -76,7 +77,7 @@ test(
               sum / m.namedScoresCount[name],
             );
         }
-        // Every test result lands in exactly one record, as one row per assertion.
+        // Every test result lands in exactly one record, as a row of its own and one per assertion.
         const total = written.reduce((n, w) => n + w.rows.length, 0);
         assert.equal(total, rowsExpected(doc.results.results), path);
         for (const w of written) for (const r of w.rows) resultOf(w.aggregate, r);
@@ -102,7 +103,12 @@ test(
       const written = await convertInto(root, [reference('peers/promptfoo/sample-export.trimmed.json')!]);
       assert.equal(written.length, 2);
       const mini = written.find((w) => w.aggregate.model_info.id === 'openai/gpt-5-mini')!;
-      assert.equal(mini.rows.length, 4);
+      // Its one test: a row of the test and one per each of its 4 assertions.
+      assert.equal(mini.rows.length, 1 + 4);
+      assert.deepEqual(
+        mini.rows.filter((r) => r.evaluation_result_id === 'test_pass_rate').map((r) => r.sample_id),
+        ['test0'],
+      );
       assert.equal(resultById(mini.aggregate, 'mean_score').score_details.score, 0.75);
       assert.equal(resultById(mini.aggregate, 'mean_score').score_details.details.computed_by, 'evalkit');
       assert.match(mini.record.notes[0], /no promptfoo summary/);
@@ -243,7 +249,7 @@ test('a version-3 file with two providers × two prompts: four records, exact fi
         s.metrics.namedScores.Correctness / s.metrics.namedScoresCount.Correctness,
       );
       assert.equal(resultById(w.aggregate, 'test_pass_rate').metric_config.min_score, 0);
-      // 3 tests: two with 2 assertions (one of them errored in one record), one without
+      // 3 tests, a row each: two with 2 assertions (one of them errored in one record), one without
       const expected = doc.results.results.filter(
         (r: Obj) => r.provider.id === s.provider && r.promptId === s.id,
       );

@@ -2,11 +2,11 @@
 // writes carries its outcome in the record (score_details.details.evalkit_reconciliation and its note), and the
 // outcomes are those listed here. A result not listed must be `not_checkable` with a note naming what is missing;
 // a new disagreement, a lost reconciliation or a changed note fails the test. Checked by hand against the source
-// files: the Node API promptfoo output (count_mismatch) has two tests of which only the one without assertions has a
-// row under the test pass rate (the other's rows are its assertions'), so its rows say 1 of 2 at 1.0 where promptfoo
-// says 0.5; the multi-scorer Inspect log's 32 samples are 8 scenarios whose 4 variants share their input, and the
+// files: every promptfoo test is a row of the test pass rate beside its assertions' rows, so both counts reconcile
+// with promptfoo's summaries (the Node API output's 2 tests at 0.5, the safety run's 39 tests and 312 assertions);
+// the multi-scorer Inspect log's 32 samples are 8 scenarios whose 4 variants share their input, and the
 // lm-eval negotiationtom samples repeat prompts: their sample_hash values name several samples, so they pair by
-// sample_id (said in the note); the promptfoo safety run's 312 assertions reconcile with promptfoo's counts.
+// sample_id (said in the note).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -305,9 +305,19 @@ const EXPECTED: [string, string, string][] = [
     'pass rate 0.56 = headline; not checked: no sample count',
   ],
   [
+    'peers-wild/promptfoo/hknyosu-simple-test-v2/output.json #0 test_pass_rate',
+    'reconciled',
+    'n 5 stored = 5 declared; pass rate 0 = headline',
+  ],
+  [
     'peers-wild/promptfoo/hknyosu-simple-test-v2/output.json #0 assertion_pass_rate',
     'reconciled',
     'n 8 stored = 8 declared; pass rate 0.125 = headline',
+  ],
+  [
+    'peers-wild/promptfoo/hknyosu-simple-test-v2/output.json #1 test_pass_rate',
+    'reconciled',
+    'n 5 stored = 5 declared; pass rate 0 = headline',
   ],
   [
     'peers-wild/promptfoo/hknyosu-simple-test-v2/output.json #1 assertion_pass_rate',
@@ -315,7 +325,22 @@ const EXPECTED: [string, string, string][] = [
     'n 8 stored = 8 declared; pass rate 0.125 = headline',
   ],
   [
+    'peers-wild/promptfoo/redreamai-dialogue/promptfoo-dialogue-results.json #0 test_pass_rate',
+    'reconciled',
+    'n 1 stored = 1 declared; pass rate 0 = headline',
+  ],
+  [
+    'peers-wild-2/promptfoo/Wadys__ai-qa-demo__ollama/results.json #0 test_pass_rate',
+    'reconciled',
+    'n 1 stored = 1 declared; pass rate 0 = headline',
+  ],
+  [
     'peers-wild-2/promptfoo/Wadys__ai-qa-demo__ollama/results.json #0 assertion_pass_rate',
+    'reconciled',
+    'n 1 stored = 1 declared; pass rate 0 = headline',
+  ],
+  [
+    'peers-wild-2/promptfoo/Wadys__ai-qa-demo__ollama/results.json #1 test_pass_rate',
     'reconciled',
     'n 1 stored = 1 declared; pass rate 0 = headline',
   ],
@@ -336,8 +361,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #0 test_pass_rate',
-    'count_mismatch',
-    'n 1 stored, 2 declared; pass rate of the rows 1, headline 0.5',
+    'reconciled',
+    'n 2 stored = 2 declared; pass rate 0.5 = headline',
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #0 assertion_pass_rate',
@@ -346,8 +371,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #1 test_pass_rate',
-    'count_mismatch',
-    'n 1 stored, 2 declared; pass rate of the rows 1, headline 0.5',
+    'reconciled',
+    'n 2 stored = 2 declared; pass rate 0.5 = headline',
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #1 assertion_pass_rate',
@@ -356,8 +381,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #2 test_pass_rate',
-    'count_mismatch',
-    'n 1 stored, 2 declared; pass rate of the rows 1, headline 0.5',
+    'reconciled',
+    'n 2 stored = 2 declared; pass rate 0.5 = headline',
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #2 assertion_pass_rate',
@@ -366,8 +391,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #3 test_pass_rate',
-    'count_mismatch',
-    'n 1 stored, 2 declared; pass rate of the rows 1, headline 0.5',
+    'reconciled',
+    'n 2 stored = 2 declared; pass rate 0.5 = headline',
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #3 assertion_pass_rate',
@@ -376,8 +401,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #4 test_pass_rate',
-    'count_mismatch',
-    'n 1 stored, 2 declared; pass rate of the rows 1, headline 0.5',
+    'reconciled',
+    'n 2 stored = 2 declared; pass rate 0.5 = headline',
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #4 assertion_pass_rate',
@@ -386,8 +411,8 @@ const EXPECTED: [string, string, string][] = [
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #5 test_pass_rate',
-    'count_mismatch',
-    'n 1 stored, 2 declared; pass rate of the rows 1, headline 0.5',
+    'reconciled',
+    'n 2 stored = 2 declared; pass rate 0.5 = headline',
   ],
   [
     'peers-wild-2/promptfoo/h-k-nyosu__promptfoo-practice__node-package-v2-toplevel/output.json #5 assertion_pass_rate',
@@ -405,9 +430,19 @@ const EXPECTED: [string, string, string][] = [
     'n 8 stored = 8 declared; pass rate 0 = headline',
   ],
   [
+    'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #0 test_pass_rate',
+    'reconciled',
+    'n 39 stored = 39 declared; pass rate 1 = headline',
+  ],
+  [
     'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #0 assertion_pass_rate',
     'reconciled',
     'n 312 stored = 312 declared; pass rate 1 = headline',
+  ],
+  [
+    'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #1 test_pass_rate',
+    'reconciled',
+    'n 39 stored = 39 declared; pass rate 1 = headline',
   ],
   [
     'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #1 assertion_pass_rate',

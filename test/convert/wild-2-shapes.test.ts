@@ -130,6 +130,15 @@ test(
           resultById(w.aggregate, 'test_pass_rate').score_details.score,
           m.testPassCount / (m.testPassCount + m.testFailCount),
         );
+        // The test pass rate's rows are the tests (one each, beside the assertions' rows): their count and pass rate
+        // are promptfoo's own, and the record says they reconcile.
+        const tests = w.rows.filter((r) => r.evaluation_result_id === 'test_pass_rate');
+        assert.equal(tests.length, m.testPassCount + m.testFailCount + (m.testErrorCount ?? 0));
+        assert.equal(tests.filter((r) => r.evaluation.is_correct).length, m.testPassCount);
+        assert.equal(
+          resultById(w.aggregate, 'test_pass_rate').score_details.details.evalkit_reconciliation,
+          'reconciled',
+        );
         assert.equal(
           w.aggregate.source_metadata.source_name,
           'promptfoo Node API evaluate() output (results version 2)',
@@ -137,9 +146,16 @@ test(
         assert.equal(w.aggregate.score_details, undefined);
       }
       assert.equal(written.length, doc.table.head.prompts.length);
+      // Every test result is a row of its test and one per assertion.
+      const assertions = doc.results.reduce(
+        (n: number, r: { gradingResult?: { componentResults?: unknown[] } }) =>
+          n + (r.gradingResult?.componentResults?.length ?? 0),
+        0,
+      );
+      assert.ok(assertions > 0, 'the file has assertions');
       assert.equal(
         written.reduce((n, w) => n + w.rows.length, 0),
-        doc.results.length,
+        doc.results.length + assertions,
       );
       assert.ok(written.every((w) => !w.record.notes.some((n) => /no promptfoo summary/.test(n))));
     });
@@ -189,7 +205,24 @@ test('promptfoo Node API output (generated): a version-3 results object without 
     const [w, ...more] = await convertChecked(t, root, [path]);
     assert.equal(more.length, 0);
     assert.equal(resultById(w.aggregate, 'test_pass_rate').score_details.score, 2 / 3);
-    assert.equal(w.rows.length, 3);
+    // A row per test (its pass) and a row per assertion, each reconciled with the summary's counts.
+    assert.deepEqual(
+      w.rows.map((r) => `${r.sample_id} ${r.evaluation_result_id} ${r.evaluation.is_correct}`),
+      [
+        'test0 test_pass_rate true',
+        'test0#a0 assertion_pass_rate true',
+        'test1 test_pass_rate false',
+        'test1#a0 assertion_pass_rate false',
+        'test2 test_pass_rate true',
+        'test2#a0 assertion_pass_rate true',
+      ],
+    );
+    for (const id of ['test_pass_rate', 'assertion_pass_rate'])
+      assert.equal(
+        resultById(w.aggregate, id).score_details.details.evalkit_reconciliation,
+        'reconciled',
+        id,
+      );
     assert.ok(w.record.fields.some((f) => f.field === 'prompts[0].metrics.testPassCount'));
   });
 });

@@ -558,8 +558,10 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
             suffix: `#a${k}`,
           };
         });
-        if (units.length === 0)
-          units.push({
+        // The test itself is a row of the test pass rate (beside its assertions' rows), so that the result's rows
+        // are its tests; a test without assertions has only that row.
+        if (units.length === 0 || resultIds.has('test_pass_rate'))
+          units.unshift({
             score: finite(r.score) ? r.score : r.success === true ? 1 : 0,
             pass: r.success === true,
             resultId: resultIds.has('test_pass_rate') ? 'test_pass_rate' : [...resultIds][0],
