@@ -103,7 +103,13 @@ export function splitSampleRow(row: JsonObject): SampleColumns {
   if (evaluation) rest.evaluation = evaluation;
   const parents: Record<string, JsonObject | undefined> = { input, output, evaluation };
   const columns: Record<string, unknown> = {};
+  // A row that says its value is missing (`evalkit run`'s row of a failed request or an unscored answer carries
+  // `metadata.score_missing: "true"` beside the placeholder score 0 EEE requires) keeps its evaluation in `raw`:
+  // its score column stays NULL, so it is no scored row to `leaderboard`, `compare` or `reconcile`, as it is none
+  // to the record's own figures.
+  const unscored = isJsonObject(row.metadata) && row.metadata.score_missing === 'true';
   for (const f of MOVED_FIELDS) {
+    if (unscored && f.parent === 'evaluation') continue;
     const holder = f.parent === undefined ? rest : parents[f.parent];
     const value = holder?.[f.key];
     if (holder && movable(value, f.kind)) {
@@ -194,8 +200,15 @@ function insertFromJsonlSql(): string {
   const path = (f: MovedField): string => (f.parent === undefined ? `$.${f.key}` : `$.${f.parent}.${f.key}`);
   const type = (fragment: string): string => `json_type(${fragment})`;
   // A fragment exists only when its parent is an object, so "moved" needs no separate parent check.
+  const missing = at('$.metadata.score_missing');
+  const unscored = `coalesce(${type(missing)} = 'VARCHAR' AND json_extract_string(${missing}, '$') = 'true', false)`;
   const movedWhen = (f: MovedField): string => {
     const v = at(path(f));
+    // A row that says its value is missing keeps its evaluation in the rest (as splitSampleRow does).
+    if (f.parent === 'evaluation') return `(NOT ${unscored} AND ${movedAs(f, v)})`;
+    return movedAs(f, v);
+  };
+  const movedAs = (f: MovedField, v: string): string => {
     if (f.kind === 'string') return `${type(v)} = 'VARCHAR'`;
     if (f.kind === 'number') return `${type(v)} IN ('UBIGINT', 'BIGINT', 'DOUBLE')`;
     if (f.kind === 'boolean') return `${type(v)} = 'BOOLEAN'`;

@@ -97,8 +97,8 @@ export const STORE_DDL: readonly string[] = [
      input_text VARCHAR,                    -- input.raw
      reference_text VARCHAR,                -- input.reference joined by newlines
      output_text VARCHAR,                   -- output.raw joined by newlines (last assistant message for multi-turn)
-     score DOUBLE,                          -- evaluation.score
-     is_correct BOOLEAN,                    -- evaluation.is_correct
+     score DOUBLE,                          -- evaluation.score; NULL (the value kept in raw) on a row whose metadata.score_missing is "true": an unscored row
+     is_correct BOOLEAN,                    -- evaluation.is_correct; NULL (kept in raw) on an unscored row, as score
      raw JSON NOT NULL,                     -- the rest of the row: every field no column above holds (see sample_rows)
      schema_version VARCHAR,                -- the row's schema_version (always 0.3.0: older rows are migrated first)
      evaluation_id VARCHAR,                 -- the row's evaluation_id

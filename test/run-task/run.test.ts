@@ -158,6 +158,56 @@ test('match, includes, pattern and numeric on two models; a 429 and a 503 are re
 
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  // In the store the failed rows are no scored rows either: beta's n and mean are the record's (5 samples, not 6
+  // with the failure counted as wrong), and the rows agree with the record's figures.
+  const db = join(dir, 'arith.duckdb');
+  const ingested = await cli(['ingest', join(out, 'data'), '--db', db]);
+  assert.equal(ingested.code, 0, ingested.stdout + ingested.stderr);
+  const board = await cli(['leaderboard', '--db', db, '--metric', 'numeric', '--format', 'json']);
+  assert.equal(board.code, 0, board.stdout + board.stderr);
+  const entries = JSON.parse(board.stdout).leaderboards[0].rows as {
+    model_id: string;
+    n: number;
+    score: number;
+  }[];
+  const betaEntry = entries.find((e) => e.model_id === 'unknown/beta')!;
+  assert.equal(betaEntry.n, 5);
+  assert.ok(Math.abs(betaEntry.score - 3 / 5) < 1e-12, String(betaEntry.score));
+  // compare pairs the samples both models have a value for: q6 failed for beta, so 5 pairs, beta's mean 3/5.
+  const compared = await cli([
+    'compare',
+    'unknown/alpha',
+    'unknown/beta',
+    '--db',
+    db,
+    '--metric',
+    'numeric',
+    '--format',
+    'json',
+  ]);
+  assert.equal(compared.code, 0, compared.stdout + compared.stderr);
+  const pair = JSON.parse(compared.stdout).comparisons[0];
+  assert.equal(pair.n_paired, 5);
+  assert.equal(pair.n_unpaired_a, 1);
+  assert.ok(Math.abs(pair.mean_b - 3 / 5) < 1e-12, String(pair.mean_b));
+  const reconciled = await cli(['reconcile', '--db', db, '--format', 'json']);
+  assert.equal(reconciled.code, 0, reconciled.stdout + reconciled.stderr);
+  // The store gives the failed rows back as they were written (their placeholder score kept).
+  const stored = await cli([
+    'query',
+    '--db',
+    db,
+    '--format',
+    'json',
+    `SELECT raw FROM sample_rows WHERE model_id = 'unknown/beta' AND sample_id LIKE 'q6/%' ORDER BY sample_id`,
+  ]);
+  assert.equal(stored.code, 0, stored.stdout + stored.stderr);
+  assert.deepEqual(
+    (JSON.parse(stored.stdout).rows as { raw: string }[]).map((r) =>
+      typeof r.raw === 'string' ? JSON.parse(r.raw) : r.raw,
+    ),
+    failed.sort((x, y) => (x.sample_id < y.sample_id ? -1 : 1)),
+  );
   // The key is never written: the server saw it, the records and journals do not hold it.
   const again = await cli([...runArgs(task, out, ['alpha']), '--format', 'json']);
   assert.equal(again.code, 0);

@@ -431,6 +431,20 @@ test('DuckDB splits a JSONL file into the samples columns exactly as splitSample
       evaluation: { score: -2.5e-7, is_correct: false },
       token_usage: { input_tokens: 10 },
     },
+    // A row that says its value is missing keeps its placeholder evaluation in the rest: no score column.
+    {
+      ...base,
+      input: { raw: 'q' },
+      evaluation: { score: 0, is_correct: false },
+      metadata: { score_missing: 'true' },
+    },
+    // Only the string "true" says so.
+    {
+      ...base,
+      input: { raw: 'q' },
+      evaluation: { score: 0, is_correct: false },
+      metadata: { score_missing: true },
+    },
   ];
   const file = join(temp, 'tricky.jsonl');
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
@@ -447,5 +461,12 @@ test('DuckDB splits a JSONL file into the samples columns exactly as splitSample
       assert.equal(columns.row_index, i);
       assert.deepEqual(JSON.parse(whole[i].raw), row);
     });
+    assert.deepEqual(
+      got.slice(-2).map((r) => [r.score, r.is_correct]),
+      [
+        [null, null],
+        [0, false],
+      ],
+    );
   });
 });
