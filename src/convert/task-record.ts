@@ -138,7 +138,6 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
             confidenceInterval: {
               ...stats.ci,
               confidenceLevel: 0.95,
-              method: 'normal approximation, clipped to [0, 1]',
             },
           }
         : {}),

@@ -131,6 +131,19 @@ test('match, includes, pattern and numeric on two models; a 429 and a 503 are re
     ]);
     assert.equal(r.generation_config.additional_details.seed, '7');
   }
+  // Binary values get Wilson's interval, which never collapses to a point: 6 of 6 right is [n / (n + z²), 1], and
+  // 1 of 6 is the closed form (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n).
+  const z = 1.959963984540054;
+  const allRight = resultOf(alpha, 'includes').score_details.uncertainty.confidence_interval;
+  assert.ok(Math.abs(allRight.lower - 6 / (6 + z * z)) < 1e-12, String(allRight.lower));
+  assert.equal(allRight.upper, 1);
+  assert.match(allRight.method, /Wilson/);
+  const p1 = 1 / 6;
+  const centre = (p1 + (z * z) / 12) / (1 + (z * z) / 6);
+  const half = (z * Math.sqrt((p1 * (1 - p1)) / 6 + (z * z) / 144)) / (1 + (z * z) / 6);
+  const oneRight = resultOf(alpha, 'match').score_details.uncertainty.confidence_interval;
+  assert.ok(Math.abs(oneRight.lower - (centre - half)) < 1e-12, String(oneRight.lower));
+  assert.ok(Math.abs(oneRight.upper - (centre + half)) < 1e-12, String(oneRight.upper));
   // beta: q6 failed, so n = 5; of q1..q5 it answered 43, 15, 50, 42, 78.
   const expectBeta = { match: 0, includes: 3 / 5, extracted: 0, numeric: 3 / 5 };
   for (const [metric, score] of Object.entries(expectBeta)) {

@@ -1,5 +1,6 @@
 /** Reducing one item's epoch values to its value, and the task's score over items (mean, standard error, CI). */
 import { mean, standardDeviation } from '../../metrics/stats/descriptive.js';
+import { wilsonInterval } from '../../metrics/stats/intervals.js';
 import type { Reducer } from './types.js';
 
 /** Chen et al.'s unbiased pass@k over n scored epochs, c of them correct (value ≥ 1). */
@@ -44,20 +45,31 @@ export interface ItemStatistics {
   score: number;
   /** Sample standard deviation over items / √n (undefined below 2 items). */
   standardError?: number;
-  /** Normal-approximation 95 % interval, clipped to [0, 1]. */
-  ci?: { lower: number; upper: number };
+  /**
+   * The 95 % interval: Wilson's score interval when every item is 0 or 1 (it never collapses to a point at 0/n or
+   * n/n, nor leaves [0, 1]); otherwise the normal approximation, clipped to [0, 1] (from 2 items).
+   */
+  ci?: { lower: number; upper: number; method: string };
 }
+
+const WILSON_METHOD = 'Wilson score interval over samples (every value 0 or 1)';
+const NORMAL_METHOD = 'normal approximation, clipped to [0, 1]';
 
 export function itemStatistics(values: readonly number[]): ItemStatistics | undefined {
   if (values.length === 0) return undefined;
+  const n = values.length;
   const score = mean(values);
-  if (values.length < 2) return { n: values.length, score };
-  const standardError = standardDeviation(values) / Math.sqrt(values.length);
+  const standardError = n < 2 ? undefined : standardDeviation(values) / Math.sqrt(n);
+  if (values.every((v) => v === 0 || v === 1)) {
+    const successes = values.filter((v) => v === 1).length;
+    return { n, score, standardError, ci: { ...wilsonInterval(successes, n), method: WILSON_METHOD } };
+  }
+  if (standardError === undefined) return { n, score };
   const half = 1.959963984540054 * standardError;
   return {
-    n: values.length,
+    n,
     score,
     standardError,
-    ci: { lower: Math.max(0, score - half), upper: Math.min(1, score + half) },
+    ci: { lower: Math.max(0, score - half), upper: Math.min(1, score + half), method: NORMAL_METHOD },
   };
 }
