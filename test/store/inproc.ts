@@ -10,7 +10,10 @@ export interface InProcessResult {
   stderr: string;
 }
 
-export async function evalkit(args: string[], options: { cwd?: string } = {}): Promise<InProcessResult> {
+export async function evalkit(
+  args: string[],
+  options: { cwd?: string; onStderr?: (textSoFar: string) => void } = {},
+): Promise<InProcessResult> {
   const collect = (): { stream: PassThrough; text: () => string } => {
     const stream = new PassThrough();
     const chunks: Buffer[] = [];
@@ -19,6 +22,8 @@ export async function evalkit(args: string[], options: { cwd?: string } = {}): P
   };
   const out = collect();
   const err = collect();
+  // Told what the command has written to stderr so far, each time it writes: a test can act when a line appears.
+  if (options.onStderr) err.stream.on('data', () => options.onStderr!(err.text()));
   const code = await main(['node', 'evalkit', ...args], {
     stdout: out.stream,
     stderr: err.stream,

@@ -259,13 +259,17 @@ test('ingest --lake waiting on another writer says so at once', async () => {
       purpose: 'test',
     }),
   );
-  const started = Date.now();
-  const ingest = evalkit(['ingest', 'examples/eee/data', '--lake', target, '--no-progress']);
-  // The holder goes after 1.5 s; the ingest then takes over its lock and publishes.
-  setTimeout(() => holder.kill('SIGKILL'), 1500);
-  const r = await ingest;
+  // The holder goes once the ingest says it waits for it (not after a fixed delay: on a loaded machine the ingest
+  // may reach the lock later); the ingest then takes over its lock and publishes.
+  const waiting = new RegExp(`evalkit: waiting for the lake's lock: .*process ${holder.pid}`);
+  let holderKilled = false;
+  const r = await evalkit(['ingest', 'examples/eee/data', '--lake', target, '--no-progress'], {
+    onStderr: (text) => {
+      if (!holderKilled && waiting.test(text)) holderKilled = holder.kill('SIGKILL');
+    },
+  });
   assert.equal(r.code, 0, r.stderr);
-  assert.ok(Date.now() - started >= 1500, 'it waited');
-  assert.match(r.stderr, new RegExp(`evalkit: waiting for the lake's lock: .*process ${holder.pid}`));
+  assert.ok(holderKilled, 'it said it waits, while the holder was alive');
+  assert.match(r.stderr, waiting);
   assert.equal(await count(target), 1);
 });
