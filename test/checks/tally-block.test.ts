@@ -1,0 +1,44 @@
+// tallyBlock reads each row's facts from the block's bytes, decoding only the parts that hold them: on generated
+// rows of every layout the writer may meet (evalkit's row order with and without epochs, escaped and non-ASCII ids,
+// rows of another key order, a last line without its newline) they are the facts of the parsed row.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { rowFacts } from '../../src/checks/reconciliation.js';
+import { blockFacts } from '../helpers/row-facts.js';
+
+/** A row in evalkit's layout (record.ts: ids first, then input, output, evaluation, metadata). */
+function row(i: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    schema_version: '0.3.0',
+    evaluation_id: 'e',
+    model_id: 'm',
+    evaluation_name: i % 5 === 0 ? `tâsk "${i % 3}"` : 'task',
+    ...(i % 7 === 0 ? {} : { evaluation_result_id: `task/acc,${i % 2 ? 'none' : 'strict\\match'}` }),
+    sample_id: i % 4 === 0 ? `q-${i}#epoch${i % 3}` : `q-${i} 🙂`,
+    ...(i % 6 === 0 ? {} : { sample_hash: (i % 50).toString(16).padStart(64, '0') }),
+    input: {
+      raw: `Question ${i}: "epoch":"9" ,"evaluation":{ ,"input":{ ${'é'.repeat(i % 40)}`,
+      reference: ['x'],
+    },
+    output: { raw: ['y,"metadata":{"epoch":"3"}'] },
+    evaluation: i % 9 === 0 ? { is_correct: i % 2 === 0 } : { score: (i % 4) / 4, is_correct: i % 4 === 0 },
+  };
+  const metadata: Record<string, string> = { doc: `{"epoch":"${i}"}` };
+  if (i % 4 === 0) metadata.epoch = String(i % 3);
+  if (i % 3 === 1) out.metadata = metadata;
+  return out;
+}
+
+test('tallyBlock: the facts of each row of a generated block are those of the parsed row', () => {
+  const rows = Array.from({ length: 400 }, (_, i) => row(i));
+  // Rows of another layout (keys sorted) are parsed whole.
+  for (let i = 0; i < 20; i++) rows.push(Object.fromEntries(Object.entries(row(i)).sort()));
+  const lines = rows.map((r) => JSON.stringify(r));
+  const expected = rows.map(rowFacts);
+  assert.deepEqual(blockFacts(Buffer.from(`${lines.join('\n')}\n`)), expected);
+  // Without the last newline, and with blank lines between.
+  assert.deepEqual(blockFacts(Buffer.from(lines.join('\n\n'))), expected);
+  // A block of which no row has the layout.
+  const sorted = lines.slice(400);
+  assert.deepEqual(blockFacts(Buffer.from(sorted.join('\n'))), expected.slice(400));
+});
