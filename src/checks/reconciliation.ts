@@ -453,13 +453,20 @@ export function tallyBlock(tally: RowTally, bytes: Buffer): void {
 
 /** One line's facts (see tallyBlock); `input` is the first `,"input":{` at or after `start`, or -1. */
 function bytesFacts(bytes: Buffer, start: number, end: number, input: number): RowFacts {
-  const evaluation =
-    end - start < EVALUATION.length ? -1 : bytes.lastIndexOf(EVALUATION, end - EVALUATION.length);
-  if (input === -1 || input >= end || evaluation < input)
+  if (input === -1 || input >= end || end - start < EVALUATION.length)
+    return lineFacts(bytes.toString('utf8', start, end));
+  // The last `,"metadata":{` of the line, then the last `,"evaluation":{` before it (both searched backwards: the
+  // metadata, last in the row, is long, and scanned once).
+  const metadata = bytes.lastIndexOf(METADATA, end - METADATA.length);
+  const evaluation = bytes.lastIndexOf(
+    EVALUATION,
+    metadata > input ? metadata - EVALUATION.length : end - EVALUATION.length,
+  );
+  // (An `,"evaluation":{` after the metadata, or none after the input: another layout, read as lineFacts does.)
+  if (evaluation < input || (metadata > input && bytes.subarray(metadata, end).includes(EVALUATION)))
     return lineFacts(bytes.toString('utf8', start, end));
   const close = bytes.indexOf(0x7d, evaluation);
   if (close === -1 || close >= end) return lineFacts(bytes.toString('utf8', start, end));
-  const metadata = bytes.lastIndexOf(METADATA, end - METADATA.length);
   let epoch: string | undefined;
   if (metadata > evaluation) {
     // Searched within the line: most rows have no epoch, and the block's rest is long.

@@ -1,9 +1,9 @@
 // tallyBlock reads each row's facts from the block's bytes, decoding only the parts that hold them: on generated
 // rows of every layout the writer may meet (evalkit's row order with and without epochs, escaped and non-ASCII ids,
-// rows of another key order, a last line without its newline) they are the facts of the parsed row.
+// rows of another key order, a last line without its newline) they are what lineFacts reads from the row's text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rowFacts } from '../../src/checks/reconciliation.js';
+import { lineFacts, rowFacts } from '../../src/checks/reconciliation.js';
 import { blockFacts } from '../helpers/row-facts.js';
 
 /** A row in evalkit's layout (record.ts: ids first, then input, output, evaluation, metadata). */
@@ -31,14 +31,20 @@ function row(i: number): Record<string, unknown> {
 
 test('tallyBlock: the facts of each row of a generated block are those of the parsed row', () => {
   const rows = Array.from({ length: 400 }, (_, i) => row(i));
-  // Rows of another layout (keys sorted) are parsed whole.
+  // Rows of another layout (keys sorted; the metadata before the evaluation) are read as lineFacts reads them.
   for (let i = 0; i < 20; i++) rows.push(Object.fromEntries(Object.entries(row(i)).sort()));
+  for (let i = 1; i < 60; i += 3) {
+    const { evaluation, metadata, ...rest } = row(i);
+    rows.push({ ...rest, metadata, evaluation });
+  }
   const lines = rows.map((r) => JSON.stringify(r));
-  const expected = rows.map(rowFacts);
+  // What lineFacts reads from each line's text; for the rows in evalkit's layout, the facts of the parsed row.
+  const expected = lines.map(lineFacts);
+  assert.deepEqual(expected.slice(0, 400), rows.slice(0, 400).map(rowFacts));
   assert.deepEqual(blockFacts(Buffer.from(`${lines.join('\n')}\n`)), expected);
   // Without the last newline, and with blank lines between.
   assert.deepEqual(blockFacts(Buffer.from(lines.join('\n\n'))), expected);
   // A block of which no row has the layout.
-  const sorted = lines.slice(400);
-  assert.deepEqual(blockFacts(Buffer.from(sorted.join('\n'))), expected.slice(400));
+  const sorted = lines.slice(400, 420);
+  assert.deepEqual(blockFacts(Buffer.from(sorted.join('\n'))), expected.slice(400, 420));
 });
