@@ -143,20 +143,26 @@ export class RowTally {
     // has one and hashes and samples (sample_id without its #epochN) correspond one to one, else the sample key.
     const sampleKey = (r: RowFacts): string | null | undefined =>
       r.epoch !== null && r.epoch !== undefined ? r.sample_id?.replace(/#epoch[0-9]+/g, '') : r.sample_id;
-    const hashes = new Set<string>();
+    const sampleKeys = rows.map(sampleKey);
+    // Each hash's sample key (and whether some hash names two): with as many hashes as keys, one to one.
+    const keyOfHash = new Map<string, string>();
     const keys = new Set<string>();
-    const pairs = new Set<string>();
-    for (const r of rows) {
-      hashes.add(r.sample_hash ?? '');
-      keys.add(sampleKey(r) ?? '');
-      pairs.add(`${r.sample_hash ?? ''}\u0000${sampleKey(r) ?? ''}`);
+    let hashNamesTwo = false;
+    for (let i = 0; i < rows.length; i++) {
+      const hash = rows[i].sample_hash ?? '';
+      const key = sampleKeys[i] ?? '';
+      const seen = keyOfHash.get(hash);
+      if (seen === undefined) keyOfHash.set(hash, key);
+      else if (seen !== key) hashNamesTwo = true;
+      keys.add(key);
     }
     const allHashed = rows.length > 0 && rows.every((r) => r.sample_hash);
-    const byHash = allHashed && hashes.size === keys.size && keys.size === pairs.size;
+    const byHash = allHashed && !hashNamesTwo && keyOfHash.size === keys.size;
     const samples = new Map<string, { values: number[]; epochs: (number | null)[] }>();
     let unkeyed = 0;
-    for (const r of rows) {
-      const key = byHash ? r.sample_hash : sampleKey(r);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      const key = byHash ? r.sample_hash : sampleKeys[i];
       if (!key) {
         unkeyed++;
         continue;
@@ -167,7 +173,7 @@ export class RowTally {
       if (v !== null) s.values.push(v);
       s.epochs.push(r.epoch ?? null);
     }
-    const sharedHashes = allHashed && !byHash ? { hashes: hashes.size, samples: keys.size } : undefined;
+    const sharedHashes = allHashed && !byHash ? { hashes: keyOfHash.size, samples: keys.size } : undefined;
     return { rows: rows.length, unkeyed, byHash, samples, sharedHashes };
   }
 }
@@ -384,21 +390,21 @@ function stringAt(line: string, at: number): string | undefined {
  * `scores`, the `evaluation` object's text; `epoch`, the text from the opening quote of `metadata.epoch`'s value.
  */
 function factsOfParts(head: string, scores: string, epoch: string | undefined): RowFacts {
-  const member = (key: string): string | null => {
-    const at = head.indexOf(`,"${key}":`);
-    return at === -1 ? null : (stringAt(head, at + key.length + 4) ?? null);
-  };
   const facts = rowFacts({
     evaluation: JSON.parse(scores) as Obj,
     ...(epoch !== undefined ? { metadata: { epoch: stringAt(epoch, 0) } } : {}),
   });
-  return {
-    ...facts,
-    evaluation_result_id: member('evaluation_result_id'),
-    evaluation_name: member('evaluation_name'),
-    sample_hash: member('sample_hash'),
-    sample_id: member('sample_id'),
-  };
+  facts.evaluation_result_id = headMember(head, ',"evaluation_result_id":');
+  facts.evaluation_name = headMember(head, ',"evaluation_name":');
+  facts.sample_hash = headMember(head, ',"sample_hash":');
+  facts.sample_id = headMember(head, ',"sample_id":');
+  return facts;
+}
+
+/** The string value of the first member `needle` (`,"key":`) of a row's head, or null. */
+function headMember(head: string, needle: string): string | null {
+  const at = head.indexOf(needle);
+  return at === -1 ? null : (stringAt(head, at + needle.length) ?? null);
 }
 
 /**
