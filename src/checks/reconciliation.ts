@@ -385,26 +385,33 @@ function stringAt(line: string, at: number): string | undefined {
   return escaped ? (JSON.parse(line.slice(at, end + 1)) as string) : line.slice(at + 1, end);
 }
 
+/** The members of a row's head (before `"input"`) that the checks read, as `,"key":` needles. */
+const HEAD_NEEDLES = [
+  ',"evaluation_result_id":',
+  ',"evaluation_name":',
+  ',"sample_hash":',
+  ',"sample_id":',
+] as const;
+const HEAD_BYTE_NEEDLES = HEAD_NEEDLES.map((needle) => Buffer.from(needle));
+
 /**
- * A row's facts from the parts of its text that hold them (see lineFacts): `head`, the text before `,"input":{`;
- * `scores`, the `evaluation` object's text; `epoch`, the text from the opening quote of `metadata.epoch`'s value.
+ * A row's facts from its `evaluation` object's text and its `metadata.epoch` value's text (from its opening
+ * quote), its head's string members given by `member` (by their index in HEAD_NEEDLES; null when absent).
  */
-function factsOfParts(head: string, scores: string, epoch: string | undefined): RowFacts {
+function factsOfParts(
+  scores: string,
+  epoch: string | undefined,
+  member: (k: number) => string | null,
+): RowFacts {
   const facts = rowFacts({
     evaluation: JSON.parse(scores) as Obj,
     ...(epoch !== undefined ? { metadata: { epoch: stringAt(epoch, 0) } } : {}),
   });
-  facts.evaluation_result_id = headMember(head, ',"evaluation_result_id":');
-  facts.evaluation_name = headMember(head, ',"evaluation_name":');
-  facts.sample_hash = headMember(head, ',"sample_hash":');
-  facts.sample_id = headMember(head, ',"sample_id":');
+  facts.evaluation_result_id = member(0);
+  facts.evaluation_name = member(1);
+  facts.sample_hash = member(2);
+  facts.sample_id = member(3);
   return facts;
-}
-
-/** The string value of the first member `needle` (`,"key":`) of a row's head, or null. */
-function headMember(head: string, needle: string): string | null {
-  const at = head.indexOf(needle);
-  return at === -1 ? null : (stringAt(head, at + needle.length) ?? null);
 }
 
 /**
@@ -420,9 +427,12 @@ export function lineFacts(line: string): RowFacts {
   const metadata = line.lastIndexOf(',"metadata":{');
   const epochAt = metadata > evaluation ? line.indexOf('"epoch":"', metadata) : -1;
   return factsOfParts(
-    line.slice(0, head),
     line.slice(evaluation + 14, close + 1),
     epochAt === -1 ? undefined : line.slice(epochAt + 8),
+    (k) => {
+      const at = line.indexOf(HEAD_NEEDLES[k]);
+      return at === -1 || at > head ? null : (stringAt(line, at + HEAD_NEEDLES[k].length) ?? null);
+    },
   );
 }
 
@@ -480,11 +490,25 @@ function bytesFacts(bytes: Buffer, start: number, end: number, input: number): R
     const at = found === -1 ? -1 : metadata + found;
     if (at !== -1) epoch = bytes.toString('utf8', at + 8, stringEndIn(bytes, at + 8, end));
   }
-  return factsOfParts(
-    bytes.toString('utf8', start, input),
-    bytes.toString('utf8', evaluation + 14, close + 1),
-    epoch,
+  // Each member decoded on its own (a fresh small string: the tally keeps it, and a slice of the decoded head
+  // would keep the whole head).
+  const head = bytes.subarray(start, input);
+  return factsOfParts(bytes.toString('utf8', evaluation + 14, close + 1), epoch, (k) =>
+    stringMemberIn(head, HEAD_BYTE_NEEDLES[k]),
   );
+}
+
+/** The string value of the first `needle` (`,"key":`) in `head`, decoded; null when absent or not a string. */
+function stringMemberIn(head: Buffer, needle: Buffer): string | null {
+  const at = head.indexOf(needle);
+  if (at === -1) return null;
+  const open = at + needle.length;
+  if (head[open] !== 0x22) return null;
+  const end = stringEndIn(head, open, head.length);
+  const escaped = head.subarray(open + 1, end).includes(0x5c);
+  return escaped
+    ? (JSON.parse(head.toString('utf8', open, end)) as string)
+    : head.toString('utf8', open + 1, end - 1);
 }
 
 /** How many results reconciled, could not be checked, or disagree. */
