@@ -103,30 +103,49 @@ interface Group {
   byHash: boolean;
   /** Every row has a sample_hash, but hashes and samples do not correspond one to one: keyed by sample_id. */
   sharedHashes?: { hashes: number; samples: number };
-  /** key → the values of its rows and the epochs seen. */
-  samples: Map<string, { values: number[]; epochs: (number | null)[] }>;
+  /** Distinct keys: the samples. */
+  sampleCount: number;
+  /**
+   * Calls `f` with each sample's values and the epochs of its rows (arrays reused from call to call: read them,
+   * do not keep them). Rows are held by index, not as an object and two arrays per sample: a large run's samples
+   * all at once made the peak memory of a conversion.
+   */
+  forEachSample(f: (values: readonly number[], epochs: readonly (number | null)[]) => void): void;
+}
+
+/**
+ * The facts the checks read of the rows of one result (or of one evaluation name), a column each: an object per row
+ * held about twice the memory, and a tally keeps every row of a large run.
+ */
+class TallyColumns {
+  readonly hashes: (string | null | undefined)[] = [];
+  readonly ids: (string | null | undefined)[] = [];
+  readonly epochs: (number | null | undefined)[] = [];
+  readonly values: (number | null)[] = [];
+  readonly correct: (number | null | undefined)[] = [];
+
+  push(facts: RowFacts): void {
+    this.hashes.push(facts.sample_hash);
+    this.ids.push(facts.sample_id);
+    this.epochs.push(facts.epoch);
+    this.values.push(facts.value);
+    this.correct.push(facts.correct);
+  }
 }
 
 /** Tallies instance rows by the result they belong to, as they stream past (one pass, no row kept). */
 export class RowTally {
-  private readonly byId = new Map<string, RowFacts[]>();
-  private readonly byName = new Map<string, RowFacts[]>();
+  private readonly byId = new Map<string, TallyColumns>();
+  private readonly byName = new Map<string, TallyColumns>();
   rows = 0;
 
   add(facts: RowFacts): void {
     this.rows++;
     const lists = facts.evaluation_result_id ? this.byId : this.byName;
     const k = facts.evaluation_result_id ?? facts.evaluation_name ?? '';
-    let list = lists.get(k);
-    if (list === undefined) lists.set(k, (list = []));
-    // Only what the checks read is kept.
-    list.push({
-      sample_hash: facts.sample_hash,
-      sample_id: facts.sample_id,
-      epoch: facts.epoch,
-      value: facts.value,
-      correct: facts.correct,
-    });
+    let columns = lists.get(k);
+    if (columns === undefined) lists.set(k, (columns = new TallyColumns()));
+    columns.push(facts);
   }
 
   addRow(row: Obj): void {
@@ -135,51 +154,81 @@ export class RowTally {
 
   /** The rows of a result: by its id, else (rows without one) by its evaluation name. */
   group(resultId: string | undefined, evaluationName: string, pick: 'value' | 'correct' = 'value'): Group {
-    const rows = [
-      ...(resultId !== undefined ? (this.byId.get(resultId) ?? []) : []),
-      ...(this.byName.get(evaluationName) ?? []),
-    ];
+    const parts = [
+      ...(resultId !== undefined ? [this.byId.get(resultId)] : []),
+      this.byName.get(evaluationName),
+    ].filter((c): c is TallyColumns => c !== undefined);
     // The pairing key as the store takes it (store/selection.ts, KEYED_BY_HASH_SQL): the sample_hash when every row
     // has one and hashes and samples (sample_id without its #epochN) correspond one to one, else the sample key.
-    const sampleKey = (r: RowFacts): string | null | undefined =>
-      r.epoch !== null && r.epoch !== undefined ? r.sample_id?.replace(/#epoch[0-9]+/g, '') : r.sample_id;
-    const sampleKeys = rows.map(sampleKey);
+    const sampleKey = (c: TallyColumns, i: number): string | null | undefined => {
+      const epoch = c.epochs[i];
+      return epoch !== null && epoch !== undefined ? c.ids[i]?.replace(/#epoch[0-9]+/g, '') : c.ids[i];
+    };
     // Each hash's sample key (and whether some hash names two): with as many hashes as keys, one to one.
     const keyOfHash = new Map<string, string>();
     const keys = new Set<string>();
     let hashNamesTwo = false;
-    for (let i = 0; i < rows.length; i++) {
-      const hash = rows[i].sample_hash ?? '';
-      const key = sampleKeys[i] ?? '';
-      const seen = keyOfHash.get(hash);
-      if (seen === undefined) keyOfHash.set(hash, key);
-      else if (seen !== key) hashNamesTwo = true;
-      keys.add(key);
-    }
-    const allHashed = rows.length > 0 && rows.every((r) => r.sample_hash);
-    const byHash = allHashed && !hashNamesTwo && keyOfHash.size === keys.size;
-    const samples = new Map<string, { values: number[]; epochs: (number | null)[] }>();
-    let unkeyed = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      const key = byHash ? r.sample_hash : sampleKeys[i];
-      if (!key) {
-        unkeyed++;
-        continue;
+    let rows = 0;
+    let allHashed = true;
+    for (const c of parts)
+      for (let i = 0; i < c.hashes.length; i++) {
+        rows++;
+        if (!c.hashes[i]) allHashed = false;
+        const hash = c.hashes[i] ?? '';
+        const key = sampleKey(c, i) ?? '';
+        const seen = keyOfHash.get(hash);
+        if (seen === undefined) keyOfHash.set(hash, key);
+        else if (seen !== key) hashNamesTwo = true;
+        keys.add(key);
       }
-      let s = samples.get(key);
-      if (s === undefined) samples.set(key, (s = { values: [], epochs: [] }));
-      const v = pick === 'value' ? r.value : (r.correct ?? null);
-      if (v !== null) s.values.push(v);
-      s.epochs.push(r.epoch ?? null);
-    }
+    allHashed &&= rows > 0;
+    const byHash = allHashed && !hashNamesTwo && keyOfHash.size === keys.size;
+    // Each key's first row (an index over the parts' rows in turn), and the further rows of a repeated key.
+    const first = new Map<string, number>();
+    const further = new Map<string, number[]>();
+    let unkeyed = 0;
+    let index = 0;
+    for (const c of parts)
+      for (let i = 0; i < c.hashes.length; i++, index++) {
+        const key = byHash ? c.hashes[i] : sampleKey(c, i);
+        if (!key) {
+          unkeyed++;
+          continue;
+        }
+        if (!first.has(key)) first.set(key, index);
+        else {
+          let more = further.get(key);
+          if (more === undefined) further.set(key, (more = []));
+          more.push(index);
+        }
+      }
+    const values: number[] = [];
+    const epochs: (number | null)[] = [];
+    const addRow = (at: number): void => {
+      const c = at < parts[0].hashes.length ? parts[0] : parts[1];
+      const i = c === parts[0] ? at : at - parts[0].hashes.length;
+      const v = pick === 'value' ? c.values[i] : (c.correct[i] ?? null);
+      if (v !== null) values.push(v);
+      epochs.push(c.epochs[i] ?? null);
+    };
+    const forEachSample = (
+      f: (values: readonly number[], epochs: readonly (number | null)[]) => void,
+    ): void => {
+      for (const [key, at] of first) {
+        values.length = 0;
+        epochs.length = 0;
+        addRow(at);
+        for (const more of further.get(key) ?? []) addRow(more);
+        f(values, epochs);
+      }
+    };
     const sharedHashes = allHashed && !byHash ? { hashes: keyOfHash.size, samples: keys.size } : undefined;
-    return { rows: rows.length, unkeyed, byHash, samples, sharedHashes };
+    return { rows, unkeyed, byHash, sampleCount: first.size, forEachSample, sharedHashes };
   }
 }
 
 /** A sample's value from its epochs' values, by the result's epoch reducer; undefined when it cannot be computed. */
-function reduce(values: number[], reducer: string): number | undefined {
+function reduce(values: readonly number[], reducer: string): number | undefined {
   if (values.length === 0) return undefined;
   if (values.length === 1) return values[0];
   const sorted = [...values].sort((a, b) => a - b);
@@ -240,18 +289,17 @@ export function reconcileResult(
   // keys: several rows of one key must be the declared epochs of one sample (distinct epoch numbers).
   let collided = 0;
   let collidedRows = 0;
-  for (const s of g.samples.values()) {
-    if (s.epochs.length < 2) continue;
-    const epochs = new Set(s.epochs);
-    if (s.epochs.includes(null) || epochs.size < s.epochs.length) {
+  g.forEachSample((_values, epochs) => {
+    if (epochs.length < 2) return;
+    if (epochs.includes(null) || new Set(epochs).size < epochs.length) {
       collided++;
-      collidedRows += s.epochs.length;
+      collidedRows += epochs.length;
     }
-  }
+  });
   if (collided > 0)
     problems.push({
       outcome: 'key_collision',
-      text: `${collidedRows} rows share ${collided} ${keyName} value(s) without being epochs of one sample (${g.rows} rows, ${g.samples.size} distinct keys)`,
+      text: `${collidedRows} rows share ${collided} ${keyName} value(s) without being epochs of one sample (${g.rows} rows, ${g.sampleCount} distinct keys)`,
     });
   if (g.unkeyed > 0)
     problems.push({ outcome: 'key_collision', text: `${g.unkeyed} row(s) without a ${keyName}` });
@@ -263,7 +311,7 @@ export function reconcileResult(
     : [];
 
   // counts
-  const n = g.samples.size;
+  const n = g.sampleCount;
   if (declared?.n !== undefined) {
     if (n === declared.n) passed.push(`n ${n} stored = ${declared.n} declared`);
     else problems.push({ outcome: 'count_mismatch', text: `n ${n} stored, ${declared.n} declared` });
@@ -274,15 +322,15 @@ export function reconcileResult(
     let sum = 0;
     let count = 0;
     let unreducible = false;
-    for (const s of g.samples.values()) {
-      const v = reduce(s.values, reducer);
+    g.forEachSample((values) => {
+      const v = reduce(values, reducer);
       if (v === undefined) {
-        if (s.values.length > 0) unreducible = true;
-        continue;
+        if (values.length > 0) unreducible = true;
+        return;
       }
       sum += v;
       count++;
-    }
+    });
     if (unreducible) missing.push(`the epoch reducer "${reducer}" is not one the check computes`);
     else if (count === 0) missing.push('no row carries a value');
     else {
@@ -471,8 +519,8 @@ export function tallyBlock(tally: RowTally, bytes: Buffer): void {
 function bytesFacts(bytes: Buffer, start: number, end: number, input: number): RowFacts {
   if (input === -1 || input >= end || end - start < EVALUATION.length)
     return lineFacts(bytes.toString('utf8', start, end));
-  // The last `,"metadata":{` of the line, then the last `,"evaluation":{` before it (both searched backwards: the
-  // metadata, last in the row, is long, and scanned once).
+  // The last `,"metadata":{` of the line, then the last `,"evaluation":{` before it (searched back from the
+  // metadata, not through it: the metadata comes last and holds the long texts).
   const metadata = bytes.lastIndexOf(METADATA, end - METADATA.length);
   const evaluation = bytes.lastIndexOf(
     EVALUATION,
