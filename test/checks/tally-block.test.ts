@@ -1,9 +1,10 @@
 // tallyBlock reads each row's facts from the block's bytes, decoding only the parts that hold them: on generated
 // rows of every layout the writer may meet (evalkit's row order with and without epochs, escaped and non-ASCII ids,
-// rows of another key order, a last line without its newline) they are what lineFacts reads from the row's text.
+// rows of another key order, a last line without its newline) they are what lineFacts reads from the row's text. And
+// the tally, which keeps them a column each, reconciles a result whose rows come both by its id and by its name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lineFacts, rowFacts } from '../../src/checks/reconciliation.js';
+import { lineFacts, reconcileResult, RowTally, rowFacts } from '../../src/checks/reconciliation.js';
 import { blockFacts } from '../helpers/row-facts.js';
 
 /** A row in evalkit's layout (record.ts: ids first, then input, output, evaluation, metadata). */
@@ -29,7 +30,7 @@ function row(i: number): Record<string, unknown> {
   return out;
 }
 
-test('tallyBlock: the facts of each row of a generated block are those of the parsed row', () => {
+test('tallyBlock: the facts of each row of a generated block are those lineFacts reads from its text', () => {
   const rows = Array.from({ length: 400 }, (_, i) => row(i));
   // Rows of another layout (keys sorted; the metadata before the evaluation) are read as lineFacts reads them.
   for (let i = 0; i < 20; i++) rows.push(Object.fromEntries(Object.entries(row(i)).sort()));
@@ -47,4 +48,39 @@ test('tallyBlock: the facts of each row of a generated block are those of the pa
   // A block of which no row has the layout.
   const sorted = lines.slice(400, 420);
   assert.deepEqual(blockFacts(Buffer.from(sorted.join('\n'))), expected.slice(400, 420));
+});
+
+test('the tally: a sample whose epochs come both with the result id and without it is one sample', () => {
+  const tally = new RowTally();
+  const add = (id: string | null, sample: string, epoch: number, value: number) =>
+    tally.add({
+      evaluation_result_id: id,
+      evaluation_name: 't',
+      sample_hash: sample,
+      sample_id: sample,
+      epoch,
+      value,
+    });
+  add('r', 'a', 1, 1);
+  add('r', 'b', 1, 0);
+  add(null, 'a', 2, 0);
+  add(null, 'c', 1, 1);
+  const result = (score: number, reducer: string) => ({
+    evaluation_result_id: 'r',
+    evaluation_name: 't',
+    metric_config: { metric_name: 'accuracy', additional_details: { epoch_reducer: reducer } },
+    score_details: { score },
+  });
+  // a: epochs 1 and 2 (1, 0), b: 0, c: 1.
+  const mean = reconcileResult(result(0.5, 'mean'), tally, { n: 3, headline: 'mean' });
+  assert.deepEqual([mean.outcome, mean.note], ['reconciled', 'n 3 stored = 3 declared; mean 0.5 = headline']);
+  const max = reconcileResult(result(2 / 3, 'max'), tally, { n: 3, headline: 'mean' });
+  assert.equal(max.outcome, 'reconciled', max.note);
+  // Another epoch 2 of a (the second part's rows): a collision.
+  add(null, 'a', 2, 1);
+  const collided = reconcileResult(result(0.5, 'mean'), tally, { n: 3, headline: 'mean' });
+  assert.match(
+    collided.note,
+    /^3 rows share 1 sample_hash value\(s\) without being epochs of one sample \(5 rows, 3 distinct keys\)/,
+  );
 });
