@@ -114,8 +114,8 @@ interface Group {
 }
 
 /**
- * The facts the checks read of the rows of one result (or of one evaluation name), a column each: an object per row
- * held about twice the memory, and a tally keeps every row of a large run.
+ * The facts the checks read of the rows of one result (or of one evaluation name), a column each (no object per
+ * row): a tally keeps every row of a run.
  */
 class TallyColumns {
   readonly hashes: (string | null | undefined)[] = [];
@@ -498,8 +498,7 @@ function stringEndIn(bytes: Buffer, at: number, end: number): number {
 
 /**
  * Tallies a block of JSONL rows (whole lines), each row as lineFacts reads it, but from the bytes: only the parts
- * that hold the facts are decoded (most of a row is its texts; decoding every block whole was a tenth of a
- * conversion).
+ * that hold the facts are decoded (most of a row is its texts, which the checks never read).
  */
 export function tallyBlock(tally: RowTally, bytes: Buffer): void {
   // Where the next `,"input":{` is, at or after the current line (-1: none left in the block). Kept from line to
