@@ -38,6 +38,12 @@ test('tallyBlock: the facts of each row of a generated block are those lineFacts
     const { evaluation, metadata, ...rest } = row(i);
     rows.push({ ...rest, metadata, evaluation });
   }
+  // Messages whose objects hold an `evaluation` and a `metadata` of their own, in rows without a metadata.
+  for (let i = 0; i < 10; i++) {
+    const { metadata: _metadata, evaluation, ...rest } = row(i);
+    const messages = [{ role: 'user', x: 1, evaluation: { score: 9 }, metadata: { epoch: '5' } }];
+    rows.push({ ...rest, messages, evaluation });
+  }
   const lines = rows.map((r) => JSON.stringify(r));
   // What lineFacts reads from each line's text; for the rows in evalkit's layout, the facts of the parsed row.
   const expected = lines.map(lineFacts);
@@ -48,6 +54,8 @@ test('tallyBlock: the facts of each row of a generated block are those lineFacts
   // A block of which no row has the layout.
   const sorted = lines.slice(400, 420);
   assert.deepEqual(blockFacts(Buffer.from(sorted.join('\n'))), expected.slice(400, 420));
+  // The nested objects are not the row's (lineFacts reads the last evaluation of the line).
+  assert.deepEqual(expected.slice(-10), rows.slice(-10).map(rowFacts));
 });
 
 test('the tally: a sample whose epochs come both with the result id and without it is one sample', () => {
