@@ -103,30 +103,49 @@ interface Group {
   byHash: boolean;
   /** Every row has a sample_hash, but hashes and samples do not correspond one to one: keyed by sample_id. */
   sharedHashes?: { hashes: number; samples: number };
-  /** key → the values of its rows and the epochs seen. */
-  samples: Map<string, { values: number[]; epochs: (number | null)[] }>;
+  /** Distinct keys: the samples. */
+  sampleCount: number;
+  /**
+   * Calls `f` with each sample's values and the epochs of its rows (arrays reused from call to call: read them,
+   * do not keep them). Rows are held by index, not as an object and two arrays per sample: a large run's samples
+   * all at once made the peak memory of a conversion.
+   */
+  forEachSample(f: (values: readonly number[], epochs: readonly (number | null)[]) => void): void;
+}
+
+/**
+ * The facts the checks read of the rows of one result (or of one evaluation name), a column each (no object per
+ * row): a tally keeps every row of a run.
+ */
+class TallyColumns {
+  readonly hashes: (string | null | undefined)[] = [];
+  readonly ids: (string | null | undefined)[] = [];
+  readonly epochs: (number | null | undefined)[] = [];
+  readonly values: (number | null)[] = [];
+  readonly correct: (number | null | undefined)[] = [];
+
+  push(facts: RowFacts): void {
+    this.hashes.push(facts.sample_hash);
+    this.ids.push(facts.sample_id);
+    this.epochs.push(facts.epoch);
+    this.values.push(facts.value);
+    this.correct.push(facts.correct);
+  }
 }
 
 /** Tallies instance rows by the result they belong to, as they stream past (one pass, no row kept). */
 export class RowTally {
-  private readonly byId = new Map<string, RowFacts[]>();
-  private readonly byName = new Map<string, RowFacts[]>();
+  private readonly byId = new Map<string, TallyColumns>();
+  private readonly byName = new Map<string, TallyColumns>();
   rows = 0;
 
   add(facts: RowFacts): void {
     this.rows++;
     const lists = facts.evaluation_result_id ? this.byId : this.byName;
     const k = facts.evaluation_result_id ?? facts.evaluation_name ?? '';
-    let list = lists.get(k);
-    if (list === undefined) lists.set(k, (list = []));
-    // Only what the checks read is kept.
-    list.push({
-      sample_hash: facts.sample_hash,
-      sample_id: facts.sample_id,
-      epoch: facts.epoch,
-      value: facts.value,
-      correct: facts.correct,
-    });
+    let columns = lists.get(k);
+    if (columns === undefined) lists.set(k, (columns = new TallyColumns()));
+    columns.push(facts);
   }
 
   addRow(row: Obj): void {
@@ -135,45 +154,81 @@ export class RowTally {
 
   /** The rows of a result: by its id, else (rows without one) by its evaluation name. */
   group(resultId: string | undefined, evaluationName: string, pick: 'value' | 'correct' = 'value'): Group {
-    const rows = [
-      ...(resultId !== undefined ? (this.byId.get(resultId) ?? []) : []),
-      ...(this.byName.get(evaluationName) ?? []),
-    ];
+    const parts = [
+      ...(resultId !== undefined ? [this.byId.get(resultId)] : []),
+      this.byName.get(evaluationName),
+    ].filter((c): c is TallyColumns => c !== undefined);
     // The pairing key as the store takes it (store/selection.ts, KEYED_BY_HASH_SQL): the sample_hash when every row
     // has one and hashes and samples (sample_id without its #epochN) correspond one to one, else the sample key.
-    const sampleKey = (r: RowFacts): string | null | undefined =>
-      r.epoch !== null && r.epoch !== undefined ? r.sample_id?.replace(/#epoch[0-9]+/g, '') : r.sample_id;
-    const hashes = new Set<string>();
+    const sampleKey = (c: TallyColumns, i: number): string | null | undefined => {
+      const epoch = c.epochs[i];
+      return epoch !== null && epoch !== undefined ? c.ids[i]?.replace(/#epoch[0-9]+/g, '') : c.ids[i];
+    };
+    // Each hash's sample key (and whether some hash names two): with as many hashes as keys, one to one.
+    const keyOfHash = new Map<string, string>();
     const keys = new Set<string>();
-    const pairs = new Set<string>();
-    for (const r of rows) {
-      hashes.add(r.sample_hash ?? '');
-      keys.add(sampleKey(r) ?? '');
-      pairs.add(`${r.sample_hash ?? ''}\u0000${sampleKey(r) ?? ''}`);
-    }
-    const allHashed = rows.length > 0 && rows.every((r) => r.sample_hash);
-    const byHash = allHashed && hashes.size === keys.size && keys.size === pairs.size;
-    const samples = new Map<string, { values: number[]; epochs: (number | null)[] }>();
-    let unkeyed = 0;
-    for (const r of rows) {
-      const key = byHash ? r.sample_hash : sampleKey(r);
-      if (!key) {
-        unkeyed++;
-        continue;
+    let hashNamesTwo = false;
+    let rows = 0;
+    let allHashed = true;
+    for (const c of parts)
+      for (let i = 0; i < c.hashes.length; i++) {
+        rows++;
+        if (!c.hashes[i]) allHashed = false;
+        const hash = c.hashes[i] ?? '';
+        const key = sampleKey(c, i) ?? '';
+        const seen = keyOfHash.get(hash);
+        if (seen === undefined) keyOfHash.set(hash, key);
+        else if (seen !== key) hashNamesTwo = true;
+        keys.add(key);
       }
-      let s = samples.get(key);
-      if (s === undefined) samples.set(key, (s = { values: [], epochs: [] }));
-      const v = pick === 'value' ? r.value : (r.correct ?? null);
-      if (v !== null) s.values.push(v);
-      s.epochs.push(r.epoch ?? null);
-    }
-    const sharedHashes = allHashed && !byHash ? { hashes: hashes.size, samples: keys.size } : undefined;
-    return { rows: rows.length, unkeyed, byHash, samples, sharedHashes };
+    allHashed &&= rows > 0;
+    const byHash = allHashed && !hashNamesTwo && keyOfHash.size === keys.size;
+    // Each key's first row (an index over the parts' rows in turn), and the further rows of a repeated key.
+    const first = new Map<string, number>();
+    const further = new Map<string, number[]>();
+    let unkeyed = 0;
+    let index = 0;
+    for (const c of parts)
+      for (let i = 0; i < c.hashes.length; i++, index++) {
+        const key = byHash ? c.hashes[i] : sampleKey(c, i);
+        if (!key) {
+          unkeyed++;
+          continue;
+        }
+        if (!first.has(key)) first.set(key, index);
+        else {
+          let more = further.get(key);
+          if (more === undefined) further.set(key, (more = []));
+          more.push(index);
+        }
+      }
+    const values: number[] = [];
+    const epochs: (number | null)[] = [];
+    const addRow = (at: number): void => {
+      const c = at < parts[0].hashes.length ? parts[0] : parts[1];
+      const i = c === parts[0] ? at : at - parts[0].hashes.length;
+      const v = pick === 'value' ? c.values[i] : (c.correct[i] ?? null);
+      if (v !== null) values.push(v);
+      epochs.push(c.epochs[i] ?? null);
+    };
+    const forEachSample = (
+      f: (values: readonly number[], epochs: readonly (number | null)[]) => void,
+    ): void => {
+      for (const [key, at] of first) {
+        values.length = 0;
+        epochs.length = 0;
+        addRow(at);
+        for (const more of further.get(key) ?? []) addRow(more);
+        f(values, epochs);
+      }
+    };
+    const sharedHashes = allHashed && !byHash ? { hashes: keyOfHash.size, samples: keys.size } : undefined;
+    return { rows, unkeyed, byHash, sampleCount: first.size, forEachSample, sharedHashes };
   }
 }
 
 /** A sample's value from its epochs' values, by the result's epoch reducer; undefined when it cannot be computed. */
-function reduce(values: number[], reducer: string): number | undefined {
+function reduce(values: readonly number[], reducer: string): number | undefined {
   if (values.length === 0) return undefined;
   if (values.length === 1) return values[0];
   const sorted = [...values].sort((a, b) => a - b);
@@ -234,18 +289,17 @@ export function reconcileResult(
   // keys: several rows of one key must be the declared epochs of one sample (distinct epoch numbers).
   let collided = 0;
   let collidedRows = 0;
-  for (const s of g.samples.values()) {
-    if (s.epochs.length < 2) continue;
-    const epochs = new Set(s.epochs);
-    if (s.epochs.includes(null) || epochs.size < s.epochs.length) {
+  g.forEachSample((_values, epochs) => {
+    if (epochs.length < 2) return;
+    if (epochs.includes(null) || new Set(epochs).size < epochs.length) {
       collided++;
-      collidedRows += s.epochs.length;
+      collidedRows += epochs.length;
     }
-  }
+  });
   if (collided > 0)
     problems.push({
       outcome: 'key_collision',
-      text: `${collidedRows} rows share ${collided} ${keyName} value(s) without being epochs of one sample (${g.rows} rows, ${g.samples.size} distinct keys)`,
+      text: `${collidedRows} rows share ${collided} ${keyName} value(s) without being epochs of one sample (${g.rows} rows, ${g.sampleCount} distinct keys)`,
     });
   if (g.unkeyed > 0)
     problems.push({ outcome: 'key_collision', text: `${g.unkeyed} row(s) without a ${keyName}` });
@@ -257,7 +311,7 @@ export function reconcileResult(
     : [];
 
   // counts
-  const n = g.samples.size;
+  const n = g.sampleCount;
   if (declared?.n !== undefined) {
     if (n === declared.n) passed.push(`n ${n} stored = ${declared.n} declared`);
     else problems.push({ outcome: 'count_mismatch', text: `n ${n} stored, ${declared.n} declared` });
@@ -268,15 +322,15 @@ export function reconcileResult(
     let sum = 0;
     let count = 0;
     let unreducible = false;
-    for (const s of g.samples.values()) {
-      const v = reduce(s.values, reducer);
+    g.forEachSample((values) => {
+      const v = reduce(values, reducer);
       if (v === undefined) {
-        if (s.values.length > 0) unreducible = true;
-        continue;
+        if (values.length > 0) unreducible = true;
+        return;
       }
       sum += v;
       count++;
-    }
+    });
     if (unreducible) missing.push(`the epoch reducer "${reducer}" is not one the check computes`);
     else if (count === 0) missing.push('no row carries a value');
     else {
@@ -379,6 +433,35 @@ function stringAt(line: string, at: number): string | undefined {
   return escaped ? (JSON.parse(line.slice(at, end + 1)) as string) : line.slice(at + 1, end);
 }
 
+/** The members of a row's head (before `"input"`) that the checks read, as `,"key":` needles. */
+const HEAD_NEEDLES = [
+  ',"evaluation_result_id":',
+  ',"evaluation_name":',
+  ',"sample_hash":',
+  ',"sample_id":',
+] as const;
+const HEAD_BYTE_NEEDLES = HEAD_NEEDLES.map((needle) => Buffer.from(needle));
+
+/**
+ * A row's facts from its `evaluation` object's text and its `metadata.epoch` value's text (from its opening
+ * quote), its head's string members given by `member` (by their index in HEAD_NEEDLES; null when absent).
+ */
+function factsOfParts(
+  scores: string,
+  epoch: string | undefined,
+  member: (k: number) => string | null,
+): RowFacts {
+  const facts = rowFacts({
+    evaluation: JSON.parse(scores) as Obj,
+    ...(epoch !== undefined ? { metadata: { epoch: stringAt(epoch, 0) } } : {}),
+  });
+  facts.evaluation_result_id = member(0);
+  facts.evaluation_name = member(1);
+  facts.sample_hash = member(2);
+  facts.sample_id = member(3);
+  return facts;
+}
+
 /**
  * The facts of one row from its JSONL text as evalkit's writers lay it out (record.ts: the keys before `"input"`,
  * then `"evaluation":{…}` of numbers and booleans, `"metadata"` last with string values), without parsing the whole
@@ -388,37 +471,91 @@ export function lineFacts(line: string): RowFacts {
   const head = line.indexOf(',"input":{');
   const evaluation = line.lastIndexOf(',"evaluation":{');
   if (head === -1 || evaluation < head) return rowFacts(JSON.parse(line) as Obj);
-  const member = (key: string): string | null => {
-    const at = line.indexOf(`,"${key}":`);
-    return at === -1 || at > head ? null : (stringAt(line, at + key.length + 4) ?? null);
-  };
   const close = line.indexOf('}', evaluation);
-  const scores = JSON.parse(line.slice(evaluation + 14, close + 1)) as Obj;
   const metadata = line.lastIndexOf(',"metadata":{');
   const epochAt = metadata > evaluation ? line.indexOf('"epoch":"', metadata) : -1;
-  const facts = rowFacts({
-    evaluation: scores,
-    ...(epochAt !== -1 ? { metadata: { epoch: stringAt(line, epochAt + 8) } } : {}),
-  });
-  return {
-    ...facts,
-    evaluation_result_id: member('evaluation_result_id'),
-    evaluation_name: member('evaluation_name'),
-    sample_hash: member('sample_hash'),
-    sample_id: member('sample_id'),
-  };
+  return factsOfParts(
+    line.slice(evaluation + 14, close + 1),
+    epochAt === -1 ? undefined : line.slice(epochAt + 8),
+    (k) => {
+      const at = line.indexOf(HEAD_NEEDLES[k]);
+      return at === -1 || at > head ? null : (stringAt(line, at + HEAD_NEEDLES[k].length) ?? null);
+    },
+  );
 }
 
-/** Tallies a block of JSONL rows (whole lines). */
+const INPUT = Buffer.from(',"input":{');
+const EVALUATION = Buffer.from(',"evaluation":{');
+const METADATA = Buffer.from(',"metadata":{');
+const EPOCH = Buffer.from('"epoch":"');
+
+/** The index after the JSON string whose opening quote is at `at` (its end if it is not closed). */
+function stringEndIn(bytes: Buffer, at: number, end: number): number {
+  let i = at + 1;
+  while (i < end && bytes[i] !== 0x22) i += bytes[i] === 0x5c ? 2 : 1;
+  return Math.min(i + 1, end);
+}
+
+/**
+ * Tallies a block of JSONL rows (whole lines), each row as lineFacts reads it, but from the bytes: only the parts
+ * that hold the facts are decoded (most of a row is its texts, which the checks never read).
+ */
 export function tallyBlock(tally: RowTally, bytes: Buffer): void {
-  const text = bytes.toString('utf8');
+  // Where the next `,"input":{` is, at or after the current line (-1: none left in the block). Kept from line to
+  // line, so that a block without it is searched once, not once a line.
+  let input = -2;
   let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    if (end > start) tally.add(lineFacts(text.slice(start, end)));
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    if (input !== -1 && input < start) input = bytes.indexOf(INPUT, start);
+    if (end > start) tally.add(bytesFacts(bytes, start, end, input));
     start = end + 1;
   }
+}
+
+/** One line's facts (see tallyBlock); `input` is the first `,"input":{` at or after `start`, or -1. */
+function bytesFacts(bytes: Buffer, start: number, end: number, input: number): RowFacts {
+  if (input === -1 || input >= end || end - start < EVALUATION.length)
+    return lineFacts(bytes.toString('utf8', start, end));
+  // The last `,"metadata":{` of the line, then the last `,"evaluation":{` before it (searched back from the
+  // metadata, not through it: the metadata comes last and holds the long texts).
+  const metadata = bytes.lastIndexOf(METADATA, end - METADATA.length);
+  const evaluation = bytes.lastIndexOf(
+    EVALUATION,
+    metadata > input ? metadata - EVALUATION.length : end - EVALUATION.length,
+  );
+  // (An `,"evaluation":{` after the metadata, or none after the input: another layout, read as lineFacts does.)
+  if (evaluation < input || (metadata > input && bytes.subarray(metadata, end).includes(EVALUATION)))
+    return lineFacts(bytes.toString('utf8', start, end));
+  const close = bytes.indexOf(0x7d, evaluation);
+  if (close === -1 || close >= end) return lineFacts(bytes.toString('utf8', start, end));
+  let epoch: string | undefined;
+  if (metadata > evaluation) {
+    // Searched within the line: most rows have no epoch, and the block's rest is long.
+    const found = bytes.subarray(metadata, end).indexOf(EPOCH);
+    const at = found === -1 ? -1 : metadata + found;
+    if (at !== -1) epoch = bytes.toString('utf8', at + 8, stringEndIn(bytes, at + 8, end));
+  }
+  // Each member decoded on its own (a fresh small string: the tally keeps it, and a slice of the decoded head
+  // would keep the whole head).
+  const head = bytes.subarray(start, input);
+  return factsOfParts(bytes.toString('utf8', evaluation + 14, close + 1), epoch, (k) =>
+    stringMemberIn(head, HEAD_BYTE_NEEDLES[k]),
+  );
+}
+
+/** The string value of the first `needle` (`,"key":`) in `head`, decoded; null when absent or not a string. */
+function stringMemberIn(head: Buffer, needle: Buffer): string | null {
+  const at = head.indexOf(needle);
+  if (at === -1) return null;
+  const open = at + needle.length;
+  if (head[open] !== 0x22) return null;
+  const end = stringEndIn(head, open, head.length);
+  const escaped = head.subarray(open + 1, end).includes(0x5c);
+  return escaped
+    ? (JSON.parse(head.toString('utf8', open, end)) as string)
+    : head.toString('utf8', open + 1, end - 1);
 }
 
 /** How many results reconciled, could not be checked, or disagree. */

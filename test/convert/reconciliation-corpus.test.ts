@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { referenceRoot, skipWithoutReference, wildRunFolders } from '../helpers/shared.js';
 import { lineFacts, rowFacts } from '../../src/checks/reconciliation.js';
+import { blockFacts } from '../helpers/row-facts.js';
 import { convertInto, load } from './helpers.js';
 
 const TOOLS = ['helm', 'inspect_ai', 'lm-eval-harness', 'openai-evals', 'promptfoo'];
@@ -472,10 +473,20 @@ test(
           seen.set(file, i + 1);
           const { aggregate } = load(converted.root, record);
           // The writer reads each row's facts from its text; they are what parsing the row gives.
-          if (record.samplesPath)
-            for (const line of readFileSync(join(converted.root, record.samplesPath), 'utf8').split('\n'))
-              if (line !== '')
-                assert.deepEqual(lineFacts(line), rowFacts(JSON.parse(line)), line.slice(0, 200));
+          if (record.samplesPath) {
+            const bytes = readFileSync(join(converted.root, record.samplesPath));
+            const lines = bytes
+              .toString('utf8')
+              .split('\n')
+              .filter((line) => line !== '');
+            for (const line of lines)
+              assert.deepEqual(lineFacts(line), rowFacts(JSON.parse(line)), line.slice(0, 200));
+            // And from the file's bytes as a block, as the writer tallies them.
+            assert.deepEqual(
+              blockFacts(bytes),
+              lines.map((line) => rowFacts(JSON.parse(line))),
+            );
+          }
           aggregate.evaluation_results.forEach((result: any, k: number) => {
             results++;
             const details = result.score_details.details;
