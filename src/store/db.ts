@@ -29,6 +29,16 @@ export interface Store {
    */
   connect(): Promise<Store>;
   close(): void;
+  /**
+   * True for a lake's in-memory snapshot (lake-read.ts): DuckDB does not hold it read-only, so `query` refuses the
+   * statements that could change it by their kind (query.ts).
+   */
+  readonly snapshot?: boolean;
+  /**
+   * The same store opened again with folders DuckDB may write into (`writableDirectories`), for a store that has
+   * no file to open again (a lake's snapshot); a store file is opened again by its path.
+   */
+  reopen?(writableDirectories: readonly string[]): Promise<Store>;
 }
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';
