@@ -22,9 +22,16 @@ import { join, resolve } from 'node:path';
 import { IoError } from '../errors.js';
 import { removeOnExit } from '../io/remove-on-exit.js';
 import { loadDuckDb, readerLockdown, storeOver, type Store } from './db.js';
-import { lakeParts, partColumns, partsScan, sqlString, unitOf, type LakePart } from './lake-files.js';
-import { NULL_PARTITION } from './parquet.js';
-import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
+import {
+  DERIVED_COLUMNS,
+  lakeParts,
+  partColumns,
+  partsScan,
+  sqlString,
+  unitOf,
+  type LakePart,
+} from './lake-files.js';
+import { STORE_DDL, STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
 
 /** The tables a lake holds, each a folder partitioned by collection. */
 export const LAKE_TABLES = [
@@ -40,6 +47,12 @@ export type LakeTable = (typeof LAKE_TABLES)[number];
 export interface LakeReadOptions {
   /** Told of every file under the lake that is skipped (not the lake's own, or unreadable). */
   onWarning?: (code: string, message: string) => void;
+  /**
+   * Leave the instance rows out when every result has its items (`leaderboard` and `compare` pair items, and
+   * copying the rows is most of a lake's reading): `samples` is then a view that fails with SAMPLES_LEFT_OUT
+   * when a query needs its rows, and `withReadStore` (open.ts) opens the lake again with them.
+   */
+  itemsOnly?: boolean;
   /** Folders DuckDB may write into (`exportParquet`'s staging folder), as `OpenStoreOptions.writableDirectories`. */
   writableDirectories?: readonly string[];
 }
@@ -102,12 +115,25 @@ export async function openLake(dir: string, options: LakeReadOptions = {}): Prom
   }
 }
 
+/** The message of the error a query gets from a snapshot whose instance rows were left out (`itemsOnly`). */
+export const SAMPLES_LEFT_OUT = 'evalkit: the instance rows were left out of this lake snapshot';
+
+/** Whether an error is a query's on a snapshot whose instance rows were left out. */
+export const isSamplesLeftOut = (error: unknown): boolean =>
+  error instanceof Error && error.message.includes(SAMPLES_LEFT_OUT);
+
+/** `samples` as a view with its columns and no rows, failing with SAMPLES_LEFT_OUT when a query reads it. */
+const samplesLeftOutView = (): string =>
+  `CREATE VIEW samples AS SELECT * FROM (SELECT ${tableColumns('samples')
+    .map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`)
+    .join(', ')}) WHERE error(${sqlString(SAMPLES_LEFT_OUT)}) IS NULL`;
+
 /** Copies the lake's own files into the (empty, in-memory) database of `c`. */
 async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOptions): Promise<void> {
   const skip = (path: string, why: string): void =>
     options.onWarning?.('store.lake-file-skipped', `${path} skipped: ${why}`);
-  for (const table of ['store_meta', 'ingests', ...LAKE_TABLES]) await c.run(ddlOf(table));
-  for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await c.run(ddl);
+  for (const table of ['store_meta', 'ingests', ...LAKE_TABLES])
+    if (table !== 'samples') await c.run(ddlOf(table));
   await c.run(`INSERT INTO store_meta VALUES ('schema_version', $1)`, [String(STORE_SCHEMA_VERSION)]);
 
   const parts = new Map<LakeTable, LakePart[]>();
@@ -122,13 +148,11 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
   // without a records file are not published (yet) and are not read.
   const published = new Set(parts.get('records')!.map(unitOf));
   const copy = async (table: LakeTable, part: LakePart): Promise<boolean> => {
+    const derived = Object.entries(DERIVED_COLUMNS[table] ?? {});
     const columns = partColumns(table);
-    const select =
-      table === 'records'
-        ? `${columns.join(', ')}, CASE WHEN collection = ${sqlString(NULL_PARTITION)} THEN NULL ELSE collection END`
-        : columns.join(', ');
+    const select = [...columns, ...derived.map(([, sql]) => sql)].join(', ');
+    const into = [...columns, ...derived.map(([name]) => name)];
     // samples and result_items have no key to ignore a repeated row by (and no writer publishes one twice).
-    const into = table === 'records' ? [...columns, 'collection'] : columns;
     try {
       await c.run(
         `${/PRIMARY KEY/.test(ddlOf(table)) ? 'INSERT OR IGNORE' : 'INSERT'} INTO ${table} (${into.join(', ')}) SELECT ${select} FROM ${partsScan([part])}`,
@@ -139,11 +163,25 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
       return false;
     }
   };
-  const rowTables = LAKE_TABLES.filter((t) => t !== 'records');
-  for (const table of rowTables)
+  const copyRows = async (table: LakeTable): Promise<void> => {
     for (const part of parts.get(table)!)
       if (published.has(unitOf(part)) && !damaged.has(unitOf(part)) && !(await copy(table, part)))
         damaged.set(unitOf(part), part.file);
+  };
+  // The instance rows last: left out when every result copied has its items and the caller reads only those.
+  const rowTables: LakeTable[] = LAKE_TABLES.filter((t) => t !== 'records' && t !== 'samples');
+  for (const table of rowTables) await copyRows(table);
+  const [{ missing }] = (
+    await c.runAndReadAll(
+      `SELECT count(*)::INTEGER AS missing FROM results ANTI JOIN result_item_sets USING (record_key, result_index)`,
+    )
+  ).getRowObjectsJson() as { missing: number }[];
+  if (options.itemsOnly && missing === 0) await c.run(samplesLeftOutView());
+  else {
+    await c.run(ddlOf('samples'));
+    await copyRows('samples');
+    rowTables.push('samples');
+  }
   for (const part of parts.get('records')!) {
     const broken = damaged.get(unitOf(part));
     if (broken) skip(part.file, `its records are left out: their rows in ${broken} could not be read`);
@@ -151,4 +189,5 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
   }
   for (const table of rowTables)
     await c.run(`DELETE FROM ${table} WHERE record_key NOT IN (SELECT record_key FROM records)`);
+  for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await c.run(ddl);
 }

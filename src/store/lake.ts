@@ -190,7 +190,7 @@ async function publish(store: Store, root: string, staging: string, run: string)
     samples: `SELECT t.*, ${collection} FROM samples t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.row_index`,
     documents: `SELECT t.*, ${collection} FROM documents t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key`,
     // Each result's items as the staging store derived them (result-items.ts), so a reader pairs items, not rows.
-    result_items: `SELECT t.*, ${collection} FROM result_items t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index, t.pos`,
+    result_items: `SELECT t.* EXCLUDE (k_1, k_2), ${collection} FROM result_items t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index, t.pos`,
     result_item_sets: `SELECT t.*, ${collection} FROM result_item_sets t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index`,
   };
   const written: Record<string, string[]> = {};
