@@ -22,16 +22,8 @@ import { join, resolve } from 'node:path';
 import { IoError } from '../errors.js';
 import { removeOnExit } from '../io/remove-on-exit.js';
 import { loadDuckDb, readerLockdown, storeOver, type Store } from './db.js';
-import {
-  DERIVED_COLUMNS,
-  lakeParts,
-  partColumns,
-  partsScan,
-  sqlString,
-  unitOf,
-  type LakePart,
-} from './lake-files.js';
-import { STORE_DDL, STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
+import { DERIVED_COLUMNS, lakeParts, partColumns, partsScan, unitOf, type LakePart } from './lake-files.js';
+import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
 
 /** The tables a lake holds, each a folder partitioned by collection. */
 export const LAKE_TABLES = [
@@ -49,8 +41,8 @@ export interface LakeReadOptions {
   onWarning?: (code: string, message: string) => void;
   /**
    * Leave the instance rows out when every result has its items (`leaderboard` and `compare` pair items, and
-   * copying the rows is most of a lake's reading): `samples` is then a view that fails with SAMPLES_LEFT_OUT
-   * when a query needs its rows, and `withReadStore` (open.ts) opens the lake again with them.
+   * copying the rows is most of a lake's reading): a query that reads them then fails (`isSamplesLeftOut`), and
+   * `withReadStore` (open.ts) opens the lake again with them.
    */
   itemsOnly?: boolean;
   /** Folders DuckDB may write into (`exportParquet`'s staging folder), as `OpenStoreOptions.writableDirectories`. */
@@ -115,18 +107,12 @@ export async function openLake(dir: string, options: LakeReadOptions = {}): Prom
   }
 }
 
-/** The message of the error a query gets from a snapshot whose instance rows were left out (`itemsOnly`). */
-export const SAMPLES_LEFT_OUT = 'evalkit: the instance rows were left out of this lake snapshot';
-
-/** Whether an error is a query's on a snapshot whose instance rows were left out. */
+/**
+ * Whether an error is a query's on a snapshot whose instance rows were left out (`itemsOnly`): the snapshot then
+ * has no `samples` table and no view over it, so such a query fails when DuckDB binds it, before anything runs.
+ */
 export const isSamplesLeftOut = (error: unknown): boolean =>
-  error instanceof Error && error.message.includes(SAMPLES_LEFT_OUT);
-
-/** `samples` as a view with its columns and no rows, failing with SAMPLES_LEFT_OUT when a query reads it. */
-const samplesLeftOutView = (): string =>
-  `CREATE VIEW samples AS SELECT * FROM (SELECT ${tableColumns('samples')
-    .map((c) => `CAST(NULL AS ${c.type}) AS ${c.name}`)
-    .join(', ')}) WHERE error(${sqlString(SAMPLES_LEFT_OUT)}) IS NULL`;
+  error instanceof Error && /Table with name (samples|sample_rows) does not exist/.test(error.message);
 
 /** Copies the lake's own files into the (empty, in-memory) database of `c`. */
 async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOptions): Promise<void> {
@@ -176,8 +162,8 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
       `SELECT count(*)::INTEGER AS missing FROM results ANTI JOIN result_item_sets USING (record_key, result_index)`,
     )
   ).getRowObjectsJson() as { missing: number }[];
-  if (options.itemsOnly && missing === 0) await c.run(samplesLeftOutView());
-  else {
+  const withRows = !options.itemsOnly || missing > 0;
+  if (withRows) {
     await c.run(ddlOf('samples'));
     await copyRows('samples');
     rowTables.push('samples');
@@ -189,5 +175,6 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
   }
   for (const table of rowTables)
     await c.run(`DELETE FROM ${table} WHERE record_key NOT IN (SELECT record_key FROM records)`);
-  for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await c.run(ddl);
+  for (const ddl of STORE_DDL)
+    if (/^CREATE OR REPLACE VIEW/.test(ddl) && (withRows || !/\bFROM samples\b/.test(ddl))) await c.run(ddl);
 }

@@ -66,6 +66,17 @@ test('query --lake: every write, attach, export and file read is refused and no 
     `SELECT * FROM read_parquet('${part}')`,
     `SELECT * FROM glob('${lake}/**')`,
     'DELETE FROM records',
+    // The snapshot is in memory, so these are refused by their kind (query.ts), not by DuckDB's read-only mode.
+    "INSERT INTO records (record_key) VALUES ('x')",
+    "UPDATE records SET model_id = 'forged/model'",
+    'CREATE TABLE t AS SELECT 1',
+    'CREATE TEMP TABLE t AS SELECT 1',
+    'DROP TABLE samples',
+    'ALTER TABLE records ADD COLUMN x INTEGER',
+    "CREATE MACRO forged(x) AS 'forged'",
+    'EXPLAIN ANALYZE DELETE FROM records',
+    'PREPARE p AS DELETE FROM records; EXECUTE p',
+    'SELECT 1; DELETE FROM records',
     'SET enable_external_access = true',
     // Profiling and logging, as calls (the PRAGMA forms were refused already).
     'CALL enable_profiling()',
@@ -82,6 +93,19 @@ test('query --lake: every write, attach, export and file read is refused and no 
   }
   assert.deepEqual(snapshot(temp), before, 'no file under the lake or beside it changed or appeared');
   assert.equal(await count(lake), 4);
+  // What only reads still runs on the lake.
+  for (const sql of [
+    'DESCRIBE records',
+    'SHOW TABLES',
+    'EXPLAIN SELECT * FROM records',
+    'SUMMARIZE results',
+    'PRAGMA table_info(samples)',
+    'BEGIN; SELECT count(*) FROM samples; COMMIT',
+    'FROM records SELECT model_id',
+  ]) {
+    const r = await evalkit(['query', sql, '--lake', lake]);
+    assert.equal(r.code, 0, `${sql}: ${r.stderr}`);
+  }
 });
 
 test('the profiling and logging calls are refused on a store file too', async () => {
