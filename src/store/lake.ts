@@ -177,8 +177,11 @@ export async function ingestToLake(
   }
 }
 
-/** Writes this run's records as Parquet into the staging folder, then renames the files into the lake. */
-async function publish(store: Store, root: string, staging: string, run: string): Promise<void> {
+/**
+ * Writes this run's records (those of ingest_id `run`, a hex id) as Parquet into the staging folder, then renames
+ * the files into the lake. Exported for the benchmarks, which make a lake of the rows they generate in a store.
+ */
+export async function publish(store: Store, root: string, staging: string, run: string): Promise<void> {
   const c = store.connection;
   const mine = `SELECT record_key FROM records WHERE ingest_id = ${sqlString(run)}`;
   const [{ n }] = await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM (${mine})`);
