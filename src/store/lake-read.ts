@@ -133,15 +133,18 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
   // A writer's run is published partition by partition, its records file last: rows of a run and partition
   // without a records file are not published (yet) and are not read.
   const published = new Set(parts.get('records')!.map(unitOf));
+  // Rows are copied only for the records copied (a semi-join on the small records table, not a DELETE over
+  // millions of rows afterwards).
   const copy = async (table: LakeTable, part: LakePart): Promise<boolean> => {
     const derived = Object.entries(DERIVED_COLUMNS[table] ?? {});
     const columns = partColumns(table);
     const select = [...columns, ...derived.map(([, sql]) => sql)].join(', ');
     const into = [...columns, ...derived.map(([name]) => name)];
+    const recorded = table === 'records' ? '' : ' WHERE record_key IN (SELECT record_key FROM records)';
     // samples and result_items have no key to ignore a repeated row by (and no writer publishes one twice).
     try {
       await c.run(
-        `${/PRIMARY KEY/.test(ddlOf(table)) ? 'INSERT OR IGNORE' : 'INSERT'} INTO ${table} (${into.join(', ')}) SELECT ${select} FROM ${partsScan([part])}`,
+        `${/PRIMARY KEY/.test(ddlOf(table)) ? 'INSERT OR IGNORE' : 'INSERT'} INTO ${table} (${into.join(', ')}) SELECT ${select} FROM ${partsScan([part])}${recorded}`,
       );
       return true;
     } catch (error) {
@@ -149,11 +152,18 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
       return false;
     }
   };
+  /** Copies the records of every unit whose rows all read (so far); resolves to how many units are damaged. */
+  const copyRecords = async (): Promise<number> => {
+    await c.run('DELETE FROM records');
+    for (const part of parts.get('records')!) if (!damaged.has(unitOf(part))) await copy('records', part);
+    return damaged.size;
+  };
   const copyRows = async (table: LakeTable): Promise<void> => {
     for (const part of parts.get(table)!)
       if (published.has(unitOf(part)) && !damaged.has(unitOf(part)) && !(await copy(table, part)))
         damaged.set(unitOf(part), part.file);
   };
+  const damagedBefore = await copyRecords();
   // The instance rows last: left out when every result copied has its items and the caller reads only those.
   const rowTables: LakeTable[] = LAKE_TABLES.filter((t) => t !== 'records' && t !== 'samples');
   for (const table of rowTables) await copyRows(table);
@@ -171,10 +181,13 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
   for (const part of parts.get('records')!) {
     const broken = damaged.get(unitOf(part));
     if (broken) skip(part.file, `its records are left out: their rows in ${broken} could not be read`);
-    else await copy('records', part);
   }
-  for (const table of rowTables)
-    await c.run(`DELETE FROM ${table} WHERE record_key NOT IN (SELECT record_key FROM records)`);
+  // A part that failed to read while copying: its unit's records go, and the rows copied for them.
+  if (damaged.size > damagedBefore) {
+    await copyRecords();
+    for (const table of rowTables)
+      await c.run(`DELETE FROM ${table} WHERE record_key NOT IN (SELECT record_key FROM records)`);
+  }
   for (const ddl of STORE_DDL)
     if (/^CREATE OR REPLACE VIEW/.test(ddl) && (withRows || !/\bFROM samples\b/.test(ddl))) await c.run(ddl);
 }

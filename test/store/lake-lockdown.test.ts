@@ -205,6 +205,61 @@ test('a part that fails to read names itself and leaves out its records, not the
   );
 });
 
+test('a part whose footer reads but whose pages do not: found while copying, its records left out', async () => {
+  for (const table of ['samples', 'result_items']) {
+    const broken = join(temp, `paged-${table}`);
+    cpSync(lake, broken, { recursive: true });
+    const part = join(
+      broken,
+      table,
+      files(join(broken, table)).find((f) => f.includes('arith-40'))!,
+    );
+    // The footer (its length in the 4 bytes before the closing PAR1) is kept, so the part's columns read as the
+    // table's; every page before it is damaged.
+    const bytes = readFileSync(part);
+    const footer = bytes.readUInt32LE(bytes.length - 8);
+    for (let i = 4; i < bytes.length - 8 - footer; i++) bytes[i] = 0xff;
+    writeFileSync(part, bytes);
+    const r = await evalkit([
+      'query',
+      'SELECT collection, count(*) AS n FROM records GROUP BY 1 ORDER BY 1',
+      '-f',
+      'json',
+      '--lake',
+      broken,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} skipped: unreadable`),
+      table,
+    );
+    assert.match(r.stderr, /its records are left out/, table);
+    assert.deepEqual(
+      JSON.parse(r.stdout).rows.map((x: { collection: string }) => x.collection),
+      ['demo-bench'],
+      table,
+    );
+    // No row of a left-out record stays behind.
+    for (const rows of ['results', 'samples', 'result_items', 'result_item_sets']) {
+      const orphans = await evalkit([
+        'query',
+        `SELECT count(*) AS n FROM ${rows} WHERE record_key NOT IN (SELECT record_key FROM records)`,
+        '-f',
+        'json',
+        '--lake',
+        broken,
+      ]);
+      assert.equal(JSON.parse(orphans.stdout).rows[0].n, 0, `${table}: ${rows}`);
+    }
+  }
+  // leaderboard reads the items only, and leaves the record out when its items part is damaged.
+  const r = await evalkit(['leaderboard', '-f', 'json', '--lake', join(temp, 'paged-result_items')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /its records are left out/);
+  assert.doesNotMatch(r.stdout, /arith-40/);
+});
+
 test('a lake made by ingest is a lake before its first record', async () => {
   const empty = join(temp, 'empty-lake');
   mkdirSync(join(temp, 'nothing'));
