@@ -153,9 +153,12 @@ async function snapshot(c: DuckDBConnection, root: string, options: LakeReadOpti
     }
   };
   /** Copies the records of every unit whose rows all read (so far); resolves to how many units are damaged. */
+  const unreadRecords = new Set<LakePart>();
   const copyRecords = async (): Promise<number> => {
     await c.run('DELETE FROM records');
-    for (const part of parts.get('records')!) if (!damaged.has(unitOf(part))) await copy('records', part);
+    for (const part of parts.get('records')!)
+      if (!damaged.has(unitOf(part)) && !unreadRecords.has(part) && !(await copy('records', part)))
+        unreadRecords.add(part);
     return damaged.size;
   };
   const copyRows = async (table: LakeTable): Promise<void> => {
