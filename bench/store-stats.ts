@@ -3,8 +3,10 @@
 // read-only, the queries, the statistics, formatting). Baselines in the same run: the plainest aggregate over the
 // same rows (one GROUP BY of the scores per result) and, for compare, reading the paired rows alone.
 // The rows are generated straight in DuckDB (INSERT … SELECT over range()), binary scores with a per-model rate, and
-// each result's items derived as ingest derives them.
-import { mkdtempSync, rmSync } from 'node:fs';
+// each result's items derived as ingest derives them. The lake variants: the same records published as a lake (as
+// `ingest --lake` publishes them), `leaderboard --lake`/`compare --lake` against `--db` in turn, outputs compared.
+// BENCH_SCALE=3 is the issue's 3,000,000-row store; BENCH_ROUNDS the pairs of the lake variants (3).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,6 +15,10 @@ import { backfillResultItems } from '../src/store/result-items.js';
 import { runCommand } from './_whole-command.js';
 import { leaderboards } from '../src/store/leaderboard.js';
 import { compareModels } from '../src/store/compare.js';
+import { publish } from '../src/store/lake.js';
+
+/** The ingest id of the generated records (hex, as a lake's part names need). */
+const BENCH_RUN = '00000000-0000-0000-0000-00000000be0c';
 
 /** A store with `models` models × `benchmarks` benchmarks × `items` binary instance rows each. */
 async function generate(path: string, models: number, benchmarks: number, items: number): Promise<void> {
@@ -21,7 +27,7 @@ async function generate(path: string, models: number, benchmarks: number, items:
   await c.run(`INSERT INTO records (record_key, content_hash, evaluation_id, schema_version, source_name, model_id, developer,
       retrieved_timestamp, origin_kind, origin_path, ingest_id, ingested_at, sample_count, raw)
     SELECT 'rk' || m, 'rk' || m, 'eval-' || m, '0.3.0', 'bench', 'org/model-' || m, 'org', '1700000000', 'eee', 'bench',
-           'bench', now(), ${benchmarks * items}, '{}'
+           '${BENCH_RUN}', now(), ${benchmarks * items}, '{}'
     FROM range(${models}) t(m)`);
   await c.run(`INSERT INTO results (record_key, result_index, evaluation_result_id, evaluation_name, metric_name,
       score_type, lower_is_better, score, raw)
@@ -42,6 +48,38 @@ async function generate(path: string, models: number, benchmarks: number, items:
   await backfillResultItems(store);
   await c.run('CHECKPOINT');
   store.close();
+}
+
+/** A lake of the same records (as `ingest --lake` publishes them: every table, the items included), at `dir`. */
+async function lakeOf(storePath: string, dir: string): Promise<void> {
+  const store = await openStore(storePath, { readOnly: false });
+  try {
+    const staging = join(dir, '.evalkit-staging-bench');
+    mkdirSync(join(dir, 'records'), { recursive: true });
+    await publish(store, dir, staging, BENCH_RUN);
+    rmSync(staging, { recursive: true, force: true });
+  } finally {
+    store.close();
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * The whole command on the store file and on the lake of the same records, in turn (`rounds` pairs): their medians
+ * and the median of the pairs' ratios; throws when the two outputs differ.
+ */
+function dbAndLake(cli: string, args: string[], db: string, lake: string, rounds: number) {
+  const times = { db: [] as number[], lake: [] as number[], ratio: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    const [d, fromDb] = runCommand(cli, [...args, '--db', db]);
+    const [l, fromLake] = runCommand(cli, [...args, '--lake', lake]);
+    if (fromLake !== fromDb) throw new Error(`evalkit ${args.join(' ')}: --lake and --db outputs differ`);
+    times.db.push(d);
+    times.lake.push(l);
+    times.ratio.push(l / d);
+  }
+  return { db: median(times.db), lake: median(times.lake), ratio: median(times.ratio) };
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -97,6 +135,15 @@ export async function run(): Promise<void> {
         `\`evalkit --version\` ${startup.toFixed(3)} s; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`,
     );
     console.log(`  target < 1 s for the whole command: ${lbCli < 1 ? 'met' : 'MISSED'}`);
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+    const lbLake = join(dir, 'leaderboard-lake');
+    await lakeOf(lbPath, lbLake);
+    const lbPair = dbAndLake(cli, ['leaderboard', '--composite'], lbPath, lbLake, rounds);
+    console.log(
+      `leaderboard --lake (the same records as a lake, outputs identical): ${lbPair.lake.toFixed(3)} s whole command, ` +
+        `--db ${lbPair.db.toFixed(3)} s in the same ${rounds} rounds (medians; lake/db ${lbPair.ratio.toFixed(2)}×); ` +
+        `target ≤ 1 s: ${lbPair.lake <= 1 ? 'met' : 'MISSED'}`,
+    );
 
     const cmpPath = join(dir, 'compare.duckdb');
     const paired = Math.round(100_000 * scale);
@@ -121,6 +168,14 @@ export async function run(): Promise<void> {
         `baseline joining and reading the paired rows alone ${readRows.toFixed(3)} s`,
     );
     console.log(`  target < 1 s for the whole command: ${cmpCli < 1 ? 'met' : 'MISSED'}`);
+    const cmpLake = join(dir, 'compare-lake');
+    await lakeOf(cmpPath, cmpLake);
+    const cmpPair = dbAndLake(cli, ['compare', 'org/model-0', 'org/model-1'], cmpPath, cmpLake, rounds);
+    console.log(
+      `compare --lake (the same records as a lake, outputs identical): ${cmpPair.lake.toFixed(3)} s whole command, ` +
+        `--db ${cmpPair.db.toFixed(3)} s in the same ${rounds} rounds (medians; lake/db ${cmpPair.ratio.toFixed(2)}×); ` +
+        `target ≤ 1 s: ${cmpPair.lake <= 1 ? 'met' : 'MISSED'}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,8 +24,10 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle'), { metafil
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
-    // Native: loaded from node_modules at run time (the store commands import it lazily).
-    external: ['@duckdb/node-api'],
+    // Native: DuckDB's binding is loaded from node_modules at run time; its JavaScript API (@duckdb/node-api) is
+    // bundled into the store's chunk, which the store commands import lazily (src/store/db.ts, EVALKIT_BUNDLE).
+    external: ['@duckdb/node-bindings'],
+    define: { EVALKIT_BUNDLE: 'true' },
     // CommonJS dependencies (ajv) call require() for Node built-ins.
     banner: {
       js: "import { createRequire as __evalkitRequire } from 'node:module'; const require = __evalkitRequire(import.meta.url);",

@@ -4,7 +4,7 @@
 // bundle (what each command's chunk imports statically, i.e. what loads before the command runs); and a process that
 // runs `validate` with the bundle and then looks whether DuckDB's native package was loaded (`ingest` must).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +15,7 @@ import { commandEntries, entriesFor } from '../src/cli/commands/index.js';
 import type { CliIO } from '../src/cli/context.js';
 import { builtCli } from './helpers/built-cli.js';
 import { runNode } from './helpers/cli.js';
+import { projectRoot } from './helpers/shared.js';
 
 test('each registry line names the command its module registers', async () => {
   const sink = new PassThrough();
@@ -80,8 +81,9 @@ function startClosure(meta: Metafile, command?: string): { sources: string[]; by
 }
 
 const SDKS = /^node_modules\/(openai|@anthropic-ai)\//;
-/** The DuckDB loader (src/store/db.ts), the web viewer's server and its app framework. */
-const STORE_OR_VIEW = /^(src\/store\/db\.ts|src\/view\/(?!shared\/)|node_modules\/preact\/)/;
+/** The DuckDB loader (src/store/db.ts) and DuckDB's bundled API, the web viewer's server and its app framework. */
+const STORE_OR_VIEW =
+  /^(src\/store\/db\.ts|node_modules\/@duckdb\/|src\/view\/(?!shared\/)|node_modules\/preact\/)/;
 
 test('the start of the bundled CLI loads no command, and no command starts with DuckDB, the SDKs or the viewer', async () => {
   const meta = JSON.parse(readFileSync((await builtCli()).meta, 'utf8')) as Metafile;
@@ -119,6 +121,18 @@ test('the start of the bundled CLI loads no command, and no command starts with 
     [],
     'validate loads the store (beyond where its file is), the runner, the converters or a server',
   );
+});
+
+test("DuckDB's API is loaded by loadDuckDb only (in the bundle its exports are a chunk's default export)", () => {
+  const sources = (readdirSync(join(projectRoot, 'src'), { recursive: true }) as string[]).filter((f) =>
+    /\.tsx?$/.test(f),
+  );
+  const loaders = sources.filter((f) =>
+    /(?<!typeof )import\(\s*'@duckdb\/node-api'\s*\)|^import (?!type )[^;]*'@duckdb\/node-api'/m.test(
+      readFileSync(join(projectRoot, 'src', f), 'utf8'),
+    ),
+  );
+  assert.deepEqual(loaders, [join('store', 'db.ts')]);
 });
 
 test('validate with the bundle does not load DuckDB; ingest does', async () => {

@@ -29,6 +29,16 @@ export interface Store {
    */
   connect(): Promise<Store>;
   close(): void;
+  /**
+   * True for a lake's in-memory snapshot (lake-read.ts): DuckDB does not hold it read-only, so `query` refuses the
+   * statements that could change it by their kind (query.ts).
+   */
+  readonly snapshot?: boolean;
+  /**
+   * The same store opened again with folders DuckDB may write into (`writableDirectories`), for a store that has
+   * no file to open again (a lake's snapshot); a store file is opened again by its path.
+   */
+  reopen?(writableDirectories: readonly string[]): Promise<Store>;
 }
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';
@@ -47,10 +57,19 @@ export interface OpenStoreOptions {
  * (the bundle inlines the store commands' lazy imports), for commands that never touch the store.
  */
 let duckdb: typeof import('@duckdb/node-api') | undefined;
+/** True in the CLI bundle (scripts/bundle.mjs defines it), undefined when run from the sources or tsc's output. */
+declare const EVALKIT_BUNDLE: boolean | undefined;
 export async function loadDuckDb(): Promise<typeof import('@duckdb/node-api')> {
-  // Loaded with require: the package is CommonJS, and an ESM import of it makes Node parse each of its ~100 modules
-  // for their export names first, about as long again as loading it (~0.2 s of CPU on every store command).
-  duckdb ??= createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api');
+  // From the sources: loaded with require, because the package is CommonJS and an ESM import of it makes Node parse
+  // each of its ~100 modules for their export names first (~0.2 s of CPU on every store command). In the bundle:
+  // imported, so that esbuild bundles the package's JavaScript into the store's chunk (only its native binding,
+  // @duckdb/node-bindings, is loaded from node_modules): one file to compile instead of ~100 to find and load.
+  // (esbuild gives a CommonJS module's exports as the chunk's default export.)
+  duckdb ??=
+    typeof EVALKIT_BUNDLE === 'boolean'
+      ? ((await import('@duckdb/node-api')) as unknown as { default: typeof import('@duckdb/node-api') })
+          .default
+      : (createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api'));
   return duckdb;
 }
 

@@ -7,6 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { NULL_PARTITION } from './parquet.js';
 import { tableColumns } from './schema.js';
 
 /** The name of a lake part file: `part-<run>_<i>.parquet`, `<run>` the writer's ingest id. */
@@ -25,12 +26,29 @@ export interface LakePart {
 /** A writer's unit of publishing: its run in one partition (its records file is renamed into place last). */
 export const unitOf = (p: LakePart): string => `${p.run}\u0000${p.partition}`;
 
-/** The columns a part file of the table holds: the stored columns (the partition column is the folder's name). */
+/**
+ * Columns of a store table that a part file leaves out: the partition column (the folder's name), and an item's two
+ * hashes of its key (DuckDB's `hash`, of no use to other engines; a reader computes them: DERIVED_COLUMNS).
+ */
+const NOT_IN_PARTS: Record<string, readonly string[]> = {
+  records: ['collection'],
+  result_items: ['k_1', 'k_2'],
+};
+
+/** The columns a part file of the table holds: the stored columns but those of NOT_IN_PARTS. */
 export function partColumns(table: string): string[] {
   return tableColumns(table)
     .map((c) => c.name)
-    .filter((c) => !(table === 'records' && c === 'collection'));
+    .filter((c) => !NOT_IN_PARTS[table]?.includes(c));
 }
+
+/** The stored columns a reader computes from a part's columns (SQL over the part's columns, by name). */
+export const DERIVED_COLUMNS: Record<string, Record<string, string>> = {
+  records: {
+    collection: `CASE WHEN collection = ${sqlString(NULL_PARTITION)} THEN NULL ELSE collection END`,
+  },
+  result_items: { k_1: 'hash(k)', k_2: `hash('#' || k)` },
+};
 
 /**
  * The part files of a table by name and kind (regular files in `collection=` folders, never through a symbolic

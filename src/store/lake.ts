@@ -177,8 +177,11 @@ export async function ingestToLake(
   }
 }
 
-/** Writes this run's records as Parquet into the staging folder, then renames the files into the lake. */
-async function publish(store: Store, root: string, staging: string, run: string): Promise<void> {
+/**
+ * Writes this run's records (those of ingest_id `run`, a hex id) as Parquet into the staging folder, then renames
+ * the files into the lake. Exported for the benchmarks, which make a lake of the rows they generate in a store.
+ */
+export async function publish(store: Store, root: string, staging: string, run: string): Promise<void> {
   const c = store.connection;
   const mine = `SELECT record_key FROM records WHERE ingest_id = ${sqlString(run)}`;
   const [{ n }] = await store.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM (${mine})`);
@@ -189,6 +192,9 @@ async function publish(store: Store, root: string, staging: string, run: string)
     results: `SELECT t.*, ${collection} FROM results t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index`,
     samples: `SELECT t.*, ${collection} FROM samples t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.row_index`,
     documents: `SELECT t.*, ${collection} FROM documents t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key`,
+    // Each result's items as the staging store derived them (result-items.ts), so a reader pairs items, not rows.
+    result_items: `SELECT t.* EXCLUDE (k_1, k_2), ${collection} FROM result_items t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index, t.pos`,
+    result_item_sets: `SELECT t.*, ${collection} FROM result_item_sets t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index`,
   };
   const written: Record<string, string[]> = {};
   await mkdir(join(staging, 'out'), { recursive: true });
@@ -207,7 +213,7 @@ async function publish(store: Store, root: string, staging: string, run: string)
       .filter((f) => f.endsWith('.parquet'));
   }
   // Rows first, each partition's records file last: a record appears with all of its rows or not at all.
-  const order = ['samples', 'results', 'documents', 'records'] as const;
+  const order = ['samples', 'results', 'documents', 'result_items', 'result_item_sets', 'records'] as const;
   for (const table of order) {
     // EVALKIT_TEST_PAUSE_BEFORE_LAKE_RECORDS=N: the N-th publish waits here, all but its last files in place.
     if (table === order.at(-1))

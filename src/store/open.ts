@@ -19,3 +19,43 @@ export async function openReadStore(target: StoreTarget, options: LakeReadOption
   const { openStore } = await import('./db.js');
   return openStore(target.db, { readOnly: true });
 }
+
+/**
+ * Runs `use` on the store or lake given; a lake is read without its instance rows when every result has its items
+ * (`itemsOnly`, much the larger part of reading a lake), and read again with them, `use` run again, when a query
+ * of `use` needed them. `use` must not write its output before it resolves. A lake's warnings are told once.
+ */
+export async function withReadStore<T>(
+  target: StoreTarget,
+  options: LakeReadOptions,
+  use: (store: Store) => Promise<T>,
+): Promise<T> {
+  if (target.lake === undefined) {
+    const store = await openReadStore(target, options);
+    try {
+      return await use(store);
+    } finally {
+      store.close();
+    }
+  }
+  const { isSamplesLeftOut } = await import('./lake-read.js');
+  const told = new Set<string>();
+  const once: LakeReadOptions = {
+    ...options,
+    onWarning: (code, message) => {
+      if (!told.has(message)) options.onWarning?.(code, message);
+      told.add(message);
+    },
+  };
+  for (const itemsOnly of [true, false]) {
+    const store = await openReadStore(target, { ...once, itemsOnly });
+    try {
+      return await use(store);
+    } catch (error) {
+      if (!itemsOnly || !isSamplesLeftOut(error)) throw error;
+    } finally {
+      store.close();
+    }
+  }
+  throw new Error('unreachable');
+}

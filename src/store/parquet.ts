@@ -102,9 +102,11 @@ export async function exportParquet(store: Store, dir: string): Promise<ExportSu
   let source: Store | undefined;
   try {
     await writeFile(join(temp, STAGING_MARKER), '');
-    source = store.readOnly
-      ? await openStore(store.path, { readOnly: true, writableDirectories: [temp] })
-      : store;
+    source = !store.readOnly
+      ? store
+      : store.reopen
+        ? await store.reopen([temp])
+        : await openStore(store.path, { readOnly: true, writableDirectories: [temp] });
     for (const table of EXPORTED_TABLES) {
       const target = join(temp, table);
       const [{ n }] = await source.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);

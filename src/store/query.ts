@@ -4,7 +4,7 @@
  * has. The SQL may hold several statements: all of them run, in order, and the last one's result is the output
  * (earlier results are read and dropped; an error in any statement stops the run and names the statement).
  */
-import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
 import { isWideInteger, loadDuckDb, type Store } from './db.js';
 
@@ -59,6 +59,25 @@ function refuseUnsafe(sql: string): void {
 }
 
 /**
+ * Refuses a statement that could change the database, on a lake's snapshot (in memory, so DuckDB would let it):
+ * only SELECT and its kin (DESCRIBE, SHOW, SUMMARIZE, FROM …), EXPLAIN without ANALYZE, PRAGMA and CALL (table
+ * functions), SET (refused by the locked configuration) and BEGIN/COMMIT/ROLLBACK run. Everything else (INSERT,
+ * UPDATE, DELETE, CREATE, DROP, ALTER, COPY, ATTACH, PREPARE/EXECUTE, ...) is refused as on a store file opened
+ * read-only; EXPLAIN ANALYZE runs its statement, so SQL holding one is refused too.
+ */
+async function refuseChange(prepared: DuckDBPreparedStatement, sql: string, where: string): Promise<void> {
+  const { StatementType: T } = await loadDuckDb();
+  const type = prepared.statementType;
+  const analyze = type === T.EXPLAIN && /\bexplain\s+analy[sz]e\b/.test(codeOnly(sql).toLowerCase());
+  const unchanging = [T.SELECT, T.EXPLAIN, T.PRAGMA, T.CALL, T.SET, T.VARIABLE_SET, T.TRANSACTION];
+  if (unchanging.includes(type) && !analyze) return;
+  throw new UsageError(
+    'store.read-only',
+    `query opens the store read-only, so statements that change it are refused (${where}a ${analyze ? 'EXPLAIN ANALYZE' : T[type]} statement); records are added with \`evalkit ingest\``,
+  );
+}
+
+/**
  * Runs every statement of the SQL in order and hands over the last one's result, unread (a streaming result).
  * Earlier statements' rows are read and dropped a chunk at a time.
  */
@@ -81,6 +100,7 @@ async function runStatements(
       const prepared = await extracted.prepare(i);
       let result: DuckDBResult;
       try {
+        if (store.snapshot) await refuseChange(prepared, sql, where);
         result = await prepared.stream();
       } finally {
         prepared.destroySync();

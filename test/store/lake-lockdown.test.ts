@@ -66,6 +66,17 @@ test('query --lake: every write, attach, export and file read is refused and no 
     `SELECT * FROM read_parquet('${part}')`,
     `SELECT * FROM glob('${lake}/**')`,
     'DELETE FROM records',
+    // The snapshot is in memory, so these are refused by their kind (query.ts), not by DuckDB's read-only mode.
+    "INSERT INTO records (record_key) VALUES ('x')",
+    "UPDATE records SET model_id = 'forged/model'",
+    'CREATE TABLE t AS SELECT 1',
+    'CREATE TEMP TABLE t AS SELECT 1',
+    'DROP TABLE samples',
+    'ALTER TABLE records ADD COLUMN x INTEGER',
+    "CREATE MACRO forged(x) AS 'forged'",
+    'EXPLAIN ANALYZE DELETE FROM records',
+    'PREPARE p AS DELETE FROM records; EXECUTE p',
+    'SELECT 1; DELETE FROM records',
     'SET enable_external_access = true',
     // Profiling and logging, as calls (the PRAGMA forms were refused already).
     'CALL enable_profiling()',
@@ -82,6 +93,19 @@ test('query --lake: every write, attach, export and file read is refused and no 
   }
   assert.deepEqual(snapshot(temp), before, 'no file under the lake or beside it changed or appeared');
   assert.equal(await count(lake), 4);
+  // What only reads still runs on the lake.
+  for (const sql of [
+    'DESCRIBE records',
+    'SHOW TABLES',
+    'EXPLAIN SELECT * FROM records',
+    'SUMMARIZE results',
+    'PRAGMA table_info(samples)',
+    'BEGIN; SELECT count(*) FROM samples; COMMIT',
+    'FROM records SELECT model_id',
+  ]) {
+    const r = await evalkit(['query', sql, '--lake', lake]);
+    assert.equal(r.code, 0, `${sql}: ${r.stderr}`);
+  }
 });
 
 test('the profiling and logging calls are refused on a store file too', async () => {
@@ -152,33 +176,81 @@ test('foreign, corrupt and symlinked .parquet files are skipped with a warning n
   assert.equal(dirtyBoard.stdout, clean.stdout);
 });
 
-test('a part that fails to read names itself and leaves out its records, not the whole lake', async () => {
-  const broken = join(temp, 'broken');
+/** A copy of the lake whose arith-40 part of `table` has the bytes from..to of `range` set to 0xff; its path. */
+function damagedPart(name: string, table: string, range: (bytes: Buffer) => [number, number]): string {
+  const broken = join(temp, name);
   cpSync(lake, broken, { recursive: true });
-  const samples = join(
+  const part = join(
     broken,
-    'samples',
-    files(join(broken, 'samples')).find((f) => f.includes('arith-40'))!,
+    table,
+    files(join(broken, table)).find((f) => f.includes('arith-40'))!,
   );
-  // Right name, right footer, damaged pages: DuckDB reads the schema and fails on the data.
-  const bytes = readFileSync(samples);
-  for (let i = 8; i < bytes.length - 200; i++) bytes[i] = 0xff;
-  writeFileSync(samples, bytes);
+  const bytes = readFileSync(part);
+  const [from, to] = range(bytes);
+  for (let i = from; i < to; i++) bytes[i] = 0xff;
+  writeFileSync(part, bytes);
+  return part;
+}
+
+/** `query --lake` of the collections of the records read: the damaged part named, arith-40's records left out. */
+async function assertLeftOut(dir: string, part: string, why: string): Promise<void> {
   const r = await evalkit([
     'query',
     'SELECT collection, count(*) AS n FROM records GROUP BY 1 ORDER BY 1',
     '-f',
     'json',
     '--lake',
-    broken,
+    dir,
   ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, new RegExp(`${samples.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} skipped`));
+  assert.match(r.stderr, new RegExp(`${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} skipped: ${why}`));
   assert.match(r.stderr, /its records are left out/);
   assert.deepEqual(
     JSON.parse(r.stdout).rows.map((x: { collection: string }) => x.collection),
     ['demo-bench'],
   );
+}
+
+test('a part that fails to read names itself and leaves out its records, not the whole lake', async () => {
+  // Right name, damaged pages and footer: DuckDB cannot read the part's schema.
+  const part = damagedPart('broken', 'samples', (bytes) => [8, bytes.length - 200]);
+  await assertLeftOut(join(temp, 'broken'), part, 'unreadable');
+});
+
+test('a part whose footer reads but whose pages do not: found while copying, its records left out', async () => {
+  for (const table of ['samples', 'result_items']) {
+    const dir = `paged-${table}`;
+    // The footer (its length in the 4 bytes before the closing PAR1) is kept, so the part's columns read as the
+    // table's; every page before it is damaged.
+    const part = damagedPart(dir, table, (bytes) => [
+      4,
+      bytes.length - 8 - bytes.readUInt32LE(bytes.length - 8),
+    ]);
+    await assertLeftOut(join(temp, dir), part, 'unreadable');
+    // No row of a left-out record stays behind.
+    for (const rows of ['results', 'samples', 'result_items', 'result_item_sets']) {
+      const orphans = await evalkit([
+        'query',
+        `SELECT count(*) AS n FROM ${rows} WHERE record_key NOT IN (SELECT record_key FROM records)`,
+        '-f',
+        'json',
+        '--lake',
+        join(temp, dir),
+      ]);
+      assert.equal(JSON.parse(orphans.stdout).rows[0].n, 0, `${table}: ${rows}`);
+    }
+  }
+  // leaderboard reads the items only, and leaves the record out when its items part is damaged.
+  const ranked = async (dir: string): Promise<string[]> => {
+    const r = await evalkit(['leaderboard', '-f', 'json', '--lake', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const boards = JSON.parse(r.stdout).leaderboards as { rows: { record_key: string }[] }[];
+    return boards.flatMap((b) => b.rows.map((row) => row.record_key)).sort();
+  };
+  const all = await ranked(lake);
+  const left = await ranked(join(temp, 'paged-result_items'));
+  assert.ok(left.length > 0 && left.length < all.length, `${left.length} of ${all.length} ranked`);
+  assert.ok(left.every((key) => all.includes(key)));
 });
 
 test('a lake made by ingest is a lake before its first record', async () => {

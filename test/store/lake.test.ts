@@ -5,7 +5,7 @@
 // test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,6 +14,7 @@ import { decompress } from 'fzstd';
 import { ensureBenchData } from '../../bench/_store-data.js';
 import { openStore } from '../../src/store/db.js';
 import { openLake } from '../../src/store/lake.js';
+import { isSamplesLeftOut } from '../../src/store/lake-read.js';
 import { runInProcess } from '../metrics/inproc.js';
 import { cliCommand } from '../helpers/cli.js';
 
@@ -54,6 +55,8 @@ const READS: string[][] = [
   ['leaderboard'],
   ['leaderboard', '--format', 'json'],
   ['compare', 'acme/tiny-model-1b', 'acme/tiny-model-3b', '--format', 'json'],
+  // Clustering reads the instance rows: the lake is read again with them (withReadStore).
+  ['compare', 'acme/tiny-model-1b', 'acme/tiny-model-3b', '--cluster-by', 'sample_id', '--format', 'json'],
   [
     'query',
     'SELECT * EXCLUDE (ingest_id, ingested_at, origin_path) FROM records ORDER BY record_key',
@@ -77,6 +80,37 @@ for (const args of READS)
     assert.ok(fromDb.stdout.length > 40);
     assert.equal(fromLake.stdout, fromDb.stdout);
   });
+
+test("ingest --lake writes each result's items; a lake without them (an older writer's) reads the same", async () => {
+  for (const table of ['result_items', 'result_item_sets'])
+    assert.ok(parquetFiles(join(lake, table)).length > 0, `${table} parts written`);
+  // Every result has its items: read without the instance rows, which fail when a query needs them.
+  const itemsOnly = await openLake(lake, { itemsOnly: true });
+  try {
+    const [row] = await itemsOnly.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM result_item_sets');
+    assert.ok(row!.n > 0);
+    await assert.rejects(itemsOnly.all('SELECT count(*) FROM samples'), (e: Error) => isSamplesLeftOut(e));
+  } finally {
+    itemsOnly.close();
+  }
+  // The same lake as a writer before the items wrote it: the instance rows are read, and paired as before.
+  const older = join(temp, 'lake-without-items');
+  cpSync(lake, older, { recursive: true });
+  for (const table of ['result_items', 'result_item_sets']) rmSync(join(older, table), { recursive: true });
+  const withRows = await openLake(older, { itemsOnly: true });
+  try {
+    const [row] = await withRows.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM samples');
+    assert.ok(row!.n > 0);
+  } finally {
+    withRows.close();
+  }
+  for (const args of READS.slice(0, 4)) {
+    const fromOlder = await runInProcess([...args, '--lake', older]);
+    const fromDb = await runInProcess([...args, '--db', db]);
+    assert.equal(fromOlder.code, 0, fromOlder.stderr);
+    assert.equal(fromOlder.stdout, fromDb.stdout, args.join(' '));
+  }
+});
 
 test('view --export: the same static site from --lake as from --db', async () => {
   const a = join(temp, 'site-lake');
@@ -156,7 +190,7 @@ test("docs/lake.md's column types are the types of the written files", async () 
   // A DuckDB of its own: a lake's reader reads no file (the lake is read into a locked-down snapshot).
   const store = await openStore(join(temp, 'describe.duckdb'), { readOnly: false });
   try {
-    for (const table of ['records', 'results', 'samples'] as const) {
+    for (const table of ['records', 'results', 'samples', 'result_items', 'result_item_sets'] as const) {
       const block = new RegExp(
         `CREATE EXTERNAL TABLE evalkit_${table} \\(([^;]*?)\\)\\s*PARTITIONED BY`,
         's',

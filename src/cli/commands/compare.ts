@@ -227,23 +227,22 @@ export const compareCommand: CommandModule = {
             bootstrap,
             seed,
           });
-        const { openReadStore } = await import('../../store/open.js');
+        const { withReadStore } = await import('../../store/open.js');
         const { compareModels, checkBootstrap } = await import('../../store/compare.js');
         if (bootstrap !== undefined) checkBootstrap(bootstrap);
-        const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
-        let report: CompareReport;
-        try {
-          report = await compareModels(store, modelA, modelB, {
-            benchmark: flags.benchmark,
-            metric: flags.metric,
-            clusterBy: flags.clusterBy,
-            bootstrap,
-            seed,
-            gate,
-          });
-        } finally {
-          store.close();
-        }
+        const report: CompareReport = await withReadStore(
+          storeTargetOf(flags, io),
+          lakeWarnings(io),
+          (store) =>
+            compareModels(store, modelA, modelB, {
+              benchmark: flags.benchmark,
+              metric: flags.metric,
+              clusterBy: flags.clusterBy,
+              bootstrap,
+              seed,
+              gate,
+            }),
+        );
         if (report.comparisons.length === 0)
           throw new DataError(
             'store.nothing-to-compare',

@@ -177,11 +177,10 @@ export const leaderboardCommand: CommandModule = {
     addLakeOption(addDbOption(command)).action((flags: LeaderboardFlags) =>
       run(async () => {
         if (flags.retrieval) return retrievalLeaderboardCommand(io, flags);
-        const { openReadStore } = await import('../../store/open.js');
+        const { withReadStore } = await import('../../store/open.js');
         const { leaderboards } = await import('../../store/leaderboard.js');
-        const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
-        try {
-          const result = await leaderboards(store, {
+        const result = await withReadStore(storeTargetOf(flags, io), lakeWarnings(io), (store) =>
+          leaderboards(store, {
             benchmark: flags.benchmark,
             metric: flags.metric,
             developer: flags.developer,
@@ -191,18 +190,16 @@ export const leaderboardCommand: CommandModule = {
             collection: flags.collection,
             composite: flags.composite,
             includePartial: flags.includePartial,
-          });
-          if (result.leaderboards.length === 0 && flags.format === 'text')
-            io.stdout.write('no results match (the store is empty or the filters exclude every result)\n');
-          else io.stdout.write(render(flags.format, result));
-          if (result.unranked_partial_runs !== undefined && flags.format !== 'json')
-            io.stderr.write(
-              `note: ${result.unranked_partial_runs} unfinished run(s) (error, cancelled, started) not ranked; --include-partial ranks them, marked\n`,
-            );
-          return 0;
-        } finally {
-          store.close();
-        }
+          }),
+        );
+        if (result.leaderboards.length === 0 && flags.format === 'text')
+          io.stdout.write('no results match (the store is empty or the filters exclude every result)\n');
+        else io.stdout.write(render(flags.format, result));
+        if (result.unranked_partial_runs !== undefined && flags.format !== 'json')
+          io.stderr.write(
+            `note: ${result.unranked_partial_runs} unfinished run(s) (error, cancelled, started) not ranked; --include-partial ranks them, marked\n`,
+          );
+        return 0;
       }),
     );
   },

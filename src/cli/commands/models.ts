@@ -54,16 +54,11 @@ export const modelsCommand: CommandModule = {
       );
     addLakeOption(addDbOption(command)).action((flags: ModelsFlags) =>
       run(async () => {
-        const { openReadStore } = await import('../../store/open.js');
+        const { withReadStore } = await import('../../store/open.js');
         const { listModels } = await import('../../store/models.js');
-        const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
-        try {
-          const report = await listModels(store);
-          io.stdout.write(flags.format === 'json' ? json(report) : renderText(report));
-          return 0;
-        } finally {
-          store.close();
-        }
+        const report = await withReadStore(storeTargetOf(flags, io), lakeWarnings(io), listModels);
+        io.stdout.write(flags.format === 'json' ? json(report) : renderText(report));
+        return 0;
       }),
     );
   },

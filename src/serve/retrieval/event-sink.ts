@@ -6,7 +6,7 @@
  * or rarely another key with the same fingerprint).
  */
 import type { DuckDBAppender, DuckDBValue } from '@duckdb/node-api';
-import type { Store } from '../../store/db.js';
+import { loadDuckDb, type Store } from '../../store/db.js';
 import { EVENT_COLUMNS, eventValues, type EventOrigin } from '../../store/retrieval/events.js';
 import { sqlStrings } from '../../store/retrieval/tables.js';
 import type { JsonObject } from '../../io/json-value.js';
@@ -92,7 +92,7 @@ export class EventSink {
     await store.connection.run(
       `CREATE OR REPLACE TEMP TABLE ${STAGE} AS SELECT * FROM retrieval_events WITH NO DATA`,
     );
-    const { DuckDBTimestampValue } = await import('@duckdb/node-api');
+    const { DuckDBTimestampValue } = await loadDuckDb();
     return new EventSink(store, seen, (ms) => new DuckDBTimestampValue(BigInt(Math.round(ms)) * 1000n));
   }
 
