@@ -1,0 +1,284 @@
+/**
+ * The row-shape fast path of JSONL validation. A row that the exact path (strict JSON, detection, the schema, the
+ * rules) found clean is learned as a shape: its tokens in order, with each leaf either free (any value of its kind
+ * keeps every schema keyword's verdict: see schema-places.ts) or pinned (it must be byte-for-byte the learned one).
+ * A later row whose bytes follow the same tokens — the same keys in the same order, the same array lengths, the same
+ * kinds, the pinned values equal, every free string and number well-formed — is then valid without being decoded,
+ * parsed or checked: each check of the exact path gives on it what it gave on the learned row.
+ *
+ * Why that holds, check by check:
+ * - strict JSON: the line is valid UTF-8 (checked), every token is well-formed (the scanner below follows the JSON
+ *   grammar), numbers have at most 15 integer digits and no exponent (finite), the keys are the learned row's
+ *   distinct keys (no duplicate), the nesting is the learned row's (within the depth limit);
+ * - detection reads the keys and only the top-level `schema_version` and `type` values (DETECTION_READS; a test
+ *   watches every registered type's `looksLike`): those are pinned;
+ * - the schema: every keyword's verdict depends on the value's kind, keys, length, the pinned values, the bounds
+ *   re-checked here, and its children's verdicts, so by induction all of them are as on the learned row;
+ * - rules: a version with cross-field rules gets no shape (unless the run is schema-only).
+ * Anything else — a new key, another order, an escape in a key, an exponent, a longer array — makes the row go the
+ * exact way, so verdicts and diagnostics never change.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { FormatVersion } from '../../formats/types.js';
+import { publishedSchema } from '../schemas.js';
+import { meetsBound, Place, UnsupportedSchema, type NumberBound } from './schema-places.js';
+
+/** The top-level members whose values detection reads (besides every key): their values are always pinned. */
+export const DETECTION_READS: readonly string[] = ['schema_version', 'type'];
+
+const enum Op {
+  /** One punctuation byte: { } [ ] : , */
+  Punct,
+  /** Exactly these bytes (a key, or a pinned value). */
+  Bytes,
+  /** Any JSON string. */
+  String,
+  /** Any JSON number without exponent (with at most 15 integer digits); integer-only when `integerOnly`. */
+  Number,
+  /** true or false. */
+  Boolean,
+}
+
+interface Step {
+  op: Op;
+  /** Op.Punct: the byte; Op.Number: 1 when integer-only. */
+  byte: number;
+  /** Op.Bytes: the expected bytes. */
+  bytes?: Uint8Array;
+  /** Op.Number: bounds with the verdict each gave on the learned row. */
+  bounds?: { keyword: NumberBound; limit: number; met: boolean }[];
+}
+
+/** A learned shape, checked against the bytes of a row. */
+export class RowShape {
+  constructor(
+    private readonly steps: Step[],
+    /** "type@version" of the rows of this shape. */
+    readonly key: string,
+  ) {}
+
+  /** True when `b` (one JSONL line, without its line break) is a row of this shape: then it is valid. */
+  matches(b: Buffer): boolean {
+    const n = b.length;
+    let i = skipWs(b, 0);
+    for (const step of this.steps) {
+      switch (step.op) {
+        case Op.Punct:
+          if (b[i] !== step.byte) return false;
+          i++;
+          break;
+        case Op.Bytes: {
+          const want = step.bytes!;
+          const m = want.length;
+          if (i + m > n) return false;
+          for (let k = 0; k < m; k++) if (b[i + k] !== want[k]) return false;
+          i += m;
+          break;
+        }
+        case Op.String:
+          i = stringEnd(b, i);
+          if (i < 0) return false;
+          break;
+        case Op.Number: {
+          const end = numberEnd(b, i, step.byte === 1);
+          if (end < 0) return false;
+          if (step.bounds!.length > 0) {
+            const value = Number(b.toString('latin1', i, end));
+            for (const bound of step.bounds!)
+              if (meetsBound(value, bound.keyword, bound.limit) !== bound.met) return false;
+          }
+          i = end;
+          break;
+        }
+        case Op.Boolean:
+          if (b[i] === 0x74 && b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65) i += 4;
+          else if (
+            b[i] === 0x66 &&
+            b[i + 1] === 0x61 &&
+            b[i + 2] === 0x6c &&
+            b[i + 3] === 0x73 &&
+            b[i + 4] === 0x65
+          )
+            i += 5;
+          else return false;
+          break;
+      }
+      i = skipWs(b, i);
+    }
+    return i === n && isUtf8(b);
+  }
+}
+
+function skipWs(b: Uint8Array, i: number): number {
+  for (;;) {
+    const c = b[i];
+    if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) i++;
+    else return i;
+  }
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/** The offset after the JSON string token at `i`, or -1 when there is none (UTF-8 is checked separately). */
+export function stringEnd(b: Uint8Array, i: number): number {
+  if (b[i] !== 0x22) return -1;
+  const n = b.length;
+  i++;
+  while (i < n) {
+    const c = b[i];
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c) {
+      const e = b[i + 1];
+      if (e === 0x75) {
+        if (!(isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]) && isHex(b[i + 5]))) return -1;
+        i += 6;
+        continue;
+      }
+      // " \ / b f n r t
+      if (
+        e === 0x22 ||
+        e === 0x5c ||
+        e === 0x2f ||
+        e === 0x62 ||
+        e === 0x66 ||
+        e === 0x6e ||
+        e === 0x72 ||
+        e === 0x74
+      ) {
+        i += 2;
+        continue;
+      }
+      return -1;
+    }
+    if (c < 0x20) return -1;
+    i++;
+  }
+  return -1;
+}
+
+/**
+ * The offset after a number token at `i`: -?(0|[1-9][0-9]{0,14})(\.[0-9]+)? — no exponent and at most 15 integer
+ * digits, so the value is finite — not followed by another digit, '.', 'e' or 'E'; -1 when there is none.
+ */
+export function numberEnd(b: Uint8Array, i: number, integerOnly: boolean): number {
+  if (b[i] === 0x2d) i++;
+  const first = b[i];
+  if (first === 0x30) i++;
+  else if (first >= 0x31 && first <= 0x39) {
+    const start = i;
+    while (b[i] >= 0x30 && b[i] <= 0x39) i++;
+    if (i - start > 15) return -1;
+  } else return -1;
+  if (b[i] === 0x2e) {
+    if (integerOnly) return -1;
+    i++;
+    if (!(b[i] >= 0x30 && b[i] <= 0x39)) return -1;
+    while (b[i] >= 0x30 && b[i] <= 0x39) i++;
+  }
+  const next = b[i];
+  if ((next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45) return -1;
+  return i;
+}
+
+/**
+ * Learns the shape of a clean row of `version` (its bytes, which the exact path accepted without any diagnostic), or
+ * returns undefined when the version's schema uses a keyword the fast path does not understand.
+ */
+export function learnShape(b: Uint8Array, version: FormatVersion, key: string): RowShape | undefined {
+  let root: Place;
+  try {
+    root = new Place([publishedSchema(version) as Record<string, unknown>]);
+  } catch (error) {
+    if (error instanceof UnsupportedSchema) return undefined;
+    throw error;
+  }
+  const steps: Step[] = [];
+  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  let i = skipWs(b, 0);
+  const punct = (byte: number): void => {
+    if (b[i] !== byte) throw new Error('row-shape: the learned row is not the JSON it was said to be');
+    steps.push({ op: Op.Punct, byte });
+    i = skipWs(b, i + 1);
+  };
+  const exact = (start: number, end: number): void => {
+    steps.push({ op: Op.Bytes, byte: 0, bytes: Uint8Array.prototype.slice.call(b, start, end) });
+    i = skipWs(b, end);
+  };
+  const value = (place: Place, pinned: boolean): void => {
+    const c = b[i];
+    if (c === 0x7b) {
+      punct(0x7b);
+      let first = true;
+      while (b[i] !== 0x7d) {
+        if (!first) punct(0x2c);
+        first = false;
+        const keyEnd = stringEnd(b, i);
+        const name = JSON.parse(text.toString('utf8', i, keyEnd)) as string;
+        exact(i, keyEnd);
+        punct(0x3a);
+        const top = place === root && DETECTION_READS.includes(name);
+        value(place.member(name), pinned || top);
+      }
+      punct(0x7d);
+      return;
+    }
+    if (c === 0x5b) {
+      punct(0x5b);
+      for (let index = 0; b[i] !== 0x5d; index++) {
+        if (index > 0) punct(0x2c);
+        value(place.element(index), pinned);
+      }
+      punct(0x5d);
+      return;
+    }
+    const start = i;
+    let end: number;
+    let kind: 'string' | 'integer' | 'fraction' | 'boolean' | 'null';
+    if (c === 0x22) {
+      end = stringEnd(b, i);
+      kind = 'string';
+    } else if (c === 0x74 || c === 0x66) {
+      end = i + (c === 0x74 ? 4 : 5);
+      kind = 'boolean';
+    } else if (c === 0x6e) {
+      end = i + 4;
+      kind = 'null';
+    } else {
+      end = numberEnd(b, i, false);
+      // An exponent or a long number: kept exactly.
+      if (end < 0) {
+        let k = i + 1;
+        while (k < b.length && /[0-9.eE+-]/.test(String.fromCharCode(b[k]))) k++;
+        return exact(start, k);
+      }
+      kind = numberEnd(b, i, true) === end ? 'integer' : 'fraction';
+    }
+    if (end < 0) throw new Error('row-shape: the learned row is not the JSON it was said to be');
+    const rule = pinned ? ({ free: false } as const) : place.leaf(kind);
+    if (!rule.free) return exact(start, end);
+    if (kind === 'string') steps.push({ op: Op.String, byte: 0 });
+    else if (kind === 'boolean') steps.push({ op: Op.Boolean, byte: 0 });
+    else {
+      const learned = Number(text.toString('latin1', start, end));
+      steps.push({
+        op: Op.Number,
+        byte: rule.integerOnly ? 1 : 0,
+        bounds: rule.bounds.map((bound) => ({
+          ...bound,
+          met: meetsBound(learned, bound.keyword, bound.limit),
+        })),
+      });
+    }
+    i = skipWs(b, end);
+  };
+  try {
+    value(root, false);
+  } catch (error) {
+    if (error instanceof UnsupportedSchema) return undefined;
+    throw error;
+  }
+  if (i !== b.length) throw new Error('row-shape: trailing bytes after the learned row');
+  return new RowShape(steps, key);
+}
