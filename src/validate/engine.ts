@@ -14,6 +14,11 @@ export interface EngineOptions extends DetectOptions {
   schemaOnly?: boolean;
   /** Document types to detect from (default: the registry). */
   types?: readonly DocumentType[];
+  /**
+   * false: every JSONL row takes the exact path, none the row-shape fast path (shape/row-shape.ts), which gives the
+   * same verdicts and diagnostics (the tests compare the two).
+   */
+  rowShapes?: boolean;
 }
 
 export interface DocumentIssue {

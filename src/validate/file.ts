@@ -202,7 +202,7 @@ export class FileAccumulator {
     }
     // The fast path (shape/row-shape.ts): a row of a learned shape is valid as it stands. Not when a row sink wants
     // the parsed rows.
-    const shapes = this.rows ? undefined : engine.shapes(maxDepth);
+    const shapes = this.rows || engine.options.rowShapes === false ? undefined : engine.shapes(maxDepth);
     const key = shapes?.match(l.bytes);
     if (key !== undefined) {
       this.result.documents++;

@@ -136,7 +136,7 @@ export class Place {
         if (!isSchema(patterns) || typeof patterns === 'boolean')
           throw new UnsupportedSchema('patternProperties');
         for (const [pattern, sub] of Object.entries(patterns)) {
-          if (new RegExp(pattern, 'u').test(key)) {
+          if (patternMatches(pattern, key)) {
             out.push(sub as Schema);
             matched = true;
           }
@@ -191,6 +191,17 @@ export class Place {
     if (kind === 'fraction' && integerOnly) return { free: false };
     return { free: true, integerOnly, bounds };
   }
+}
+
+/** Whether a key matches a `patternProperties` pattern, as Ajv tests it (a Unicode regular expression). */
+function patternMatches(pattern: string, key: string): boolean {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, 'u');
+  } catch {
+    throw new UnsupportedSchema(`pattern ${pattern}`);
+  }
+  return re.test(key);
 }
 
 export type LeafRule =
