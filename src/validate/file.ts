@@ -200,13 +200,17 @@ export class FileAccumulator {
       });
       return;
     }
-    // The fast path (shape/row-shape.ts): a row of a learned shape is valid as it stands. Not when a row sink wants
-    // the parsed rows.
-    const shapes = this.rows || engine.options.rowShapes === false ? undefined : engine.shapes(maxDepth);
+    // The fast path (shape/row-shape.ts): a row of a learned shape is valid as it stands. A row sink still gets the
+    // parsed row, as the exact path would give it (strict JSON without issue: the text as decoded, no BOM).
+    const shapes = engine.options.rowShapes === false ? undefined : engine.shapes(maxDepth);
     const key = shapes?.match(l.bytes);
     if (key !== undefined) {
       this.result.documents++;
       this.result.types[key] = (this.result.types[key] ?? 0) + 1;
+      if (this.rows) {
+        const text = l.bytes.toString('utf8');
+        this.rows.line(l.line, { text, value: JSON.parse(text) });
+      }
       return;
     }
     const clean = this.check(engine, l.bytes, l.line, maxDepth);

@@ -18,6 +18,7 @@ import { validatePaths } from '../../src/validate/index.js';
 import { DETECTION_READS, learnShape } from '../../src/validate/shape/row-shape.js';
 import { mutations } from '../helpers/mutate.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
+import { copyTree } from '../checks/tree-fixture.js';
 import { instanceRow, makeTree } from './fixtures.js';
 
 type Rng = () => number;
@@ -670,6 +671,39 @@ describe('row-shape fast path on the real EEE 0.2.1 samples file, with generated
       assert.deepEqual(await validatePaths(['variants.jsonl'], { cwd: root }), exact);
     } finally {
       await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+// A datastore tree: its samples file's rows also feed the row checks (unique sample_id, canonical sample_hash,
+// foreign keys), which must see the rows the fast path accepted as they see the others.
+describe('row-shape fast path in a datastore tree', () => {
+  it('the row checks find the same faults in rows the fast path accepted', async () => {
+    const t = copyTree('current');
+    try {
+      const rows = t.readRows();
+      const next = createRng(5);
+      const more: unknown[] = [...rows];
+      for (let i = 0; i < 600; i++) {
+        const row = structuredClone(pick(next, rows)) as Record<string, unknown>;
+        const r = next();
+        if (r < 0.6) row.sample_id = `gen-${i}`;
+        else if (r < 0.7) row.evaluation_id = 'someone-else';
+        else if (r < 0.8) row.sample_hash = `${String(row.sample_hash)}0`;
+        // else: a duplicate sample_id
+        more.push(r < 0.9 ? row : valueMutation(next, row));
+      }
+      t.writeRows(more);
+      for (const jobs of [1, 2]) {
+        const options = { cwd: t.root, jobs, rangeBytes: 4096 };
+        const exact = await validatePaths(['.'], { ...options, rowShapes: false });
+        const codes = new Set(exact.files.flatMap((f) => f.diagnostics.map((d) => d.code)));
+        for (const code of ['eee.sample-id-duplicate', 'eee.foreign-key', 'eee.sample-hash'])
+          assert.ok(codes.has(code), `${code} in ${[...codes].join(', ')}`);
+        assert.deepEqual(await validatePaths(['.'], options), exact, `jobs ${jobs}`);
+      }
+    } finally {
+      t.cleanup();
     }
   });
 });

@@ -125,39 +125,46 @@ function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
+/** Bytes inside a string: 0 plain, 1 a control character (not allowed raw), 2 the closing quote, 3 a backslash. */
+const IN_STRING = new Uint8Array(256);
+IN_STRING.fill(1, 0, 0x20);
+IN_STRING[0x22] = 2;
+IN_STRING[0x5c] = 3;
+
 /** The offset after the JSON string token at `i`, or -1 when there is none (UTF-8 is checked separately). */
 export function stringEnd(b: Uint8Array, i: number): number {
   if (b[i] !== 0x22) return -1;
   const n = b.length;
   i++;
   while (i < n) {
-    const c = b[i];
-    if (c === 0x22) return i + 1;
-    if (c === 0x5c) {
-      const e = b[i + 1];
-      if (e === 0x75) {
-        if (!(isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]) && isHex(b[i + 5]))) return -1;
-        i += 6;
-        continue;
-      }
-      // " \ / b f n r t
-      if (
-        e === 0x22 ||
-        e === 0x5c ||
-        e === 0x2f ||
-        e === 0x62 ||
-        e === 0x66 ||
-        e === 0x6e ||
-        e === 0x72 ||
-        e === 0x74
-      ) {
-        i += 2;
-        continue;
-      }
-      return -1;
+    const k = IN_STRING[b[i]];
+    if (k === 0) {
+      i++;
+      continue;
     }
-    if (c < 0x20) return -1;
-    i++;
+    if (k === 2) return i + 1;
+    if (k === 1) return -1;
+    const e = b[i + 1];
+    if (e === 0x75) {
+      if (!(isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]) && isHex(b[i + 5]))) return -1;
+      i += 6;
+      continue;
+    }
+    // " \ / b f n r t
+    if (
+      e === 0x22 ||
+      e === 0x5c ||
+      e === 0x2f ||
+      e === 0x62 ||
+      e === 0x66 ||
+      e === 0x6e ||
+      e === 0x72 ||
+      e === 0x74
+    ) {
+      i += 2;
+      continue;
+    }
+    return -1;
   }
   return -1;
 }
