@@ -1,12 +1,13 @@
 /**
- * The shapes an engine has learned (row-shape.ts), tried in turn on each JSONL row: a few, the latest hit first.
- * When rows rarely match (a file of many shapes), it stops trying, so an unusual file pays almost nothing for it.
+ * The shapes an engine has learned (row-shape.ts), tried in turn on each JSONL row: a few, the latest hit first (a
+ * new one takes the place of the least recently hit). When a file's rows rarely match (many shapes), it stops trying
+ * for the rest of that file, so an unusual file pays little for it.
  */
 import type { FormatVersion } from '../../formats/types.js';
 import { learnShape, type RowShape } from './row-shape.js';
 
 const MAX_SHAPES = 8;
-/** After this many tries, a hit rate under 1/4 turns the fast path off for the rest of the run. */
+/** After this many tries in a file, a hit rate under 1/4 turns the fast path off for the rest of the file. */
 const TRIAL = 2048;
 
 export class RowShapes {
@@ -21,6 +22,13 @@ export class RowShapes {
     /** The depth limit the shapes were learned under (a shape only holds for the same limit). */
     readonly maxDepth: number | undefined,
   ) {}
+
+  /** A new file (or range of one) starts: the hit rate is counted afresh. */
+  beginFile(): void {
+    this.tries = 0;
+    this.hits = 0;
+    this.off = false;
+  }
 
   /** The "type@version" of the row when it has a learned shape (it is then valid), else undefined. */
   match(bytes: Buffer): string | undefined {
@@ -44,14 +52,18 @@ export class RowShapes {
 
   /** Whether a clean row that did not match should be learned. */
   get learning(): boolean {
-    return !this.off && this.shapes.length < MAX_SHAPES;
+    return !this.off;
   }
 
   /** Learns a row the exact path found clean (no diagnostic at all) as `version`. */
   learn(bytes: Uint8Array, version: FormatVersion, key: string): void {
-    if (!this.learning || this.unsupported.has(version)) return;
+    if (this.off || this.unsupported.has(version)) return;
     const shape = learnShape(bytes, version, key);
-    if (shape) this.shapes.push(shape);
-    else this.unsupported.add(version);
+    if (!shape) {
+      this.unsupported.add(version);
+      return;
+    }
+    if (this.shapes.length >= MAX_SHAPES) this.shapes.pop();
+    this.shapes.push(shape);
   }
 }
