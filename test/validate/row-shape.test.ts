@@ -8,7 +8,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eeeInstanceType } from '../../src/formats/eee/index.js';
 import { documentTypes } from '../../src/formats/registry.js';
+import { stageBytes, stagedStringEnd, stringEnd } from '../../src/io/string-scan.js';
 import type { DocumentType } from '../../src/formats/types.js';
 import { createRng } from '../../src/metrics/stats/rng.js';
 import { Detector } from '../../src/validate/detect.js';
@@ -16,12 +18,14 @@ import { Engine } from '../../src/validate/engine.js';
 import { FileAccumulator } from '../../src/validate/file.js';
 import { validatePaths } from '../../src/validate/index.js';
 import { DETECTION_READS, learnShape } from '../../src/validate/shape/row-shape.js';
+import { assembleWasm, STRING_SCAN, wasmModuleText } from '../../scripts/wasm.js';
 import { mutations } from '../helpers/mutate.js';
 import { projectRoot, reference, skipWithoutReference } from '../helpers/shared.js';
 import { copyTree } from '../checks/tree-fixture.js';
 import { instanceRow, makeTree } from './fixtures.js';
 
 type Rng = () => number;
+const INSTANCE_030 = eeeInstanceType.versions.find((v) => v.version === '0.3.0')!;
 const pick = <T>(next: Rng, xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
 
 /** The exact path's verdict on one row: its "type@version" when it has no diagnostic at all, else undefined. */
@@ -309,6 +313,7 @@ describe('row-shape fast path against the exact path', () => {
         baseTexts.map((t) => Buffer.from(t)),
       );
       const shapes = engine.shapes(undefined);
+      const direct = baseTexts.map((t) => learnShape(Buffer.from(t), INSTANCE_030, 'eee.instance@0.3.0')!);
       for (let n = 0; n < 600; n++) {
         const base = pick(next, bases);
         const mode = next();
@@ -318,6 +323,8 @@ describe('row-shape fast path against the exact path', () => {
         else if (mode < 0.9) bytes = textMutation(next, JSON.stringify(base));
         else bytes = textMutation(next, JSON.stringify(valueMutation(next, base)));
         const fast = shapes.match(bytes);
+        // The WebAssembly string scan and the JavaScript one agree on every row, for every learned shape.
+        for (const shape of direct) assert.equal(shape.matches(bytes), shape.matches(bytes, null));
         const verdict = exactClean(exact, bytes);
         if (verdict === undefined) exactInvalid++;
         if (fast === undefined) continue;
@@ -705,5 +712,37 @@ describe('row-shape fast path in a datastore tree', () => {
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe('string scan: WebAssembly and JavaScript', () => {
+  it('the committed WebAssembly is what string-scan.wat assembles to (npm run wasm)', async () => {
+    const committed = readFileSync(join(projectRoot, STRING_SCAN.bytesFile), 'utf8');
+    assert.equal(committed, wasmModuleText(STRING_SCAN, await assembleWasm(projectRoot, STRING_SCAN)));
+  });
+
+  it('agree on where every string ends, on 20,000 random texts full of quotes, escapes and control bytes', () => {
+    const next = createRng(31);
+    const alphabet = [
+      0x61, 0x22, 0x5c, 0x75, 0x30, 0x41, 0x66, 0x67, 0x6e, 0x2f, 0x01, 0x1f, 0x20, 0x7f, 0x80, 0xff,
+    ];
+    let strings = 0;
+    let ends = 0;
+    for (let k = 0; k < 20000; k++) {
+      // Leave bytes behind in the WebAssembly memory first: a scan must stop at the text's end all the same.
+      stageBytes(Buffer.alloc(200, pick(next, [0x61, 0x22, 0x5c])));
+      const length = Math.floor(next() * (next() < 0.2 ? 300 : 70));
+      const b = Buffer.from(Array.from({ length }, () => pick(next, alphabet)));
+      const staged = stageBytes(b);
+      assert.ok(staged, 'WebAssembly SIMD is available here');
+      for (let i = 0; i < b.length; i++) {
+        if (b[i] !== 0x22) continue;
+        strings++;
+        const want = stringEnd(b, i, b.length);
+        if (want >= 0) ends++;
+        assert.equal(stagedStringEnd(staged, i, b.length), want, `${b.toString('hex')} at ${i}`);
+      }
+    }
+    assert.ok(strings > 30000 && ends > 8000, `${strings} strings, ${ends} ended`);
   });
 });

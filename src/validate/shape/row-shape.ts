@@ -20,6 +20,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FormatVersion } from '../../formats/types.js';
+import { stageBytes, stagedStringEnd, stringEnd } from '../../io/string-scan.js';
 import { publishedSchema } from '../schemas.js';
 import { meetsBound, Place, UnsupportedSchema, type NumberBound } from './schema-places.js';
 
@@ -43,14 +44,29 @@ const enum Op {
   Boolean,
 }
 
+interface Bound {
+  keyword: NumberBound;
+  limit: number;
+  /** The verdict it gave on the learned row. */
+  met: boolean;
+}
+
+const NO_BYTES = new Uint8Array(0);
+const NO_BOUNDS: Bound[] = [];
+
+/** One step of a shape. Every step has every field (one object shape, so the matching loop stays fast). */
 interface Step {
   op: Op;
   /** Op.Punct: the byte; Op.Number: 1 when integer-only. */
   byte: number;
   /** Op.Bytes: the expected bytes. */
-  bytes?: Uint8Array;
-  /** Op.Number: bounds with the verdict each gave on the learned row. */
-  bounds?: { keyword: NumberBound; limit: number; met: boolean }[];
+  bytes: Uint8Array;
+  /** Op.Number: the bounds to check. */
+  bounds: Bound[];
+}
+
+function step(op: Op, byte = 0, bytes = NO_BYTES, bounds = NO_BOUNDS): Step {
+  return { op, byte, bytes, bounds };
 }
 
 /** A learned shape, checked against the bytes of a row. */
@@ -61,9 +77,14 @@ export class RowShape {
     readonly key: string,
   ) {}
 
-  /** True when `b` (one JSONL line, without its line break) is a row of this shape: then it is valid. */
-  matches(b: Buffer): boolean {
-    const n = b.length;
+  /**
+   * True when `line` (one JSONL line, without its line break) is a row of this shape: then it is valid. Strings are
+   * scanned by WebAssembly in `staged`, the line's copy (see io/string-scan.ts), when there is one (not null), else
+   * in JavaScript. Past the end both read a byte no step accepts (the copy's 0x00 after the line, or undefined).
+   */
+  matches(line: Buffer, staged: Buffer | null = stageBytes(line)): boolean {
+    const n = line.length;
+    const b = staged ?? line;
     let i = skipWs(b, 0);
     for (const step of this.steps) {
       switch (step.op) {
@@ -72,7 +93,7 @@ export class RowShape {
           i++;
           break;
         case Op.Bytes: {
-          const want = step.bytes!;
+          const want = step.bytes;
           const m = want.length;
           if (i + m > n) return false;
           for (let k = 0; k < m; k++) if (b[i + k] !== want[k]) return false;
@@ -80,15 +101,15 @@ export class RowShape {
           break;
         }
         case Op.String:
-          i = stringEnd(b, i);
+          i = staged ? stagedStringEnd(b, i, n) : stringEnd(b, i, n);
           if (i < 0) return false;
           break;
         case Op.Number: {
           const end = numberEnd(b, i, step.byte === 1);
           if (end < 0) return false;
-          if (step.bounds!.length > 0) {
+          if (step.bounds.length > 0) {
             const value = Number(b.toString('latin1', i, end));
-            for (const bound of step.bounds!)
+            for (const bound of step.bounds)
               if (meetsBound(value, bound.keyword, bound.limit) !== bound.met) return false;
           }
           i = end;
@@ -109,7 +130,7 @@ export class RowShape {
       }
       i = skipWs(b, i);
     }
-    return i === n && isUtf8(b);
+    return i === n && isUtf8(line);
   }
 }
 
@@ -119,54 +140,6 @@ function skipWs(b: Uint8Array, i: number): number {
     if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) i++;
     else return i;
   }
-}
-
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-/** Bytes inside a string: 0 plain, 1 a control character (not allowed raw), 2 the closing quote, 3 a backslash. */
-const IN_STRING = new Uint8Array(256);
-IN_STRING.fill(1, 0, 0x20);
-IN_STRING[0x22] = 2;
-IN_STRING[0x5c] = 3;
-
-/** The offset after the JSON string token at `i`, or -1 when there is none (UTF-8 is checked separately). */
-export function stringEnd(b: Uint8Array, i: number): number {
-  if (b[i] !== 0x22) return -1;
-  const n = b.length;
-  i++;
-  while (i < n) {
-    const k = IN_STRING[b[i]];
-    if (k === 0) {
-      i++;
-      continue;
-    }
-    if (k === 2) return i + 1;
-    if (k === 1) return -1;
-    const e = b[i + 1];
-    if (e === 0x75) {
-      if (!(isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]) && isHex(b[i + 5]))) return -1;
-      i += 6;
-      continue;
-    }
-    // " \ / b f n r t
-    if (
-      e === 0x22 ||
-      e === 0x5c ||
-      e === 0x2f ||
-      e === 0x62 ||
-      e === 0x66 ||
-      e === 0x6e ||
-      e === 0x72 ||
-      e === 0x74
-    ) {
-      i += 2;
-      continue;
-    }
-    return -1;
-  }
-  return -1;
 }
 
 /**
@@ -210,11 +183,11 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
   let i = skipWs(b, 0);
   const punct = (byte: number): void => {
     if (b[i] !== byte) throw new Error('row-shape: the learned row is not the JSON it was said to be');
-    steps.push({ op: Op.Punct, byte });
+    steps.push(step(Op.Punct, byte));
     i = skipWs(b, i + 1);
   };
   const exact = (start: number, end: number): void => {
-    steps.push({ op: Op.Bytes, byte: 0, bytes: Uint8Array.prototype.slice.call(b, start, end) });
+    steps.push(step(Op.Bytes, 0, Uint8Array.prototype.slice.call(b, start, end)));
     i = skipWs(b, end);
   };
   const value = (place: Place, pinned: boolean): void => {
@@ -225,7 +198,7 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
       while (b[i] !== 0x7d) {
         if (!first) punct(0x2c);
         first = false;
-        const keyEnd = stringEnd(b, i);
+        const keyEnd = stringEnd(b, i, b.length);
         const name = JSON.parse(text.toString('utf8', i, keyEnd)) as string;
         exact(i, keyEnd);
         punct(0x3a);
@@ -248,7 +221,7 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
     let end: number;
     let kind: 'string' | 'integer' | 'fraction' | 'boolean' | 'null';
     if (c === 0x22) {
-      end = stringEnd(b, i);
+      end = stringEnd(b, i, b.length);
       kind = 'string';
     } else if (c === 0x74 || c === 0x66) {
       end = i + (c === 0x74 ? 4 : 5);
@@ -269,18 +242,15 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
     if (end < 0) throw new Error('row-shape: the learned row is not the JSON it was said to be');
     const rule = pinned ? ({ free: false } as const) : place.leaf(kind);
     if (!rule.free) return exact(start, end);
-    if (kind === 'string') steps.push({ op: Op.String, byte: 0 });
-    else if (kind === 'boolean') steps.push({ op: Op.Boolean, byte: 0 });
+    if (kind === 'string') steps.push(step(Op.String));
+    else if (kind === 'boolean') steps.push(step(Op.Boolean));
     else {
       const learned = Number(text.toString('latin1', start, end));
-      steps.push({
-        op: Op.Number,
-        byte: rule.integerOnly ? 1 : 0,
-        bounds: rule.bounds.map((bound) => ({
-          ...bound,
-          met: meetsBound(learned, bound.keyword, bound.limit),
-        })),
-      });
+      const bounds = rule.bounds.map((bound) => ({
+        ...bound,
+        met: meetsBound(learned, bound.keyword, bound.limit),
+      }));
+      steps.push(step(Op.Number, rule.integerOnly ? 1 : 0, NO_BYTES, bounds));
     }
     i = skipWs(b, end);
   };

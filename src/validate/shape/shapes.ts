@@ -4,6 +4,7 @@
  * for the rest of that file, so an unusual file pays little for it.
  */
 import type { FormatVersion } from '../../formats/types.js';
+import { stageBytes } from '../../io/string-scan.js';
 import { learnShape, type RowShape } from './row-shape.js';
 
 const MAX_SHAPES = 8;
@@ -35,9 +36,10 @@ export class RowShapes {
     if (this.off || this.shapes.length === 0) return undefined;
     this.tries++;
     const shapes = this.shapes;
+    const staged = stageBytes(bytes);
     for (let k = 0; k < shapes.length; k++) {
       const shape = shapes[k];
-      if (shape.matches(bytes)) {
+      if (shape.matches(bytes, staged)) {
         this.hits++;
         if (k > 0) {
           shapes.splice(k, 1);
