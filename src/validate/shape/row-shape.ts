@@ -1,22 +1,25 @@
 /**
  * The row-shape fast path of JSONL validation. A row that the exact path (strict JSON, detection, the schema, the
- * rules) found clean is learned as a shape: its tokens in order, with each leaf either free (any value of its kind
- * keeps every schema keyword's verdict: see schema-places.ts) or pinned (it must be byte-for-byte the learned one).
- * A later row whose bytes follow the same tokens — the same keys in the same order, the same array lengths, the same
- * kinds, the pinned values equal, every free string and number well-formed — is then valid without being decoded,
- * parsed or checked: each check of the exact path gives on it what it gave on the learned row.
+ * rules) found clean is learned as a shape: its bytes, cut into free values (leaves whose value may be any of its
+ * kind without changing any schema keyword's verdict: see schema-places.ts) and the literal runs between them (the
+ * punctuation, whitespace, keys and pinned values, to be matched byte for byte). A later row made of the same literal
+ * runs with a well-formed value of the same kind in each free place — so the same keys in the same order, the same
+ * array lengths, the same pinned values — is then valid without being decoded, parsed or checked: each check of the
+ * exact path gives on it what it gave on the learned row.
  *
  * Why that holds, check by check:
- * - strict JSON: the line is valid UTF-8 (checked), every token is well-formed (the scanner below follows the JSON
- *   grammar), numbers have at most 15 integer digits and no exponent (finite), the keys are the learned row's
- *   distinct keys (no duplicate), the nesting is the learned row's (within the depth limit);
+ * - strict JSON: the line is valid UTF-8 (checked); a free value is one whole token (a string to its closing quote,
+ *   a number not followed by a digit, '.', 'e' or 'E', true or false) and the literal runs are the learned row's
+ *   bytes, so the row's tokens are the learned row's but for the free values; numbers have at most 15 integer digits
+ *   and no exponent (finite); the keys are the learned row's distinct keys (no duplicate), the nesting is the
+ *   learned row's (within the depth limit);
  * - detection reads the keys and only the top-level values listed in DETECTION_READS (a test watches every
  *   registered type's `looksLike`): those are pinned;
  * - the schema: every keyword's verdict depends on the value's kind, keys, length, the pinned values, the bounds
  *   re-checked here, and its children's verdicts, so by induction all of them are as on the learned row;
  * - rules: a version with cross-field rules gets no shape (unless the run is schema-only).
- * Anything else — a new key, another order, an escape in a key, an exponent, a longer array — makes the row go the
- * exact way, so verdicts and diagnostics never change.
+ * Anything else — a new key, another order, other whitespace, an escape in a key, an exponent, a longer array —
+ * makes the row go the exact way (and perhaps be learned), so verdicts and diagnostics never change.
  */
 import { isUtf8 } from 'node:buffer';
 import type { FormatVersion } from '../../formats/types.js';
@@ -31,15 +34,13 @@ import { meetsBound, Place, UnsupportedSchema, type NumberBound } from './schema
  */
 export const DETECTION_READS: readonly string[] = ['schema_version', 'type', 'items'];
 
-const enum Op {
-  /** One punctuation byte: { } [ ] : , */
-  Punct,
-  /** Exactly these bytes (a key, or a pinned value). */
-  Bytes,
+const enum Free {
   /** Any JSON string. */
   String,
-  /** Any JSON number without exponent (with at most 15 integer digits); integer-only when `integerOnly`. */
+  /** Any JSON number without exponent (with at most 15 integer digits). */
   Number,
+  /** As Number, without a fraction. */
+  Integer,
   /** true or false. */
   Boolean,
 }
@@ -51,22 +52,12 @@ interface Bound {
   met: boolean;
 }
 
-const NO_BYTES = new Uint8Array(0);
-const NO_BOUNDS: Bound[] = [];
-
-/** One step of a shape. Every step has every field (one object shape, so the matching loop stays fast). */
+/** A literal run of the learned row's bytes, then a free value (none after the last run). */
 interface Step {
-  op: Op;
-  /** Op.Punct: the byte; Op.Number: 1 when integer-only. */
-  byte: number;
-  /** Op.Bytes: the expected bytes. */
-  bytes: Uint8Array;
-  /** Op.Number: the bounds to check. */
+  literal: Uint8Array;
+  free: Free | -1;
+  /** For a number: the bounds to check. */
   bounds: Bound[];
-}
-
-function step(op: Op, byte = 0, bytes = NO_BYTES, bounds = NO_BOUNDS): Step {
-  return { op, byte, bytes, bounds };
 }
 
 /** A learned shape, checked against the bytes of a row. */
@@ -80,32 +71,26 @@ export class RowShape {
   /**
    * True when `line` (one JSONL line, without its line break) is a row of this shape: then it is valid. Strings are
    * scanned by WebAssembly in `staged`, the line's copy (see io/string-scan.ts), when there is one (not null), else
-   * in JavaScript. Past the end both read a byte no step accepts (the copy's 0x00 after the line, or undefined).
+   * in JavaScript. Past the end both read a byte no value accepts (the copy's 0x00 after the line, or undefined).
    */
   matches(line: Buffer, staged: Buffer | null = stageBytes(line)): boolean {
     const n = line.length;
     const b = staged ?? line;
-    let i = skipWs(b, 0);
+    let i = 0;
     for (const step of this.steps) {
-      switch (step.op) {
-        case Op.Punct:
-          if (b[i] !== step.byte) return false;
-          i++;
-          break;
-        case Op.Bytes: {
-          const want = step.bytes;
-          const m = want.length;
-          if (i + m > n) return false;
-          for (let k = 0; k < m; k++) if (b[i + k] !== want[k]) return false;
-          i += m;
-          break;
-        }
-        case Op.String:
+      const want = step.literal;
+      const m = want.length;
+      if (i + m > n) return false;
+      for (let k = 0; k < m; k++) if (b[i + k] !== want[k]) return false;
+      i += m;
+      switch (step.free) {
+        case Free.String:
           i = staged ? stagedStringEnd(b, i, n) : stringEnd(b, i, n);
           if (i < 0) return false;
           break;
-        case Op.Number: {
-          const end = numberEnd(b, i, step.byte === 1);
+        case Free.Number:
+        case Free.Integer: {
+          const end = numberEnd(b, i, step.free === Free.Integer);
           if (end < 0) return false;
           if (step.bounds.length > 0) {
             const value = Number(b.toString('latin1', i, end));
@@ -115,7 +100,7 @@ export class RowShape {
           i = end;
           break;
         }
-        case Op.Boolean:
+        case Free.Boolean:
           if (b[i] === 0x74 && b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65) i += 4;
           else if (
             b[i] === 0x66 &&
@@ -128,7 +113,6 @@ export class RowShape {
           else return false;
           break;
       }
-      i = skipWs(b, i);
     }
     return i === n && isUtf8(line);
   }
@@ -166,6 +150,20 @@ export function numberEnd(b: Uint8Array, i: number, integerOnly: boolean): numbe
   return i;
 }
 
+/** The end of the JSON number token at `i` in a valid JSON text (any form: exponent, many digits). */
+function anyNumberEnd(b: Uint8Array, i: number): number {
+  let k = i + 1;
+  for (;;) {
+    const c = b[k];
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d) k++;
+    else return k;
+  }
+}
+
+function notJson(): never {
+  throw new Error('row-shape: the learned row is not the JSON it was said to be');
+}
+
 /**
  * Learns the shape of a clean row of `version` (its bytes, which the exact path accepted without any diagnostic), or
  * returns undefined when the version's schema uses a keyword the fast path does not understand.
@@ -180,14 +178,16 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
   }
   const steps: Step[] = [];
   const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  /** Where the current literal run started. */
+  let literal = 0;
   let i = skipWs(b, 0);
   const punct = (byte: number): void => {
-    if (b[i] !== byte) throw new Error('row-shape: the learned row is not the JSON it was said to be');
-    steps.push(step(Op.Punct, byte));
+    if (b[i] !== byte) notJson();
     i = skipWs(b, i + 1);
   };
-  const exact = (start: number, end: number): void => {
-    steps.push(step(Op.Bytes, 0, Uint8Array.prototype.slice.call(b, start, end)));
+  const free = (kind: Free, start: number, end: number, bounds: Bound[] = []): void => {
+    steps.push({ literal: Uint8Array.prototype.slice.call(b, literal, start), free: kind, bounds });
+    literal = end;
     i = skipWs(b, end);
   };
   const value = (place: Place, pinned: boolean): void => {
@@ -199,8 +199,9 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
         if (!first) punct(0x2c);
         first = false;
         const keyEnd = stringEnd(b, i, b.length);
+        if (keyEnd < 0) notJson();
         const name = JSON.parse(text.toString('utf8', i, keyEnd)) as string;
-        exact(i, keyEnd);
+        i = skipWs(b, keyEnd);
         punct(0x3a);
         const top = place === root && DETECTION_READS.includes(name);
         value(place.member(name), pinned || top);
@@ -231,28 +232,21 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
       kind = 'null';
     } else {
       end = numberEnd(b, i, false);
-      // An exponent or a long number: kept exactly.
-      if (end < 0) {
-        let k = i + 1;
-        while (k < b.length && /[0-9.eE+-]/.test(String.fromCharCode(b[k]))) k++;
-        return exact(start, k);
-      }
       kind = numberEnd(b, i, true) === end ? 'integer' : 'fraction';
+      // An exponent or a long number: kept as it is, in the literal run.
+      if (end < 0) return void (i = skipWs(b, anyNumberEnd(b, i)));
     }
-    if (end < 0) throw new Error('row-shape: the learned row is not the JSON it was said to be');
+    if (end < 0) notJson();
     const rule = pinned ? ({ free: false } as const) : place.leaf(kind);
-    if (!rule.free) return exact(start, end);
-    if (kind === 'string') steps.push(step(Op.String));
-    else if (kind === 'boolean') steps.push(step(Op.Boolean));
-    else {
-      const learned = Number(text.toString('latin1', start, end));
-      const bounds = rule.bounds.map((bound) => ({
-        ...bound,
-        met: meetsBound(learned, bound.keyword, bound.limit),
-      }));
-      steps.push(step(Op.Number, rule.integerOnly ? 1 : 0, NO_BYTES, bounds));
-    }
-    i = skipWs(b, end);
+    if (!rule.free) return void (i = skipWs(b, end));
+    if (kind === 'string') return free(Free.String, start, end);
+    if (kind === 'boolean') return free(Free.Boolean, start, end);
+    const learned = Number(text.toString('latin1', start, end));
+    const bounds = rule.bounds.map((bound) => ({
+      ...bound,
+      met: meetsBound(learned, bound.keyword, bound.limit),
+    }));
+    free(rule.integerOnly ? Free.Integer : Free.Number, start, end, bounds);
   };
   try {
     value(root, false);
@@ -260,6 +254,7 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
     if (error instanceof UnsupportedSchema) return undefined;
     throw error;
   }
-  if (i !== b.length) throw new Error('row-shape: trailing bytes after the learned row');
+  if (i !== b.length) notJson();
+  steps.push({ literal: Uint8Array.prototype.slice.call(b, literal, b.length), free: -1, bounds: [] });
   return new RowShape(steps, key);
 }
