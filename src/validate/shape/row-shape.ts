@@ -93,7 +93,7 @@ export class RowShape {
           const end = numberEnd(b, i, step.free === Free.Integer);
           if (end < 0) return false;
           if (step.bounds.length > 0) {
-            const value = Number(b.toString('latin1', i, end));
+            const value = numberValue(b, i, end);
             for (const bound of step.bounds)
               if (meetsBound(value, bound.keyword, bound.limit) !== bound.met) return false;
           }
@@ -148,6 +148,19 @@ export function numberEnd(b: Uint8Array, i: number, integerOnly: boolean): numbe
   const next = b[i];
   if ((next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45) return -1;
   return i;
+}
+
+/** The value of the number token [i, end) that numberEnd read: exact for an integer, as Number() reads a fraction. */
+function numberValue(b: Buffer, i: number, end: number): number {
+  const negative = b[i] === 0x2d;
+  let value = 0;
+  for (let k = negative ? i + 1 : i; k < end; k++) {
+    const c = b[k];
+    if (c === 0x2e) return Number(b.toString('latin1', i, end));
+    value = value * 10 + (c - 0x30);
+  }
+  // At most 15 digits: every step above is exact. "-0" is -0, as Number("-0").
+  return negative ? -value : value;
 }
 
 /** The end of the JSON number token at `i` in a valid JSON text (any form: exponent, many digits). */
