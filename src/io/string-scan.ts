@@ -6,52 +6,29 @@
  * compare the two.
  */
 import { STRING_SCAN_WASM } from './wasm/string-scan-bytes.js';
-
-/** Texts above this size are scanned in JavaScript, so the WebAssembly memory stays small. */
-const WASM_MAX_BYTES = 16 * 1024 * 1024;
-const PAGE = 64 * 1024;
+import { WasmScratch } from './wasm-scratch.js';
 
 interface Scanner {
   memory: WebAssembly.Memory;
   stringEnd: (contentStart: number, end: number) => number;
 }
 
-let scanner: Scanner | null | undefined;
-let staged = Buffer.alloc(0);
-
-function wasmScanner(): Scanner | null {
-  if (scanner !== undefined) return scanner;
-  try {
-    const module = new WebAssembly.Module(Buffer.from(STRING_SCAN_WASM, 'base64'));
-    scanner = new WebAssembly.Instance(module).exports as unknown as Scanner;
-    staged = Buffer.from(scanner.memory.buffer);
-  } catch {
-    // A runtime without WebAssembly SIMD: the JavaScript scan does the work.
-    scanner = null;
-  }
-  return scanner;
-}
+const scanner = new WasmScratch<Scanner>(STRING_SCAN_WASM);
 
 /**
  * A copy of `bytes` in the scanner's memory, at offset 0 and followed by one 0x00 byte (which no JSON token accepts,
- * so a reader that stops at the end of the text never reads what an earlier copy left there); null when there is
- * no scanner or the text is too large (null). Valid until the next call.
+ * so a reader that stops at the end of the text never reads what an earlier copy left there); null when there is no
+ * scanner or the text is too large. Valid until the next call.
  */
 export function stageBytes(bytes: Uint8Array): Buffer | null {
-  const wasm = bytes.length < WASM_MAX_BYTES ? wasmScanner() : null;
-  if (wasm === null) return null;
-  if (bytes.length + 1 > staged.length) {
-    wasm.memory.grow(Math.ceil((bytes.length + 1 - staged.length) / PAGE));
-    staged = Buffer.from(wasm.memory.buffer);
-  }
-  staged.set(bytes, 0);
-  staged[bytes.length] = 0;
+  const staged = scanner.copy(bytes, 1);
+  if (staged !== null) staged[bytes.length] = 0;
   return staged;
 }
 
 /** As stringEnd, in the staged copy (`b`, from stageBytes), by the WebAssembly routine. */
 export function stagedStringEnd(b: Uint8Array, i: number, n: number): number {
-  return b[i] === 0x22 ? scanner!.stringEnd(i + 1, n) : -1;
+  return b[i] === 0x22 ? scanner.exports()!.stringEnd(i + 1, n) : -1;
 }
 
 /** Bytes inside a string: 0 plain, 1 a control character (not allowed raw), 2 the closing quote, 3 a backslash. */
