@@ -205,9 +205,14 @@ async function cliBundle(): Promise<string> {
 
 let bundled: string | undefined;
 
-async function runValidate(path: string, jobs: number, extra: string[] = []): Promise<ChildResult> {
+async function runValidate(
+  path: string,
+  jobs: number,
+  extra: string[] = [],
+  bundle?: string,
+): Promise<ChildResult> {
   bundled ??= await cliBundle();
-  const cli = bundled;
+  const cli = bundle ?? bundled;
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
     const child = spawn(
@@ -273,9 +278,9 @@ export async function run(): Promise<void> {
   const summaries: string[] = [];
   const startup: number[] = [];
   const validator =
-    (jobs: number, extra: string[] = []) =>
+    (jobs: number, extra: string[] = [], bundle?: string) =>
     async (): Promise<number> => {
-      const r = await runValidate(path, jobs, extra);
+      const r = await runValidate(path, jobs, extra, bundle);
       rss = Math.max(rss, r.maxRssMb);
       startup.push(r.wallSeconds - r.seconds);
       const line = `${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`;
@@ -293,6 +298,19 @@ export async function run(): Promise<void> {
     // rules and the checks across files.
     { label: 'validate --jobs 1 --schema-only', time: validator(1, ['--schema-only']), target: 0.8 },
     { label: 'validate --jobs 2 --schema-only', time: validator(2, ['--schema-only']), target: 1.4 },
+    // VALIDATE_BENCH_OTHER=path/to/cli.mjs: another build's bundle in the same rounds (e.g. main's, before a change).
+    ...(process.env.VALIDATE_BENCH_OTHER
+      ? [
+          {
+            label: 'other build: validate --jobs 1',
+            time: validator(1, [], process.env.VALIDATE_BENCH_OTHER),
+          },
+          {
+            label: 'other build: validate --jobs 2',
+            time: validator(2, [], process.env.VALIDATE_BENCH_OTHER),
+          },
+        ]
+      : []),
   ].map((c) => ({ ...c, ratios: [], rates: [] }));
   const baseRates: number[] = [];
   for (let r = 0; r < rounds; r++) {
