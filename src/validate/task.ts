@@ -5,7 +5,7 @@
 import { SamplesRowChecks, type RowCheckContext, type RowCheckResult } from '../checks/eee-tree.js';
 import { readJsonlFile } from '../io/jsonl.js';
 import { Engine, type EngineOptions } from './engine.js';
-import { FileAccumulator, validateFileAt, validateLines, type FileResult } from './file.js';
+import { FileAccumulator, readBuffer, validateFileAt, validateLines, type FileResult } from './file.js';
 
 export interface WorkerTask {
   id: number;
@@ -56,10 +56,15 @@ export async function runTask(task: WorkerTask, send: (reply: WorkerReply) => vo
     if (task.range) {
       const acc = new FileAccumulator(task.path, task.maxDiagnostics);
       const stats = { lines: 0 };
-      await validateLines(acc, engine, readJsonlFile(task.absPath, task.range, { stats }), {
-        maxDepth: task.maxDepth,
-        onBytes,
-      });
+      await validateLines(
+        acc,
+        engine,
+        readJsonlFile(task.absPath, task.range, { stats, readBuffer: readBuffer() }),
+        {
+          maxDepth: task.maxDepth,
+          onBytes,
+        },
+      );
       flush();
       return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
     }
