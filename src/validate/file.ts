@@ -6,7 +6,7 @@ import { readError } from '../io/file-kind.js';
 import { readRegularFile } from '../io/regular-file.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError } from '../errors.js';
-import { readJsonlFile, splitLines, type JsonlLine } from '../io/jsonl.js';
+import { readJsonlFile, splitLines, type JsonlLine, type LineReaderOptions } from '../io/jsonl.js';
 import { locatePointers, parseStrictJson } from '../io/strict-json.js';
 import type { DocumentIssue, DocumentVerdict, Engine } from './engine.js';
 import type { RowShapes } from './shape/shapes.js';
@@ -241,6 +241,11 @@ export interface ReadOptions {
   onBytes?: (n: number) => void;
   /** Fed every non-blank line of a JSONL file (see `RowSink`). */
   rows?: RowSink;
+  /**
+   * Read a JSONL file through a stream (the thread pool) instead of synchronously into one reused buffer: for a
+   * thread that must stay responsive, such as the one that hands ranges to workers while it reads its own.
+   */
+  streamed?: boolean;
 }
 
 /** Validates lines from an async source of batches. */
@@ -261,11 +266,11 @@ export async function validateLines(
 }
 
 /**
- * A buffer for one JSONL read: the file is read into it again and again, synchronously (see readJsonlFile), which
+ * How a JSONL file is read: unless `streamed`, synchronously into one reused 1 MiB buffer (see readJsonlFile), which
  * saves the thread pool's round trips and the garbage of a new buffer per chunk.
  */
-export function readBuffer(): Buffer {
-  return Buffer.allocUnsafe(1024 * 1024);
+export function readOptions(options: { streamed?: boolean }): LineReaderOptions {
+  return options.streamed ? {} : { readBuffer: Buffer.allocUnsafe(1024 * 1024) };
 }
 
 function ioError(path: string, error: unknown): IoError {
@@ -283,7 +288,7 @@ export async function validateFileAt(
   const acc = new FileAccumulator(path, options.maxDiagnostics, jsonl ? options.rows : undefined);
   if (jsonl) {
     try {
-      await validateLines(acc, engine, readJsonlFile(absPath, {}, { readBuffer: readBuffer() }), options);
+      await validateLines(acc, engine, readJsonlFile(absPath, {}, readOptions(options)), options);
     } catch (error) {
       if (error instanceof IoError) throw error;
       if ((error as NodeJS.ErrnoException).code) throw ioError(path, error);

@@ -112,7 +112,8 @@ export async function validateInWorkers(
       feed();
     });
   const inThisThread = async (): Promise<void> => {
-    while (more()) accept(await runTask(tasks[next++], accept));
+    // Streamed reads while there are workers: a synchronous read would hold back their requests for the next task.
+    while (more()) accept(await runTask(tasks[next++], accept, helpers > 0));
   };
   await Promise.all([
     ...Array.from({ length: helpers }, () => {
