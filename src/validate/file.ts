@@ -9,7 +9,6 @@ import { IoError } from '../errors.js';
 import { readJsonlFile, splitLines, type JsonlLine, type LineReaderOptions } from '../io/jsonl.js';
 import { locatePointers, parseStrictJson } from '../io/strict-json.js';
 import type { DocumentIssue, DocumentVerdict, Engine } from './engine.js';
-import type { RowShapes } from './shape/shapes.js';
 
 /** What one file (or stream) gave. */
 export interface FileResult {
@@ -120,17 +119,6 @@ export class FileAccumulator {
   }
 
   private sawUnknownType = false;
-  private shapes?: RowShapes;
-
-  /** The engine's row shapes, their hit rate counted afresh for this file. */
-  private shapesOf(engine: Engine, maxDepth: number | undefined): RowShapes {
-    const shapes = engine.shapes(maxDepth);
-    if (this.shapes !== shapes) {
-      shapes.beginFile();
-      this.shapes = shapes;
-    }
-    return shapes;
-  }
 
   add(d: Diagnostic): void {
     if (d.severity === 'error') this.result.errors++;
@@ -214,7 +202,7 @@ export class FileAccumulator {
     }
     // The fast path (shape/row-shape.ts): a row of a learned shape is valid as it stands. A row sink still gets the
     // parsed row, as the exact path would give it (strict JSON without issue: the text as decoded, no BOM).
-    const shapes = engine.options.rowShapes === false ? undefined : this.shapesOf(engine, maxDepth);
+    const shapes = engine.options.rowShapes === false ? undefined : engine.shapes(maxDepth);
     const key = shapes?.match(l.bytes);
     if (key !== undefined) {
       this.result.documents++;

@@ -173,6 +173,23 @@ function anyNumberEnd(b: Uint8Array, i: number): number {
   }
 }
 
+/** The root place of each version's schema (null: a keyword the fast path does not understand), made once. */
+const roots = new WeakMap<FormatVersion, Place | null>();
+
+function rootPlace(version: FormatVersion): Place | null {
+  let root = roots.get(version);
+  if (root === undefined) {
+    try {
+      root = new Place([publishedSchema(version) as Record<string, unknown>]);
+    } catch (error) {
+      if (!(error instanceof UnsupportedSchema)) throw error;
+      root = null;
+    }
+    roots.set(version, root);
+  }
+  return root;
+}
+
 function notJson(): never {
   throw new Error('row-shape: the learned row is not the JSON it was said to be');
 }
@@ -182,13 +199,8 @@ function notJson(): never {
  * returns undefined when the version's schema uses a keyword the fast path does not understand.
  */
 export function learnShape(b: Uint8Array, version: FormatVersion, key: string): RowShape | undefined {
-  let root: Place;
-  try {
-    root = new Place([publishedSchema(version) as Record<string, unknown>]);
-  } catch (error) {
-    if (error instanceof UnsupportedSchema) return undefined;
-    throw error;
-  }
+  const root = rootPlace(version);
+  if (root === null) return undefined;
   const steps: Step[] = [];
   const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   /** Where the current literal run started. */
@@ -264,8 +276,9 @@ export function learnShape(b: Uint8Array, version: FormatVersion, key: string): 
   try {
     value(root, false);
   } catch (error) {
-    if (error instanceof UnsupportedSchema) return undefined;
-    throw error;
+    if (!(error instanceof UnsupportedSchema)) throw error;
+    roots.set(version, null);
+    return undefined;
   }
   if (i !== b.length) notJson();
   steps.push({ literal: Uint8Array.prototype.slice.call(b, literal, b.length), free: -1, bounds: [] });

@@ -117,8 +117,31 @@ export class Place {
     return this.schemas.some((s) => typeof s !== 'boolean' && Object.keys(s).some((k) => keywords.has(k)));
   }
 
+  /** Places already derived from this one (a shape is learned many times over the same schema). */
+  private readonly members = new Map<string, Place>();
+  private readonly elements = new Map<number, Place>();
+
   /** The place of an object's member `key`. */
   member(key: string): Place {
+    let place = this.members.get(key);
+    if (!place) {
+      place = this.memberPlace(key);
+      this.members.set(key, place);
+    }
+    return place;
+  }
+
+  /** The place of an array's element `index`. */
+  element(index: number): Place {
+    let place = this.elements.get(index);
+    if (!place) {
+      place = this.elementPlace(index);
+      this.elements.set(index, place);
+    }
+    return place;
+  }
+
+  private memberPlace(key: string): Place {
     const out: Schema[] = [];
     for (const s of this.schemas) {
       if (typeof s === 'boolean') continue;
@@ -147,8 +170,7 @@ export class Place {
     return new Place(out, this.pinnedInside());
   }
 
-  /** The place of an array's element `index`. */
-  element(index: number): Place {
+  private elementPlace(index: number): Place {
     const out: Schema[] = [];
     for (const s of this.schemas) {
       if (typeof s === 'boolean') continue;
