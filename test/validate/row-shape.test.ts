@@ -15,6 +15,7 @@ import { createRng } from '../../src/metrics/stats/rng.js';
 import { Detector } from '../../src/validate/detect.js';
 import { Engine } from '../../src/validate/engine.js';
 import { DETECTION_READS, learnShape } from '../../src/validate/shape/row-shape.js';
+import { RowShapes } from '../../src/validate/shape/shapes.js';
 import { assembleWasm, STRING_SCAN, wasmModuleText } from '../../scripts/wasm.js';
 import { mutations } from '../helpers/mutate.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -144,6 +145,28 @@ describe('row-shape fast path against the exact path', () => {
       }
     }
     assert.ok(matched > 0, 'some variants matched');
+  });
+});
+
+describe('row shapes on rows of many shapes', () => {
+  it('rest for a while when most rows match no shape, then try again', () => {
+    const next = createRng(3);
+    const base = Buffer.from(JSON.stringify(baseRow(next, 1)));
+    const other = (k: number): Buffer =>
+      Buffer.from(
+        JSON.stringify({ ...baseRow(next, 2), output: { raw: Array.from({ length: k }, () => 'x') } }),
+      );
+    const shapes = new RowShapes(undefined);
+    shapes.learn(base, INSTANCE_030, 'eee.instance@0.3.0');
+    assert.equal(shapes.match(base), 'eee.instance@0.3.0');
+    // A window of rows that match nothing: the fast path rests (no trying, no learning).
+    for (let k = 0; k < 64; k++) assert.equal(shapes.match(other(2 + k)), undefined);
+    assert.equal(shapes.match(base), undefined);
+    assert.equal(shapes.learning, false);
+    let rested = 1;
+    while (shapes.match(base) === undefined) rested++;
+    assert.ok(rested > 1000 && rested <= 64 * 64, `rested ${rested} rows`);
+    assert.equal(shapes.learning, true);
   });
 });
 
