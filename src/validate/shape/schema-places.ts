@@ -123,22 +123,12 @@ export class Place {
 
   /** The place of an object's member `key`. */
   member(key: string): Place {
-    let place = this.members.get(key);
-    if (!place) {
-      place = this.memberPlace(key);
-      this.members.set(key, place);
-    }
-    return place;
+    return memo(this.members, key, (k) => this.memberPlace(k));
   }
 
   /** The place of an array's element `index`. */
   element(index: number): Place {
-    let place = this.elements.get(index);
-    if (!place) {
-      place = this.elementPlace(index);
-      this.elements.set(index, place);
-    }
-    return place;
+    return memo(this.elements, index, (i) => this.elementPlace(i));
   }
 
   private memberPlace(key: string): Place {
@@ -213,6 +203,15 @@ export class Place {
     if (kind === 'fraction' && integerOnly) return { free: false };
     return { free: true, integerOnly, bounds };
   }
+}
+
+function memo<K>(cache: Map<K, Place>, key: K, make: (key: K) => Place): Place {
+  let place = cache.get(key);
+  if (place === undefined) {
+    place = make(key);
+    cache.set(key, place);
+  }
+  return place;
 }
 
 /** Whether a key matches a `patternProperties` pattern, as Ajv tests it (a Unicode regular expression). */
