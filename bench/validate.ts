@@ -1,6 +1,6 @@
 // `npm run bench -- validate`: throughput of `evalkit validate` on a generated EEE instance-level JSONL file
 // (≥ 200 MB of realistic rows, ~1% invalid), against raw JSON.parse over the same lines measured in the same run.
-// Targets (from the issue): 1 job ≥ 0.75× the baseline, 2 jobs ≥ 1.4× the baseline, peak RSS < 256 MB on 1 GB.
+// Targets (from the issue): 1 job ≥ 0.8× the baseline, 2 jobs ≥ 1.4× the baseline, peak RSS < 256 MB on 1 GB.
 // BENCH_SCALE=5 makes the file ~1 GB.
 import { spawn } from 'node:child_process';
 import {
@@ -112,8 +112,9 @@ function ensureData(targetBytes: number): string {
 }
 
 /** Baseline: the same file read with a 1 MiB stream, split at newlines, and JSON.parse on every line. */
-async function baseline(path: string): Promise<{ seconds: number; lines: number }> {
+async function baseline(path: string): Promise<{ seconds: number; cpuSeconds: number; lines: number }> {
   const started = performance.now();
+  const cpuStart = process.cpuUsage();
   let lines = 0;
   let carry: Buffer | undefined;
   for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
@@ -134,7 +135,8 @@ async function baseline(path: string): Promise<{ seconds: number; lines: number 
     JSON.parse(carry.toString('utf8'));
     lines++;
   }
-  return { seconds: (performance.now() - started) / 1000, lines };
+  const cpu = process.cpuUsage(cpuStart);
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, lines };
 }
 
 /** The baseline's loop over a byte range [start, end), skipping the partial line at the start; run in a worker. */
@@ -190,6 +192,8 @@ async function parallelBaseline(path: string, size: number): Promise<{ seconds: 
 interface ChildResult {
   code: number;
   seconds: number;
+  /** CPU seconds of the whole process (its worker threads included) during the command. */
+  cpuSeconds: number;
   wallSeconds: number;
   maxRssMb: number;
   summary: { documents: number; invalid: number; errors: number };
@@ -205,9 +209,14 @@ async function cliBundle(): Promise<string> {
 
 let bundled: string | undefined;
 
-async function runValidate(path: string, jobs: number, extra: string[] = []): Promise<ChildResult> {
+async function runValidate(
+  path: string,
+  jobs: number,
+  extra: string[] = [],
+  bundle?: string,
+): Promise<ChildResult> {
   bundled ??= await cliBundle();
-  const cli = bundled;
+  const cli = bundle ?? bundled;
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
     const child = spawn(
@@ -241,13 +250,21 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[(xs.lengt
 const range = (xs: number[], digits: number): string =>
   `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
 
+interface Timing {
+  /** Wall seconds for the whole file. */
+  seconds: number;
+  /** CPU seconds (all threads), when measured. */
+  cpuSeconds?: number;
+}
+
 interface Contender {
   label: string;
-  /** Seconds for the whole file. */
-  time: () => Promise<number>;
+  time: () => Promise<Timing>;
   /** The issue's target, as a ratio to the baseline. */
   target?: number;
   ratios: number[];
+  /** The baseline's CPU seconds over the contender's, per round. */
+  cpuRatios: number[];
   rates: number[];
 }
 
@@ -273,36 +290,50 @@ export async function run(): Promise<void> {
   const summaries: string[] = [];
   const startup: number[] = [];
   const validator =
-    (jobs: number, extra: string[] = []) =>
-    async (): Promise<number> => {
-      const r = await runValidate(path, jobs, extra);
+    (jobs: number, extra: string[] = [], bundle?: string) =>
+    async (): Promise<Timing> => {
+      const r = await runValidate(path, jobs, extra, bundle);
       rss = Math.max(rss, r.maxRssMb);
       startup.push(r.wallSeconds - r.seconds);
       const line = `${r.summary.documents} documents, ${r.summary.invalid} invalid (exit ${r.code})`;
       if (!summaries.includes(line)) summaries.push(line);
-      return r.seconds;
+      return { seconds: r.seconds, cpuSeconds: r.cpuSeconds };
     };
   const contenders: Contender[] = [
     {
       label: 'reference JSON.parse on 2 threads (the file halved; the ceiling for --jobs 2 here)',
-      time: async () => (await parallelBaseline(path, size)).seconds,
+      time: async () => ({ seconds: (await parallelBaseline(path, size)).seconds }),
     },
-    { label: 'validate --jobs 1', time: validator(1), target: 0.75 },
+    { label: 'validate --jobs 1', time: validator(1), target: 0.8 },
     { label: 'validate --jobs 2', time: validator(2), target: 1.4 },
     // --schema-only: the validate engine alone (strict JSON + detection + Ajv), without the formats' cross-field
     // rules and the checks across files.
-    { label: 'validate --jobs 1 --schema-only', time: validator(1, ['--schema-only']), target: 0.75 },
+    { label: 'validate --jobs 1 --schema-only', time: validator(1, ['--schema-only']), target: 0.8 },
     { label: 'validate --jobs 2 --schema-only', time: validator(2, ['--schema-only']), target: 1.4 },
-  ].map((c) => ({ ...c, ratios: [], rates: [] }));
+    // VALIDATE_BENCH_OTHER=path/to/cli.mjs: another build's bundle in the same rounds (e.g. main's, before a change).
+    ...(process.env.VALIDATE_BENCH_OTHER
+      ? [
+          {
+            label: 'other build: validate --jobs 1',
+            time: validator(1, [], process.env.VALIDATE_BENCH_OTHER),
+          },
+          {
+            label: 'other build: validate --jobs 2',
+            time: validator(2, [], process.env.VALIDATE_BENCH_OTHER),
+          },
+        ]
+      : []),
+  ].map((c) => ({ ...c, ratios: [], cpuRatios: [], rates: [] }));
   const baseRates: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const base = await baseline(path);
     lines = base.lines;
     baseRates.push(mb / base.seconds);
     for (const c of contenders) {
-      const seconds = await c.time();
+      const { seconds, cpuSeconds } = await c.time();
       c.rates.push(mb / seconds);
       c.ratios.push(mb / seconds / (mb / base.seconds));
+      if (cpuSeconds !== undefined) c.cpuRatios.push(base.cpuSeconds / cpuSeconds);
     }
   }
   console.log(
@@ -317,8 +348,13 @@ export async function run(): Promise<void> {
         : m >= c.target
           ? ` ≥ ${c.target}× target: met`
           : ` < ${c.target}× target: NOT met`;
+    // By CPU time (all threads): the work done per byte, steadier than wall time on a loaded machine.
+    const cpu =
+      c.cpuRatios.length > 0
+        ? `; by CPU time ${median(c.cpuRatios).toFixed(2)}× [${range(c.cpuRatios, 2)}]`
+        : '';
     console.log(
-      `${c.label}: ${median(c.rates).toFixed(0)} MB/s = ${m.toFixed(2)}× baseline [${range(c.ratios, 2)}]${verdict}`,
+      `${c.label}: ${median(c.rates).toFixed(0)} MB/s = ${m.toFixed(2)}× baseline [${range(c.ratios, 2)}]${verdict}${cpu}`,
     );
   }
   console.log(`validate verdicts: ${summaries.join('; ')}`);

@@ -164,12 +164,26 @@ export function readJsonlFile(
  * newline at or after each even cut, then the size (fewer pieces when lines are longer than a piece).
  */
 export async function lineBoundaries(absPath: string, size: number, pieces: number): Promise<number[]> {
+  const targets: number[] = [];
+  for (let k = 1; k < pieces; k++) targets.push(Math.floor((size * k) / pieces));
+  return lineBoundariesAt(absPath, size, targets);
+}
+
+/**
+ * Cut offsets for reading a file as byte ranges of whole lines: 0, then the offset just after the first newline at or
+ * after each target (ascending), then the size (fewer cuts when lines are longer than the gaps between targets).
+ */
+export async function lineBoundariesAt(
+  absPath: string,
+  size: number,
+  targets: readonly number[],
+): Promise<number[]> {
   const handle = await open(absPath, 'r');
   const cuts = [0];
   try {
     const buf = Buffer.alloc(64 * 1024);
-    for (let k = 1; k < pieces; k++) {
-      let pos = Math.max(Math.floor((size * k) / pieces), cuts[cuts.length - 1]);
+    for (const target of targets) {
+      let pos = Math.max(target, cuts[cuts.length - 1]);
       let found = -1;
       while (pos < size) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, pos);

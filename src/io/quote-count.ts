@@ -5,31 +5,14 @@
  * fallback and the reference the tests compare the WebAssembly with.
  */
 import { QUOTE_COUNT_WASM } from './wasm/quote-count-bytes.js';
-
-/** Inputs above this size are counted on the string, so the WebAssembly memory stays small. */
-const WASM_MAX_BYTES = 16 * 1024 * 1024;
-const PAGE = 64 * 1024;
+import { WasmScratch } from './wasm-scratch.js';
 
 interface QuoteCounter {
   memory: WebAssembly.Memory;
   countQuotes: (ptr: number, len: number) => number;
 }
 
-let counter: QuoteCounter | null | undefined;
-let view = new Uint8Array(0);
-
-function wasmCounter(): QuoteCounter | null {
-  if (counter !== undefined) return counter;
-  try {
-    const module = new WebAssembly.Module(Buffer.from(QUOTE_COUNT_WASM, 'base64'));
-    counter = new WebAssembly.Instance(module).exports as unknown as QuoteCounter;
-    view = new Uint8Array(counter.memory.buffer);
-  } catch {
-    // A runtime without WebAssembly SIMD: the string scan does the work.
-    counter = null;
-  }
-  return counter;
-}
+const counter = new WasmScratch<QuoteCounter>(QUOTE_COUNT_WASM);
 
 /** The string scan: every quote, unless an odd run of backslashes stands right before it. */
 export function countQuotesInText(text: string): number {
@@ -49,12 +32,6 @@ export function countQuotesInText(text: string): number {
 
 /** Unescaped quotes of a JSON text, counted on its UTF-8 bytes when given (the faster way), else on the string. */
 export function countUnescapedQuotes(text: string, bytes?: Uint8Array): number {
-  const wasm = bytes !== undefined && bytes.length <= WASM_MAX_BYTES ? wasmCounter() : null;
-  if (wasm === null || bytes === undefined) return countQuotesInText(text);
-  if (bytes.length > view.length) {
-    wasm.memory.grow(Math.ceil((bytes.length - view.length) / PAGE));
-    view = new Uint8Array(wasm.memory.buffer);
-  }
-  view.set(bytes, 0);
-  return wasm.countQuotes(0, bytes.length);
+  if (bytes === undefined || counter.copy(bytes) === null) return countQuotesInText(text);
+  return counter.exports()!.countQuotes(0, bytes.length);
 }

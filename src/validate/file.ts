@@ -6,7 +6,7 @@ import { readError } from '../io/file-kind.js';
 import { readRegularFile } from '../io/regular-file.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError } from '../errors.js';
-import { readJsonlFile, splitLines, type JsonlLine } from '../io/jsonl.js';
+import { readJsonlFile, splitLines, type JsonlLine, type LineReaderOptions } from '../io/jsonl.js';
 import { locatePointers, parseStrictJson } from '../io/strict-json.js';
 import type { DocumentIssue, DocumentVerdict, Engine } from './engine.js';
 
@@ -71,8 +71,12 @@ export function foldRepeatedUnknownType(result: FileResult): void {
 
 /** Adds one document's detected type to the file's counts. */
 function countType(result: FileResult, verdict: DocumentVerdict | undefined): void {
-  const key = verdict?.type ? `${verdict.type}@${verdict.schemaVersion ?? 'unknown'}` : 'unknown';
+  const key = typeKey(verdict);
   result.types[key] = (result.types[key] ?? 0) + 1;
+}
+
+function typeKey(verdict: DocumentVerdict | undefined): string {
+  return verdict?.type ? `${verdict.type}@${verdict.schemaVersion ?? 'unknown'}` : 'unknown';
 }
 
 /**
@@ -135,6 +139,16 @@ export class FileAccumulator {
    * file). Returns whether the document is valid.
    */
   document(engine: Engine, input: Uint8Array | string, firstLine: number, maxDepth?: number): boolean {
+    return this.check(engine, input, firstLine, maxDepth) !== false;
+  }
+
+  /** As `document`; returns the verdict when the document is clean (no diagnostic at all), else whether it is valid. */
+  private check(
+    engine: Engine,
+    input: Uint8Array | string,
+    firstLine: number,
+    maxDepth?: number,
+  ): boolean | DocumentVerdict {
     const file = this.result.path;
     this.result.documents++;
     const parsed = parseStrictJson(input, { maxDepth });
@@ -165,6 +179,7 @@ export class FileAccumulator {
       }
     }
     if (invalid) this.result.invalid++;
+    if (verdict && parsed.issues.length === 0 && verdict.issues.length === 0) return verdict;
     return !invalid;
   }
 
@@ -185,7 +200,24 @@ export class FileAccumulator {
       });
       return;
     }
-    this.document(engine, l.bytes, l.line, maxDepth);
+    // The fast path (shape/row-shape.ts): a row of a learned shape is valid as it stands. A row sink still gets the
+    // parsed row, as the exact path would give it (strict JSON without issue: the text as decoded, no BOM).
+    const shapes = engine.options.rowShapes === false ? undefined : engine.shapes(maxDepth);
+    const key = shapes?.match(l.bytes);
+    if (key !== undefined) {
+      this.result.documents++;
+      this.result.types[key] = (this.result.types[key] ?? 0) + 1;
+      if (this.rows) {
+        const text = l.bytes.toString('utf8');
+        this.rows.line(l.line, { text, value: JSON.parse(text) });
+      }
+      return;
+    }
+    const clean = this.check(engine, l.bytes, l.line, maxDepth);
+    if (shapes?.learning && typeof clean === 'object') {
+      const version = engine.learnableVersion(clean);
+      if (version) shapes.learn(l.bytes, version, typeKey(clean));
+    }
   }
 }
 
@@ -197,6 +229,11 @@ export interface ReadOptions {
   onBytes?: (n: number) => void;
   /** Fed every non-blank line of a JSONL file (see `RowSink`). */
   rows?: RowSink;
+  /**
+   * Read a JSONL file through a stream (the thread pool) instead of synchronously into one reused buffer: for a
+   * thread that must stay responsive, such as the one that hands ranges to workers while it reads its own.
+   */
+  streamed?: boolean;
 }
 
 /** Validates lines from an async source of batches. */
@@ -216,6 +253,14 @@ export async function validateLines(
   }
 }
 
+/**
+ * How a JSONL file is read: unless `streamed`, synchronously into one reused 1 MiB buffer (see readJsonlFile), which
+ * saves the thread pool's round trips and the garbage of a new buffer per chunk.
+ */
+export function readOptions(options: { streamed?: boolean }): LineReaderOptions {
+  return options.streamed ? {} : { readBuffer: Buffer.allocUnsafe(1024 * 1024) };
+}
+
 function ioError(path: string, error: unknown): IoError {
   return readError(path, error);
 }
@@ -231,7 +276,7 @@ export async function validateFileAt(
   const acc = new FileAccumulator(path, options.maxDiagnostics, jsonl ? options.rows : undefined);
   if (jsonl) {
     try {
-      await validateLines(acc, engine, readJsonlFile(absPath), options);
+      await validateLines(acc, engine, readJsonlFile(absPath, {}, readOptions(options)), options);
     } catch (error) {
       if (error instanceof IoError) throw error;
       if ((error as NodeJS.ErrnoException).code) throw ioError(path, error);

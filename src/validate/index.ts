@@ -236,6 +236,7 @@ export async function validatePaths(
       type: options.type,
       schemaVersion: options.schemaVersion,
       schemaOnly: options.schemaOnly,
+      rowShapes: options.rowShapes,
     };
     const done = await validateInWorkers(
       onDisk.map((p) => ({

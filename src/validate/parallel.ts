@@ -6,7 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { RowCheckContext, RowCheckResult } from '../checks/eee-tree.js';
 import { IoError } from '../errors.js';
-import { lineBoundaries } from '../io/jsonl.js';
+import { lineBoundariesAt } from '../io/jsonl.js';
 import { startWorker } from '../io/worker-thread.js';
 import { emptyFileResult, type FileResult } from './file.js';
 import { runTask, type WorkerReply, type WorkerTask } from './task.js';
@@ -20,8 +20,25 @@ export interface ParallelFile {
   rows?: RowCheckContext;
 }
 
-/** JSONL files above this size are split into ranges. */
+/** JSONL files above this size are split into ranges, of at most this size. */
 export const DEFAULT_RANGE_BYTES = 16 * 1024 * 1024;
+/** The smallest range (below rangeBytes / 4). */
+const MIN_RANGE_BYTES = 1024 * 1024;
+
+/**
+ * Where to cut a file that `jobs` threads read: guided, each range a 1/(2·jobs) share of what is left (at most
+ * `rangeBytes`, at least a quarter of it or 1 MiB), so that the ranges shrink towards the end and the threads finish
+ * together, the one that started late (a worker loads its modules first) included.
+ */
+export function rangeTargets(size: number, jobs: number, rangeBytes: number): number[] {
+  const smallest = Math.min(MIN_RANGE_BYTES, Math.ceil(rangeBytes / 4));
+  const targets: number[] = [];
+  for (let at = 0; ;) {
+    at += Math.max(smallest, Math.min(rangeBytes, Math.ceil((size - at) / (2 * jobs))));
+    if (at >= size) return targets;
+    targets.push(at);
+  }
+}
 
 /**
  * Validates files with `jobs` workers and returns one result per file, in the order given, with line numbers as in
@@ -57,8 +74,7 @@ export async function validateInWorkers(
       tasks.push({ ...base, id: tasks.length, rows: file.rows });
       taskFile.push(f);
     } else if (file.jsonl && file.size > rangeBytes) {
-      const pieces = Math.max(jobs * 2, Math.ceil(file.size / rangeBytes));
-      const cuts = await lineBoundaries(file.absPath, file.size, pieces);
+      const cuts = await lineBoundariesAt(file.absPath, file.size, rangeTargets(file.size, jobs, rangeBytes));
       for (let k = 0; k + 1 < cuts.length; k++) {
         tasks.push({ ...base, id: tasks.length, range: { start: cuts[k], end: cuts[k + 1] } });
         taskFile.push(f);
@@ -96,7 +112,8 @@ export async function validateInWorkers(
       feed();
     });
   const inThisThread = async (): Promise<void> => {
-    while (more()) accept(await runTask(tasks[next++], accept));
+    // Streamed reads while there are workers: a synchronous read would hold back their requests for the next task.
+    while (more()) accept(await runTask(tasks[next++], accept, helpers > 0));
   };
   await Promise.all([
     ...Array.from({ length: helpers }, () => {

@@ -5,7 +5,7 @@
 import { SamplesRowChecks, type RowCheckContext, type RowCheckResult } from '../checks/eee-tree.js';
 import { readJsonlFile } from '../io/jsonl.js';
 import { Engine, type EngineOptions } from './engine.js';
-import { FileAccumulator, validateFileAt, validateLines, type FileResult } from './file.js';
+import { FileAccumulator, readOptions, validateFileAt, validateLines, type FileResult } from './file.js';
 
 export interface WorkerTask {
   id: number;
@@ -40,8 +40,15 @@ function engineFor(task: WorkerTask): Engine {
   return e;
 }
 
-/** Runs a task; `send` receives the progress replies (the final reply is returned, not sent). */
-export async function runTask(task: WorkerTask, send: (reply: WorkerReply) => void): Promise<WorkerReply> {
+/**
+ * Runs a task; `send` receives the progress replies (the final reply is returned, not sent). `streamed`: read through
+ * a stream, for the thread that also answers its workers (see ReadOptions).
+ */
+export async function runTask(
+  task: WorkerTask,
+  send: (reply: WorkerReply) => void,
+  streamed = false,
+): Promise<WorkerReply> {
   const engine = engineFor(task);
   let pending = 0;
   const flush = (): void => {
@@ -56,10 +63,15 @@ export async function runTask(task: WorkerTask, send: (reply: WorkerReply) => vo
     if (task.range) {
       const acc = new FileAccumulator(task.path, task.maxDiagnostics);
       const stats = { lines: 0 };
-      await validateLines(acc, engine, readJsonlFile(task.absPath, task.range, { stats }), {
-        maxDepth: task.maxDepth,
-        onBytes,
-      });
+      await validateLines(
+        acc,
+        engine,
+        readJsonlFile(task.absPath, task.range, { stats, ...readOptions({ streamed }) }),
+        {
+          maxDepth: task.maxDepth,
+          onBytes,
+        },
+      );
       flush();
       return { kind: 'done', id: task.id, result: acc.result, lines: stats.lines };
     }
@@ -69,6 +81,7 @@ export async function runTask(task: WorkerTask, send: (reply: WorkerReply) => vo
       maxDepth: task.maxDepth,
       onBytes,
       rows,
+      streamed,
     });
     flush();
     return { kind: 'done', id: task.id, result, lines: 0, rows: rows?.result() };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { availableParallelism } from 'node:os';
 import { AUTO_JOBS_MIN_BYTES, autoJobs, validatePaths } from '../../src/validate/index.js';
+import { rangeTargets } from '../../src/validate/parallel.js';
 import { instanceRow, jsonl, makeTree } from './fixtures.js';
 
 let root = '';
@@ -42,5 +43,31 @@ describe('validatePaths with jobs', () => {
     const opts = { cwd: root, schemaOnly: true };
     const auto = await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 'auto' });
     assert.deepEqual(auto, await validatePaths(['big.jsonl', 'one.json'], { ...opts, jobs: 1 }));
+  });
+});
+
+describe('rangeTargets', () => {
+  it('cuts guided ranges: at most rangeBytes, shrinking towards the end, none below the smallest but the last', () => {
+    for (const [size, jobs, rangeBytes] of [
+      [200e6, 2, 16 * 1024 * 1024],
+      [200e6, 8, 16 * 1024 * 1024],
+      [20e6, 2, 16 * 1024 * 1024],
+      [40_000, 3, 4096],
+    ]) {
+      const targets = rangeTargets(size, jobs, rangeBytes);
+      const ends = [...targets, size];
+      const sizes = ends.map((end, k) => end - (k === 0 ? 0 : ends[k - 1]));
+      const smallest = Math.min(1024 * 1024, Math.ceil(rangeBytes / 4));
+      assert.ok(
+        sizes.every((s) => s > 0 && s <= rangeBytes),
+        `${size}: ${sizes.join(' ')}`,
+      );
+      assert.ok(
+        sizes.slice(0, -1).every((s) => s >= smallest),
+        `${size}: ${sizes.join(' ')}`,
+      );
+      assert.ok(sizes.every((s, k) => k === 0 || s <= sizes[k - 1] || k === sizes.length - 1));
+      assert.ok(sizes.at(-1)! <= smallest, 'the last range is a small one');
+    }
   });
 });
