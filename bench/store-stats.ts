@@ -1,6 +1,6 @@
-// `npm run bench -- store-stats`: the statistics over the store. Targets from the issue: `leaderboard` over a store of
-// 1,000,000 instance rows and `compare` on 100,000 paired rows, each < 1 s for the whole command (opening the store
-// read-only, the queries, the statistics, formatting). Baselines in the same run: the plainest aggregate over the
+// `npm run bench -- store-stats`: the statistics over the store. Targets: `leaderboard` over a store of 1,000,000
+// instance rows and `compare` on 100,000 paired rows, each < 1 s for the whole command (opening the store read-only,
+// the queries, the statistics, formatting); at BENCH_SCALE=3 (3,000,000 rows, 300,000 paired) ≤ 0.4 s (issue 32). Baselines in the same run: the plainest aggregate over the
 // same rows (one GROUP BY of the scores per result) and, for compare, reading the paired rows alone.
 // The rows are generated straight in DuckDB (INSERT … SELECT over range()), binary scores with a per-model rate, and
 // each result's items derived as ingest derives them. The lake variants: the same records published as a lake (as
@@ -100,6 +100,10 @@ async function time<T>(f: () => Promise<T>): Promise<[number, T]> {
 
 export async function run(): Promise<void> {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
+  // The whole command's target: < 1 s at the base scale, ≤ 0.4 s on the issue's 3,000,000-row store.
+  const limit = scale >= 3 ? 0.4 : 1;
+  const verdict = (seconds: number): string =>
+    `${scale >= 3 ? '≤ 0.4' : '< 1'} s for the whole command: ${(scale >= 3 ? seconds <= limit : seconds < limit) ? 'met' : 'MISSED'}`;
   const dir = mkdtempSync(join(tmpdir(), 'evalkit-bench-stats-'));
   try {
     const lbPath = join(dir, 'leaderboard.duckdb');
@@ -134,7 +138,7 @@ export async function run(): Promise<void> {
         `baselines: one GROUP BY per result ${baseline.toFixed(3)} s, one GROUP BY per sample ${perSample.toFixed(3)} s, ` +
         `\`evalkit --version\` ${startup.toFixed(3)} s; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`,
     );
-    console.log(`  target < 1 s for the whole command: ${lbCli < 1 ? 'met' : 'MISSED'}`);
+    console.log(`  target ${verdict(lbCli)}`);
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
     const lbLake = join(dir, 'leaderboard-lake');
     await lakeOf(lbPath, lbLake);
@@ -167,7 +171,7 @@ export async function run(): Promise<void> {
         `(d = ${c.difference.toFixed(4)}, SE = ${c.se?.toFixed(5)}, McNemar ${c.mcnemar?.a_only}/${c.mcnemar?.b_only}); with --bootstrap 10000: library ${bootLibrary.toFixed(3)} s; ` +
         `baseline joining and reading the paired rows alone ${readRows.toFixed(3)} s`,
     );
-    console.log(`  target < 1 s for the whole command: ${cmpCli < 1 ? 'met' : 'MISSED'}`);
+    console.log(`  target ${verdict(cmpCli)}`);
     const cmpLake = join(dir, 'compare-lake');
     await lakeOf(cmpPath, cmpLake);
     const cmpPair = dbAndLake(cli, ['compare', 'org/model-0', 'org/model-1'], cmpPath, cmpLake, rounds);
