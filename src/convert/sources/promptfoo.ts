@@ -5,8 +5,8 @@
  * Results: the test pass rate, the mean test score and the assertion pass rate from promptfoo's own per-prompt
  * summary (`results.prompts[].metrics` in version 3, `results.table.head.prompts[].metrics` in version 2), and
  * each named score as its mean (sum / count). A provider and prompt without a summary in the file get the same
- * figures computed from their test results, and say so. Rows: one per test case × assertion (a test without
- * assertions: one row), naming the named score its assertion feeds, else the assertion pass rate.
+ * figures computed from their test results, and say so. Rows: one per test case under the test pass rate, and one
+ * per test case × assertion, naming the named score its assertion feeds, else the assertion pass rate.
  */
 import { basename } from 'node:path';
 import { DataError } from '../../errors.js';
@@ -482,6 +482,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     });
     const makeRow = rowMaker(ids.evaluationId, model.id);
     const hasRows = rows.length > 0;
+    report.mapped(`${at}results[]`, '/evaluation (one row per test, under the test pass rate)');
     report.mapped(`${at}results[].gradingResult.componentResults`, '/evaluation (one row per assertion)');
     report.mapped(`${at}results[].response.output`, '/output/raw');
     report.mapped(`${at}results[].vars`, '/metadata/var.*');
