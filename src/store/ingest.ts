@@ -52,6 +52,7 @@ import { RecordWriter, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
 import { isObject, type Json } from '../io/json-value.js';
 import { backfillResultItems } from './result-items.js';
+import { repairUnscoredRows } from './unscored-rows.js';
 import {
   isDisagreement,
   reconcileAggregate,
@@ -159,8 +160,10 @@ export async function ingestPaths(
   options: IngestOptions = {},
 ): Promise<IngestResult> {
   const cwd = options.cwd ?? process.cwd();
-  // A store written before the items tables (or by an older evalkit) gets its records' items first.
+  // A store written before the items tables (or by an older evalkit) gets its records' items first, and the rows an
+  // older evalkit stored with a missing value in their columns are repaired.
   await backfillResultItems(store);
+  await repairUnscoredRows(store);
   const ingestId = runId(paths);
   const items: IngestItem[] = [];
   const diagnostics: Diagnostic[] = [];

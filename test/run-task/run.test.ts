@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
+import { openStore } from '../../src/store/db.js';
+import { writeResultItems } from '../../src/store/result-items.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
 
@@ -187,40 +189,71 @@ test('match, includes, pattern and numeric on two models; a 429 and a 503 are re
   assert.equal(betaEntry.n, 5);
   assert.ok(Math.abs(betaEntry.score - 3 / 5) < 1e-12, String(betaEntry.score));
   // compare pairs the samples both models have a value for: q6 failed for beta, so 5 pairs, beta's mean 3/5.
-  const compared = await cli([
-    'compare',
-    'unknown/alpha',
-    'unknown/beta',
-    '--db',
-    db,
-    '--metric',
-    'numeric',
-    '--format',
-    'json',
-  ]);
-  assert.equal(compared.code, 0, compared.stdout + compared.stderr);
-  const pair = JSON.parse(compared.stdout).comparisons[0];
+  const numericPair = async () => {
+    const compared = await cli([
+      'compare',
+      'unknown/alpha',
+      'unknown/beta',
+      '--db',
+      db,
+      '--metric',
+      'numeric',
+      '--format',
+      'json',
+    ]);
+    assert.equal(compared.code, 0, compared.stdout + compared.stderr);
+    return JSON.parse(compared.stdout).comparisons[0] as {
+      n_paired: number;
+      n_unpaired_a: number;
+      mean_b: number;
+    };
+  };
+  const pair = await numericPair();
   assert.equal(pair.n_paired, 5);
   assert.equal(pair.n_unpaired_a, 1);
   assert.ok(Math.abs(pair.mean_b - 3 / 5) < 1e-12, String(pair.mean_b));
   const reconciled = await cli(['reconcile', '--db', db, '--format', 'json']);
   assert.equal(reconciled.code, 0, reconciled.stdout + reconciled.stderr);
   // The store gives the failed rows back as they were written (their placeholder score kept).
-  const stored = await cli([
-    'query',
-    '--db',
-    db,
-    '--format',
-    'json',
-    `SELECT raw FROM sample_rows WHERE model_id = 'unknown/beta' AND sample_id LIKE 'q6/%' ORDER BY sample_id`,
-  ]);
-  assert.equal(stored.code, 0, stored.stdout + stored.stderr);
-  assert.deepEqual(
-    (JSON.parse(stored.stdout).rows as { raw: string }[]).map((r) =>
+  const failedRowsStored = async () => {
+    const stored = await cli([
+      'query',
+      '--db',
+      db,
+      '--format',
+      'json',
+      `SELECT raw FROM sample_rows WHERE model_id = 'unknown/beta' AND sample_id LIKE 'q6/%' ORDER BY sample_id`,
+    ]);
+    assert.equal(stored.code, 0, stored.stdout + stored.stderr);
+    return (JSON.parse(stored.stdout).rows as { raw: string }[]).map((r) =>
       typeof r.raw === 'string' ? JSON.parse(r.raw) : r.raw,
-    ),
-    failed.sort((x, y) => (x.sample_id < y.sample_id ? -1 : 1)),
-  );
+    );
+  };
+  const failedSorted = [...failed].sort((x, y) => (x.sample_id < y.sample_id ? -1 : 1));
+  assert.deepEqual(await failedRowsStored(), failedSorted);
+  // A store written by an evalkit that kept the placeholder in the columns (made here by moving it back) paired
+  // the failure as a wrong answer; the next ingest into it repairs the rows and the record's items.
+  const old = await openStore(db, { readOnly: false });
+  try {
+    await old.connection.run(
+      `UPDATE samples SET score = CAST(json_extract(raw, '$.evaluation.score') AS DOUBLE),
+         is_correct = CAST(json_extract(raw, '$.evaluation.is_correct') AS BOOLEAN),
+         raw = json_merge_patch(raw, '{"evaluation": {"score": null, "is_correct": null}}')
+       WHERE json_extract_string(raw, '$.metadata.score_missing') = 'true'`,
+    );
+    for (const { record_key } of await old.all<{ record_key: string }>('SELECT record_key FROM records')) {
+      for (const table of ['result_items', 'result_item_sets'])
+        await old.connection.run(`DELETE FROM ${table} WHERE record_key = $1`, [record_key]);
+      await writeResultItems(old.connection, record_key);
+    }
+  } finally {
+    old.close();
+  }
+  assert.equal((await numericPair()).n_paired, 6, 'the old layout pairs the failure');
+  assert.equal((await cli(['ingest', join(out, 'data'), '--db', db])).code, 0);
+  const repaired = await numericPair();
+  assert.deepEqual([repaired.n_paired, repaired.mean_b], [pair.n_paired, pair.mean_b]);
+  assert.deepEqual(await failedRowsStored(), failedSorted);
   // The key is never written: the server saw it, the records and journals do not hold it.
   const again = await cli([...runArgs(task, out, ['alpha']), '--format', 'json']);
   assert.equal(again.code, 0);
