@@ -33,17 +33,27 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle'), { metafil
       js: "import { createRequire as __evalkitRequire } from 'node:module'; const require = __evalkitRequire(import.meta.url);",
     },
   };
-  const cli = await build({
-    ...common,
-    entryPoints: { cli: join(root, 'src/cli/main.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    // Each command module (imported by src/cli/commands/index.ts when it is called) and the code commands share
-    // become chunks beside cli.mjs, which keeps only what every start needs: `--version` loads ~0.1 MB, not 5 MB.
-    splitting: split,
-    chunkNames: '[name]-[hash]',
-    metafile: metafile !== undefined,
-  });
+  const buildCli = (define = common.define) =>
+    build({
+      ...common,
+      define,
+      entryPoints: { cli: join(root, 'src/cli/main.ts') },
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      // Each command module (imported by src/cli/commands/index.ts when it is called) and the code commands share
+      // become chunks beside cli.mjs, which keeps only what every start needs: `--version` loads ~0.1 MB, not 5 MB.
+      splitting: split,
+      chunkNames: '[name]-[hash]',
+      metafile: metafile !== undefined,
+    });
+  // Built twice: the first build records every command's line of the top-level help, which the second carries, so
+  // that `evalkit --help` loads no command (src/cli/help-lines.ts).
+  await buildCli();
+  const { recordHelpLines } = await import(
+    `${pathToFileURL(join(outdir, 'cli.mjs')).href}?record=${Date.now()}`
+  );
+  const lines = await recordHelpLines();
+  const cli = await buildCli({ ...common.define, EVALKIT_HELP_LINES: JSON.stringify(lines) });
   if (metafile) await writeFile(metafile, JSON.stringify(cli.metafile));
   await build({
     ...common,

@@ -4,9 +4,9 @@
 // bundle (what each command's chunk imports statically, i.e. what loads before the command runs); and a process that
 // runs `validate` with the bundle and then looks whether DuckDB's native package was loaded (`ingest` must).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { commandEntries, entriesFor } from '../src/cli/commands/index.js';
 import type { CliIO } from '../src/cli/context.js';
 import { builtCli } from './helpers/built-cli.js';
-import { runNode } from './helpers/cli.js';
+import { cliFromSource, runNode } from './helpers/cli.js';
 import { projectRoot } from './helpers/shared.js';
 
 test('each registry line names the command its module registers', async () => {
@@ -90,7 +90,7 @@ test('the start of the bundled CLI loads no command, and no command starts with 
   const start = startClosure(meta);
   assert.deepEqual(
     start.sources.filter((s) =>
-      /^src\/(?!cli\/(main|context|hints|commands\/index|output\/terminal-text)|errors|io\/net|view\/shared)/.test(
+      /^src\/(?!cli\/(main|context|hints|help-lines|commands\/index|output\/terminal-text)|errors|io\/net|view\/shared)/.test(
         s,
       ),
     ),
@@ -155,6 +155,33 @@ test('validate with the bundle does not load DuckDB; ingest does', async () => {
     ]);
     assert.deepEqual(validate, { code: 1, duckdb: false });
     assert.deepEqual(ingest, { code: 0, duckdb: true }, 'the check sees DuckDB where it is loaded');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('--help of the bundled CLI loads no command: with every command chunk gone it prints what the sources print', async () => {
+  const { cli: built, meta } = await builtCli();
+  const outputs = (JSON.parse(readFileSync(meta, 'utf8')) as Metafile).outputs;
+  const commandChunks = Object.keys(outputs)
+    .filter((k) => /^src\/cli\/commands\/.+\.ts$/.test(outputs[k].entryPoint ?? ''))
+    .map((k) => basename(k));
+  assert.ok(commandChunks.length >= 20, `${commandChunks.length} command chunks`);
+  const tmp = mkdtempSync(join(tmpdir(), 'evalkit-help-'));
+  try {
+    cpSync(dirname(built), tmp, { recursive: true });
+    for (const chunk of commandChunks) rmSync(join(tmp, chunk));
+    const script = (args: string[]) =>
+      `const { main } = await import(${JSON.stringify(pathToFileURL(join(tmp, 'cli.mjs')).href)});` +
+      `process.exitCode = await main(['node', 'evalkit', ...${JSON.stringify(args)}]);`;
+    const help = await runNode(['--input-type=module', '-e', script(['--help'])]);
+    assert.equal(help.code, 0, help.stderr);
+    const fromSource = await cliFromSource(['--help']);
+    assert.equal(help.stdout, fromSource.stdout);
+    assert.match(help.stdout, /^ {2}validate \[options\] <paths\.\.\.> +validate EEE/m);
+    // A command's own help needs its module: without the chunk it cannot be printed (the copy is really without them).
+    const own = await runNode(['--input-type=module', '-e', script(['validate', '--help'])]);
+    assert.notEqual(own.code, 0);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -3,6 +3,13 @@ import { DataError, EvalkitError } from '../errors.js';
 import { isInteractive, useColor, type CliIO } from './context.js';
 import { terminalSafeStream } from './output/terminal-text.js';
 import { entriesFor, loadCommands } from './commands/index.js';
+import {
+  helpLinesOf,
+  isTopLevelHelp,
+  recordedHelpLines,
+  registerHelpLines,
+  type HelpLine,
+} from './help-lines.js';
 import { createRedactor } from '../io/net/redact.js';
 import { withCliHint } from './hints.js';
 
@@ -17,10 +24,9 @@ function exitCodeFor(error: unknown): number {
 }
 
 /** Runs the CLI with argv (as process.argv: node, script, ...args) and resolves to the exit code. */
-export async function main(argv: string[], given: CliIO = processIO()): Promise<number> {
-  const io = terminalSafeIO(given);
-  let exitCode = 0;
-  const program = new Command('evalkit')
+/** The program every command registers on: its name, description, version and how it ends and writes. */
+function newProgram(io: CliIO): Command {
+  return new Command('evalkit')
     .description('Validate, run, score, convert and report LLM evaluation records.')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -29,14 +35,31 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     });
+}
+
+/** The top-level help's line of every command (scripts/bundle.mjs records them into the bundled CLI). */
+export async function recordHelpLines(): Promise<HelpLine[]> {
+  const io = processIO();
+  const program = newProgram(io);
+  for (const mod of await loadCommands()) mod.register(program, io, async () => {});
+  return helpLinesOf(program);
+}
+
+export async function main(argv: string[], given: CliIO = processIO()): Promise<number> {
+  const io = terminalSafeIO(given);
+  let exitCode = 0;
+  const program = newProgram(io);
 
   const run = async (action: () => Promise<number>): Promise<void> => {
     exitCode = await action();
   };
 
   try {
-    // Only the modules this command line needs: start-up costs what the command uses (commands/index.ts).
-    for (const mod of await loadCommands(entriesFor(argv.slice(2)))) mod.register(program, io, run);
+    const args = argv.slice(2);
+    // Only the modules this command line needs: start-up costs what the command uses (commands/index.ts); the
+    // top-level help of the bundled CLI needs none (help-lines.ts).
+    if (recordedHelpLines && isTopLevelHelp(args)) registerHelpLines(program, recordedHelpLines);
+    else for (const mod of await loadCommands(entriesFor(args))) mod.register(program, io, run);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
