@@ -488,7 +488,8 @@ export async function compareModels(
       if (va !== null && vb !== null) {
         a.push(va);
         b.push(vb);
-        clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
+        // Each item its own cluster unless a cluster column is read (clusters are read only when clustering).
+        if (cluster !== null) clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
       } else if (va !== null) onlyA.push(va);
       else if (vb !== null) onlyB.push(vb);
     }
