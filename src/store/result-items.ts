@@ -233,13 +233,14 @@ const GAP_AGGREGATES = gapAggregatesSql('a.v', 'b.v');
 
 /**
  * Runs the jobs on `width` connections to the store at once (the store's own and width − 1 more, closed after),
- * each connection taking the next job when it is free: DuckDB runs a positional join on one thread, so two
- * connections keep two cores busy. Resolves to the jobs' results in their order.
+ * each connection taking the next job when it is free: DuckDB runs a positional join on one thread, and a query
+ * spends part of its time being prepared and handed over, so a few more connections than cores keep the cores
+ * busy (bench/RESULTS.md). Resolves to the jobs' results in their order.
  */
 export async function onConnections<T>(
   store: Store,
   jobs: readonly ((connection: Store) => Promise<T>)[],
-  width = 2,
+  width = 4,
 ): Promise<T[]> {
   const extra = await Promise.all(
     Array.from({ length: Math.max(0, Math.min(width, jobs.length) - 1) }, () => store.connect()),
