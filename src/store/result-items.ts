@@ -90,20 +90,30 @@ export async function backfillResultItems(store: Store): Promise<number> {
     `SELECT DISTINCT r.record_key FROM results r ANTI JOIN result_item_sets s USING (record_key, result_index)
      ORDER BY r.record_key`,
   );
-  const c = store.connection;
-  for (const { record_key } of missing) {
-    await c.run('BEGIN TRANSACTION');
-    try {
-      for (const table of ['result_items', 'result_item_sets'])
-        await c.run(`DELETE FROM ${table} WHERE record_key = $1`, [record_key]);
-      await writeResultItems(c, record_key);
-      await c.run('COMMIT');
-    } catch (error) {
-      await c.run('ROLLBACK').catch(() => {});
-      throw error;
-    }
-  }
+  for (const { record_key } of missing) await remakeResultItems(store.connection, record_key);
   return missing.length;
+}
+
+/**
+ * Makes one record's items again, in one transaction with `change` (run first: what changed its rows), so that the
+ * rows and their items are never seen apart.
+ */
+export async function remakeResultItems(
+  c: DuckDBConnection,
+  recordKey: string,
+  change?: () => Promise<unknown>,
+): Promise<void> {
+  await c.run('BEGIN TRANSACTION');
+  try {
+    await change?.();
+    for (const table of ['result_items', 'result_item_sets'])
+      await c.run(`DELETE FROM ${table} WHERE record_key = $1`, [recordKey]);
+    await writeResultItems(c, recordKey);
+    await c.run('COMMIT');
+  } catch (error) {
+    await c.run('ROLLBACK').catch(() => {});
+    throw error;
+  }
 }
 
 /** A result's `result_item_sets` row. */

@@ -6,7 +6,7 @@
  * moved back into `raw`, the record's items made again), before it stores anything.
  */
 import type { Store } from './db.js';
-import { writeResultItems } from './result-items.js';
+import { remakeResultItems } from './result-items.js';
 
 /** The rows to repair: those of `evalkit run`'s records that say their value is missing but have it in a column. */
 const UNREPAIRED = `record_key IN (SELECT record_key FROM records WHERE source_name = 'evalkit run')
@@ -19,12 +19,11 @@ export async function repairUnscoredRows(store: Store): Promise<number> {
     `SELECT DISTINCT record_key FROM samples WHERE ${UNREPAIRED} ORDER BY record_key`,
   );
   const c = store.connection;
-  for (const { record_key } of found) {
-    await c.run('BEGIN TRANSACTION');
-    try {
-      // Each value goes back where the row had it (a NULL column held nothing: its key stays as `raw` has it), and
-      // the columns become NULL.
-      await c.run(
+  for (const { record_key } of found)
+    // Each value goes back where the row had it (a NULL column held nothing: its key stays as `raw` has it), and the
+    // columns become NULL.
+    await remakeResultItems(c, record_key, () =>
+      c.run(
         `UPDATE samples SET
            raw = json_merge_patch(raw, json_object('evaluation', json_merge_patch(
              CASE WHEN score IS NULL THEN '{}'::JSON ELSE json_object('score', score) END,
@@ -32,15 +31,7 @@ export async function repairUnscoredRows(store: Store): Promise<number> {
            score = NULL, is_correct = NULL
          WHERE ${UNREPAIRED} AND record_key = $1`,
         [record_key],
-      );
-      for (const table of ['result_items', 'result_item_sets'])
-        await c.run(`DELETE FROM ${table} WHERE record_key = $1`, [record_key]);
-      await writeResultItems(c, record_key);
-      await c.run('COMMIT');
-    } catch (error) {
-      await c.run('ROLLBACK').catch(() => {});
-      throw error;
-    }
-  }
+      ),
+    );
   return found.length;
 }
