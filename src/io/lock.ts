@@ -100,6 +100,16 @@ function describeOwner(owner: LockOwner): string {
   return `process ${owner.pid} on ${owner.host}, started ${owner.started_at}${owner.purpose ? ` (${owner.purpose})` : ''}`;
 }
 
+/** Runs `work` holding the lock beside `target` (acquireLock), and releases it however `work` ends. */
+export async function withLock<T>(target: string, purpose: string, work: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(target, purpose);
+  try {
+    return await work();
+  } finally {
+    lock.release();
+  }
+}
+
 /**
  * Takes the lock beside `target`. `purpose` says what holds it (shown to whoever is refused), e.g. "evaluate".
  */

@@ -59,7 +59,7 @@ export interface RunConfig {
   prompts: PromptOptions;
 }
 
-export interface RunOptions {
+export interface RunOptions extends RunControl {
   benchmark: BenchmarkLike;
   benchmarkHash?: string;
   config: RunConfig;
@@ -69,23 +69,27 @@ export interface RunOptions {
   runId?: string;
   /** The η id when it must differ from the journal's run id (sweep runs sharing one journal). */
   etaId?: string;
+  retryHooks?: RetryHooks;
+  /** Take the lock beside the output (default true; a caller that holds it already passes false). */
+  lock?: boolean;
+}
+
+/** How a run sends its requests and reports, the same for `evaluate`'s runner and `run`'s task engine. */
+export interface RunControl {
   concurrency: number;
   rateLimit?: number;
   retry: RetryPolicy;
-  retryHooks?: RetryHooks;
   /** Re-send samples the journal holds as failed. */
   retryFailed?: boolean;
   /**
    * Stop once this many finished samples in a row failed with the same kind of error (default
-   * DEFAULT_MAX_CONSECUTIVE_FAILURES; 0 never stops). What is journaled is kept; no η is written.
+   * DEFAULT_MAX_CONSECUTIVE_FAILURES; 0 never stops). What is journaled is kept; `evaluate` writes no η then.
    */
   maxConsecutiveFailures?: number;
   log?: RunLog;
   signal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;
   now?: () => Date;
-  /** Take the lock beside the output (default true; a caller that holds it already passes false). */
-  lock?: boolean;
 }
 
 export interface RunProgress {

@@ -10,7 +10,7 @@ import { evaluationMetrics } from '../metrics/infereval/evaluation-metrics.js';
 import { consensusVerdict, isSubstantive } from '../metrics/infereval/model.js';
 import { readFile } from 'node:fs/promises';
 import { journalPathFor } from './journal.js';
-import { acquireLock } from '../io/lock.js';
+import { withLock } from '../io/lock.js';
 import { runEvaluation, type RunConfig, type RunOptions, type RunSummary } from './runner.js';
 import type { TieBreak } from './types.js';
 
@@ -128,13 +128,8 @@ export function sweepEtaPath(outDir: string, parameter: SweepParameter, value: S
 }
 
 /** Runs the sweep under a lock beside its folder (`<outDir>.lock`): two sweeps into one folder are refused. */
-export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
-  const lock = await acquireLock(options.outDir, 'sweep');
-  try {
-    return await runSweepUnlocked(options);
-  } finally {
-    lock.release();
-  }
+export function runSweep(options: SweepOptions): Promise<SweepSummary> {
+  return withLock(options.outDir, 'sweep', () => runSweepUnlocked(options));
 }
 
 async function runSweepUnlocked(options: SweepOptions): Promise<SweepSummary> {

@@ -9,14 +9,14 @@ import { randomUUID, createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DataError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
-import { acquireLock } from '../../io/lock.js';
+import { withLock } from '../../io/lock.js';
 import { redactUrl } from '../../io/net/redact.js';
-import { withRetry, type RetryPolicy } from '../../io/net/retry.js';
+import { withRetry } from '../../io/net/retry.js';
 import { openJournal } from '../journal.js';
 import type { CompletionRequest, Provider } from '../providers/provider.js';
 import { createRateLimiter } from '../rate-limit.js';
-import { nullRunLog, type RunLog } from '../run-log.js';
-import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunProgress } from '../runner.js';
+import { nullRunLog } from '../run-log.js';
+import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunControl } from '../runner.js';
 import { checkUsage } from '../usage.js';
 import { WorkerPool } from '../workers.js';
 import { buildMessages } from './prompt.js';
@@ -43,7 +43,7 @@ export interface RunModel {
   provider: Provider;
 }
 
-export interface TaskRunOptions {
+export interface TaskRunOptions extends RunControl {
   task: Task;
   target: RunModel;
   /** The judge of each model_graded scorer, by scorer name. */
@@ -51,15 +51,6 @@ export interface TaskRunOptions {
   journalPath: string;
   /** Only the first N samples. */
   limit?: number;
-  concurrency: number;
-  rateLimit?: number;
-  retry: RetryPolicy;
-  retryFailed?: boolean;
-  maxConsecutiveFailures?: number;
-  log?: RunLog;
-  signal?: AbortSignal;
-  onProgress?: (progress: RunProgress) => void;
-  now?: () => Date;
 }
 
 export interface EpochResult {
@@ -164,13 +155,8 @@ function request(
 /** The judge's generation: deterministic, room for a short rationale. */
 export const JUDGE_GENERATION: GenerationConfig = { temperature: 0, max_tokens: 512, stop: [] };
 
-export async function runTask(options: TaskRunOptions): Promise<TaskRun> {
-  const lock = await acquireLock(options.journalPath, 'run');
-  try {
-    return await runTaskUnlocked(options);
-  } finally {
-    lock.release();
-  }
+export function runTask(options: TaskRunOptions): Promise<TaskRun> {
+  return withLock(options.journalPath, 'run', () => runTaskUnlocked(options));
 }
 
 async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
