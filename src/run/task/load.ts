@@ -9,6 +9,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { DataError, IoError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
+import { confinedPath } from '../../io/confined-path.js';
 import { parseCsv } from '../../io/csv-reader.js';
 import { locatePointers, parseStrictJson } from '../../io/strict-json.js';
 import { isObject } from '../../io/json-value.js';
@@ -221,7 +222,12 @@ export function loadTask(taskPath: string): Task {
     target: file.dataset.target ?? 'target',
     ...(file.dataset.choices !== undefined ? { choices: file.dataset.choices } : {}),
   };
-  const datasetPath = resolve(dir, file.dataset.path);
+  const datasetPath = confinedPath(
+    dir,
+    file.dataset.path,
+    `${path}:${at('/dataset/path')} (at /dataset/path) the dataset`,
+    'task.file-outside',
+  );
   const samples = samplesOf(readDataset(datasetPath), fields);
 
   const scorers: TaskScorer[] = [];

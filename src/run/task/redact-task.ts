@@ -1,0 +1,55 @@
+/**
+ * Keeping the run's API keys out of a task: a key that appears in a dataset row, a prompt, a var or a judge template
+ * (pasted by mistake, or read from a file) is replaced by [redacted] before anything is sent, printed (--dry-run),
+ * journaled or recorded. The model's answers and the providers' errors are redacted where they enter
+ * (run/redact.ts); together no record or printout holds the value of a key the run uses.
+ */
+import { EvalkitError } from '../../errors.js';
+import { createRedactor, type Redactor } from '../../io/net/redact.js';
+import type { ChatMessage, Task } from './types.js';
+
+/** A redactor of the values of these environment variables (unset or empty ones are skipped) and URL secrets. */
+export function keyRedactor(
+  env: NodeJS.ProcessEnv,
+  names: readonly (string | undefined)[],
+  more: readonly string[] = [],
+): Redactor {
+  const values = [...new Set(names)].flatMap((n) => (n === undefined || !env[n] ? [] : [env[n]!]));
+  return createRedactor([...values, ...more]);
+}
+
+function redactValue(value: unknown, text: (s: string) => string): unknown {
+  if (typeof value === 'string') return text(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, text));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [text(k), redactValue(v, text)]));
+  return value;
+}
+
+const redactMessages = (messages: ChatMessage[], text: (s: string) => string): ChatMessage[] =>
+  messages.map((m) => ({ ...m, content: text(m.content) }));
+
+/** The task with every secret the redactor knows replaced in its texts (in place: samples, templates, rows). */
+export function redactTask(task: Task, redactor: Redactor): void {
+  const text = redactor.text;
+  if (task.system !== undefined) task.system = text(task.system);
+  if (task.messages !== undefined) task.messages = redactMessages(task.messages, text);
+  if (task.promptTemplate !== undefined) task.promptTemplate = text(task.promptTemplate);
+  for (const s of task.scorers) if (s.kind === 'judge') s.template.text = text(s.template.text);
+  for (const sample of task.samples) {
+    sample.row = redactValue(sample.row, text) as typeof sample.row;
+    sample.input = text(sample.input);
+    sample.targets = sample.targets.map(text);
+    if (sample.choices !== undefined) sample.choices = sample.choices.map(text);
+    if (sample.messages !== undefined) sample.messages = redactMessages(sample.messages, text);
+  }
+}
+
+/** An error with the secrets taken out of its message (same class and code). */
+export function redactedError(error: unknown, redactor: Redactor): unknown {
+  if (!(error instanceof EvalkitError)) return error;
+  const message = redactor.text(error.message);
+  if (message === error.message) return error;
+  const Class = error.constructor as new (code: string, message: string) => EvalkitError;
+  return new Class(error.code, message);
+}
