@@ -3,8 +3,8 @@
  * run against model answers with a time bound. JavaScript's backtracking engine takes exponential time on patterns
  * such as `(a+)+$` and, while it runs, the process handles no signal; an answer that triggers it is journaled, so a
  * rerun would hang again. Each match here runs in this thread under a `vm` time limit (Node's watchdog stops the
- * match, the same mechanism as a worker's termination, without a thread to start or a message to pass: a match costs
- * some tens of microseconds more than a bare `exec`). Over the limit, the match throws a DataError with code
+ * match, the same mechanism as a worker's termination, with no thread to start and no message to pass, so the
+ * common fast match stays cheap and nothing is spawned per call). Over the limit, the match throws a DataError with code
  * `run.regex-timeout`, which the scorer reports as that sample's error; a signal that arrived meanwhile is handled
  * as soon as the match is stopped.
  */
