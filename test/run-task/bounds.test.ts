@@ -13,7 +13,7 @@ import { JSON_DEPTH_CODE, jsonValuesIn } from '../../src/run/task/json-answer.js
 import { jsonIn } from '../../src/run/task/scorers.js';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
-import { recordsUnder, resultOf, writeTask } from './helpers.js';
+import { openaiRun, recordsUnder, resultOf, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -90,20 +90,8 @@ test('a task whose scorers meet catastrophic regexes and deep JSON: scorer error
   );
   server.setScript((ctx) => answer(ctx.user));
   const out = join(dir, 'task-out');
-  const args = [
-    'run',
-    task,
-    '--provider',
-    'openai',
-    '--model',
-    'm',
-    '--base-url',
-    server.openaiBaseUrl,
-    '-o',
-    out,
-  ];
+  const args = openaiRun(task, server.openaiBaseUrl, out);
   const first = server.requests.length;
-
   const result = await cli(args);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stdout, /6 scores not computable/);
@@ -133,7 +121,6 @@ test('a task whose scorers meet catastrophic regexes and deep JSON: scorer error
   // The answers are journaled: the rerun scores them again, within the same bounds, and sends nothing.
   const sent = server.requests.length;
   assert.equal(sent - first, 6);
-
   const again = await cli(args);
   assert.equal(again.code, 1, again.stderr);
   assert.equal(server.requests.length, sent);

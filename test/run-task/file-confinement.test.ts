@@ -3,21 +3,13 @@
 // printed (a stable code, exit 2). And the value of a key the run uses is in no request body, record, journal,
 // --dry-run output or error message, wherever it came from (a dataset row, a var, a target).
 import assert from 'node:assert/strict';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
-import { writeTask } from './helpers.js';
+import { openaiRun, readTree, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -122,22 +114,9 @@ test('a task file reads its dataset, schema and judge template from its own fold
     }
     const first = server.requests.length;
     for (const extra of [[], ['--dry-run']]) {
-      const result = await cli(
-        [
-          'run',
-          task,
-          '--provider',
-          'openai',
-          '--model',
-          'm',
-          '--base-url',
-          server.openaiBaseUrl,
-          '-o',
-          join(folder, 'out'),
-          ...extra,
-        ],
-        { env: ENV },
-      );
+      const result = await cli(openaiRun(task, server.openaiBaseUrl, join(folder, 'out'), extra), {
+        env: ENV,
+      });
       assert.equal(result.code, 2, `${body}: ${result.stdout}${result.stderr}`);
       assert.match(result.stderr, /task\.file-outside/, body);
       assert.doesNotMatch(result.stdout + result.stderr, /OUTSIDE-SECRET|OPENAI_API_KEY=/, body);
@@ -145,14 +124,6 @@ test('a task file reads its dataset, schema and judge template from its own fold
     assert.equal(server.requests.length, first);
   }
 });
-
-/** Every file under a folder, concatenated. */
-function readTree(root: string): string {
-  return readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => readFileSync(join(e.parentPath ?? (e as any).path, e.name), 'utf8'))
-    .join('\n');
-}
 
 test('the value of a key the run uses is sent in no prompt and written nowhere, whatever file or field holds it', async () => {
   // A task whose row holds the key (pasted into a dataset), and a promptfoo config whose var and prompt do.
@@ -175,20 +146,7 @@ test('the value of a key the run uses is sent in no prompt and written nowhere, 
   const out = join(folder, 'out');
   const printed: string[] = [];
   for (const args of [
-    [
-      'run',
-      task,
-      '--provider',
-      'openai',
-      '--model',
-      'm',
-      '--base-url',
-      server.openaiBaseUrl,
-      '-o',
-      out,
-      '--log',
-      `${out}.log`,
-    ],
+    openaiRun(task, server.openaiBaseUrl, out, ['--log', `${out}.log`]),
     ['run', config, '-o', out],
     ['run', task, config, '--provider', 'openai', '--model', 'm', '--dry-run'],
     ['run', task, config, '--provider', 'openai', '--model', 'm', '--dry-run', '-f', 'json'],

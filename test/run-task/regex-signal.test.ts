@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { cliCommand } from '../helpers/cli.js';
 import { startProviderServer } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
-import { writeTask } from './helpers.js';
+import { openaiRun, writeTask } from './helpers.js';
 
 const SAMPLES = 60;
 
@@ -29,21 +29,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const out = join(dir, 'out');
       const child = spawn(
         process.execPath,
-        [
-          ...(await cliCommand()),
-          'run',
-          task,
-          '--provider',
-          'openai',
-          '--model',
-          'm',
-          '--base-url',
-          server.openaiBaseUrl,
-          '--concurrency',
-          '1',
-          '-o',
-          out,
-        ],
+        [...(await cliCommand()), ...openaiRun(task, server.openaiBaseUrl, out, ['--concurrency', '1'])],
         { cwd: projectRoot, env: { ...process.env, NO_COLOR: '1' }, stdio: 'ignore' },
       );
       const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
