@@ -138,6 +138,8 @@ test('a promptfoo config: regex, is-json with a schema pattern, contains-json, e
     ['a7', '[{type: contains-json}]'],
     ['a8', '[{type: contains-json}, {type: not-regex, value: "(a+)+$"}]'],
     ['a5', '[{type: regex, value: "(a+)+$"}, {type: is-json}]'],
+    // The grader's reply is read for JSON too: a deep one is the same scorer error.
+    ['a6', '[{type: llm-rubric, value: "says aaa"}]'],
   ];
   writeFileSync(
     join(cfgDir, 'promptfooconfig.yaml'),
@@ -149,9 +151,19 @@ test('a promptfoo config: regex, is-json with a schema pattern, contains-json, e
       '',
     ].join('\n'),
   );
-  server.setScript((ctx) => answer(ctx.user));
+  server.setScript((ctx) =>
+    ctx.sampleId.includes(':judge-') ? { text: `${DEEP_ARRAY} {"pass": true}` } : answer(ctx.user),
+  );
   const out = join(dir, 'pf-out');
-  const result = await cli(['run', join(cfgDir, 'promptfooconfig.yaml'), '-o', out], {
+  const judge = [
+    '--judge-provider',
+    'openai',
+    '--judge-model',
+    'j',
+    '--judge-base-url',
+    server.openaiBaseUrl,
+  ];
+  const result = await cli(['run', join(cfgDir, 'promptfooconfig.yaml'), '-o', out, ...judge], {
     env: { OPENAI_API_KEY: 'sk-test' },
   });
   assert.equal(result.code, 1, result.stderr);
@@ -181,4 +193,5 @@ test('a promptfoo config: regex, is-json with a schema pattern, contains-json, e
   assert.equal(row(6, 'not-regex').evaluation.score, 1);
   assert.equal(row(7, 'regex').evaluation.score, 0);
   assert.equal(row(7, 'is-json').evaluation.score, 1);
+  failed(8, 'llm-rubric', JSON_DEPTH_CODE);
 });

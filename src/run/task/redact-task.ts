@@ -32,6 +32,8 @@ const redactMessages = (messages: ChatMessage[], text: (s: string) => string): C
 /** The task with every secret the redactor knows replaced in its texts (in place: samples, templates, rows). */
 export function redactTask(task: Task, redactor: Redactor): void {
   const text = redactor.text;
+  task.name = text(task.name);
+  if (task.description !== undefined) task.description = text(task.description);
   if (task.system !== undefined) task.system = text(task.system);
   if (task.messages !== undefined) task.messages = redactMessages(task.messages, text);
   if (task.promptTemplate !== undefined) task.promptTemplate = text(task.promptTemplate);
