@@ -12,6 +12,7 @@ import { DataError, UsageError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { confinedPath } from '../../io/confined-path.js';
 import { isObject } from '../../io/json-value.js';
+import { parseStrictJson } from '../../io/strict-json.js';
 import type { ProviderName } from '../setup.js';
 import { compileAssertion, isSupported, passScorer, type Assertion } from './promptfoo-asserts.js';
 import { readText } from './load.js';
@@ -44,13 +45,21 @@ export interface PromptfooTask {
 
 function readData(path: string, what: string): unknown {
   const text = readText(path, what);
+  if (extname(path) === '.jsonl')
+    // Strict JSON, depth-limited as every JSON the project reads: a line nested too deep is refused, not walked.
+    return text.split('\n').flatMap((line, i) => {
+      if (line.trim() === '') return [];
+      const parsed = parseStrictJson(line);
+      const issue = parsed.ok ? undefined : parsed.issues.find((x) => x.code !== 'json.bom');
+      if (issue)
+        throw new DataError(
+          'promptfoo.parse',
+          `${path}:${i + 1}:${issue.column}: ${issue.code} ${issue.message}`,
+        );
+      return [parsed.value];
+    });
   try {
-    return extname(path) === '.jsonl'
-      ? text
-          .split('\n')
-          .filter((l) => l.trim() !== '')
-          .map((l) => JSON.parse(l))
-      : parse(text);
+    return parse(text);
   } catch (error) {
     throw new DataError('promptfoo.parse', `${path}: ${(error as Error).message.split('\n')[0]}`);
   }
