@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { DataError } from '../../src/errors.js';
 import { boundedRegExp, REGEX_TIMEOUT_CODE } from '../../src/io/bounded-regex.js';
 import { JSON_DEPTH_CODE, jsonValuesIn } from '../../src/run/task/json-answer.js';
+import { loadPromptfooConfig } from '../../src/run/task/promptfoo.js';
 import { jsonIn } from '../../src/run/task/scorers.js';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
@@ -194,4 +195,28 @@ test('a promptfoo config: regex, is-json with a schema pattern, contains-json, e
   assert.equal(row(7, 'regex').evaluation.score, 0);
   assert.equal(row(7, 'is-json').evaluation.score, 1);
   failed(8, 'llm-rubric', JSON_DEPTH_CODE);
+});
+
+test('a promptfoo .jsonl tests file nested too deep is refused with its line, not walked', () => {
+  const cfg = join(dir, 'pf-deep');
+  mkdirSync(cfg, { recursive: true });
+  for (const [depth, line] of [
+    [200000, '['.repeat(200000) + ']'.repeat(200000)],
+    [5000, `{"vars": {"q": ${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}}`],
+  ] as const) {
+    writeFileSync(join(cfg, 'tests.jsonl'), `{"vars": {"q": "x"}}\n${line}\n`);
+    assert.throws(
+      () =>
+        loadPromptfooConfig(join(cfg, 'c.yaml'), {
+          prompts: ['{{q}}'],
+          providers: ['openai:m'],
+          tests: 'file://tests.jsonl',
+        }),
+      (e: unknown) =>
+        e instanceof DataError &&
+        e.code === 'promptfoo.parse' &&
+        /tests\.jsonl:2:\d+: json\.nesting/.test(e.message),
+      `depth ${depth}`,
+    );
+  }
 });
