@@ -3,6 +3,7 @@
 // printed (a stable code, exit 2). And the value of a key the run uses is in no request body, record, journal,
 // --dry-run output or error message, wherever it came from (a dataset row, a var, a target).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,4 +186,29 @@ test('the value of a key the run uses is sent in no prompt and written nowhere, 
   assert.equal(result.code, 1);
   assert.match(result.stderr, /task\.unscorable/);
   assert.ok(!result.stderr.includes(SECRET), result.stderr);
+});
+
+test('a FIFO inside the folder (a prompt file, a dataset) is refused, not read forever', async (t) => {
+  const cfg = configFolder();
+  try {
+    execFileSync('mkfifo', [join(cfg, 'fifo.txt'), join(cfg, 'fifo.jsonl'), join(cfg, 'fifo.json')]);
+  } catch {
+    t.skip('mkfifo is not available');
+    return;
+  }
+  const config = writeConfig(cfg, "['file://fifo.txt']");
+  const task = join(cfg, 'fifo.task.yaml');
+  writeFileSync(task, 'name: f\ndataset: {path: fifo.jsonl}\nscorers: [match]\n');
+  writeFileSync(join(cfg, 'ok.jsonl'), '{"id": "1", "input": "q", "target": "x"}\n');
+  const schemaTask = join(cfg, 'schema.task.yaml');
+  writeFileSync(schemaTask, 'name: f\ndataset: {path: ok.jsonl}\nscorers: [{json: {schema: fifo.json}}]\n');
+  for (const [args, code] of [
+    [['run', config, '--dry-run'], 2],
+    [['run', task, '--provider', 'openai', '--model', 'm', '--dry-run'], 2],
+    [['run', schemaTask, '--provider', 'openai', '--model', 'm', '--dry-run'], 1],
+  ] as const) {
+    const result = await cli([...args], { env: ENV });
+    assert.equal(result.code, code, result.stderr);
+    assert.match(result.stderr, /named pipe \(FIFO\), not a regular file/);
+  }
 });

@@ -13,6 +13,7 @@ import { confinedPath } from '../../io/confined-path.js';
 import { parseCsv } from '../../io/csv-reader.js';
 import { locatePointers, parseStrictJson } from '../../io/strict-json.js';
 import { isObject } from '../../io/json-value.js';
+import { assertRegularFileSync } from '../../io/regular-file.js';
 import { evalkitTaskType } from '../../formats/evalkit/index.js';
 import type { TaskFile } from '../../formats/evalkit/task.js';
 import { compiledValidator } from '../../validate/schemas.js';
@@ -28,6 +29,8 @@ interface Located {
 }
 
 export function readText(path: string, what: string): string {
+  // A FIFO or a device (/dev/zero) would block or never end: only regular files are read.
+  assertRegularFileSync(path, `the ${what} ${path}`);
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {

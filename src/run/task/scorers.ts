@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { confinedPath } from '../../io/confined-path.js';
-import { DataError } from '../../errors.js';
+import { assertRegularFileSync } from '../../io/regular-file.js';
+import { DataError, IoError } from '../../errors.js';
 import { boundedRegExp, type BoundedRegExp } from '../../io/bounded-regex.js';
 import { compileUserSchema, parseAnswerJson } from './json-answer.js';
 import type { ScorerType } from '../../formats/evalkit/task.js';
@@ -161,11 +162,12 @@ function local(
 function readTaskFile(path: string, context: ScorerContext, what: string): string {
   const full = confinedPath(context.dir, path, `${context.where}: the ${what}`, 'task.file-outside');
   try {
+    assertRegularFileSync(full);
     return readFileSync(full, 'utf8');
   } catch (error) {
     throw new DataError(
       'task.file',
-      `${context.where}: cannot read the ${what} ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `${context.where}: cannot read the ${what} ${full}: ${error instanceof IoError ? error.message.replace(/^cannot read [^:]*: /, '') : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`,
     );
   }
 }
