@@ -2,11 +2,10 @@
  * Regular expressions from users (a task's `pattern` scorer, a promptfoo `regex` assertion, a JSON Schema `pattern`)
  * run against model answers with a time bound. JavaScript's backtracking engine takes exponential time on patterns
  * such as `(a+)+$` and, while it runs, the process handles no signal; an answer that triggers it is journaled, so a
- * rerun would hang again. Each match here runs in this thread under a `vm` time limit (Node's watchdog stops the
- * match, the same mechanism as a worker's termination, with no thread to start and no message to pass, so the
- * common fast match stays cheap and nothing is spawned per call). Over the limit, the match throws a DataError with code
- * `run.regex-timeout`, which the scorer reports as that sample's error; a signal that arrived meanwhile is handled
- * as soon as the match is stopped.
+ * rerun would hang again. Each match runs in this thread under a `vm` time limit: Node's watchdog stops the match
+ * (V8's termination, as for a worker that is terminated), with no thread or worker started per match and no message
+ * passed. Over the limit, the match throws a DataError with code `run.regex-timeout`, which the scorer reports as
+ * that sample's error; a signal that arrived meanwhile is handled as soon as the match is stopped.
  */
 import { Script, createContext } from 'node:vm';
 import { DataError } from '../errors.js';

@@ -15,8 +15,8 @@ const outside = (root: string, path: string): boolean => {
 
 /**
  * The path `ref` names, resolved against `dir` and checked to stay inside it (its real path too, once the file
- * exists: a missing file is left for the reader to report); the resolved path is returned as the user wrote it. `code` is the refusal's error code, `what` names the
- * file in the message (`prompts[0]`, `the dataset`).
+ * exists: a missing file is left for the reader to report); returned resolved, links not followed. `code` is the
+ * refusal's error code, `what` names the file in the message (`prompts[0]`, `the dataset`).
  */
 export function confinedPath(dir: string, ref: string, what: string, code: string): string {
   const full = resolve(dir, ref);
