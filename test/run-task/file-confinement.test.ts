@@ -141,14 +141,24 @@ test('the value of a key the run uses is sent in no prompt and written nowhere, 
   const config = writeConfig(
     cfg,
     `['{{q}} / {{f}}', 'Also ${SECRET}']`,
-    `[{vars: {q: '${SECRET}', f: 'file://key.txt'}, assert: [{type: contains, value: ok}]}]`,
+    `[{vars: {q: '${SECRET}', f: 'file://key.txt'}, assert: [{type: contains, value: ok}, {type: llm-rubric, value: 'does not repeat {{q}}'}]}]`,
   );
+  // The grader answers in format; everything else answers "ok".
+  server.setScript((ctx) => ({
+    text: ctx.sampleId.includes(':judge-') ? '{"pass": true, "score": 1}' : 'ok',
+  }));
   const first = server.requests.length;
   const out = join(folder, 'out');
   const printed: string[] = [];
   for (const args of [
     openaiRun(task, server.openaiBaseUrl, out, ['--log', `${out}.log`]),
-    ['run', config, '-o', out],
+    [
+      'run',
+      config,
+      '-o',
+      out,
+      ...['--judge-provider', 'openai', '--judge-model', 'j', '--judge-base-url', server.openaiBaseUrl],
+    ],
     ['run', task, config, '--provider', 'openai', '--model', 'm', '--dry-run'],
     ['run', task, config, '--provider', 'openai', '--model', 'm', '--dry-run', '-f', 'json'],
   ]) {
@@ -157,7 +167,9 @@ test('the value of a key the run uses is sent in no prompt and written nowhere, 
     printed.push(result.stdout, result.stderr);
   }
   const sent = server.requests.slice(first);
-  assert.equal(sent.length, 3);
+  // The task's sample, the config's two prompts, and the rubric's grader for each.
+  assert.equal(sent.length, 5);
+  assert.equal(sent.filter((r) => r.sampleId.includes(':judge-')).length, 2);
   for (const r of sent) {
     assert.ok(r.authorization?.includes(SECRET), 'the key authorises the request');
     assert.ok(

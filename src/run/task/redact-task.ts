@@ -6,7 +6,10 @@
  */
 import { EvalkitError } from '../../errors.js';
 import { createRedactor, type Redactor } from '../../io/net/redact.js';
-import type { ChatMessage, Task } from './types.js';
+import type { ChatMessage, JudgeScorer, Task } from './types.js';
+
+/** Judge scorers whose prompts are already redacted. */
+const wrapped = new WeakSet<JudgeScorer>();
 
 /** A redactor of the values of these environment variables (unset or empty ones are skipped) and URL secrets. */
 export function keyRedactor(
@@ -37,7 +40,19 @@ export function redactTask(task: Task, redactor: Redactor): void {
   if (task.system !== undefined) task.system = text(task.system);
   if (task.messages !== undefined) task.messages = redactMessages(task.messages, text);
   if (task.promptTemplate !== undefined) task.promptTemplate = text(task.promptTemplate);
-  for (const s of task.scorers) if (s.kind === 'judge') s.template.text = text(s.template.text);
+  // A promptfoo sample carries its own scorers; samples are shared by the tasks of a config's providers.
+  const judges = new Set(
+    [...task.scorers, ...task.samples.flatMap((x) => x.scorers ?? [])].filter(
+      (s): s is JudgeScorer => s.kind === 'judge' && !wrapped.has(s),
+    ),
+  );
+  for (const s of judges) {
+    wrapped.add(s);
+    s.template.text = text(s.template.text);
+    // What a judge is sent holds more than the template (a promptfoo rubric, filled with the test's vars).
+    const prompt = s.prompt.bind(s);
+    s.prompt = (answer, sample) => redactMessages(prompt(answer, sample), text);
+  }
   for (const sample of task.samples) {
     sample.row = redactValue(sample.row, text) as typeof sample.row;
     sample.input = text(sample.input);
