@@ -62,3 +62,26 @@ export function requestKey(header: string): { sample: string; epoch: number; jud
   const [, sample, epoch, judge] = header.split(':');
   return { sample, epoch: Number(epoch?.replace('epoch-', '')), judge: judge !== undefined };
 }
+
+/** `run TASK` against model `m` of an OpenAI-compatible server, writing under `out`. */
+export const openaiRun = (task: string, baseUrl: string, out: string, extra: string[] = []): string[] => [
+  'run',
+  task,
+  '--provider',
+  'openai',
+  '--model',
+  'm',
+  '--base-url',
+  baseUrl,
+  '-o',
+  out,
+  ...extra,
+];
+
+/** Every file under a folder, concatenated (to search for what must not be written). */
+export function readTree(root: string): string {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath ?? (e as any).path, e.name), 'utf8'))
+    .join('\n');
+}

@@ -3,7 +3,7 @@
 // that fails, epochs with each reducer, the records valid, and `compare` of two models paired on every sample with
 // its statistics checked against values computed here from the raw rows.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -11,7 +11,7 @@ import { cli } from '../helpers/cli.js';
 import { openStore } from '../../src/store/db.js';
 import { writeResultItems } from '../../src/store/result-items.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
+import { readTree, recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -668,11 +668,3 @@ test('few-shot turns reach OpenAI-compatible and Anthropic servers as a conversa
     assert.ok(!written.join('\n').includes(secret), 'the API key was written somewhere');
   }
 });
-
-/** Every file under a folder, concatenated. */
-function readTree(root: string): string {
-  return readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => readFileSync(join(e.parentPath ?? (e as any).path, e.name), 'utf8'))
-    .join('\n');
-}

@@ -8,10 +8,10 @@ import { readModelMap } from '../../convert/identity.js';
 import { taskRecord, reducedValues } from '../../convert/task-record.js';
 import { writeConverted } from '../../convert/write.js';
 import { checkOutputs } from '../../io/preflight.js';
-import { redactUrl } from '../../io/net/redact.js';
+import { redactUrl, urlSecrets, type Redactor } from '../../io/net/redact.js';
 import { DEFAULT_RETRY } from '../../io/net/retry.js';
 import { openRunLog } from '../../run/run-log.js';
-import { createProvider, PROVIDERS, type ProviderName } from '../../run/setup.js';
+import { createProvider, defaultApiKeyEnv, PROVIDERS, type ProviderName } from '../../run/setup.js';
 import {
   buildMessages,
   loadTask,
@@ -22,6 +22,7 @@ import {
   type TaskRun,
 } from '../../run/task/index.js';
 import { isPromptfooConfig, loadPromptfooConfig, type PromptfooTarget } from '../../run/task/promptfoo.js';
+import { keyRedactor, redactedError, redactTask } from '../../run/task/redact-task.js';
 import type { RunOptions } from '../../run/settings.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { intArg, json } from '../options.js';
@@ -140,6 +141,12 @@ function outcomeText(o: RunOutcome, color: boolean): string {
         `  ${s.judgeFailed} judge verdict${s.judgeFailed === 1 ? '' : 's'} missing: that metric has no value for those samples`,
       ),
     );
+  if (s.scorerFailed > 0)
+    lines.push(
+      c.yellow(
+        `  ${s.scorerFailed} score${s.scorerFailed === 1 ? '' : 's'} not computable (a regex over its time limit, JSON nested too deep): no value for those samples, the reason in each row's error`,
+      ),
+    );
   if (o.db) lines.push(`  stored in ${o.db}`);
   return `${lines.join('\n')}\n`;
 }
@@ -221,9 +228,36 @@ function loadJobs(path: string): Job[] {
   return [{ task: loadTask(path) }];
 }
 
+/** The values of every API key the run may use (and base-URL credentials): nothing written or printed holds them. */
+function runSecrets(opts: RunCliOptions, io: CliIO, tasks: Task[] = []): Redactor {
+  const names = [
+    ...PROVIDERS.filter((p) => p !== 'replay').map(defaultApiKeyEnv),
+    opts.apiKeyEnv,
+    ...tasks.flatMap((t) => t.scorers.map((s) => (s.kind === 'judge' ? s.judge.apiKeyEnv : undefined))),
+  ];
+  return keyRedactor(io.env, names, [...urlSecrets(opts.baseUrl), ...urlSecrets(opts.judgeBaseUrl)]);
+}
+
 async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): Promise<number> {
+  const secrets = { redactor: runSecrets(opts, io) };
+  try {
+    return await runWithSecrets(taskPaths, opts, io, secrets);
+  } catch (error) {
+    throw redactedError(error, secrets.redactor);
+  }
+}
+
+async function runWithSecrets(
+  taskPaths: string[],
+  opts: RunCliOptions,
+  io: CliIO,
+  secrets: { redactor: Redactor },
+): Promise<number> {
   const jobs = taskPaths.flatMap((p) => loadJobs(resolve(io.cwd, p)));
   const tasks = [...new Set(jobs.map((j) => j.task))];
+  // A key in a row, a prompt or a template is never sent, printed, journaled or recorded.
+  secrets.redactor = runSecrets(opts, io, tasks);
+  for (const t of tasks) redactTask(t, secrets.redactor);
   if (opts.epochs !== undefined) for (const t of tasks) t.epochs = opts.epochs;
   for (const t of tasks)
     if (t.reducer.name === 'pass_at_k' && (t.reducer.k ?? 1) > t.epochs)
@@ -419,5 +453,5 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
     await log.close();
   }
   if (opts.format === 'json') io.stdout.write(json(outcomes));
-  return outcomes.some((o) => o.run.failed > 0 || o.run.judgeFailed > 0) ? 1 : 0;
+  return outcomes.some((o) => o.run.failed > 0 || o.run.judgeFailed > 0 || o.run.scorerFailed > 0) ? 1 : 0;
 }

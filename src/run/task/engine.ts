@@ -80,6 +80,11 @@ export interface TaskRunSummary {
   /** Answers that finally failed (left out of n), and judge verdicts that did. */
   failed: number;
   judgeFailed: number;
+  /**
+   * Scores a scorer could not give (a user's regex over its time bound, JSON nested too deep): that metric has no
+   * value for the sample, with the reason and its code in the row's error.
+   */
+  scorerFailed: number;
   failuresByKind: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
@@ -195,6 +200,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     retries: 0,
     failed: 0,
     judgeFailed: 0,
+    scorerFailed: 0,
     failuresByKind: {},
     inputTokens: 0,
     outputTokens: 0,
@@ -320,6 +326,17 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     return record;
   };
 
+  /** A score, or the scorer error a bounded check raised on this answer (its code first in the message). */
+  const bounded = (score: () => Score): Score => {
+    try {
+      return score();
+    } catch (error) {
+      if (!(error instanceof DataError)) throw error;
+      summary.scorerFailed++;
+      return { value: null, error: `${error.code}: ${error.message}`, code: error.code };
+    }
+  };
+
   const runUnit = async (r: SampleResult, epoch: number): Promise<void> => {
     const answer = await call(
       answerKey(r.sample),
@@ -337,7 +354,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
       for (const scorer of scorers) {
         if (scorer.kind === 'derived') continue;
         if (scorer.kind === 'local') {
-          result.scores[scorer.name] = scorer.score(answer.text!, r.sample);
+          result.scores[scorer.name] = bounded(() => scorer.score(answer.text!, r.sample));
           continue;
         }
         const judge = judges.get(scorer.name)!;
@@ -357,8 +374,8 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
         const score =
           verdict.error !== undefined
             ? { value: null, error: `judge failed: ${verdict.error}` }
-            : scorer.grade(verdict.text!);
-        if (score.value === null) summary.judgeFailed++;
+            : bounded(() => scorer.grade(verdict.text!));
+        if (score.value === null && score.code === undefined) summary.judgeFailed++;
         result.scores[scorer.name] = score;
       }
       for (const scorer of scorers)

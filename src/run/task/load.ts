@@ -9,9 +9,11 @@ import { dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { DataError, IoError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
+import { confinedPath } from '../../io/confined-path.js';
 import { parseCsv } from '../../io/csv-reader.js';
 import { locatePointers, parseStrictJson } from '../../io/strict-json.js';
 import { isObject } from '../../io/json-value.js';
+import { assertRegularFileSync } from '../../io/regular-file.js';
 import { evalkitTaskType } from '../../formats/evalkit/index.js';
 import type { TaskFile } from '../../formats/evalkit/task.js';
 import { compiledValidator } from '../../validate/schemas.js';
@@ -27,6 +29,8 @@ interface Located {
 }
 
 export function readText(path: string, what: string): string {
+  // A FIFO or a device (/dev/zero) would block or never end: only regular files are read.
+  assertRegularFileSync(path, `the ${what} ${path}`);
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
@@ -221,7 +225,12 @@ export function loadTask(taskPath: string): Task {
     target: file.dataset.target ?? 'target',
     ...(file.dataset.choices !== undefined ? { choices: file.dataset.choices } : {}),
   };
-  const datasetPath = resolve(dir, file.dataset.path);
+  const datasetPath = confinedPath(
+    dir,
+    file.dataset.path,
+    `${path}:${at('/dataset/path')} (at /dataset/path) the dataset`,
+    'task.file-outside',
+  );
   const samples = samplesOf(readDataset(datasetPath), fields);
 
   const scorers: TaskScorer[] = [];

@@ -4,8 +4,9 @@
  * it passed (`pass` or `fail`); `not-X` inverts X. The test's pass is one more scorer, derived from the others by
  * promptfoo's rule: with a test threshold, the weighted mean score ≥ the threshold; else every assertion passes.
  */
-import { createAjv } from '../../validate/ajv.js';
 import { DataError } from '../../errors.js';
+import { boundedRegExp, type BoundedRegExp } from '../../io/bounded-regex.js';
+import { compileUserSchema, jsonValuesIn, parseAnswerJson } from './json-answer.js';
 import type { ChatMessage, DerivedScorer, JudgeScorer, LocalScorer, Score, TaskScorer } from './types.js';
 
 export interface Assertion {
@@ -44,46 +45,17 @@ const text = (value: unknown, where: string): string => {
   return String(value);
 };
 
-/** Every JSON object or array inside a text (promptfoo's contains-json looks for any). */
-export function jsonValuesIn(output: string): unknown[] {
-  const found: unknown[] = [];
-  for (let start = 0; start < output.length; start++) {
-    const c = output[start];
-    if (c !== '{' && c !== '[') continue;
-    for (let end = output.length; end > start; end--) {
-      const last = output[end - 1];
-      if (last !== '}' && last !== ']') continue;
-      try {
-        found.push(JSON.parse(output.slice(start, end)));
-        start = end - 1;
-        break;
-      } catch {
-        // not JSON from here to there
-      }
-    }
-  }
-  return found;
-}
-
 function schemaCheck(value: unknown, where: string): (v: unknown) => boolean {
   if (value === undefined) return () => true;
   if (typeof value !== 'object' || value === null)
     throw new DataError('promptfoo.assert-value', `${where}: the value of a JSON assertion is a JSON Schema`);
   try {
-    return createAjv('draft-07', { strict: false }).compile(value) as (v: unknown) => boolean;
+    return compileUserSchema(value);
   } catch (error) {
     throw new DataError(
       'promptfoo.json-schema',
       `${where}: not a usable JSON Schema: ${(error as Error).message}`,
     );
-  }
-}
-
-function parsesAsJson(output: string): { ok: boolean; value?: unknown } {
-  try {
-    return { ok: true, value: JSON.parse(output) };
-  } catch {
-    return { ok: false };
   }
 }
 
@@ -95,7 +67,7 @@ const CHECKS: Record<string, Check> = {
     if (typeof value === 'object' && value !== null) {
       const want = JSON.stringify(value);
       return (output) => {
-        const got = parsesAsJson(output);
+        const got = parseAnswerJson(output);
         return got.ok && JSON.stringify(got.value) === want;
       };
     }
@@ -130,9 +102,9 @@ const CHECKS: Record<string, Check> = {
     return (output) => output.startsWith(v);
   },
   regex: (value, where) => {
-    let re: RegExp;
+    let re: BoundedRegExp;
     try {
-      re = new RegExp(text(value, where));
+      re = boundedRegExp(text(value, where));
     } catch (error) {
       throw new DataError('promptfoo.bad-regex', `${where}: ${(error as Error).message}`);
     }
@@ -141,7 +113,7 @@ const CHECKS: Record<string, Check> = {
   'is-json': (value, where) => {
     const valid = schemaCheck(value, where);
     return (output) => {
-      const got = parsesAsJson(output);
+      const got = parseAnswerJson(output);
       return got.ok && valid(got.value);
     };
   },

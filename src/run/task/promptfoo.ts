@@ -10,6 +10,9 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DataError, UsageError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
+import { confinedPath } from '../../io/confined-path.js';
+import { isObject } from '../../io/json-value.js';
+import { parseStrictJson } from '../../io/strict-json.js';
 import type { ProviderName } from '../setup.js';
 import { compileAssertion, isSupported, passScorer, type Assertion } from './promptfoo-asserts.js';
 import { readText } from './load.js';
@@ -17,11 +20,14 @@ import { renderTemplate } from './template.js';
 import type { ChatMessage, JudgeSpec, Task, TaskSample, TaskScorer } from './types.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A `file://` path of the config, inside the config's folder (see io/confined-path.ts). */
+const configFile = (dir: string, ref: string, what: string): string =>
+  confinedPath(dir, ref, what, 'promptfoo.file-outside');
 
 /** Whether a parsed file is a promptfoo configuration (by content). */
 export function isPromptfooConfig(value: unknown): boolean {
-  return isObj(value) && 'prompts' in value && 'providers' in value && 'tests' in value;
+  return isObject(value) && 'prompts' in value && 'providers' in value && 'tests' in value;
 }
 
 /** A provider of the config as the run command creates it. */
@@ -39,13 +45,21 @@ export interface PromptfooTask {
 
 function readData(path: string, what: string): unknown {
   const text = readText(path, what);
+  if (extname(path) === '.jsonl')
+    // Strict JSON, depth-limited as every JSON the project reads: a line nested too deep is refused, not walked.
+    return text.split('\n').flatMap((line, i) => {
+      if (line.trim() === '') return [];
+      const parsed = parseStrictJson(line);
+      const issue = parsed.ok ? undefined : parsed.issues.find((x) => x.code !== 'json.bom');
+      if (issue)
+        throw new DataError(
+          'promptfoo.parse',
+          `${path}:${i + 1}:${issue.column}: ${issue.code} ${issue.message}`,
+        );
+      return [parsed.value];
+    });
   try {
-    return extname(path) === '.jsonl'
-      ? text
-          .split('\n')
-          .filter((l) => l.trim() !== '')
-          .map((l) => JSON.parse(l))
-      : parse(text);
+    return parse(text);
   } catch (error) {
     throw new DataError('promptfoo.parse', `${path}: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -65,7 +79,7 @@ function chatOf(value: unknown, where: string): ChatMessage[] {
     !Array.isArray(value) ||
     value.some(
       (m) =>
-        !isObj(m) ||
+        !isObject(m) ||
         typeof m.content !== 'string' ||
         !['system', 'user', 'assistant'].includes(m.role as string),
     )
@@ -97,8 +111,8 @@ function readPrompts(value: unknown, dir: string): Prompt[] {
   const list = Array.isArray(value) ? value : [value];
   return list.flatMap((p, i): Prompt[] => {
     const where = `prompts[${i}]`;
-    const raw = isObj(p) ? (p.raw ?? p.id) : p;
-    const label = isObj(p) && typeof p.label === 'string' ? p.label : undefined;
+    const raw = isObject(p) ? (p.raw ?? p.id) : p;
+    const label = isObject(p) && typeof p.label === 'string' ? p.label : undefined;
     if (typeof raw !== 'string')
       throw new DataError(
         'promptfoo.prompt',
@@ -107,7 +121,7 @@ function readPrompts(value: unknown, dir: string): Prompt[] {
     // promptfoo reads a prompt that names a file as that file (`file://x.txt`, or a bare `prompts.txt`).
     const file = fileRef(raw) ?? (/^[^\s{}]+\.(txt|md|json|ya?ml)$/i.test(raw) ? raw : undefined);
     if (file === undefined) return [promptOf(raw, label ?? raw, where)];
-    const path = resolve(dir, file);
+    const path = configFile(dir, file, where);
     const ext = extname(path).toLowerCase();
     if (ext === '.json' || ext === '.yaml' || ext === '.yml')
       return [
@@ -129,14 +143,14 @@ function readPrompts(value: unknown, dir: string): Prompt[] {
 function readProviders(value: unknown): { id: string; label: string; config: Obj }[] {
   const list = Array.isArray(value) ? value : [value];
   return list.map((p, i) => {
-    const id = typeof p === 'string' ? p : isObj(p) ? p.id : undefined;
+    const id = typeof p === 'string' ? p : isObject(p) ? p.id : undefined;
     if (typeof id !== 'string')
       throw new DataError(
         'promptfoo.provider',
         `providers[${i}]: a provider is an id string or {id, config}`,
       );
-    const config = isObj(p) && isObj(p.config) ? p.config : {};
-    return { id, label: isObj(p) && typeof p.label === 'string' ? p.label : id, config };
+    const config = isObject(p) && isObject(p.config) ? p.config : {};
+    return { id, label: isObject(p) && typeof p.label === 'string' ? p.label : id, config };
   });
 }
 
@@ -162,13 +176,13 @@ interface TestCase {
 
 function readTests(value: unknown, dir: string): TestCase[] {
   const file = fileRef(value) ?? (typeof value === 'string' ? value : undefined);
-  const list = file !== undefined ? readData(resolve(dir, file), 'tests file') : value;
+  const list = file !== undefined ? readData(configFile(dir, file, 'tests'), 'tests file') : value;
   if (!Array.isArray(list))
     throw new DataError('promptfoo.tests', 'tests: a list of tests, or a file:// path to one');
   return list.flatMap((t, i): TestCase[] => {
     const ref = fileRef(t);
     if (ref !== undefined) return readTests(t, dir);
-    if (!isObj(t)) throw new DataError('promptfoo.tests', `tests[${i}]: a test is an object`);
+    if (!isObject(t)) throw new DataError('promptfoo.tests', `tests[${i}]: a test is an object`);
     const where = `tests[${i}]${typeof t.description === 'string' ? ` "${t.description}"` : ''}`;
     return [testCase(t, where)];
   });
@@ -176,12 +190,12 @@ function readTests(value: unknown, dir: string): TestCase[] {
 
 function testCase(t: Obj, where: string): TestCase {
   const assert = t.assert === undefined ? [] : t.assert;
-  if (!Array.isArray(assert) || assert.some((a) => !isObj(a) || typeof a.type !== 'string'))
+  if (!Array.isArray(assert) || assert.some((a) => !isObject(a) || typeof a.type !== 'string'))
     throw new DataError('promptfoo.assert', `${where}: assert is a list of {type, value}`);
-  const options = isObj(t.options) ? t.options : {};
+  const options = isObject(t.options) ? t.options : {};
   return {
     ...(typeof t.description === 'string' ? { description: t.description } : {}),
-    vars: isObj(t.vars) ? t.vars : {},
+    vars: isObject(t.vars) ? t.vars : {},
     assert: assert as Assertion[],
     ...(typeof t.threshold === 'number' ? { threshold: t.threshold } : {}),
     ...(options.provider !== undefined ? { grader: options.provider } : {}),
@@ -192,11 +206,11 @@ function testCase(t: Obj, where: string): TestCase {
 /** A grader provider (`openai:chat:M`, or {id}) as a judge spec. */
 function judgeOf(grader: unknown, where: string): JudgeSpec {
   if (grader === undefined) return {};
-  const id = typeof grader === 'string' ? grader : isObj(grader) ? grader.id : undefined;
+  const id = typeof grader === 'string' ? grader : isObject(grader) ? grader.id : undefined;
   if (typeof id !== 'string')
     throw new DataError('promptfoo.provider', `${where}: a grader provider is an id or {id}`);
   const p = providerOf(id, where);
-  const config = isObj(grader) && isObj(grader.config) ? grader.config : {};
+  const config = isObject(grader) && isObject(grader.config) ? grader.config : {};
   return {
     provider: p.providerName,
     model: p.model,
@@ -214,7 +228,7 @@ function varsOf(vars: Obj, dir: string, where: string): Obj {
         `${where}: var "${k}" is a list (promptfoo expands lists into several tests; evalkit does not — write them out)`,
       );
     const file = fileRef(v);
-    out[k] = file === undefined ? v : readText(resolve(dir, file), `var ${k}`);
+    out[k] = file === undefined ? v : readText(configFile(dir, file, `${where}: var ${k}`), `var ${k}`);
   }
   return out;
 }
@@ -233,7 +247,7 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
   const path = resolve(configPath);
   const dir = dirname(path);
   const config = value as Obj;
-  const defaults = isObj(config.defaultTest) ? testCase(config.defaultTest, 'defaultTest') : undefined;
+  const defaults = isObject(config.defaultTest) ? testCase(config.defaultTest, 'defaultTest') : undefined;
   const own = readTests(config.tests, dir);
   const tests = own.map((t) => ({
     ...t,

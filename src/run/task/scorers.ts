@@ -4,9 +4,11 @@
  * judge's reply (the engine sends it). A value is 0–1.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { DataError } from '../../errors.js';
-import { createAjv } from '../../validate/ajv.js';
+import { confinedPath } from '../../io/confined-path.js';
+import { assertRegularFileSync } from '../../io/regular-file.js';
+import { DataError, IoError } from '../../errors.js';
+import { boundedRegExp, type BoundedRegExp } from '../../io/bounded-regex.js';
+import { compileUserSchema, parseAnswerJson } from './json-answer.js';
 import type { ScorerType } from '../../formats/evalkit/task.js';
 import { choiceLetter, renderTemplate, templateValues } from './template.js';
 import type {
@@ -87,15 +89,28 @@ function targetLetter(target: string, choices: readonly string[]): string | unde
   return i >= 0 ? letters[i] : undefined;
 }
 
-/** The JSON an answer holds: the first fenced block (```json or ```) if there is one, else the trimmed answer. */
+/**
+ * Where the first fenced block (```json or ```) of a text is: the same as /```(?:json)?[ \t]*\r?\n?([\s\S]*?)```/i,
+ * found with indexOf (an opening without a closing fence after it means no later one has one either).
+ */
+function fencedBlock(text: string): string | undefined {
+  const open = text.indexOf('```');
+  if (open < 0) return undefined;
+  let start = open + 3;
+  if (text.slice(start, start + 4).toLowerCase() === 'json') start += 4;
+  while (text[start] === ' ' || text[start] === '\t') start++;
+  if (text[start] === '\r') start++;
+  if (text[start] === '\n') start++;
+  const close = text.indexOf('```', start);
+  return close < 0 ? undefined : text.slice(start, close);
+}
+
+/**
+ * The JSON an answer holds: the first fenced block (```json or ```) if there is one, else the trimmed answer. JSON
+ * nested deeper than the project's limit throws a DataError (`run.json-depth`): a scorer error for the sample.
+ */
 export function jsonIn(answer: string): { ok: true; value: unknown } | { ok: false } {
-  const fenced = /```(?:json)?[ \t]*\r?\n?([\s\S]*?)```/i.exec(answer);
-  const text = (fenced ? fenced[1] : answer).trim();
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
+  return parseAnswerJson((fencedBlock(answer) ?? answer).trim());
 }
 
 export const DEFAULT_GRADES: Record<string, number> = { C: 1, P: 0.5, I: 0 };
@@ -145,13 +160,14 @@ function local(
 }
 
 function readTaskFile(path: string, context: ScorerContext, what: string): string {
-  const full = resolve(context.dir, path);
+  const full = confinedPath(context.dir, path, `${context.where}: the ${what}`, 'task.file-outside');
   try {
+    assertRegularFileSync(full);
     return readFileSync(full, 'utf8');
   } catch (error) {
     throw new DataError(
       'task.file',
-      `${context.where}: cannot read the ${what} ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `${context.where}: cannot read the ${what} ${full}: ${error instanceof IoError ? error.message.replace(/^cannot read [^:]*: /, '') : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)}`,
     );
   }
 }
@@ -183,9 +199,9 @@ export const SCORERS: readonly ScorerDefinition[] = [
     description:
       "the regular expression's first capture group (else the whole match) matched against the target",
     compile(options, context) {
-      let re: RegExp;
+      let re: BoundedRegExp;
       try {
-        re = new RegExp(String(options.regex), typeof options.flags === 'string' ? options.flags : '');
+        re = boundedRegExp(String(options.regex), typeof options.flags === 'string' ? options.flags : '');
       } catch (error) {
         throw new DataError('task.bad-regex', `${context.where}: ${(error as Error).message}`);
       }
@@ -277,9 +293,7 @@ export const SCORERS: readonly ScorerDefinition[] = [
           );
         }
         try {
-          validate = createAjv('draft-07', { strict: false }).compile(schema as object) as (
-            v: unknown,
-          ) => boolean;
+          validate = compileUserSchema(schema as object);
         } catch (error) {
           throw new DataError(
             'task.json-schema',

@@ -62,6 +62,8 @@ export interface Score {
   extracted?: string;
   /** Why there is no value. */
   error?: string;
+  /** The stable code of a scorer error (`run.regex-timeout`, `run.json-depth`). */
+  code?: string;
 }
 
 /** A scorer that needs no model: a pure function of the answer and the sample. */
