@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { Option } from 'commander';
 import pc from 'picocolors';
+import { formatDiagnosticText } from '../../diagnostics.js';
 import { UsageError } from '../../errors.js';
+import type { IngestItem, IngestResult } from '../../store/ingest.js';
 import { readModelMap } from '../../convert/identity.js';
-import { taskRecord, reducedValues } from '../../convert/task-record.js';
+import { missingValues, taskRecord, reducedValues } from '../../convert/task-record.js';
 import { writeConverted } from '../../convert/write.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { redactUrl } from '../../io/net/redact.js';
@@ -89,8 +92,12 @@ interface RunOutcome {
     standard_error: number | null;
     ci: [number, number] | null;
     n: number;
+    /** Why the scorer has no value (score null). */
+    missing?: string;
   }[];
   db?: string;
+  /** Why the store refused the record (it is written under -o all the same). */
+  not_stored?: string;
 }
 
 function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | 'json'): void {
@@ -122,7 +129,7 @@ function outcomeText(o: RunOutcome, color: boolean): string {
   ];
   for (const r of o.scores)
     lines.push(
-      `  ${r.scorer.padEnd(16)} ${r.score === null ? 'no value' : r.score.toFixed(4)}` +
+      `  ${r.scorer.padEnd(16)} ${r.score === null ? `no value (${r.missing})` : r.score.toFixed(4)}` +
         (r.ci ? `  95% CI [${r.ci[0].toFixed(4)}, ${r.ci[1].toFixed(4)}]` : '') +
         `  n=${r.n}`,
     );
@@ -207,18 +214,33 @@ export const runCommand: CommandModule = {
 interface Job {
   task: Task;
   target?: PromptfooTarget;
+  /** The sha256 of the task file's bytes as read for the run. */
+  taskFileSha256: string;
 }
 
 /** A task file, or a promptfoo configuration (recognised by its content) as one task per provider. */
 function loadJobs(path: string): Job[] {
   let value: unknown;
+  let taskFileSha256 = '';
   try {
-    value = parse(readFileSync(path, 'utf8'));
+    const bytes = readFileSync(path);
+    taskFileSha256 = createHash('sha256').update(bytes).digest('hex');
+    value = parse(bytes.toString('utf8'));
   } catch {
     value = undefined; // loadTask reports what is wrong with the file
   }
-  if (isPromptfooConfig(value)) return loadPromptfooConfig(path, value);
-  return [{ task: loadTask(path) }];
+  if (isPromptfooConfig(value))
+    return loadPromptfooConfig(path, value).map((j) => ({ ...j, taskFileSha256 }));
+  return [{ task: loadTask(path), taskFileSha256 }];
+}
+
+/** Why the store refused a record: the ingest's own reason, else its errors (each with its code and place). */
+export function refusalReason(ingested: IngestResult, item: IngestItem): string {
+  if (item.reason !== undefined) return item.reason;
+  const errors = ingested.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return `${item.status} (no reason given)`;
+  const shown = errors.slice(0, 3).map(formatDiagnosticText);
+  return shown.join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more error(s)` : '');
 }
 
 async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): Promise<number> {
@@ -257,7 +279,8 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
   checkOutputs({
     inputs: [...taskPaths, opts.replayFrom],
     files: [opts.log, opts.record, opts.db],
-    folders: [opts.output],
+    // The datastore root, its data folder and the journals beside it: each must be a folder or creatable.
+    folders: [opts.output, join(outDir, 'data'), `${outDir}.journal`],
     cwd: io.cwd,
   });
   const modelMap =
@@ -374,20 +397,20 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
         } finally {
           progress.done();
         }
-        const record = taskRecord(result, modelMap === undefined ? {} : { modelMap });
+        const record = taskRecord(result, modelMap === undefined ? {} : { modelMap }, {
+          taskFileSha256: job.taskFileSha256,
+        });
         // A rerun of the same journal writes the same bytes ("unchanged"); a run continued with more samples replaces it.
         const written = await writeConverted(record, outDir, { force: true });
         let db: string | undefined;
+        let notStored: string | undefined;
         if (store !== undefined) {
           const { ingestPaths } = await import('../../store/ingest.js');
           const ingested = await ingestPaths(store, [written.aggregatePath], { cwd: io.cwd });
           const rejected = ingested.items.find((i) => i.status === 'rejected');
-          if (rejected)
-            throw new UsageError(
-              'run.ingest',
-              `${written.aggregatePath} was not stored: ${rejected.reason ?? 'rejected'}`,
-            );
-          db = opts.db;
+          // The record is written; the store refusing it fails this (task, model) only, and the run goes on.
+          if (rejected) notStored = refusalReason(ingested, rejected);
+          else db = opts.db;
         }
         outcomes.push({
           task: task.name,
@@ -399,16 +422,25 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
           run: result.summary,
           scores: task.scorers.map((s) => {
             const stats = itemStatistics(reducedValues(result, s.name));
+            const missing = stats === undefined ? missingValues(result, s.name) : undefined;
             return {
               scorer: s.name,
               score: stats?.score ?? null,
+              ...(missing !== undefined
+                ? { missing: `no sample has a value: ${missing.reasons.join('; ') || 'none was run'}` }
+                : {}),
               standard_error: stats?.standardError ?? null,
               ci: stats?.ci ? [stats.ci.lower, stats.ci.upper] : null,
               n: stats?.n ?? 0,
             };
           }),
           ...(db ? { db } : {}),
+          ...(notStored !== undefined ? { not_stored: notStored } : {}),
         });
+        if (notStored !== undefined)
+          io.stderr.write(
+            `evalkit: error run.ingest: ${written.aggregatePath} was written but not stored in ${opts.db}: ${notStored}\n`,
+          );
         if (opts.format === 'text') io.stdout.write(outcomeText(outcomes.at(-1)!, useColor(io)));
       }
     }
@@ -419,5 +451,13 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
     await log.close();
   }
   if (opts.format === 'json') io.stdout.write(json(outcomes));
-  return outcomes.some((o) => o.run.failed > 0 || o.run.judgeFailed > 0) ? 1 : 0;
+  return outcomes.some(
+    (o) =>
+      o.run.failed > 0 ||
+      o.run.judgeFailed > 0 ||
+      o.not_stored !== undefined ||
+      o.scores.some((r) => r.score === null),
+  )
+    ? 1
+    : 0;
 }
