@@ -225,7 +225,12 @@ export function taskRecord(
   d.run({
     sourceRunId: run.summary.runId,
     status: run.results.length === run.task.samples.length ? 'complete' : 'partial',
-    scoredSamples: run.results.filter((r) => r.epochs.some((e) => e.answer.error === undefined)).length,
+    // Every epoch's answer counts (as Inspect counts samples × epochs): a rerun with more epochs, or more samples,
+    // is the more complete copy of the run, which the store keeps (store/supersede.ts) and the writer writes.
+    scoredSamples: run.results.reduce(
+      (n, r) => n + r.epochs.filter((e) => e.answer.error === undefined).length,
+      0,
+    ),
   });
   const aggregate = d.aggregate({
     sourceName: 'evalkit run',

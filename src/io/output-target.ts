@@ -66,7 +66,9 @@ function fileInPath(abs: string): string | undefined {
     } catch {
       return `${p} is a symbolic link to a folder that cannot be reached`;
     }
-    return info.isDirectory() ? undefined : `${p} is a symbolic link to ${describeFileKind(info)}, not a folder`;
+    return info.isDirectory()
+      ? undefined
+      : `${p} is a symbolic link to ${describeFileKind(info)}, not a folder`;
   }
   return undefined;
 }

@@ -205,3 +205,109 @@ test('a judge that never answers in format, and a model whose every answer fails
   const listed = boards.flatMap((b) => b.rows.map((r) => `${b.metric} ${r.model_id}`)).sort();
   assert.deepEqual(listed, ['includes unknown/alpha', 'includes unknown/beta']);
 });
+
+/** The (epochs, samples) of the model's record file and of its stored copy, and how many copies the store has. */
+async function filesAndStore(out: string, db: string, model: string) {
+  const rec = recordsUnder(out).get(model)!;
+  const fileShape = {
+    epochs: rec.aggregate.evaluation_results[0].generation_config.additional_details.epochs,
+    rows: rec.rows.length,
+    evaluation_id: rec.aggregate.evaluation_id,
+  };
+  const q = await cli([
+    'query',
+    '--db',
+    db,
+    '--format',
+    'json',
+    `SELECT r.evaluation_id, r.sample_count AS rows,
+       json_extract_string(r.raw, '$.evaluation_results[0].generation_config.additional_details.epochs') AS epochs
+     FROM records r WHERE r.model_id = '${model}'`,
+  ]);
+  assert.equal(q.code, 0, q.stdout + q.stderr);
+  const stored = JSON.parse(q.stdout).rows as { evaluation_id: string; rows: number; epochs: string }[];
+  assert.equal(stored.length, 1, JSON.stringify(stored));
+  return {
+    file: fileShape,
+    store: { epochs: stored[0].epochs, rows: Number(stored[0].rows), evaluation_id: stored[0].evaluation_id },
+  };
+}
+
+test('a rerun with more epochs or more samples replaces the record file and the stored copy alike; a less complete one leaves both, and says so', async () => {
+  const task = writeTask(
+    join(dir, 'rerun'),
+    'rerun',
+    'name: rerun\ndataset: {path: rerun.jsonl}\nscorers: [includes]\n',
+    SAMPLES.slice(0, 6),
+  );
+  server.setScript(script(verdict));
+  const out = join(dir, 'rerun-out');
+  const db = join(dir, 'rerun.duckdb');
+  const rerun = async (extra: string[]) => {
+    const args = runArgs(task, out, ['acme/alpha'], ['--db', db, ...extra]).filter(
+      (a, i, all) => a !== '--judge-model' && all[i - 1] !== '--judge-model',
+    );
+    const r = await cli([...args.filter((a) => a !== 'json' && a !== '--format')]);
+    return r;
+  };
+  const expectShape = async (epochs: number, rows: number) => {
+    const shape = await filesAndStore(out, db, 'acme/alpha');
+    assert.deepEqual(shape.file, { ...shape.file, epochs: String(epochs), rows });
+    assert.deepEqual(shape.store, {
+      epochs: String(epochs),
+      rows,
+      evaluation_id: shape.file.evaluation_id,
+    });
+  };
+  // The issue's case: --epochs 3 after --epochs 2.
+  let r = await rerun(['--epochs', '2']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  await expectShape(2, 12);
+  r = await rerun(['--epochs', '3']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /stored in /);
+  await expectShape(3, 18);
+  // Fewer epochs again: the more complete copy stays in both places, and the output says so (not "stored").
+  r = await rerun(['--epochs', '2']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.doesNotMatch(r.stdout, /stored in /);
+  assert.match(
+    r.stderr,
+    /is kept: it holds a more complete copy of this run \(complete, 18 scored answers; this run: complete, 12 scored answers\)/,
+  );
+  await expectShape(3, 18);
+
+  // The variant: more samples through --limit (a partial run continued), then fewer.
+  const out2 = join(dir, 'rerun-out2');
+  const db2 = join(dir, 'rerun2.duckdb');
+  const limited = async (limit: string) => {
+    const r2 = await cli([
+      'run',
+      task,
+      '--provider',
+      'openai',
+      '--model',
+      'acme/alpha',
+      '--base-url',
+      server.openaiBaseUrl,
+      '-o',
+      out2,
+      '--db',
+      db2,
+      '--epochs',
+      '2',
+      '--limit',
+      limit,
+    ]);
+    assert.equal(r2.code, 0, r2.stdout + r2.stderr);
+    return [r2, await filesAndStore(out2, db2, 'acme/alpha')] as const;
+  };
+  let [r2, shape] = await limited('2');
+  assert.deepEqual([shape.file.rows, shape.store.rows], [4, 4]);
+  [r2, shape] = await limited('5');
+  assert.match(r2.stdout, /stored in /);
+  assert.deepEqual([shape.file.rows, shape.store.rows], [10, 10]);
+  [r2, shape] = await limited('3');
+  assert.match(r2.stderr, /is kept: it holds a more complete copy/);
+  assert.deepEqual([shape.file.rows, shape.store.rows], [10, 10]);
+});

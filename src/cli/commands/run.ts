@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { Option } from 'commander';
@@ -7,7 +8,13 @@ import pc from 'picocolors';
 import { formatDiagnosticText } from '../../diagnostics.js';
 import { UsageError } from '../../errors.js';
 import type { IngestItem, IngestResult } from '../../store/ingest.js';
-import { readModelMap } from '../../convert/identity.js';
+import {
+  compareCompleteness,
+  readModelMap,
+  runIdentityOf,
+  type RunIdentity,
+} from '../../convert/identity.js';
+import { isJsonObject, type Json, type JsonObject } from '../../io/json-value.js';
 import { missingValues, taskRecord, reducedValues } from '../../convert/task-record.js';
 import { writeConverted } from '../../convert/write.js';
 import { checkOutputs } from '../../io/preflight.js';
@@ -234,9 +241,37 @@ function loadJobs(path: string): Job[] {
   return [{ task: loadTask(path), taskFileSha256 }];
 }
 
+/**
+ * When the record file at `path` holds a more complete copy of the same run than `aggregate` (store/supersede.ts's
+ * rule: finished over not, then more scored answers), what it holds; else undefined.
+ */
+async function moreCompleteCopy(
+  path: string,
+  aggregate: Record<string, unknown>,
+): Promise<string | undefined> {
+  let existing: unknown;
+  try {
+    existing = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    return undefined; // none (or not a record): written as usual
+  }
+  if (!isJsonObject(existing as Json)) return undefined;
+  const theirs = runIdentityOf(existing as JsonObject);
+  const mine = runIdentityOf(aggregate as JsonObject);
+  if (!theirs || !mine || theirs.sourceRunId !== mine.sourceRunId) return undefined;
+  if (compareCompleteness(mine, theirs) >= 0) return undefined;
+  const said = (r: RunIdentity) => `${r.status}, ${r.scoredSamples} scored answers`;
+  return `${said(theirs)}; this run: ${said(mine)}`;
+}
+
 /** Why the store refused a record: the ingest's own reason, else its errors (each with its code and place). */
 export function refusalReason(ingested: IngestResult, item: IngestItem): string {
   if (item.reason !== undefined) return item.reason;
+  if (item.status === 'duplicate')
+    return `the same content is stored as ${item.duplicate_of ?? 'another record'}`;
+  const kept = ingested.diagnostics.find((d) => d.code === 'store.run-kept');
+  if (item.status === 'superseded')
+    return kept?.message ?? `a copy of the same run at least as complete is stored (${item.kept_copy})`;
   const errors = ingested.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length === 0) return `${item.status} (no reason given)`;
   const shown = errors.slice(0, 3).map(formatDiagnosticText);
@@ -400,16 +435,26 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
         const record = taskRecord(result, modelMap === undefined ? {} : { modelMap }, {
           taskFileSha256: job.taskFileSha256,
         });
-        // A rerun of the same journal writes the same bytes ("unchanged"); a run continued with more samples replaces it.
-        const written = await writeConverted(record, outDir, { force: true });
+        // A rerun of the same journal writes the same bytes ("unchanged"); a run continued with more samples or
+        // epochs replaces it. A less complete copy of the run (fewer samples or epochs) leaves the file, as the store
+        // leaves its copy (store/supersede.ts): files and store keep the same copy.
+        const kept = await moreCompleteCopy(join(outDir, record.aggregatePath), record.aggregate);
+        const written = kept
+          ? { aggregatePath: join(outDir, record.aggregatePath), samplesPath: undefined, status: 'kept' }
+          : await writeConverted(record, outDir, { force: true });
         let db: string | undefined;
         let notStored: string | undefined;
-        if (store !== undefined) {
+        if (kept !== undefined)
+          io.stderr.write(
+            `evalkit: note: ${written.aggregatePath} is kept: it holds a more complete copy of this run (${kept}); this run's record was neither written nor stored\n`,
+          );
+        else if (store !== undefined) {
           const { ingestPaths } = await import('../../store/ingest.js');
           const ingested = await ingestPaths(store, [written.aggregatePath], { cwd: io.cwd });
-          const rejected = ingested.items.find((i) => i.status === 'rejected');
+          // Stored, or already stored as it is; anything else (refused, a copy kept instead, a duplicate) is not.
+          const refused = ingested.items.find((i) => i.status !== 'added' && i.status !== 'already-stored');
           // The record is written; the store refusing it fails this (task, model) only, and the run goes on.
-          if (rejected) notStored = refusalReason(ingested, rejected);
+          if (refused) notStored = refusalReason(ingested, refused);
           else db = opts.db;
         }
         outcomes.push({
