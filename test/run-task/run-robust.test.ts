@@ -5,7 +5,7 @@
 // OpenAI-compatible server answers; the store is a real DuckDB file.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -310,4 +310,35 @@ test('a rerun with more epochs or more samples replaces the record file and the 
   [r2, shape] = await limited('3');
   assert.match(r2.stderr, /is kept: it holds a more complete copy/);
   assert.deepEqual([shape.file.rows, shape.store.rows], [10, 10]);
+});
+
+test('a record the store refuses is named with the reason: the validator errors, each with its code and place', async () => {
+  const { openStore } = await import('../../src/store/db.js');
+  const { ingestPaths } = await import('../../src/store/ingest.js');
+  const { refusalReason } = await import('../../src/cli/commands/run.js');
+  // The issue's record: rows naming a result the aggregate left out (made here by removing the result).
+  const task = writeTask(
+    join(dir, 'refused'),
+    'refused',
+    'name: refused\ndataset: {path: refused.jsonl}\nscorers: [includes]\n',
+    SAMPLES.slice(0, 2),
+  );
+  server.setScript(script(verdict));
+  const out = join(dir, 'refused-out');
+  const ran = await cli(runArgs(task, out, ['acme/alpha']));
+  assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+  const rec = recordsUnder(out).get('acme/alpha')!;
+  rec.aggregate.evaluation_results[0].evaluation_result_id = 'refused.other';
+  writeFileSync(rec.path, JSON.stringify(rec.aggregate));
+  const store = await openStore(join(dir, 'refused.duckdb'), { readOnly: false });
+  try {
+    const ingested = await ingestPaths(store, [rec.path], { cwd: out });
+    const item = ingested.items.find((i) => i.status === 'rejected')!;
+    assert.ok(item, JSON.stringify(ingested.items));
+    const reason = refusalReason(ingested, item);
+    assert.match(reason, /\.jsonl:\d+:\d+ error eee\.evaluation-result-id /, reason);
+    assert.doesNotMatch(reason, /no reason/);
+  } finally {
+    store.close();
+  }
 });
