@@ -19,3 +19,15 @@ export class IoError extends EvalkitError {}
 
 /** The data is invalid or a check failed. Exit 1. */
 export class DataError extends EvalkitError {}
+
+/**
+ * A message as printed after its code (`error CODE: message`): a message that already names its own code (one
+ * written as a diagnostic line, `file:1:2 error CODE text`) says it once, not twice.
+ */
+export function messageWithoutCode(code: string, message: string): string {
+  const escaped = code.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return message
+    .replace(new RegExp(`^${escaped}:\\s*`), '')
+    .replace(new RegExp(`(^|\\s)(?:error|warning) ${escaped}(?::|\\s|$)\\s*`, 'g'), '$1')
+    .trim();
+}

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { DataError, EvalkitError } from '../errors.js';
+import { DataError, EvalkitError, messageWithoutCode } from '../errors.js';
 import { isInteractive, useColor, type CliIO } from './context.js';
 import { terminalSafeStream } from './output/terminal-text.js';
 import { entriesFor, loadCommands } from './commands/index.js';
@@ -69,7 +69,7 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
     }
     if (error instanceof EvalkitError) {
       io.stderr.write(
-        `evalkit: error ${error.code}: ${errorRedactor.text(withCliHint(error.code, error.message))}\n`,
+        `evalkit: error ${error.code}: ${errorRedactor.text(withCliHint(error.code, messageWithoutCode(error.code, error.message)))}\n`,
       );
       return exitCodeFor(error);
     }

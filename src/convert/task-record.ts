@@ -15,7 +15,7 @@ import type { EpochResult, RunModel, SampleResult, TaskRun } from '../run/task/e
 import { JUDGE_GENERATION } from '../run/task/engine.js';
 import type { TaskScorer } from '../run/task/types.js';
 import { RecordDriver } from './driver.js';
-import { buildModel, epochSeconds, FieldReport, rowMaker } from './record.js';
+import { buildModel, epochSeconds, FieldReport, rowMaker, type BuiltModel } from './record.js';
 import type { ConvertedRecord, ConvertOverrides } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -39,6 +39,11 @@ function modelFacts(m: Omit<RunModel, 'provider'>, field: string) {
         }
       : {}),
   };
+}
+
+/** The model a run's records name (its id, developer and name), as taskRecord builds it. */
+export function runModelOf(target: Omit<RunModel, 'provider'>, overrides: ConvertOverrides = {}): BuiltModel {
+  return buildModel(modelFacts(target, '--model'), overrides, new FieldReport());
 }
 
 /** The sample id of a row: the row's id, `/scorer` when the task has several, `#epochN` when it has several epochs. */

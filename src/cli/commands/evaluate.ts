@@ -67,6 +67,16 @@ export function progressReporter(io: CliIO, label: string): { update(p: RunProgr
   };
 }
 
+/**
+ * How fast the calls went: a rate only over a second or more (a rate over a few milliseconds, or over the journal's
+ * answers alone, says nothing), else the count and the time.
+ */
+export function rateText(called: number, elapsedMs: number): string {
+  const calls = `${called} call${called === 1 ? '' : 's'}`;
+  if (elapsedMs < 1000) return `${calls} in ${Math.round(elapsedMs)} ms`;
+  return `${(called / (elapsedMs / 1000)).toFixed(1)} samples/s over ${(elapsedMs / 1000).toFixed(1)} s`;
+}
+
 export function summaryText(s: RunSummary, color: boolean): string {
   const c = pc.createColors(color);
   const lines = [
@@ -81,7 +91,7 @@ export function summaryText(s: RunSummary, color: boolean): string {
         .map(([k, v]) => `${k} ${v}`)
         .join(', ') || 'none'
     }`,
-    `  tokens: ${s.inputTokens} in, ${s.outputTokens} out; ${s.samplesPerSecond.toFixed(1)} samples/s over ${(s.elapsedMs / 1000).toFixed(1)} s`,
+    `  tokens: ${s.inputTokens} in, ${s.outputTokens} out; ${rateText(s.called, s.elapsedMs)}`,
   ];
   if (s.usageDropped > 0)
     lines.push(

@@ -15,7 +15,7 @@ import {
   type RunIdentity,
 } from '../../convert/identity.js';
 import { isJsonObject, type Json, type JsonObject } from '../../io/json-value.js';
-import { missingValues, taskRecord, reducedValues } from '../../convert/task-record.js';
+import { missingValues, runModelOf, taskRecord, reducedValues } from '../../convert/task-record.js';
 import { writeConverted } from '../../convert/write.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { redactUrl } from '../../io/net/redact.js';
@@ -406,11 +406,22 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
         provider: await providerFor(providerName, baseUrl, own ? opts.apiKeyEnv : undefined),
       };
     };
+    const warned = new Set<string>();
     for (const job of jobs) {
       const { task } = job;
       const judges = await judgesOf(task);
       for (const model of job.target ? [job.target.model] : models) {
         const target = await targetOf(job, model);
+        // A model named without its developer is written as unknown/NAME, and `compare NAME …` finds nothing:
+        // said before the run, once per model, with the two ways to name it.
+        const named = runModelOf(target, modelMap === undefined ? {} : { modelMap });
+        if (named.developer === 'unknown' && !warned.has(named.id)) {
+          warned.add(named.id);
+          io.stderr.write(
+            `evalkit: warning: the model "${model}" names no developer: its records say ${named.id} (compare and leaderboard list it so); ` +
+              `name it as org/name (--model acme/${named.name}) or map it with --model-map\n`,
+          );
+        }
         const progress = progressReporter(io, `${task.name} × ${model}`);
         let result: TaskRun;
         try {
@@ -429,9 +440,23 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
             signal: interrupt.signal,
             onProgress: progress.update,
           });
-        } finally {
+        } catch (error) {
           progress.done();
+          throw error;
         }
+        // The last figures are the summary's (a call's tokens count once its journal line is on disk, after the
+        // last progress event).
+        const s = result.summary;
+        progress.update({
+          itemsDone: s.samples,
+          itemsTotal: s.samples,
+          samplesDone: s.samples * s.epochs,
+          samplesTotal: s.samples * s.epochs,
+          samplesFailed: s.failed,
+          tokens: s.inputTokens + s.outputTokens,
+          elapsedMs: s.elapsedMs,
+        });
+        progress.done();
         const record = taskRecord(result, modelMap === undefined ? {} : { modelMap }, {
           taskFileSha256: job.taskFileSha256,
         });
