@@ -12,7 +12,7 @@ import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 import { rateText } from '../../src/cli/commands/evaluate.js';
 import { runCliInPty, skipWithoutScript, stripSgr } from '../helpers/pty.js';
-import { messageWithoutCode } from '../../src/errors.js';
+import { errorLine } from '../../src/errors.js';
 import { recordsUnder, writeTask } from './helpers.js';
 
 let server: ProviderServer;
@@ -93,17 +93,17 @@ test('a run too short for a rate says its count and time; a longer one its rate'
 
 test('an error names its code once, as the task loader wrote it and the printer prints it', async () => {
   assert.equal(
-    messageWithoutCode(
+    errorLine(
       'task.unscorable',
       'a.jsonl:3:1 error task.unscorable the target is no number (scorer "numeric")',
     ),
-    'a.jsonl:3:1 the target is no number (scorer "numeric")',
+    'a.jsonl:3:1 error task.unscorable the target is no number (scorer "numeric")',
   );
-  assert.equal(messageWithoutCode('io.write', 'io.write: cannot write x'), 'cannot write x');
-  // A code named in the prose (not as "error CODE") stays.
+  assert.equal(errorLine('io.write', 'cannot write x'), 'error io.write: cannot write x');
+  // A code named in the prose (not as "error CODE") is no diagnostic line: the code is still said first.
   assert.equal(
-    messageWithoutCode('io.write', 'cannot write x: io.write refused'),
-    'cannot write x: io.write refused',
+    errorLine('io.write', 'cannot write x: io.write refused'),
+    'error io.write: cannot write x: io.write refused',
   );
   const task = writeTask(
     join(dir, 'unscorable'),
@@ -114,7 +114,10 @@ test('an error names its code once, as the task loader wrote it and the printer 
   const r = await run(task, join(dir, 'uns-out'), ['--model', 'acme/alpha']);
   assert.notEqual(r.code, 0);
   assert.equal(r.stderr.match(/task\.unscorable/g)?.length, 1, r.stderr);
-  assert.match(r.stderr, /evalkit: error task\.unscorable: .*uns\.jsonl:1/);
+  assert.match(
+    r.stderr,
+    /^evalkit: \S*uns\.jsonl:1 error task\.unscorable the target "several" is not a number/,
+  );
 });
 
 test(

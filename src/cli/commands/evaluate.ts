@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import pc from 'picocolors';
-import { UsageError } from '../../errors.js';
+import { InterruptedError } from '../../errors.js';
 import { openRunLog } from '../../run/run-log.js';
 import { runEvaluation, type RunProgress, type RunSummary } from '../../run/runner.js';
 import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js';
@@ -115,22 +115,29 @@ export function summaryText(s: RunSummary, color: boolean): string {
 /** Ctrl-C stops the run; every journaled sample is kept and a rerun resumes. */
 export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
-  const onSignal = (): void =>
+  // Listening with `on`, not `once`, until dispose(): while a listener is there, the lock and the temporaries
+  // leave the stop to the run (which ends with what it journaled, io/lock.ts); with `once` the listener was gone
+  // by the time theirs ran, and they ended the process at once, silently. A second signal stops at once.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      dispose();
+      process.kill(process.pid, signal);
+      return;
+    }
     controller.abort(
-      new UsageError(
-        'run.interrupted',
-        'interrupted; every finished sample is journaled — run the same command again to resume',
+      new InterruptedError(
+        signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM',
+        'interrupted: every finished call is journaled; rerun the same command to resume',
       ),
     );
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.removeListener('SIGINT', onSignal);
-      process.removeListener('SIGTERM', onSignal);
-    },
   };
+  const dispose = (): void => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { signal: controller.signal, dispose };
 }
 
 /** Everything `evaluate` takes: the shared run options and its own. */

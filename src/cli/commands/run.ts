@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { Option } from 'commander';
 import pc from 'picocolors';
 import { formatDiagnosticText } from '../../diagnostics.js';
-import { UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import type { IngestItem, IngestResult } from '../../store/ingest.js';
 import {
   compareCompleteness,
@@ -17,9 +17,11 @@ import {
 import { isJsonObject, type Json, type JsonObject } from '../../io/json-value.js';
 import { missingValues, runModelOf, taskRecord, reducedValues } from '../../convert/task-record.js';
 import { writeConverted } from '../../convert/write.js';
+import { lockPathFor, staleLockOwner } from '../../io/lock.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { redactUrl } from '../../io/net/redact.js';
 import { DEFAULT_RETRY } from '../../io/net/retry.js';
+import { journaledCount } from '../../run/journal.js';
 import { openRunLog } from '../../run/run-log.js';
 import { createProvider, PROVIDERS, type ProviderName } from '../../run/setup.js';
 import {
@@ -264,6 +266,14 @@ async function moreCompleteCopy(
   return `${said(theirs)}; this run: ${said(mine)}`;
 }
 
+/** The calls a task's run makes at most: each sample's epochs, each answer and its judges' verdicts. */
+function plannedCalls(task: Task, limit: number | undefined): number {
+  let calls = 0;
+  for (const sample of task.samples.slice(0, limit ?? task.samples.length))
+    calls += task.epochs * (1 + (sample.scorers ?? task.scorers).filter((s) => s.kind === 'judge').length);
+  return calls;
+}
+
 /** Why the store refused a record: the ingest's own reason, else its errors (each with its code and place). */
 export function refusalReason(ingested: IngestResult, item: IngestItem): string {
   if (item.reason !== undefined) return item.reason;
@@ -423,13 +433,19 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
           );
         }
         const progress = progressReporter(io, `${task.name} × ${model}`);
+        const journalPath = journalPathOf(outDir, task, target.providerName, model);
+        const stale = staleLockOwner(journalPath);
+        if (stale !== undefined)
+          io.stderr.write(
+            `evalkit: note: taking over ${lockPathFor(journalPath)}: its process ${stale.pid} (started ${stale.started_at}) is gone\n`,
+          );
         let result: TaskRun;
         try {
           result = await runTask({
             task,
             target,
             judges,
-            journalPath: journalPathOf(outDir, task, target.providerName, model),
+            journalPath,
             limit: opts.limit,
             concurrency: opts.concurrency,
             rateLimit: opts.rateLimit,
@@ -442,6 +458,13 @@ async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): P
           });
         } catch (error) {
           progress.done();
+          const reason: unknown = interrupt.signal.reason;
+          if (interrupt.signal.aborted && reason instanceof InterruptedError)
+            throw new InterruptedError(
+              reason.signal,
+              `interrupted: ${journaledCount(journalPath)} of ` +
+                `${plannedCalls(task, opts.limit)} calls journaled; rerun the same command to resume`,
+            );
           throw error;
         }
         // The last figures are the summary's (a call's tokens count once its journal line is on disk, after the
