@@ -178,7 +178,8 @@ export const runCommand: CommandModule = {
           "prompt is a sample, each assertion type a metric and the test's pass one more (its providers replace " +
           '--provider/--model; its grader or --judge-* grades llm-rubric). Assertion types evalkit does not run are ' +
           'refused before any request.\n\n' +
-          'Exit codes: 0 every call answered, 1 some calls failed (records written), 2 usage or I/O error.',
+          'Exit codes: 0 every call answered, 1 some calls failed, a metric has no value or the store refused a ' +
+          'record (records written), 2 usage or I/O error, 130/143 interrupted (Ctrl-C, SIGTERM; rerun to resume).',
       )
       .argument('<task...>', 'task files (.yaml, .yml or .json) or promptfoo configurations');
     // --provider is needed by task files, not by a promptfoo config (its providers name their own).
