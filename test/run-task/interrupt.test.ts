@@ -148,3 +148,38 @@ test('after kill -9 the next run takes the stale lock over with a one-line note'
   const third = await (await start(args)).done;
   assert.doesNotMatch(third.stderr, /lock/);
 });
+
+test('evaluate, interrupted the same way, says how far it got (30 calls: 6 items × 5 samples)', async () => {
+  let count = 0;
+  server.release();
+  server.setScript(() => {
+    if (++count === 6) server.hold();
+    return { text: 'GOOD' };
+  });
+  const eta = join(dir, 'birds.eta.json');
+  const journal = `${eta}.journal.jsonl`;
+  const args = [
+    'evaluate',
+    join(projectRoot, 'examples/run/birds.benchmark.json'),
+    '--provider',
+    'openai',
+    '--model',
+    'acme/m',
+    '--base-url',
+    server.openaiBaseUrl,
+    '--concurrency',
+    '2',
+    '-o',
+    eta,
+  ];
+  const run = await start(args);
+  await until(() => journaled(journal) >= 3);
+  run.child.kill('SIGINT');
+  const ended = await run.done;
+  assert.equal(ended.code, 130, ended.stderr);
+  const n = journaled(journal);
+  assert.equal(
+    ended.stderr.trim().split('\n').at(-1),
+    `evalkit: interrupted: ${n} of 30 calls journaled; rerun the same command to resume`,
+  );
+});

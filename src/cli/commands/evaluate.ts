@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Option } from 'commander';
 import pc from 'picocolors';
 import { InterruptedError } from '../../errors.js';
+import { journaledCount } from '../../run/journal.js';
 import { openRunLog } from '../../run/run-log.js';
 import { runEvaluation, type RunProgress, type RunSummary } from '../../run/runner.js';
 import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js';
@@ -246,6 +247,15 @@ export const evaluateCommand: CommandModule = {
                   });
                   (summary as RunSummary & { eee?: unknown }).eee = written;
                 }
+              } catch (error) {
+                const reason: unknown = interrupt.signal.reason;
+                if (interrupt.signal.aborted && reason instanceof InterruptedError)
+                  throw new InterruptedError(
+                    reason.signal,
+                    `interrupted: ${journaledCount(planned.journalPath)} of ` +
+                      `${loaded.benchmark.items.length * config.nSamples} calls journaled; rerun the same command to resume`,
+                  );
+                throw error;
               } finally {
                 progress.done();
               }
