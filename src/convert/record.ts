@@ -4,6 +4,7 @@
  * string-valued `additional_details`, evaluation results with three separate names and honest metric facts,
  * uncertainty with its method named, and instance rows with the canonical `sample_hash`.
  */
+import { article } from '../article.js';
 import { UsageError } from '../errors.js';
 import { GENERIC_METRIC_IDS } from '../formats/eee/rules.js';
 import { createHash } from 'node:crypto';
@@ -134,9 +135,6 @@ export interface BuiltModel {
   notes: string[];
 }
 
-/** A word with its indefinite article, by its first letter ("an openai", "a meta"). */
-export const withArticle = (word: string): string => `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
-
 /** A model map's entry for a name, if any (exact first, then ignoring case). */
 function mapped(map: ConvertOverrides['modelMap'], name: string | undefined): MappedModel | undefined {
   if (map === undefined || name === undefined) return undefined;
@@ -255,7 +253,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
     report.inferred(
       facts.field,
       '/model_info/developer',
-      `warning: "${prefix}" names where the model ran, not who made it: ${developer === 'unknown' ? 'developer unknown' : `"${name}" is ${withArticle(developer)} model name`} (name it with --model-map or --developer)`,
+      `warning: "${prefix}" names where the model ran, not who made it: ${developer === 'unknown' ? 'developer unknown' : `"${name}" is ${article(developer)} model name`} (name it with --model-map or --developer)`,
     );
   } else if (facts.developer) {
     developer = facts.developer;
@@ -266,7 +264,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
       facts.field,
       '/model_info/developer',
       known
-        ? `"${name}" is ${withArticle(known[1])} model name`
+        ? `"${name}" is ${article(known[1])} model name`
         : 'the source does not name the developer (use --developer)',
     );
   }

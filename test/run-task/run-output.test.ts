@@ -158,3 +158,17 @@ test(
     assert.match(frames.at(-1)!, / tokens 36 /, frames.join('\n'));
   },
 );
+
+test('a developer inferred from a model name is said with its article: "an openai", "a google" model name', async () => {
+  const { buildModel, FieldReport } = await import('../../src/convert/record.js');
+  const said = (name: string) => {
+    const report = new FieldReport();
+    buildModel({ name, field: '--model' }, {}, report);
+    return report.fates.map((f) => ('reason' in f ? f.reason : '')).join('\n');
+  };
+  assert.match(said('gpt-4o'), /"gpt-4o" is an openai model name/);
+  assert.match(said('gemini-2.0'), /"gemini-2.0" is a google model name/);
+  // Behind a server's prefix, the same.
+  assert.match(said('vllm/o3-mini'), /"o3-mini" is an openai model name/);
+  assert.doesNotMatch(said('gpt-4o') + said('vllm/o3-mini'), /\ba openai\b/);
+});
