@@ -84,6 +84,43 @@ test('run -o at a dangling link, under a file, under a link to a file or to noth
   }
 });
 
+test('--log, --record and --db at a dangling link, a link to a folder or under a file: refused before any request', async () => {
+  const file = join(dir, 'b-file');
+  writeFileSync(file, 'x');
+  const dangling = join(dir, 'b-dangling');
+  symlinkSync(join(dir, 'b-nowhere'), dangling);
+  const toDir = join(dir, 'b-to-dir');
+  mkdirSync(join(dir, 'b-dir'));
+  symlinkSync(join(dir, 'b-dir'), toDir);
+  const cases: [string[], string][] = [
+    [['--log', dangling], 'io.dangling-symlink'],
+    [['--record', toDir], 'io.is-directory'],
+    [['--db', join(file, 'x.duckdb')], 'io.parent-not-directory'],
+    [['--db', dangling], 'io.dangling-symlink'],
+    [['--log', join(dangling, 'run.jsonl')], 'io.parent-not-directory'],
+  ];
+  for (const [extra, code] of cases) {
+    server.requests.length = 0;
+    const r = await cli([
+      'run',
+      task,
+      '--provider',
+      'openai',
+      '--model',
+      'acme/alpha',
+      '--base-url',
+      server.openaiBaseUrl,
+      '-o',
+      join(dir, 'b-out'),
+      ...extra,
+    ]);
+    assert.equal(r.code, 2, `${extra.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`error ${code.replace('.', '\\.')}: `), r.stderr);
+    assert.equal(server.requests.length, 0, `${extra.join(' ')}: nothing is paid for`);
+  }
+  assert.equal(existsSync(join(dir, 'b-out')), false);
+});
+
 test('run -o at a link to a folder writes through it', async () => {
   const target = join(dir, 'real-out');
   mkdirSync(target);
