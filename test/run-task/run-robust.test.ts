@@ -267,6 +267,15 @@ test('a rerun with more epochs or more samples replaces the record file and the 
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /stored in /);
   await expectShape(3, 18);
+  // Its epochs reconcile too: 6 samples (each of 3 epochs) against the 6 run, the mean over samples of their mean.
+  for (const args of [['--db', db], [join(out, 'data')]]) {
+    const reconciled = await cli(['reconcile', ...args, '--all', '--format', 'json']);
+    assert.equal(reconciled.code, 0, reconciled.stdout + reconciled.stderr);
+    assert.match(
+      reconciled.stdout,
+      /"outcome": "reconciled",\s*"note": "n 6 stored = 6 declared; mean [\d.]+ = headline"/,
+    );
+  }
   // Fewer epochs again: the more complete copy stays in both places, and the output says so (not "stored").
   r = await rerun(['--epochs', '2']);
   assert.equal(r.code, 0, r.stdout + r.stderr);
