@@ -149,7 +149,7 @@ test('after kill -9 the next run takes the stale lock over with a one-line note'
   assert.doesNotMatch(third.stderr, /lock/);
 });
 
-test('evaluate, interrupted the same way, says how far it got (30 calls: 6 items × 5 samples)', async () => {
+test('evaluate, interrupted the same way, says how far it got (30 calls: 6 items × 5 samples); after kill -9 its lock is taken over with a note', async () => {
   let count = 0;
   server.release();
   server.setScript(() => {
@@ -181,5 +181,28 @@ test('evaluate, interrupted the same way, says how far it got (30 calls: 6 items
   assert.equal(
     ended.stderr.trim().split('\n').at(-1),
     `evalkit: interrupted: ${n} of 30 calls journaled; rerun the same command to resume`,
+  );
+  // kill -9 leaves the lock beside the η; the next run takes it over with a note, and finishes.
+  let more = 0;
+  server.release();
+  server.setScript(() => {
+    if (++more === 4) server.hold();
+    return { text: 'GOOD' };
+  });
+  const killed = await start(args);
+  await until(() => journaled(journal) > n);
+  killed.child.kill('SIGKILL');
+  await killed.done;
+  assert.ok(existsSync(`${eta}.lock`));
+  server.release();
+  const again = await (await start(args)).done;
+  assert.equal(again.code, 0, again.stderr);
+  const notes = again.stderr.split('\n').filter((l) => /lock/.test(l));
+  assert.equal(notes.length, 1, again.stderr);
+  assert.match(
+    notes[0],
+    new RegExp(
+      `^evalkit: note: taking over .*birds\\.eta\\.json\\.lock: its process ${killed.child.pid} \\(started .*\\) is gone$`,
+    ),
   );
 });

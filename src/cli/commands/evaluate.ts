@@ -9,6 +9,7 @@ import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js
 import { requestControls, runSettingsFrom, type RunOptions, type RunSettings } from '../../run/settings.js';
 import { createProvider, loadBenchmarkForRun, type LoadedBenchmark } from '../../run/setup.js';
 import { writeEeeRun } from '../../convert/eee-run.js';
+import { lockPathFor, staleLockOwner } from '../../io/lock.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
 import { formatDuration, terminalColumns } from '../output/progress.js';
@@ -221,6 +222,11 @@ export const evaluateCommand: CommandModule = {
           try {
             for (const planned of runs) {
               const { config, outputPath, variant } = planned;
+              const stale = staleLockOwner(outputPath);
+              if (stale !== undefined)
+                io.stderr.write(
+                  `evalkit: note: taking over ${lockPathFor(outputPath)}: its process ${stale.pid} (started ${stale.started_at}) is gone\n`,
+                );
               const progress = progressReporter(io, settings.cycle ? `variant ${variant}` : 'evaluate');
               try {
                 const summary = await runEvaluation({
