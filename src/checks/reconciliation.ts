@@ -74,7 +74,10 @@ export interface RowFacts {
 
 /** The facts of an EEE instance row object. */
 export function rowFacts(row: Obj): RowFacts {
-  const evaluation = (row.evaluation ?? {}) as Obj;
+  const metadata = row.metadata as Obj | undefined;
+  // An unscored row (`metadata.score_missing: "true"` beside the placeholder score EEE requires) has no value, as
+  // the store takes it (store/sample-row.ts).
+  const evaluation = (metadata?.score_missing === 'true' ? {} : (row.evaluation ?? {})) as Obj;
   const score = evaluation.score;
   const value =
     typeof score === 'number'
@@ -82,7 +85,6 @@ export function rowFacts(row: Obj): RowFacts {
       : typeof evaluation.is_correct === 'boolean'
         ? Number(evaluation.is_correct)
         : null;
-  const metadata = row.metadata as Obj | undefined;
   const e = metadata?.epoch;
   const epoch = typeof e === 'number' ? e : typeof e === 'string' && /^\d{1,9}$/.test(e) ? Number(e) : null;
   return {
@@ -450,10 +452,14 @@ function factsOfParts(
   scores: string,
   epoch: string | undefined,
   member: (k: number) => string | null,
+  unscored = false,
 ): RowFacts {
   const facts = rowFacts({
     evaluation: JSON.parse(scores) as Obj,
-    ...(epoch !== undefined ? { metadata: { epoch: stringAt(epoch, 0) } } : {}),
+    metadata: {
+      ...(epoch !== undefined ? { epoch: stringAt(epoch, 0) } : {}),
+      ...(unscored ? { score_missing: 'true' } : {}),
+    },
   });
   facts.evaluation_result_id = member(0);
   facts.evaluation_name = member(1);
@@ -481,13 +487,29 @@ export function lineFacts(line: string): RowFacts {
       const at = line.indexOf(HEAD_NEEDLES[k]);
       return at === -1 || at > head ? null : (stringAt(line, at + HEAD_NEEDLES[k].length) ?? null);
     },
+    metadata > evaluation && unscoredIn(line.slice(metadata)),
   );
 }
+
+/**
+ * Whether a row's metadata text (from its `,"metadata":{`) marks it unscored. The metadata's values are strings, so
+ * the member is found as `"score_missing":"true"` right after `{` or `,` (not inside a string: a `"` inside one is
+ * escaped).
+ */
+function unscoredIn(metadata: string): boolean {
+  for (let at = metadata.indexOf(SCORE_MISSING); at !== -1; at = metadata.indexOf(SCORE_MISSING, at + 1)) {
+    const before = metadata.charCodeAt(at - 1);
+    if (before === 0x7b || before === 0x2c) return true;
+  }
+  return false;
+}
+const SCORE_MISSING = '"score_missing":"true"';
 
 const INPUT = Buffer.from(',"input":{');
 const EVALUATION = Buffer.from(',"evaluation":{');
 const METADATA = Buffer.from(',"metadata":{');
 const EPOCH = Buffer.from('"epoch":"');
+const SCORE_MISSING_BYTES = Buffer.from(SCORE_MISSING);
 
 /** The index after the JSON string whose opening quote is at `at` (its end if it is not closed). */
 function stringEndIn(bytes: Buffer, at: number, end: number): number {
@@ -540,8 +562,16 @@ function bytesFacts(bytes: Buffer, start: number, end: number, input: number): R
   // Each member decoded on its own (a fresh small string: the tally keeps it, and a slice of the decoded head
   // would keep the whole head).
   const head = bytes.subarray(start, input);
-  return factsOfParts(bytes.toString('utf8', evaluation + 14, close + 1), epoch, (k) =>
-    stringMemberIn(head, HEAD_BYTE_NEEDLES[k]),
+  // Searched only when the line has the text at all (most rows are scored).
+  const unscored =
+    metadata > evaluation &&
+    bytes.subarray(metadata, end).includes(SCORE_MISSING_BYTES) &&
+    unscoredIn(bytes.toString('utf8', metadata, end));
+  return factsOfParts(
+    bytes.toString('utf8', evaluation + 14, close + 1),
+    epoch,
+    (k) => stringMemberIn(head, HEAD_BYTE_NEEDLES[k]),
+    unscored,
   );
 }
 

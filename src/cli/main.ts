@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { DataError, EvalkitError } from '../errors.js';
+import { DataError, EvalkitError, InterruptedError, errorLine } from '../errors.js';
 import { isInteractive, useColor, type CliIO } from './context.js';
 import { terminalSafeStream } from './output/terminal-text.js';
 import { entriesFor, loadCommands } from './commands/index.js';
@@ -20,6 +20,7 @@ const errorRedactor = createRedactor();
 
 /** The one place where an error becomes an exit code. */
 function exitCodeFor(error: unknown): number {
+  if (error instanceof InterruptedError) return error.exitCode;
   return error instanceof DataError ? 1 : 2;
 }
 
@@ -67,9 +68,13 @@ export async function main(argv: string[], given: CliIO = processIO()): Promise<
       // --help and --version end here with code 0; usage mistakes were already printed by commander.
       return error.exitCode === 0 ? 0 : 2;
     }
+    if (error instanceof InterruptedError) {
+      io.stderr.write(`evalkit: ${errorRedactor.text(error.message)}\n`);
+      return exitCodeFor(error);
+    }
     if (error instanceof EvalkitError) {
       io.stderr.write(
-        `evalkit: error ${error.code}: ${errorRedactor.text(withCliHint(error.code, error.message))}\n`,
+        `evalkit: ${errorRedactor.text(errorLine(error.code, withCliHint(error.code, error.message)))}\n`,
       );
       return exitCodeFor(error);
     }

@@ -4,6 +4,7 @@
  * string-valued `additional_details`, evaluation results with three separate names and honest metric facts,
  * uncertainty with its method named, and instance rows with the canonical `sample_hash`.
  */
+import { article } from '../article.js';
 import { UsageError } from '../errors.js';
 import { GENERIC_METRIC_IDS } from '../formats/eee/rules.js';
 import { createHash } from 'node:crypto';
@@ -252,7 +253,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
     report.inferred(
       facts.field,
       '/model_info/developer',
-      `warning: "${prefix}" names where the model ran, not who made it: ${developer === 'unknown' ? 'developer unknown' : `"${name}" is a ${developer} model name`} (name it with --model-map or --developer)`,
+      `warning: "${prefix}" names where the model ran, not who made it: ${developer === 'unknown' ? 'developer unknown' : `"${name}" is ${article(developer)} model name`} (name it with --model-map or --developer)`,
     );
   } else if (facts.developer) {
     developer = facts.developer;
@@ -263,7 +264,7 @@ export function buildModel(facts: ModelFacts, overrides: ConvertOverrides, repor
       facts.field,
       '/model_info/developer',
       known
-        ? `"${name}" is a ${known[1]} model name`
+        ? `"${name}" is ${article(known[1])} model name`
         : 'the source does not name the developer (use --developer)',
     );
   }

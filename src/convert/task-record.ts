@@ -6,6 +6,8 @@
  * that failed leaves that scorer's value missing for the epoch. Ids derive from the journal's run id, so a resumed
  * run writes the same record as an uninterrupted one.
  */
+import { basename, dirname, relative, sep } from 'node:path';
+import type { DeclaredFacts } from '../checks/reconciliation.js';
 import { FRAMEWORK_VERSION } from '../run/runner.js';
 import { DEFAULT_CHOICE_TEMPLATE, DEFAULT_USER_TEMPLATE, promptText } from '../run/task/prompt.js';
 import { itemStatistics, reduceEpochs, reducerLabel } from '../run/task/reduce.js';
@@ -13,7 +15,7 @@ import type { EpochResult, RunModel, SampleResult, TaskRun } from '../run/task/e
 import { JUDGE_GENERATION } from '../run/task/engine.js';
 import type { TaskScorer } from '../run/task/types.js';
 import { RecordDriver } from './driver.js';
-import { buildModel, epochSeconds, FieldReport, rowMaker } from './record.js';
+import { buildModel, epochSeconds, FieldReport, rowMaker, type BuiltModel } from './record.js';
 import type { ConvertedRecord, ConvertOverrides } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -39,6 +41,11 @@ function modelFacts(m: Omit<RunModel, 'provider'>, field: string) {
   };
 }
 
+/** The model a run's records name (its id, developer and name), as taskRecord builds it. */
+export function runModelOf(target: Omit<RunModel, 'provider'>, overrides: ConvertOverrides = {}): BuiltModel {
+  return buildModel(modelFacts(target, '--model'), overrides, new FieldReport());
+}
+
 /** The sample id of a row: the row's id, `/scorer` when the task has several, `#epochN` when it has several epochs. */
 export function rowSampleId(run: TaskRun, sample: string, scorer: string, epoch: number): string {
   const byScorer = run.task.scorers.length > 1 ? `/${scorer}` : '';
@@ -59,7 +66,50 @@ export function reducedValues(run: TaskRun, scorer: string): number[] {
   return out;
 }
 
-export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): ConvertedRecord {
+/** A path as the record keeps it: relative to the task's folder, with `/` between its parts. */
+const taskRelative = (taskFile: string, path: string): string =>
+  relative(dirname(taskFile), path).split(sep).join('/');
+
+/** The reduced values' count, and why the rest of the samples have none (each reason with its count). */
+export function missingValues(run: TaskRun, scorer: string): { samples: number; reasons: string[] } {
+  const reasons = new Map<string, number>();
+  let samples = 0;
+  for (const r of run.results) {
+    if (!(r.sample.scorers ?? run.task.scorers).some((s) => s.name === scorer)) continue;
+    const values = r.epochs
+      .map((e) => e.scores[scorer]?.value)
+      .filter((v): v is number => typeof v === 'number');
+    if (reduceEpochs(values, run.task.reducer) !== undefined) continue;
+    samples++;
+    for (const e of r.epochs) {
+      const score = e.scores[scorer];
+      if (typeof score?.value === 'number') continue;
+      // The kind of failure, not its every detail (a judge's reply or a server's message differs per sample).
+      const why =
+        e.answer.error !== undefined
+          ? `the answer failed (${e.answer.error.split(':')[0]})`
+          : (score?.error ?? 'no value').split('\n')[0].slice(0, 160);
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    }
+    if (values.length > 0)
+      reasons.set(`fewer epochs with a value than ${reducerLabel(run.task.reducer)} needs`, 1);
+  }
+  return {
+    samples,
+    reasons: [...reasons].sort((a, b) => b[1] - a[1]).map(([why, count]) => `${count} × ${why}`),
+  };
+}
+
+export interface TaskRecordOptions {
+  /** The task file's sha256 (of its bytes as read for the run). */
+  taskFileSha256?: string;
+}
+
+export function taskRecord(
+  run: TaskRun,
+  overrides: ConvertOverrides = {},
+  options: TaskRecordOptions = {},
+): ConvertedRecord {
   const { task } = run;
   // Every scorer's value lies in [0, 1], higher is better; the score is a mean of them.
   const facts = Object.fromEntries(
@@ -81,8 +131,10 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
     dataset_name: task.name,
     source_type: 'other',
     additional_details: {
-      task_file: task.source,
-      dataset: task.dataset.path,
+      // Relative to the task's folder: a record says which task it ran, not where a user keeps it.
+      task_file: basename(task.source),
+      ...(options.taskFileSha256 !== undefined ? { task_file_sha256: options.taskFileSha256 } : {}),
+      dataset: taskRelative(task.source, task.dataset.path),
       task_digest: task.digest,
       samples: String(run.results.length),
     },
@@ -113,7 +165,29 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
   for (const scorer of task.scorers) {
     const values = reducedValues(run, scorer.name);
     const stats = itemStatistics(values);
-    const missing = run.results.length - values.length;
+    const missing = missingValues(run, scorer.name);
+    // The samples run for this scorer: each has its rows (scored or not), whatever became of its answers.
+    const ran = run.results.filter((r) =>
+      (r.sample.scorers ?? task.scorers).some((s) => s.name === scorer.name),
+    ).length;
+    const declared: DeclaredFacts = {
+      n: ran,
+      nFrom: 'evalkit run: the samples run for this scorer',
+      headline: 'mean',
+    };
+    // A metric no sample has a value for is still a result of the record (its rows name it): EEE 0.3.0 requires a
+    // number as the score, so it holds the placeholder 0 the rows hold, marked missing with its reason (as an
+    // unscored row is, `metadata.score_missing`); the store's leaderboard and compare leave it out.
+    const noValue =
+      stats === undefined
+        ? {
+            score_missing: 'true',
+            score_missing_reason:
+              ran === 0
+                ? 'no sample was run for this scorer'
+                : `no sample has a value: ${missing.reasons.join('; ')}`,
+          }
+        : {};
     d.results.add({
       evaluationName: task.name,
       metric: scorer.name,
@@ -121,7 +195,7 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
       metricName: scorer.name,
       resultId: `${task.name}.${scorer.name}`,
       field: `scorers (${scorer.name})`,
-      score: stats?.score ?? Number.NaN,
+      score: stats?.score ?? 0,
       description: `${scorer.type} scorer: mean over samples of each sample's ${reducerLabel(task.reducer)} over ${task.epochs} epoch${task.epochs === 1 ? '' : 's'}`,
       lowerIsBetter: { value: false, field: `${scorer.type} scorer definition` },
       sourceData,
@@ -142,7 +216,8 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
           }
         : {}),
       numSamples: stats?.n ?? 0,
-      details: { samples_without_value: missing, scorer_type: scorer.type },
+      details: { samples_without_value: missing.samples, scorer_type: scorer.type, ...noValue },
+      declared,
       generationConfig: {
         generation_args: { ...generationArgs, prompt_template: promptTemplate },
         additional_details: generationDetails,
@@ -155,7 +230,12 @@ export function taskRecord(run: TaskRun, overrides: ConvertOverrides = {}): Conv
   d.run({
     sourceRunId: run.summary.runId,
     status: run.results.length === run.task.samples.length ? 'complete' : 'partial',
-    scoredSamples: run.results.filter((r) => r.epochs.some((e) => e.answer.error === undefined)).length,
+    // Every epoch's answer counts (as Inspect counts samples × epochs): a rerun with more epochs, or more samples,
+    // is the more complete copy of the run, which the store keeps (store/supersede.ts) and the writer writes.
+    scoredSamples: run.results.reduce(
+      (n, r) => n + r.epochs.filter((e) => e.answer.error === undefined).length,
+      0,
+    ),
   });
   const aggregate = d.aggregate({
     sourceName: 'evalkit run',

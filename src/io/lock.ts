@@ -100,6 +100,22 @@ function describeOwner(owner: LockOwner): string {
   return `process ${owner.pid} on ${owner.host}, started ${owner.started_at}${owner.purpose ? ` (${owner.purpose})` : ''}`;
 }
 
+/**
+ * The owner of the lock beside `target` when it is stale (same host, process gone: a run ended by kill -9), which
+ * acquireLock takes over; undefined when there is no lock, or a live or foreign one. For the one-line note a
+ * command gives before it takes the lock over.
+ */
+export function staleLockOwner(target: string): LockOwner | undefined {
+  let held: ReturnType<typeof readOwner>;
+  try {
+    held = readOwner(lockPathFor(target));
+  } catch {
+    return undefined; // unreadable: acquireLock says what is wrong
+  }
+  const owner = held?.owner;
+  return owner && owner.host === hostname() && !isProcessAlive(owner.pid) ? owner : undefined;
+}
+
 /** Runs `work` holding the lock beside `target` (acquireLock), and releases it however `work` ends. */
 export async function withLock<T>(target: string, purpose: string, work: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(target, purpose);

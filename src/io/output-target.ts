@@ -51,16 +51,24 @@ export async function sweepStaleTemporaries(dir: string): Promise<string[]> {
   return removed;
 }
 
-/** The first ancestor of `abs` that exists and is not a directory, if any. */
+/**
+ * The first ancestor of `abs` that exists and is not a directory (a symbolic link followed: one to a folder is a
+ * folder, one to a file or to nothing blocks), said as the error's sentence; undefined if none.
+ */
 function fileInPath(abs: string): string | undefined {
   for (let p = dirname(abs); p !== dirname(p); p = dirname(p)) {
+    const link = lstatSafe(p);
+    if (link === undefined) continue; // does not exist yet: look further up
+    if (!link.isSymbolicLink()) return link.isDirectory() ? undefined : `${p} is a file, not a folder`;
+    let info: ReturnType<typeof statSync>;
     try {
-      const info = lstatSync(p);
-      if (info.isSymbolicLink()) continue;
-      return info.isDirectory() ? undefined : p;
+      info = statSync(p);
     } catch {
-      // does not exist yet: look further up
+      return `${p} is a symbolic link to a folder that cannot be reached`;
     }
+    return info.isDirectory()
+      ? undefined
+      : `${p} is a symbolic link to ${describeFileKind(info)}, not a folder`;
   }
   return undefined;
 }
@@ -91,8 +99,7 @@ export function checkOutputFile(path: string, shown: string = path): void {
     return;
   }
   const blocker = fileInPath(abs);
-  if (blocker)
-    throw new IoError('io.parent-not-directory', `cannot write ${shown}: ${blocker} is a file, not a folder`);
+  if (blocker) throw new IoError('io.parent-not-directory', `cannot write ${shown}: ${blocker}`);
 }
 
 /** The same for an output folder (files are written under it): it must be a folder or not exist yet. */
@@ -104,6 +111,12 @@ export function checkOutputFolder(path: string, shown: string = path): void {
   } catch {
     info = undefined;
   }
+  // A link to nothing: no folder can be made there (mkdir finds the link, and the write fails after all the work).
+  if (!info && lstatSafe(abs)?.isSymbolicLink())
+    throw new IoError(
+      'io.dangling-symlink',
+      `cannot write under ${shown}: it is a symbolic link to a folder that cannot be reached; remove the link or create its target`,
+    );
   if (info && !info.isDirectory())
     throw new IoError(
       'io.not-directory',
@@ -111,11 +124,7 @@ export function checkOutputFolder(path: string, shown: string = path): void {
     );
   if (!info) {
     const blocker = fileInPath(abs);
-    if (blocker)
-      throw new IoError(
-        'io.parent-not-directory',
-        `cannot write under ${shown}: ${blocker} is a file, not a folder`,
-      );
+    if (blocker) throw new IoError('io.parent-not-directory', `cannot write under ${shown}: ${blocker}`);
   }
 }
 
@@ -149,11 +158,7 @@ export async function prepareOutput(path: string): Promise<OutputTarget> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const blocker = code === 'ENOTDIR' || code === 'EEXIST' ? fileInPath(target) : undefined;
-    if (blocker)
-      throw new IoError(
-        'io.parent-not-directory',
-        `cannot write ${path}: ${blocker} is a file, not a folder`,
-      );
+    if (blocker) throw new IoError('io.parent-not-directory', `cannot write ${path}: ${blocker}`);
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
       throw new IoError('io.permission', `cannot write ${path}: cannot create the folder ${dir} (${code})`);
     throw new IoError('io.write', `cannot write ${path}: ${(error as Error).message}`);

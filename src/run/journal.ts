@@ -106,6 +106,18 @@ export function changedSettings(
   return changed.length > 0 ? `changed: ${changed.join('; ')}` : 'model, decoding, prompts or benchmark';
 }
 
+/** How many calls (distinct item and sample index of the run's configuration) a journal holds; 0 when there is none. */
+export function journaledCount(path: string): number {
+  if (!existsSync(path)) return 0;
+  const read = readJournal(path);
+  if (read.header === undefined) return 0;
+  const seen = new Set<string>();
+  for (const line of read.lines)
+    if (line.config_hash === read.header.config_hash)
+      seen.add(`${line.sample.sample_index}\u0000${line.item}`);
+  return seen.size;
+}
+
 export async function openJournal<S extends JournaledSample = SampleRecord>(
   path: string,
   fresh: { run_id: string; config_hash: string; config?: Record<string, unknown>; started_at: string },

@@ -60,6 +60,9 @@ export const EPOCH_REDUCER_SQL = `coalesce(lower(trim(r.raw -> 'metric_config' -
 export const DISAGREEMENT_SQL = `CASE WHEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation' IN ('count_mismatch', 'headline_mismatch', 'key_collision')
   THEN r.raw -> 'score_details' -> 'details' ->> 'evalkit_reconciliation_note' END`;
 
+/** A result's `score_details.details.score_missing` ("true": no value, the score is EEE's required placeholder). */
+export const SCORE_MISSING_SQL = `(r.raw -> 'score_details' -> 'details' ->> 'score_missing')`;
+
 /**
  * SQL (a SELECT usable as a CTE body) of the chosen results, one per (benchmark, metric, model): a finished run's
  * before an unfinished one's, then the latest; with the filters bound as positional parameters appended to `params`.
@@ -85,6 +88,8 @@ export function chosenResultsSql(filters: SelectionFilters, params: DuckDBValue[
   if (filters.evaluationIds !== undefined)
     where.push(`rec.evaluation_id IN (${filters.evaluationIds.map((m) => bind(m)).join(', ')})`);
   if (filters.completeOnly) where.push(`(${RUN_STATUS_SQL}) = 'complete'`);
+  // A result without a value (`score_details.details.score_missing`, its score a placeholder) stands for nothing.
+  where.push(`${SCORE_MISSING_SQL} IS DISTINCT FROM 'true'`);
   return `SELECT * EXCLUDE (pick) FROM (
       SELECT r.record_key, r.result_index, r.evaluation_result_id, r.evaluation_name AS benchmark,
              ${METRIC_SQL} AS metric, r.lower_is_better, r.score, r.standard_error, r.ci_lower, r.ci_upper,

@@ -2,13 +2,12 @@
  * "This is an X; this command takes a Y": what a document given to a command is, by the same detection as
  * `evalkit validate`, and the one refusal every command gives when it is not the kind the command reads.
  */
+import { article } from '../article.js';
 import { DataError } from '../errors.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { Detector } from './detect.js';
 
 let detector: Detector | undefined;
-
-const article = (phrase: string): string => (/^[aeiou]/i.test(phrase) ? `an ${phrase}` : `a ${phrase}`);
 
 /** A document type by id, as a phrase with its article ("an infereval evaluation (η)"). */
 export function describeType(typeId: string): string {

@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import pc from 'picocolors';
-import { UsageError } from '../../errors.js';
+import { InterruptedError } from '../../errors.js';
+import { journaledCount } from '../../run/journal.js';
 import { openRunLog } from '../../run/run-log.js';
 import { runEvaluation, type RunProgress, type RunSummary } from '../../run/runner.js';
 import { defaultEtaPath, dryRunPrompts, planEvaluation } from '../../run/plan.js';
 import { requestControls, runSettingsFrom, type RunOptions, type RunSettings } from '../../run/settings.js';
 import { createProvider, loadBenchmarkForRun, type LoadedBenchmark } from '../../run/setup.js';
 import { writeEeeRun } from '../../convert/eee-run.js';
+import { lockPathFor, staleLockOwner } from '../../io/lock.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { isInteractive, useColor, type CliIO, type CommandModule } from '../context.js';
 import { formatDuration, terminalColumns } from '../output/progress.js';
@@ -67,6 +69,16 @@ export function progressReporter(io: CliIO, label: string): { update(p: RunProgr
   };
 }
 
+/**
+ * How fast the calls went: a rate only over a second or more (a rate over a few milliseconds, or over the journal's
+ * answers alone, says nothing), else the count and the time.
+ */
+export function rateText(called: number, elapsedMs: number): string {
+  const calls = `${called} call${called === 1 ? '' : 's'}`;
+  if (elapsedMs < 1000) return `${calls} in ${Math.round(elapsedMs)} ms`;
+  return `${(called / (elapsedMs / 1000)).toFixed(1)} samples/s over ${(elapsedMs / 1000).toFixed(1)} s`;
+}
+
 export function summaryText(s: RunSummary, color: boolean): string {
   const c = pc.createColors(color);
   const lines = [
@@ -81,7 +93,7 @@ export function summaryText(s: RunSummary, color: boolean): string {
         .map(([k, v]) => `${k} ${v}`)
         .join(', ') || 'none'
     }`,
-    `  tokens: ${s.inputTokens} in, ${s.outputTokens} out; ${s.samplesPerSecond.toFixed(1)} samples/s over ${(s.elapsedMs / 1000).toFixed(1)} s`,
+    `  tokens: ${s.inputTokens} in, ${s.outputTokens} out; ${rateText(s.called, s.elapsedMs)}`,
   ];
   if (s.usageDropped > 0)
     lines.push(
@@ -105,22 +117,29 @@ export function summaryText(s: RunSummary, color: boolean): string {
 /** Ctrl-C stops the run; every journaled sample is kept and a rerun resumes. */
 export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
-  const onSignal = (): void =>
+  // Listening with `on`, not `once`, until dispose(): while a listener is there, the lock and the temporaries
+  // leave the stop to the run (which ends with what it journaled, io/lock.ts); with `once` the listener was gone
+  // by the time theirs ran, and they ended the process at once, silently. A second signal stops at once.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      dispose();
+      process.kill(process.pid, signal);
+      return;
+    }
     controller.abort(
-      new UsageError(
-        'run.interrupted',
-        'interrupted; every finished sample is journaled — run the same command again to resume',
+      new InterruptedError(
+        signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM',
+        'interrupted: every finished call is journaled; rerun the same command to resume',
       ),
     );
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.removeListener('SIGINT', onSignal);
-      process.removeListener('SIGTERM', onSignal);
-    },
   };
+  const dispose = (): void => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { signal: controller.signal, dispose };
 }
 
 /** Everything `evaluate` takes: the shared run options and its own. */
@@ -203,6 +222,11 @@ export const evaluateCommand: CommandModule = {
           try {
             for (const planned of runs) {
               const { config, outputPath, variant } = planned;
+              const stale = staleLockOwner(outputPath);
+              if (stale !== undefined)
+                io.stderr.write(
+                  `evalkit: note: taking over ${lockPathFor(outputPath)}: its process ${stale.pid} (started ${stale.started_at}) is gone\n`,
+                );
               const progress = progressReporter(io, settings.cycle ? `variant ${variant}` : 'evaluate');
               try {
                 const summary = await runEvaluation({
@@ -229,6 +253,15 @@ export const evaluateCommand: CommandModule = {
                   });
                   (summary as RunSummary & { eee?: unknown }).eee = written;
                 }
+              } catch (error) {
+                const reason: unknown = interrupt.signal.reason;
+                if (interrupt.signal.aborted && reason instanceof InterruptedError)
+                  throw new InterruptedError(
+                    reason.signal,
+                    `interrupted: ${journaledCount(planned.journalPath)} of ` +
+                      `${loaded.benchmark.items.length * config.nSamples} calls journaled; rerun the same command to resume`,
+                  );
+                throw error;
               } finally {
                 progress.done();
               }

@@ -1,15 +1,27 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { Option } from 'commander';
 import pc from 'picocolors';
-import { UsageError } from '../../errors.js';
-import { readModelMap } from '../../convert/identity.js';
-import { taskRecord, reducedValues } from '../../convert/task-record.js';
+import { formatDiagnosticText } from '../../diagnostics.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import type { IngestItem, IngestResult } from '../../store/ingest.js';
+import {
+  compareCompleteness,
+  readModelMap,
+  runIdentityOf,
+  type RunIdentity,
+} from '../../convert/identity.js';
+import { isJsonObject, type Json, type JsonObject } from '../../io/json-value.js';
+import { missingValues, runModelOf, taskRecord, reducedValues } from '../../convert/task-record.js';
 import { writeConverted } from '../../convert/write.js';
+import { lockPathFor, staleLockOwner } from '../../io/lock.js';
 import { checkOutputs } from '../../io/preflight.js';
 import { redactUrl, urlSecrets, type Redactor } from '../../io/net/redact.js';
 import { DEFAULT_RETRY } from '../../io/net/retry.js';
+import { journaledCount } from '../../run/journal.js';
 import { openRunLog } from '../../run/run-log.js';
 import { createProvider, defaultApiKeyEnv, PROVIDERS, type ProviderName } from '../../run/setup.js';
 import {
@@ -90,8 +102,12 @@ interface RunOutcome {
     standard_error: number | null;
     ci: [number, number] | null;
     n: number;
+    /** Why the scorer has no value (score null). */
+    missing?: string;
   }[];
   db?: string;
+  /** Why the store refused the record (it is written under -o all the same). */
+  not_stored?: string;
 }
 
 function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | 'json'): void {
@@ -123,7 +139,7 @@ function outcomeText(o: RunOutcome, color: boolean): string {
   ];
   for (const r of o.scores)
     lines.push(
-      `  ${r.scorer.padEnd(16)} ${r.score === null ? 'no value' : r.score.toFixed(4)}` +
+      `  ${r.scorer.padEnd(16)} ${r.score === null ? `no value (${r.missing})` : r.score.toFixed(4)}` +
         (r.ci ? `  95% CI [${r.ci[0].toFixed(4)}, ${r.ci[1].toFixed(4)}]` : '') +
         `  n=${r.n}`,
     );
@@ -169,7 +185,8 @@ export const runCommand: CommandModule = {
           "prompt is a sample, each assertion type a metric and the test's pass one more (its providers replace " +
           '--provider/--model; its grader or --judge-* grades llm-rubric). Assertion types evalkit does not run are ' +
           'refused before any request.\n\n' +
-          'Exit codes: 0 every call answered, 1 some calls failed (records written), 2 usage or I/O error.',
+          'Exit codes: 0 every call answered, 1 some calls failed, a metric has no value or the store refused a ' +
+          'record (records written), 2 usage or I/O error, 130/143 interrupted (Ctrl-C, SIGTERM; rerun to resume).',
       )
       .argument('<task...>', 'task files (.yaml, .yml or .json) or promptfoo configurations');
     // --provider is needed by task files, not by a promptfoo config (its providers name their own).
@@ -214,18 +231,69 @@ export const runCommand: CommandModule = {
 interface Job {
   task: Task;
   target?: PromptfooTarget;
+  /** The sha256 of the task file's bytes as read for the run. */
+  taskFileSha256: string;
 }
 
 /** A task file, or a promptfoo configuration (recognised by its content) as one task per provider. */
 function loadJobs(path: string): Job[] {
   let value: unknown;
+  let taskFileSha256 = '';
   try {
-    value = parse(readFileSync(path, 'utf8'));
+    const bytes = readFileSync(path);
+    taskFileSha256 = createHash('sha256').update(bytes).digest('hex');
+    value = parse(bytes.toString('utf8'));
   } catch {
     value = undefined; // loadTask reports what is wrong with the file
   }
-  if (isPromptfooConfig(value)) return loadPromptfooConfig(path, value);
-  return [{ task: loadTask(path) }];
+  if (isPromptfooConfig(value))
+    return loadPromptfooConfig(path, value).map((j) => ({ ...j, taskFileSha256 }));
+  return [{ task: loadTask(path), taskFileSha256 }];
+}
+
+/**
+ * When the record file at `path` holds a more complete copy of the same run than `aggregate` (store/supersede.ts's
+ * rule: finished over not, then more scored answers), what it holds; else undefined.
+ */
+async function moreCompleteCopy(
+  path: string,
+  aggregate: Record<string, unknown>,
+): Promise<string | undefined> {
+  let existing: unknown;
+  try {
+    existing = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    return undefined; // none (or not a record): written as usual
+  }
+  if (!isJsonObject(existing as Json)) return undefined;
+  const theirs = runIdentityOf(existing as JsonObject);
+  const mine = runIdentityOf(aggregate as JsonObject);
+  if (!theirs || !mine || theirs.sourceRunId !== mine.sourceRunId) return undefined;
+  if (compareCompleteness(mine, theirs) >= 0) return undefined;
+  const said = (r: RunIdentity) => `${r.status}, ${r.scoredSamples} scored answers`;
+  return `${said(theirs)}; this run: ${said(mine)}`;
+}
+
+/** The calls a task's run makes at most: each sample's epochs, each answer and its judges' verdicts. */
+function plannedCalls(task: Task, limit: number | undefined): number {
+  let calls = 0;
+  for (const sample of task.samples.slice(0, limit ?? task.samples.length))
+    calls += task.epochs * (1 + (sample.scorers ?? task.scorers).filter((s) => s.kind === 'judge').length);
+  return calls;
+}
+
+/** Why the store refused a record: the ingest's own reason, else its errors (each with its code and place). */
+export function refusalReason(ingested: IngestResult, item: IngestItem): string {
+  if (item.reason !== undefined) return item.reason;
+  if (item.status === 'duplicate')
+    return `the same content is stored as ${item.duplicate_of ?? 'another record'}`;
+  const kept = ingested.diagnostics.find((d) => d.code === 'store.run-kept');
+  if (item.status === 'superseded')
+    return kept?.message ?? `a copy of the same run at least as complete is stored (${item.kept_copy})`;
+  const errors = ingested.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return `${item.status} (no reason given)`;
+  const shown = errors.slice(0, 3).map(formatDiagnosticText);
+  return shown.join('; ') + (errors.length > 3 ? `; and ${errors.length - 3} more error(s)` : '');
 }
 
 /** The values of every API key the run may use (and base-URL credentials): nothing written or printed holds them. */
@@ -291,7 +359,8 @@ async function runWithSecrets(
   checkOutputs({
     inputs: [...taskPaths, opts.replayFrom],
     files: [opts.log, opts.record, opts.db],
-    folders: [opts.output],
+    // The datastore root, its data folder and the journals beside it: each must be a folder or creatable.
+    folders: [opts.output, join(outDir, 'data'), `${outDir}.journal`],
     cwd: io.cwd,
   });
   const modelMap =
@@ -382,19 +451,36 @@ async function runWithSecrets(
         provider: await providerFor(providerName, baseUrl, own ? opts.apiKeyEnv : undefined),
       };
     };
+    const warned = new Set<string>();
     for (const job of jobs) {
       const { task } = job;
       const judges = await judgesOf(task);
       for (const model of job.target ? [job.target.model] : models) {
         const target = await targetOf(job, model);
+        // A model named without its developer is written as unknown/NAME, and `compare NAME …` finds nothing:
+        // said before the run, once per model, with the two ways to name it.
+        const named = runModelOf(target, modelMap === undefined ? {} : { modelMap });
+        if (named.developer === 'unknown' && !warned.has(named.id)) {
+          warned.add(named.id);
+          io.stderr.write(
+            `evalkit: warning: the model "${model}" names no developer: its records say ${named.id} (compare and leaderboard list it so); ` +
+              `name it as org/name (--model acme/${named.name}) or map it with --model-map\n`,
+          );
+        }
         const progress = progressReporter(io, `${task.name} × ${model}`);
+        const journalPath = journalPathOf(outDir, task, target.providerName, model);
+        const stale = staleLockOwner(journalPath);
+        if (stale !== undefined)
+          io.stderr.write(
+            `evalkit: note: taking over ${lockPathFor(journalPath)}: its process ${stale.pid} (started ${stale.started_at}) is gone\n`,
+          );
         let result: TaskRun;
         try {
           result = await runTask({
             task,
             target,
             judges,
-            journalPath: journalPathOf(outDir, task, target.providerName, model),
+            journalPath,
             limit: opts.limit,
             concurrency: opts.concurrency,
             rateLimit: opts.rateLimit,
@@ -405,23 +491,54 @@ async function runWithSecrets(
             signal: interrupt.signal,
             onProgress: progress.update,
           });
-        } finally {
+        } catch (error) {
           progress.done();
+          const reason: unknown = interrupt.signal.reason;
+          if (interrupt.signal.aborted && reason instanceof InterruptedError)
+            throw new InterruptedError(
+              reason.signal,
+              `interrupted: ${journaledCount(journalPath)} of ` +
+                `${plannedCalls(task, opts.limit)} calls journaled; rerun the same command to resume`,
+            );
+          throw error;
         }
-        const record = taskRecord(result, modelMap === undefined ? {} : { modelMap });
-        // A rerun of the same journal writes the same bytes ("unchanged"); a run continued with more samples replaces it.
-        const written = await writeConverted(record, outDir, { force: true });
+        // The last figures are the summary's (a call's tokens count once its journal line is on disk, after the
+        // last progress event).
+        const s = result.summary;
+        progress.update({
+          itemsDone: s.samples,
+          itemsTotal: s.samples,
+          samplesDone: s.samples * s.epochs,
+          samplesTotal: s.samples * s.epochs,
+          samplesFailed: s.failed,
+          tokens: s.inputTokens + s.outputTokens,
+          elapsedMs: s.elapsedMs,
+        });
+        progress.done();
+        const record = taskRecord(result, modelMap === undefined ? {} : { modelMap }, {
+          taskFileSha256: job.taskFileSha256,
+        });
+        // A rerun of the same journal writes the same bytes ("unchanged"); a run continued with more samples or
+        // epochs replaces it. A less complete copy of the run (fewer samples or epochs) leaves the file, as the store
+        // leaves its copy (store/supersede.ts): files and store keep the same copy.
+        const kept = await moreCompleteCopy(join(outDir, record.aggregatePath), record.aggregate);
+        const written = kept
+          ? { aggregatePath: join(outDir, record.aggregatePath), samplesPath: undefined, status: 'kept' }
+          : await writeConverted(record, outDir, { force: true });
         let db: string | undefined;
-        if (store !== undefined) {
+        let notStored: string | undefined;
+        if (kept !== undefined)
+          io.stderr.write(
+            `evalkit: note: ${written.aggregatePath} is kept: it holds a more complete copy of this run (${kept}); this run's record was neither written nor stored\n`,
+          );
+        else if (store !== undefined) {
           const { ingestPaths } = await import('../../store/ingest.js');
           const ingested = await ingestPaths(store, [written.aggregatePath], { cwd: io.cwd });
-          const rejected = ingested.items.find((i) => i.status === 'rejected');
-          if (rejected)
-            throw new UsageError(
-              'run.ingest',
-              `${written.aggregatePath} was not stored: ${rejected.reason ?? 'rejected'}`,
-            );
-          db = opts.db;
+          // Stored, or already stored as it is; anything else (refused, a copy kept instead, a duplicate) is not.
+          const refused = ingested.items.find((i) => i.status !== 'added' && i.status !== 'already-stored');
+          // The record is written; the store refusing it fails this (task, model) only, and the run goes on.
+          if (refused) notStored = refusalReason(ingested, refused);
+          else db = opts.db;
         }
         outcomes.push({
           task: task.name,
@@ -433,16 +550,25 @@ async function runWithSecrets(
           run: result.summary,
           scores: task.scorers.map((s) => {
             const stats = itemStatistics(reducedValues(result, s.name));
+            const missing = stats === undefined ? missingValues(result, s.name) : undefined;
             return {
               scorer: s.name,
               score: stats?.score ?? null,
+              ...(missing !== undefined
+                ? { missing: `no sample has a value: ${missing.reasons.join('; ') || 'none was run'}` }
+                : {}),
               standard_error: stats?.standardError ?? null,
               ci: stats?.ci ? [stats.ci.lower, stats.ci.upper] : null,
               n: stats?.n ?? 0,
             };
           }),
           ...(db ? { db } : {}),
+          ...(notStored !== undefined ? { not_stored: notStored } : {}),
         });
+        if (notStored !== undefined)
+          io.stderr.write(
+            `evalkit: error run.ingest: ${written.aggregatePath} was written but not stored in ${opts.db}: ${notStored}\n`,
+          );
         if (opts.format === 'text') io.stdout.write(outcomeText(outcomes.at(-1)!, useColor(io)));
       }
     }
@@ -453,5 +579,14 @@ async function runWithSecrets(
     await log.close();
   }
   if (opts.format === 'json') io.stdout.write(json(outcomes));
-  return outcomes.some((o) => o.run.failed > 0 || o.run.judgeFailed > 0 || o.run.scorerFailed > 0) ? 1 : 0;
+  return outcomes.some(
+    (o) =>
+      o.run.failed > 0 ||
+      o.run.judgeFailed > 0 ||
+      o.run.scorerFailed > 0 ||
+      o.not_stored !== undefined ||
+      o.scores.some((r) => r.score === null),
+  )
+    ? 1
+    : 0;
 }
