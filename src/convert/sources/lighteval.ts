@@ -405,12 +405,14 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         generationConfig: generationConfig(general, taskConfig, fewshot),
         declared,
       });
+      // A headline left out (NaN, ±Infinity) has no result for rows to name: its per-doc values are not written.
       const list = metricsByTask.get(key) ?? [];
-      list.push({
-        metric,
-        resultId,
-        lowerIsBetter: (written?.metric_config as Obj | undefined)?.lower_is_better === true,
-      });
+      if (written !== undefined)
+        list.push({
+          metric,
+          resultId,
+          lowerIsBetter: (written?.metric_config as Obj | undefined)?.lower_is_better === true,
+        });
       metricsByTask.set(key, list);
     }
   }
