@@ -20,8 +20,8 @@ import type { Probe, SourceConverter, SourceId } from './types.js';
 
 /** Every source, most specific first (the first whose `detect` claims a path wins). */
 export const SOURCES: SourceConverter[] = [
-  lightevalSource,
   lmEvalSource,
+  lightevalSource,
   inspectSource,
   helmSource,
   promptfooSource,

@@ -247,7 +247,10 @@ test('a leaderboard the annotations contradict: headline and count mismatches, n
   const win = aggregate.evaluation_results[0];
   assert.equal(reconciliationOf(win), 'count_mismatch');
   assert.match(win.score_details.details.evalkit_reconciliation_note, /n 5 stored, 805 declared/);
-  assert.match(win.score_details.details.evalkit_reconciliation_note, /mean × 100 of the rows 60, headline 70/);
+  assert.match(
+    win.score_details.details.evalkit_reconciliation_note,
+    /mean × 100 of the rows 60, headline 70/,
+  );
 });
 
 test('a nested annotator folder converts from the model folder; garbage outputs convert as they are', async () => {
