@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { cliFromSource } from '../helpers/cli.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
 import { assertUpstreamValid, assertValidTree, convertInto, load, tempRoot, treeBytes } from './helpers.js';
 import { alpacaPreference, winRate } from '../../src/convert/sources/alpaca-eval.js';
@@ -232,6 +233,10 @@ test('annotations with a leaderboard beside them: the leaderboard headline recon
     [1, 0, 0.5, 0.5],
   );
   assert.equal(mine.rows[3].metadata.preference, '0');
+  // `evalkit reconcile` checks the stored record again from what it keeps (the scale included).
+  const again = await cliFromSource(['reconcile', out.root]);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+  assert.match(again.stdout, /1 reconciled, 4 not checkable, 0 disagree/);
 });
 
 test('a leaderboard the annotations contradict: headline and count mismatches, not reconciled', async () => {
