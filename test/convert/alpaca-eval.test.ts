@@ -310,3 +310,32 @@ test('annotations of two models in one file: a record each', async () => {
   ]);
   assert.equal(readdirSync(out.root).length, 1);
 });
+
+test('a leaderboard of another name or with pandas\' "Unnamed: 0" index column converts; a CSV of other columns is not claimed', async () => {
+  const dir = tempRoot('evalkit-alpaca-');
+  writeFileSync(
+    join(dir, 'results.csv'),
+    'Unnamed: 0,win_rate,standard_error,n_total,avg_length\nmodel-a,61.5,1.7,805,1500\n',
+  );
+  writeFileSync(join(dir, 'other.csv'), 'name,score\nx,1\n');
+  const out = await convertInto([dir]);
+  assert.deepEqual(
+    out.failures.map((f) => f.error.message),
+    [],
+  );
+  assert.equal(out.written.length, 1);
+  const { aggregate } = load(out.root, out.written[0].record);
+  assert.equal(aggregate.model_info.name, 'model-a');
+  assert.deepEqual(
+    aggregate.evaluation_results.map((r: any) => [r.metric_config.metric_name, r.score_details.score]),
+    [['win_rate', 61.5]],
+  );
+  assert.equal(
+    aggregate.evaluation_results[0].metric_config.metric_parameters.annotator,
+    dir.split('/').pop(),
+  );
+  assert.deepEqual(
+    out.skipped.map((s) => s.path.split('/').pop()),
+    ['other.csv'],
+  );
+});

@@ -38,6 +38,9 @@ const SOURCE_DATA: Obj = {
   hf_split: 'eval',
 };
 
+/** The first column that names the model: pandas' unnamed index (as written, or read back and written again), or a name. */
+const NAME_COLUMNS = new Set(['', 'Unnamed: 0', 'name', 'model']);
+
 export const alpacaEvalSource: SourceConverter = {
   id: 'alpaca-eval',
   description:
@@ -48,10 +51,15 @@ export const alpacaEvalSource: SourceConverter = {
     if (name.endsWith('.csv')) {
       const header = probe.head.split(/\r?\n/, 1)[0].replace(/^\uFEFF/, '');
       const cols = header.split(',');
+      if (!NAME_COLUMNS.has(cols[0])) return false;
+      if (cols.includes('Human agreement')) return name.endsWith('leaderboard.csv');
+      // A leaderboard by any file name: a win rate beside another of AlpacaEval's columns.
       return (
-        name.endsWith('leaderboard.csv') &&
-        (cols[0] === '' || cols[0] === 'name') &&
-        (cols.includes('win_rate') || cols.includes('Human agreement'))
+        cols.includes('win_rate') &&
+        (name.endsWith('leaderboard.csv') ||
+          ['standard_error', 'n_total', 'length_controlled_winrate', 'avg_length', 'n_wins'].some((c) =>
+            cols.includes(c),
+          ))
       );
     }
     if (!name.endsWith('.json') || !/^\s*\[\s*\{/.test(probe.head)) return false;
@@ -169,7 +177,7 @@ function readLeaderboard(path: string, bytes: Uint8Array): Leaderboard {
       );
     const values: Record<string, string> = {};
     columns.forEach((c, i) => (values[c] = r.fields[i]));
-    let model = columns[0] === '' ? r.fields[0] : values.name;
+    let model = r.fields[0];
     let displayName: string | undefined;
     if (columns[0] === 'name') {
       // The docs' leaderboards name a model for display; its outputs' link names it as AlpacaEval does.
@@ -217,6 +225,8 @@ const EVALUATOR_LOWER_IS_BETTER: Record<string, boolean> = {
 /** Columns that describe a row rather than score it (kept in the result details). */
 const DETAIL_COLUMNS = new Set([
   '',
+  'Unnamed: 0',
+  'model',
   'name',
   'link',
   'samples',
@@ -268,7 +278,7 @@ function leaderboardRecord(
   const d = new RecordDriver('alpaca-eval', path, options);
   const { report } = d;
   const modelField =
-    board.columns[0] === ''
+    board.columns[0] !== 'name'
       ? `line ${row.line}, first column`
       : row.model === (row.values.name ?? '').replace(/\//g, '-')
         ? `line ${row.line}, name (a display name: no outputs link names the model)`
@@ -307,7 +317,7 @@ function leaderboardRecord(
   const nTotal = count(v.n_total);
   const evaluationName = board.evaluators ? 'alpaca_eval_human_agreement' : EVALUATION;
   const params = board.evaluators ? undefined : { annotator };
-  for (const column of board.columns) {
+  for (const column of board.columns.slice(1)) {
     if (DETAIL_COLUMNS.has(column)) continue;
     const score = num(v[column]);
     const field = `${column} (line ${row.line})`;

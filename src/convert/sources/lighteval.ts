@@ -628,14 +628,19 @@ function detailRow(
     .map((i) => choices[i])
     .filter((c): c is string => typeof c === 'string');
   const reference = golds.length > 0 ? golds : strings(maybeJson(row.gold));
+  // The doc's own text (the same for every model), else what was sent.
+  const sent = Array.isArray(response.input)
+    ? response.input
+        .map((m) => (isJsonObject(m) && typeof m.content === 'string' ? m.content : ''))
+        .filter((c) => c !== '')
+        .join('\n\n')
+    : typeof response.input === 'string'
+      ? response.input
+      : undefined;
   const raw =
-    typeof d.query === 'string'
-      ? d.query
-      : typeof row.example === 'string'
-        ? row.example
-        : typeof row.full_prompt === 'string'
-          ? row.full_prompt
-          : '';
+    [d.query, row.example, row.full_prompt, d.instruction, sent].find(
+      (x): x is string => typeof x === 'string' && x !== '',
+    ) ?? '';
   let formatted: string | undefined;
   if (typeof response.input === 'string' && response.input !== raw) formatted = response.input;
   else if (Array.isArray(response.input) && response.input.length > 0)
