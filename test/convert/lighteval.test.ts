@@ -350,3 +350,30 @@ test('a details file of several row groups: every row read, in order, one group 
   );
   assert.equal(reconciliationOf(aggregate.evaluation_results[1]), 'reconciled');
 });
+
+test('a run as pushed to the Hub (the date folder beside the results file), counted by effective_num_docs', async () => {
+  const root = tempRoot('evalkit-lighteval-');
+  const model = join(root, 'details_org__model-7b');
+  mkdirSync(join(model, DATE), { recursive: true });
+  const results = resultsJson({ arc: 0.6, gsm: '0.5' })
+    .replace('"lighteval_sha": "abc"', '"lighteval_sha": "abc", "lighteval_version": "0.8.0"')
+    .replace('"name": "gsm8k", "hf_repo"', '"name": "gsm8k", "effective_num_docs": 4, "hf_repo"');
+  writeFileSync(join(model, `results_${DATE}.json`), results);
+  await writeDetails(join(model, DATE, `details_gsm8k|5_${DATE}.parquet`), GSM);
+  const out = await convertInto([root]);
+  assert.deepEqual(
+    out.failures.map((f) => f.error.message),
+    [],
+  );
+  assert.equal(out.written.length, 1);
+  assert.deepEqual(
+    out.skipped.map((s) => s.reason.startsWith('the same record as from')),
+    [true],
+  );
+  const { aggregate, rows } = load(out.root, out.written[0].record);
+  assert.equal(aggregate.eval_library.version, '0.8.0');
+  assert.equal(rows.length, GSM.length);
+  const gsm = aggregate.evaluation_results[1];
+  assert.equal(reconciliationOf(gsm), 'reconciled');
+  assert.match(gsm.score_details.details.evalkit_reconciliation_note, /n 4 stored = 4 declared/);
+});

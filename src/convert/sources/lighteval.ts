@@ -63,7 +63,11 @@ export const lightevalSource: SourceConverter = {
     if (probe.isDirectory || probe.head === undefined) return false;
     const name = basename(probe.path);
     if (name.endsWith('.parquet'))
-      return DETAILS_NAME.test(name) && probe.head.startsWith('PAR1') && hasAncestor(probe.path, 'details');
+      return (
+        DETAILS_NAME.test(name) &&
+        probe.head.startsWith('PAR1') &&
+        (hasAncestor(probe.path, 'details') || resultsFileOf(probe.path) !== undefined)
+      );
     if (!name.endsWith('.json')) return false;
     return (
       /^\s*\{/.test(probe.head) &&
@@ -111,6 +115,8 @@ const isFile = (p: string): boolean => {
 /** The details folder of a results file: `<root>/details/<model path>/<date>/` for `<root>/results/<model path>/results_<date>.json`. */
 function detailsFolderOf(resultsPath: string, date: string): string | undefined {
   const dir = dirname(resultsPath);
+  // A run pushed to the Hub keeps the date folder beside the results file.
+  if (isDir(join(dir, date))) return join(dir, date);
   let ancestor = dir;
   for (;;) {
     if (basename(ancestor) === 'results') {
@@ -128,6 +134,8 @@ function resultsFileOf(detailsPath: string): string | undefined {
   const dateDir = dirname(detailsPath);
   const date = basename(dateDir);
   const modelDir = dirname(dateDir);
+  const beside = join(modelDir, `results_${date}.json`);
+  if (isFile(beside)) return beside;
   const parts = modelDir.split(sep);
   for (let i = parts.length - 1; i >= 0; i--) {
     if (parts[i] !== 'details') continue;
@@ -194,12 +202,23 @@ function taskMetricFacts(taskConfig: unknown): Map<string, { higherIsBetter?: bo
 }
 
 /** The docs lighteval counted for a task (summary_tasks: truncated + non_truncated), when it filled them in. */
-function declaredCount(summary: unknown, key: string): Pick<DeclaredFacts, 'n' | 'nFrom'> {
-  if (!isJsonObject(summary)) return {};
-  const { truncated, non_truncated: nonTruncated } = summary;
-  if (!Number.isSafeInteger(truncated) || !Number.isSafeInteger(nonTruncated)) return {};
-  const n = (truncated as number) + (nonTruncated as number);
-  return n > 0 ? { n, nFrom: `summary_tasks.${key}.truncated + non_truncated` } : {};
+function declaredCount(
+  summary: unknown,
+  key: string,
+  taskConfig?: unknown,
+): Pick<DeclaredFacts, 'n' | 'nFrom'> {
+  if (isJsonObject(summary)) {
+    const { truncated, non_truncated: nonTruncated } = summary;
+    if (Number.isSafeInteger(truncated) && Number.isSafeInteger(nonTruncated)) {
+      const n = (truncated as number) + (nonTruncated as number);
+      if (n > 0) return { n, nFrom: `summary_tasks.${key}.truncated + non_truncated` };
+    }
+  }
+  // Older versions state the docs evaluated in the task's config (-1 when not counted).
+  const effective = isJsonObject(taskConfig) ? taskConfig.effective_num_docs : undefined;
+  if (Number.isSafeInteger(effective) && (effective as number) > 0)
+    return { n: effective as number, nFrom: `config_tasks.${key}.effective_num_docs` };
+  return {};
 }
 
 function modelFacts(general: Obj): ModelFacts & { provider?: string } {
@@ -375,7 +394,7 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         for (const k of ['truncated', 'non_truncated', 'padded', 'non_padded', 'effective_few_shots'])
           if (summary[k] !== undefined) details[`summary.${k}`] = summary[k];
       const info = metricInfo.get(metric);
-      const count = declaredCount(summary, key);
+      const count = declaredCount(summary, key, taskConfig);
       const declared: DeclaredFacts =
         info?.corpus === 'mean'
           ? { ...count, headline: 'mean' }
@@ -440,16 +459,24 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
   }
   const libraryDetails: Obj = {};
   for (const [k, v] of Object.entries(general)) {
-    if (['model_config', 'model_name', 'model_sha', 'model_dtype', 'model_size'].includes(k)) continue;
+    if (
+      ['model_config', 'model_name', 'model_sha', 'model_dtype', 'model_size', 'lighteval_version'].includes(
+        k,
+      )
+    )
+      continue;
     if (v === null || v === undefined || SECRET.test(k)) continue;
     libraryDetails[`config_general.${k}`] = v;
     report.details(`config_general.${k}`, `/eval_library/additional_details/config_general.${k}`);
   }
-  report.inferred(
-    'config_general',
-    '/eval_library/version',
-    'a lighteval results file does not state the lighteval version (only lighteval_sha, kept in additional_details)',
-  );
+  const version = typeof general.lighteval_version === 'string' ? general.lighteval_version : 'unknown';
+  if (version === 'unknown')
+    report.inferred(
+      'config_general',
+      '/eval_library/version',
+      'a lighteval results file does not state the lighteval version (only lighteval_sha, kept in additional_details)',
+    );
+  else report.mapped('config_general.lighteval_version', '/eval_library/version');
   const when = epochSeconds(dateFromName(date));
   if (Number.isSafeInteger(general.max_samples))
     notes.push(
@@ -460,7 +487,9 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
   for (const key of metricsByTask.keys()) {
     const f = withDetails.find((x) => x.taskKey === key);
     scoredSamples +=
-      f !== undefined ? await parquetRowCount(f.path) : (declaredCount(summaryTasks[key], key).n ?? 0);
+      f !== undefined
+        ? await parquetRowCount(f.path)
+        : (declaredCount(summaryTasks[key], key, configTasks[key]).n ?? 0);
   }
   d.run({
     sourceRunId: `${facts.sourceString ?? facts.name}|${basename(path)}`,
@@ -470,7 +499,7 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
   const aggregate = d.aggregate({
     sourceName: 'lighteval results',
     sourceDetails,
-    evalLibrary: { name: 'lighteval', version: 'unknown', details: libraryDetails },
+    evalLibrary: { name: 'lighteval', version, details: libraryDetails },
     retrievedTimestamp: when ? { value: when, field: 'results file name (date)' } : undefined,
     evaluationTimestamp: when ? { value: when, field: 'results file name (date)' } : undefined,
     hasRows: withDetails.length > 0,
