@@ -222,29 +222,26 @@ const EVALUATOR_LOWER_IS_BETTER: Record<string, boolean> = {
   Variance: true,
 };
 
-/** Columns that describe a row rather than score it (kept in the result details). */
-const DETAIL_COLUMNS = new Set([
-  '',
-  'Unnamed: 0',
-  'model',
-  'name',
-  'link',
-  'samples',
-  'filter',
-  'mode',
+/** Columns that describe a row (counts, lengths, links, a judge's leanings): kept in each result's details. */
+const KEPT_COLUMNS = [
   'n_wins',
   'n_wins_base',
   'n_draws',
   'n_total',
   'avg_length',
   'output_length',
-  'standard_error',
-  'lc_standard_error',
+  'mode',
+  'filter',
+  'link',
+  'samples',
   '# parsed',
   'Proba. prefer longer',
   'Proba. prefer lists',
   'Proba. prefer 1',
-]);
+];
+
+/** Columns that are not results: the name columns, the kept ones, the standard errors (beside their result). */
+const NOT_RESULTS = new Set([...NAME_COLUMNS, ...KEPT_COLUMNS, 'standard_error', 'lc_standard_error']);
 
 async function* convertLeaderboard(path: string, options: ConvertOptions): AsyncGenerator<ConvertedRecord> {
   const bytes = await readBytes(path);
@@ -294,22 +291,7 @@ function leaderboardRecord(
   d.ids({ digest, discriminator: `${row.model}\u0000${row.line}`, defaultCollection: 'alpaca-eval' });
   const v = row.values;
   const details: Obj = {};
-  for (const c of [
-    'n_wins',
-    'n_wins_base',
-    'n_draws',
-    'n_total',
-    'avg_length',
-    'output_length',
-    'mode',
-    'filter',
-    'link',
-    'samples',
-    '# parsed',
-    'Proba. prefer longer',
-    'Proba. prefer lists',
-    'Proba. prefer 1',
-  ])
+  for (const c of KEPT_COLUMNS)
     if (v[c] !== undefined && v[c] !== '') {
       details[c] = v[c];
       report.details(`${c} (line ${row.line})`, '/evaluation_results/*/score_details/details');
@@ -318,7 +300,7 @@ function leaderboardRecord(
   const evaluationName = board.evaluators ? 'alpaca_eval_human_agreement' : EVALUATION;
   const params = board.evaluators ? undefined : { annotator };
   for (const column of board.columns.slice(1)) {
-    if (DETAIL_COLUMNS.has(column)) continue;
+    if (NOT_RESULTS.has(column)) continue;
     const score = num(v[column]);
     const field = `${column} (line ${row.line})`;
     if (score === undefined) {
