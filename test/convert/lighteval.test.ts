@@ -377,3 +377,76 @@ test('a run as pushed to the Hub (the date folder beside the results file), coun
   assert.equal(reconciliationOf(gsm), 'reconciled');
   assert.match(gsm.score_details.details.evalkit_reconciliation_note, /n 4 stored = 4 declared/);
 });
+
+test('a 2024 run: config_tasks keyed without the few-shot count, flat details columns, log-likelihood predictions', async () => {
+  const root = tempRoot('evalkit-lighteval-');
+  const resultsDir = join(root, 'results', 'meta-llama', 'Llama-2-7b-hf');
+  const detailsDir = join(root, 'details', 'meta-llama', 'Llama-2-7b-hf', DATE);
+  mkdirSync(resultsDir, { recursive: true });
+  mkdirSync(detailsDir, { recursive: true });
+  const key = 'leaderboard|arc:challenge|25';
+  writeFileSync(
+    join(resultsDir, `results_${DATE}.json`),
+    JSON.stringify({
+      config_general: {
+        lighteval_sha: 'f00',
+        model_name: 'meta-llama/Llama-2-7b-hf',
+        model_sha: 'abc123',
+        model_dtype: 'torch.float16',
+      },
+      results: {
+        [key]: { acc: 2 / 3, acc_stderr: 0.2, acc_norm: 1 / 3, acc_norm_stderr: 0.2 },
+        all: { acc: 2 / 3, acc_stderr: 0.2 },
+      },
+      versions: { [key]: 0, all: 0 },
+      config_tasks: {
+        'leaderboard|arc:challenge': {
+          name: 'arc:challenge',
+          hf_repo: 'ai2_arc',
+          hf_subset: 'ARC-Challenge',
+          metric: ['loglikelihood_acc', 'loglikelihood_acc_norm_nospace'],
+          evaluation_splits: ['test'],
+          original_num_docs: 1172,
+          effective_num_docs: 3,
+        },
+      },
+      summary_tasks: {
+        [key]: { truncated: 0, non_truncated: 3, padded: 12, non_padded: 0, effective_few_shots: 25.0 },
+      },
+      summary_general: {},
+    }),
+  );
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  const path = join(detailsDir, `details_${key}_${DATE}.parquet`);
+  await db.run(
+    `COPY (SELECT 'Q' || range AS example, 'shots... Q' || range AS full_prompt, ['A', 'B']::VARCHAR[] AS choices,
+      ['B']::VARCHAR[] AS gold, 1::BIGINT AS gold_index,
+      CASE WHEN range < 2 THEN [[-2.0, 0], [-1.0, 1]]::DOUBLE[][] ELSE [[-0.5, 1], [-3.0, 0]]::DOUBLE[][] END AS predictions,
+      {'acc': CASE WHEN range < 2 THEN 1 ELSE 0 END, 'acc_norm': CASE WHEN range = 0 THEN 1 ELSE 0 END} AS metrics
+      FROM range(3)) TO '${path}' (FORMAT parquet)`,
+  );
+  db.closeSync();
+  instance.closeSync();
+  const out = await convertInto([root]);
+  assert.deepEqual(
+    out.failures.map((f) => f.error.message),
+    [],
+  );
+  const { aggregate, rows } = load(out.root, out.written[0].record);
+  assert.deepEqual(aggregate.evaluation_results.map(reconciliationOf), ['reconciled', 'reconciled']);
+  assert.match(
+    aggregate.evaluation_results[0].score_details.details.evalkit_reconciliation_note,
+    /n 3 stored = 3 declared; mean/,
+  );
+  assert.equal(aggregate.evaluation_results[0].source_data.hf_repo, 'ai2_arc');
+  assert.equal(aggregate.model_info.additional_details.model_sha, 'abc123');
+  assert.equal(rows.length, 6);
+  const first = rows.find((r: any) => r.sample_id === '0@leaderboard|arc:challenge|25/acc')!;
+  assert.equal(first.input.raw, 'Q0');
+  assert.equal(first.input.formatted, 'shots... Q0');
+  assert.deepEqual(first.input.reference, ['B']);
+  assert.deepEqual(first.output.raw, ['B'], 'the choice of highest log-likelihood');
+  const last = rows.find((r: any) => r.sample_id === '2@leaderboard|arc:challenge|25/acc')!;
+  assert.deepEqual(last.output.raw, ['A']);
+});

@@ -155,6 +155,25 @@ export function parseTaskKey(key: string): { suite?: string; task: string; fewsh
   return { task: key };
 }
 
+/** Sample-level metrics lighteval averages by a mean over the docs (used when config_tasks does not say). */
+const MEAN_BY_DEFAULT = new Set([
+  'acc',
+  'acc_norm',
+  'em',
+  'qem',
+  'pem',
+  'pqem',
+  'exact_match',
+  'quasi_exact_match',
+  'prefix_exact_match',
+  'prefix_quasi_exact_match',
+  'extractive_match',
+  'truthfulqa_mc1',
+  'truthfulqa_mc2',
+  'mc1',
+  'mc2',
+]);
+
 /** An average over tasks, not a benchmark (`all`, MMLU's `mmlu:_average`). */
 const isAverage = (key: string): boolean => key === 'all' || /(^|[:|])_average(\||$)/.test(key);
 
@@ -364,7 +383,8 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     }
     const { suite, task, fewshot } = parseTaskKey(key);
     const evaluationName = evaluationNameOf(key);
-    const taskConfig = configTasks[key];
+    // Before 2025 config_tasks was keyed without the few-shot count (`leaderboard|arc:challenge`).
+    const taskConfig = configTasks[key] ?? configTasks[key.slice(0, key.lastIndexOf('|'))];
     const metricInfo = taskMetricFacts(taskConfig);
     for (const [metric, score] of Object.entries(entry)) {
       if (metric.endsWith('_stderr') && Object.hasOwn(entry, metric.slice(0, -'_stderr'.length))) continue;
@@ -395,8 +415,10 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
           if (summary[k] !== undefined) details[`summary.${k}`] = summary[k];
       const info = metricInfo.get(metric);
       const count = declaredCount(summary, key, taskConfig);
+      // Older config_tasks name metric functions only: lighteval's sample-level metrics are averaged by a mean.
+      const corpus = info?.corpus ?? (MEAN_BY_DEFAULT.has(metric) ? 'mean' : undefined);
       const declared: DeclaredFacts =
-        info?.corpus === 'mean'
+        corpus === 'mean'
           ? { ...count, headline: 'mean' }
           : {
               ...count,
@@ -489,7 +511,11 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
     scoredSamples +=
       f !== undefined
         ? await parquetRowCount(f.path)
-        : (declaredCount(summaryTasks[key], key, configTasks[key]).n ?? 0);
+        : (declaredCount(
+            summaryTasks[key],
+            key,
+            configTasks[key] ?? configTasks[key.slice(0, key.lastIndexOf('|'))],
+          ).n ?? 0);
   }
   d.run({
     sourceRunId: `${facts.sourceString ?? facts.name}|${basename(path)}`,
@@ -678,9 +704,20 @@ function detailRow(
 
   let texts = strings(response.text);
   const predictions = maybeJson(row.predictions);
-  if (texts.length === 0 && Array.isArray(predictions)) texts = predictions.map((p) => detailString(p));
+  // Older details: `predictions` holds the texts, or for a log-likelihood task [logprob, is_greedy] per choice.
+  const predictedLogprobs =
+    Array.isArray(predictions) && predictions.length > 0 && predictions.length === choices.length
+      ? predictions.map((p) => (Array.isArray(p) ? p[0] : p))
+      : undefined;
+  const numeric = predictedLogprobs?.every((x) => typeof x === 'number') === true;
+  if (texts.length === 0 && Array.isArray(predictions) && !numeric) texts = strings(predictions);
   const metadata: Obj = {};
-  const logprobs = Array.isArray(response.logprobs) ? response.logprobs : [];
+  const logprobs =
+    Array.isArray(response.logprobs) && response.logprobs.length > 0
+      ? response.logprobs
+      : numeric
+        ? predictedLogprobs!
+        : [];
   if (texts.length === 0 && logprobs.length > 0 && logprobs.length === choices.length) {
     // A loglikelihood task: the prediction is the choice of highest log-probability.
     let best = 0;
