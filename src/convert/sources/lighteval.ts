@@ -15,7 +15,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { decompress as zstdDecompress } from 'fzstd';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { DataError } from '../../errors.js';
 import { isJsonObject } from '../../io/json-value.js';
 import type { DeclaredFacts } from '../../checks/reconciliation.js';
@@ -587,7 +586,11 @@ function dateFromName(date: string | undefined): string | undefined {
   return m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}${m[5] ?? ''}Z` : undefined;
 }
 
+/** hyparquet, loaded when a details file is read (not by every convert). */
+const hyparquet = () => import('hyparquet');
+
 async function parquetMetadataOf(path: string) {
+  const { asyncBufferFromFile, parquetMetadataAsync } = await hyparquet();
   try {
     const file = await asyncBufferFromFile(path);
     return { file, metadata: await parquetMetadataAsync(file) };
@@ -606,6 +609,7 @@ async function parquetRowCount(path: string): Promise<number> {
 /** The rows of a Parquet file, one row group read at a time (INT64 values as numbers). */
 async function* parquetRows(path: string): AsyncGenerator<Obj> {
   const { file, metadata } = await parquetMetadataOf(path);
+  const { parquetReadObjects } = await hyparquet();
   let start = 0;
   for (const group of metadata.row_groups) {
     const end = start + Number(group.num_rows);
