@@ -43,6 +43,8 @@ export interface DeclaredFacts {
    * `pass_rate`, the share of rows marked correct (`evaluation.is_correct`).
    */
   headline?: 'mean' | 'pass_rate';
+  /** The headline is that mean times this (100 when the source states a percentage of per-sample values in [0, 1]). */
+  scale?: number;
   /** Why the headline is not checked (e.g. "f1 is computed over the corpus"), for the note. */
   headlineWhy?: string;
 }
@@ -336,8 +338,9 @@ export function reconcileResult(
     if (unreducible) missing.push(`the epoch reducer "${reducer}" is not one the check computes`);
     else if (count === 0) missing.push('no row carries a value');
     else {
-      const mean = sum / count;
-      const what = declared.headline === 'mean' ? 'mean' : 'pass rate';
+      const scale = declared.scale ?? 1;
+      const mean = (sum / count) * scale;
+      const what = `${declared.headline === 'mean' ? 'mean' : 'pass rate'}${scale === 1 ? '' : ` × ${scale}`}`;
       if (sameHeadline(mean, score)) passed.push(`${what} ${fmt(mean)} = headline`);
       else
         problems.push({
@@ -376,6 +379,7 @@ export function declaredFrom(result: Obj): DeclaredFacts | undefined {
       ...(typeof d.n === 'number' ? { n: d.n } : {}),
       ...(typeof d.nFrom === 'string' ? { nFrom: d.nFrom } : {}),
       ...(d.headline === 'mean' || d.headline === 'pass_rate' ? { headline: d.headline } : {}),
+      ...(typeof d.scale === 'number' && Number.isFinite(d.scale) ? { scale: d.scale } : {}),
       ...(typeof d.headlineWhy === 'string' ? { headlineWhy: d.headlineWhy } : {}),
     };
   } catch {

@@ -253,6 +253,16 @@ export const METRIC_FACTS: readonly MetricFacts[] = [
     note: 'share of responses judged safe / attacks resisted',
   },
   {
+    names: ['win_rate', 'length_controlled_winrate', 'lc_win_rate', 'discrete_win_rate'],
+    min: 0,
+    max: 100,
+    lowerIsBetter: false,
+    unit: 'percent',
+    kind: 'win_rate',
+    scoreType: 'continuous',
+    note: 'AlpacaEval win rate against a reference model, in percent (a tie counts half)',
+  },
+  {
     names: ['mae', 'mean_absolute_error', 'mse', 'mean_squared_error', 'rmse', 'root_mean_squared_error'],
     min: 0,
     max: 'Infinity',

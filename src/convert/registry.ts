@@ -11,6 +11,8 @@ import { helmSource } from './sources/helm.js';
 import { inferevalSource } from './sources/infereval.js';
 import { inspectSource } from './sources/inspect.js';
 import { lmEvalSource } from './sources/lm-eval.js';
+import { lightevalSource } from './sources/lighteval.js';
+import { alpacaEvalSource } from './sources/alpaca-eval.js';
 import { openaiEvalsSource } from './sources/openai-evals.js';
 import { openaiEvalsApiSource } from './sources/openai-evals-api.js';
 import { promptfooSource } from './sources/promptfoo.js';
@@ -19,6 +21,7 @@ import type { Probe, SourceConverter, SourceId } from './types.js';
 /** Every source, most specific first (the first whose `detect` claims a path wins). */
 export const SOURCES: SourceConverter[] = [
   lmEvalSource,
+  lightevalSource,
   inspectSource,
   helmSource,
   promptfooSource,
@@ -26,6 +29,7 @@ export const SOURCES: SourceConverter[] = [
   openaiEvalsApiSource,
   benchOutputSource,
   inferevalSource,
+  alpacaEvalSource,
 ];
 
 export const PROBE_BYTES = 64 * 1024;

@@ -18,6 +18,8 @@ export type SourceId =
   | 'openai-evals-api'
   | 'bench'
   | 'infereval'
+  | 'lighteval'
+  | 'alpaca-eval'
   | 'evalkit-run';
 
 /** What the user can say that the source cannot (CLI `--source-organization-name`, ...). All optional. */
