@@ -85,7 +85,7 @@ describe('compare: the CI of a paired difference stays in its range and names it
       ['nobounds', [2, 2, 0, 1]],
     ] as const) {
       const c = by(name);
-      const [lo, hi] = newcombe(...table);
+      const [lo, hi] = newcombe(table[0], table[1], table[2], table[3]);
       assert.equal(c.ci_method, 'newcombe', name);
       close(c.ci?.[0], lo, `${name} lower`);
       close(c.ci?.[1], Math.min(1, hi), `${name} upper`);

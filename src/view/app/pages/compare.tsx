@@ -139,10 +139,11 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
   return (
     <>
       <p class="muted note">
-        Difference = A − B on the paired questions (same sample); 95% CI: Newcombe's hybrid score interval
-        for paired 0/1 scores, else Student's t on the paired differences, kept inside the range a difference
-        of the metric can take (marked clipped when an end was set to it) (r: correlation of A's and B's scores; MDE: the smallest difference detectable at 80%
-        power); p adjusted by Holm over the {result.comparisons.length} comparison
+        Difference = A − B on the paired questions (same sample); 95% CI: Newcombe's hybrid score interval for
+        paired 0/1 scores, else Student's t on the paired differences, kept inside the range a difference of
+        the metric can take (marked clipped when an end was set to it) (r: correlation of A's and B's scores;
+        MDE: the smallest difference detectable at 80% power); p adjusted by Holm over the{' '}
+        {result.comparisons.length} comparison
         {result.comparisons.length === 1 ? '' : 's'}; McNemar's exact test on binary scores (A only right / B
         only right).
       </p>
