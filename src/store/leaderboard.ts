@@ -322,8 +322,14 @@ export function tierAssignment(
   let tiers: number[] = [];
   for (let round = 0; round <= count * count; round++) {
     const raw = tops.map((t, i) => (i === 0 ? null : p(t, i)));
-    const need = tops.flatMap((t, i): [number, number][] => (i > 0 && raw[i] === undefined ? [[t, i]] : []));
-    if (need.length > 0) return { need };
+    // An unknown (top, i) is asked for with the same top's later pairs: the models below i will be tested against
+    // that top too unless one of them starts a tier, so one round of fetching usually settles a tier.
+    const need = new Map<string, [number, number]>();
+    tops.forEach((t, i) => {
+      if (i === 0 || raw[i] !== undefined) return;
+      for (let j = i; j < count; j++) if (p(t, j) === undefined) need.set(`${t}:${j}`, [t, j]);
+    });
+    if (need.size > 0) return { need: [...need.values()] };
     const adjusted = holmAdjust(raw as (number | null)[]);
     let top = 0;
     let tier = 1;

@@ -64,6 +64,13 @@ test('tierAssignment: against the tier top; Holm over the tests that placed the 
   assert.deepEqual(tierAssignment(3, table({ '0:1': 0.2, '1:2': 0.2, '0:2': 0.001 })), { tiers: [1, 1, 2] });
   // Unknown pairs are asked for.
   assert.deepEqual(tierAssignment(3, table({ '0:1': 0.2, '1:2': 0.2 })), { need: [[0, 2]] });
+  // With the same top's later pairs, so a tier settles in one round.
+  assert.deepEqual(tierAssignment(4, table({ '0:1': 0.2, '1:2': 0.2, '2:3': 0.2 })), {
+    need: [
+      [0, 2],
+      [0, 3],
+    ],
+  });
   // Four: 1 differs from 0 (tier 2, its top); 2 ~ 1; 3 ≠ 1 though 3 ~ 2: [1, 2, 2, 3].
   assert.deepEqual(tierAssignment(4, table({ '0:1': 0.001, '1:2': 0.3, '2:3': 0.3, '1:3': 0.002 })), {
     tiers: [1, 2, 2, 3],
