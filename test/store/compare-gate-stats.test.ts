@@ -76,7 +76,7 @@ describe('the gate: Holm, one-sided bounds, the clustered t', () => {
         model_id: `org/${key}`,
         results: results.map((r) => ({
           evaluation_name: r.name,
-          score: r.scores.length ? mean(r.scores) : 0,
+          score: r.scores.length ? mean(r.scores) : key === 'z-base' ? 0.8 : 0.74,
           standard_error: r.se ?? null,
         })),
         samples: results.flatMap((r) => rows(r.name, r.scores, meta ? category : undefined)),
@@ -91,6 +91,9 @@ describe('the gate: Holm, one-sided bounds, the clustered t', () => {
     ]);
     await add('lb-base', [{ name: 'cont', scores: BASE }]);
     await add('lb-cand', [{ name: 'cont', scores: CAND }]);
+    // No instance rows: the z test on the two standard errors.
+    await add('z-base', [{ name: 'headline', scores: [], se: 0.02 }]);
+    await add('z-cand', [{ name: 'headline', scores: [], se: 0.03 }]);
     await add('cl-base', [{ name: 'clus', scores: CL_BASE }], true);
     await add('cl-cand', [{ name: 'clus', scores: CL_CAND }], true);
   });
@@ -128,6 +131,18 @@ describe('the gate: Holm, one-sided bounds, the clustered t', () => {
       close(g.lower_bound, mean(d) - q * se, `lower bound at α = ${alpha}`);
       close(g.p_value, tUpper(mean(d) / se, d.length - 1), 'one-sided p');
     }
+  });
+
+  test('unpaired: the z lower bound is one-sided too, worse_by − z(1 − α)·SE', async () => {
+    const report = await compareModels(store, 'org/z-base', 'org/z-cand', {
+      gate: { margin: 0, alpha: 0.05, allow_untested: true },
+    });
+    const g = report.comparisons[0]!.gate!;
+    const se = Math.sqrt(0.02 ** 2 + 0.03 ** 2);
+    assert.equal(g.test, 'z');
+    close(g.worse_by, 0.06, 'worse_by', 1e-12);
+    // z(0.95) = 1.6448536269514722 (published); z(0.975) would be 1.959963984540054.
+    close(g.lower_bound, 0.06 - 1.6448536269514722 * se, 'z lower bound', 1e-9);
   });
 
   test('--cluster-by: the clustered t with C − 1 df, whose verdict differs from the plain t here', async () => {
