@@ -21,6 +21,7 @@ import { disagreementText } from '../checks/reconciliation.js';
 import { standardDeviation } from '../metrics/stats/descriptive.js';
 import { holmAdjust } from '../metrics/stats/holm.js';
 import { mcnemarExact } from '../metrics/stats/mcnemar.js';
+import { newcombePairedInterval, pairedTable } from '../metrics/stats/paired-proportions.js';
 import { pairedBootstrap } from '../metrics/stats/paired-bootstrap.js';
 import {
   clusteredInference,
@@ -30,9 +31,16 @@ import {
   unpairedComparison,
 } from '../metrics/stats/paired.js';
 import { closestNames } from './closest.js';
-import { gateOne, settleGates, type GateOptions, type GateResult } from './compare-gate.js';
+import {
+  checkMargin,
+  gateOne,
+  settleGates,
+  type GateOptions,
+  type GateReport,
+  type GateResult,
+} from './compare-gate.js';
 import type { Store } from './db.js';
-import { resultInterval } from './result-interval.js';
+import { clipInterval, resultInterval } from './result-interval.js';
 import { appendPairedItems, eachChunk, itemSetsOf, pairable, type PairedColumns } from './result-items.js';
 import {
   BY_HASH_SQL,
@@ -72,6 +80,19 @@ export interface Comparison {
   difference: number;
   se: number | null;
   ci: [number, number] | null;
+  /**
+   * How `ci` was obtained: 'newcombe' (paired 0/1 scores: Newcombe's hybrid score interval for the difference of
+   * paired proportions, never outside [−1, 1]), 't' (the paired t interval, df degrees of freedom), 'normal' (the
+   * unpaired z interval); null without an interval. Any interval is kept inside `difference_bounds` (ci_clipped).
+   */
+  ci_method: 'newcombe' | 't' | 'normal' | null;
+  /** True when an end of `ci` was set to a bound of the difference (difference_bounds). */
+  ci_clipped: boolean;
+  /**
+   * The range a difference of the two results can take, [min − max, max − min] of the metric's bounds (min_score,
+   * max_score of either side); null when the metric declares no bounds.
+   */
+  difference_bounds: [number, number] | null;
   df: number | null;
   p_value: number | null;
   /**
@@ -92,6 +113,8 @@ export interface Comparison {
     df: number;
     p_value: number;
     p_holm: number | null;
+    /** True when an end of the clustered CI was set to a bound of the difference. */
+    ci_clipped: boolean;
   } | null;
   bootstrap: {
     resamples: number;
@@ -110,8 +133,11 @@ export interface Comparison {
 }
 
 export interface CompareReport {
-  /** The CI gate's outcome (null without --fail-if-worse): failed when any comparison is `worse`. */
-  gate: (GateOptions & { failed: boolean }) | null;
+  /**
+   * The CI gate's outcome (null without --fail-if-worse): failed when a comparison is `worse` or, unless it allows
+   * them, when a benchmark and metric of the baseline is untested, too thinly paired or missing (compare-gate.ts).
+   */
+  gate: GateReport | null;
   model_a: string;
   model_b: string;
   /** What each side is: a model, or one run of a model (its evaluation_id). */
@@ -436,6 +462,16 @@ export async function compareModels(
     chosenParams,
   );
 
+  if (options.gate)
+    checkMargin(
+      options.gate.margin,
+      chosen.flatMap((r, i) => {
+        const j = r.side === 'a' ? partnerOf(chosen, i) : -1;
+        const bounds = j >= 0 ? metricBounds(r, chosen[j]!) : null;
+        return bounds ? [{ benchmark: r.benchmark, metric: r.metric, range: bounds[1] - bounds[0] }] : [];
+      }),
+    );
+
   const params: DuckDBValue[] = [];
   const declared = options.clusterBy === undefined ? await declaredCluster(store, chosen) : undefined;
   const clusterBy = options.clusterBy ?? declared;
@@ -507,7 +543,11 @@ export async function compareModels(
     if (c.clustered) c.clustered.p_holm = holmClustered[i] ?? null;
   });
   const gates = comparisons.flatMap((c) => (c.gate ? [c.gate] : []));
-  const gate = options.gate ? { ...options.gate, failed: settleGates(gates, options.gate.alpha) } : null;
+  // The baseline's benchmarks and metrics the candidate lacks: the gate cannot say they held up.
+  const missing = chosen
+    .filter((r, i) => r.side === 'a' && partnerOf(chosen, i) < 0)
+    .map((r) => ({ benchmark: r.benchmark, metric: r.metric }));
+  const gate = options.gate ? settleGates(gates, options.gate, missing) : null;
   return {
     gate,
     model_a: sides[0].model_id,
@@ -522,6 +562,31 @@ export async function compareModels(
 
 const formatDifference = (x: number): string => String(Number(x.toPrecision(6)));
 
+const finite = (x: number | null): x is number => x !== null && Number.isFinite(x);
+
+/** The metric's bounds [min, max] from either side's min_score and max_score; null unless both ends are known. */
+function metricBounds(ra: ChosenRow, rb: ChosenRow): [number, number] | null {
+  const mins = [ra.min_score, rb.min_score].filter(finite);
+  const maxs = [ra.max_score, rb.max_score].filter(finite);
+  if (mins.length === 0 || maxs.length === 0) return null;
+  const min = Math.min(...mins);
+  const max = Math.max(...maxs);
+  return max > min ? [min, max] : null;
+}
+
+/** The range of a difference A − B of a metric with these bounds: [min − max, max − min]. */
+const differenceBounds = (bounds: [number, number] | null): [number, number] | null =>
+  bounds === null ? null : [bounds[0] - bounds[1], bounds[1] - bounds[0]];
+
+/** An interval kept inside the difference's range (unchanged without one). */
+function keptInside(
+  ci: [number, number] | null,
+  range: [number, number] | null,
+): { ci: [number, number] | null; clipped: boolean } {
+  if (ci === null || range === null) return { ci, clipped: false };
+  return clipInterval(ci, range[0], range[1]);
+}
+
 function head(r: ChosenRow, rb: ChosenRow, paired: boolean, reason: string | null) {
   const marked = (x: ChosenRow) => (x.disagreement === null ? null : disagreementText(x.disagreement));
   return {
@@ -533,6 +598,23 @@ function head(r: ChosenRow, rb: ChosenRow, paired: boolean, reason: string | nul
     disagreement_a: marked(r),
     disagreement_b: marked(rb),
   };
+}
+
+/** The unpaired z interval as a comparison carries it, kept inside the difference's range. */
+function unpairedCi(ci: [number, number] | null, range: [number, number] | null) {
+  const kept = keptInside(ci, range);
+  return {
+    ci: kept.ci,
+    ci_method: kept.ci === null ? null : ('normal' as const),
+    ci_clipped: kept.clipped,
+    difference_bounds: range,
+  };
+}
+
+/** A clustered interval kept inside the difference's range. */
+function clippedCi(ci: [number, number], range: [number, number] | null) {
+  const kept = keptInside(ci, range);
+  return { ci: kept.ci!, ci_clipped: kept.clipped };
 }
 
 function compareOne(
@@ -553,6 +635,7 @@ function compareOne(
     n_unpaired_a: onlyA.length,
     n_unpaired_b: onlyB.length,
   };
+  const range = differenceBounds(metricBounds(ra, rb));
   if (a.length < 2) {
     const u = unpairedComparison(
       ra.score,
@@ -572,14 +655,14 @@ function compareOne(
       mean_b: rb.score,
       difference: u.difference,
       se: u.se,
-      ci: u.ci,
+      ...unpairedCi(u.ci, range),
       df: null,
       p_value: u.p_value,
       test: u.p_value === null ? null : 'z',
       note:
-        u.p_value === null
-          ? 'no test possible: a standard error is unknown'
-          : u.se === 0
+        u.se === null
+          ? 'a standard error is unknown: no test possible'
+          : u.p_value === null
             ? 'both standard errors are 0: the z test is undefined'
             : null,
       p_holm: null,
@@ -590,12 +673,25 @@ function compareOne(
       clustered_reason: clustered ? 'the comparison is unpaired' : null,
       bootstrap: null,
       gate: options.gate
-        ? gateOne({ kind: 'unpaired', difference: u.difference, se: u.se }, ra.lower_is_better, options.gate)
+        ? gateOne(
+            { kind: 'unpaired', difference: u.difference, se: u.se },
+            ra.lower_is_better,
+            options.gate,
+            a.length,
+            unpairedReason(a.length + onlyA.length, b.length + onlyB.length, a.length, modelA, modelB),
+          )
         : null,
     };
   }
   const t = pairedTTest(a, b, CONFIDENCE);
-  const binary = a.every((x) => x === 0 || x === 1) && b.every((x) => x === 0 || x === 1);
+  const table = pairedTable(a, b);
+  const binary = table !== null;
+  // 0/1 scores: Newcombe's interval for paired proportions (inside [−1, 1] by construction); else the t interval,
+  // kept inside the difference's range when the metric is bounded.
+  const newcombe = table && newcombePairedInterval(table, CONFIDENCE);
+  const shown = newcombe
+    ? { ci: [newcombe.lower, newcombe.upper] as [number, number], clipped: false }
+    : keptInside(t.ci, range);
   let mcnemar: Comparison['mcnemar'] = null;
   if (binary) {
     let aOnly = 0;
@@ -636,7 +732,10 @@ function compareOne(
     mean_b: t.mean_b,
     difference: t.difference,
     se: t.se,
-    ci: t.ci,
+    ci: shown.ci,
+    ci_method: newcombe ? 'newcombe' : shown.ci === null ? null : 't',
+    ci_clipped: shown.clipped,
+    difference_bounds: range,
     df: t.df,
     p_value: exact ? exact.p_value : t.p_value,
     test: exact ? (binary ? 'mcnemar-exact' : 'sign-exact') : t.p_value === null ? null : 't',
@@ -648,7 +747,14 @@ function compareOne(
     correlation: t.correlation,
     mde: t.mde,
     mcnemar,
-    clustered: c && { clusters: c.clusters, se: c.se, ci: c.ci, df: c.df, p_value: c.p_value, p_holm: null },
+    clustered: c && {
+      clusters: c.clusters,
+      se: c.se,
+      ...clippedCi(c.ci, range),
+      df: c.df,
+      p_value: c.p_value,
+      p_holm: null,
+    },
     clustered_reason: clusteredReason,
     bootstrap: boot,
     gate: options.gate
@@ -656,6 +762,7 @@ function compareOne(
           c ? { kind: 'clustered', d, se: c.se, df: c.df } : { kind: 'paired', d, se: t.se, df: t.df },
           ra.lower_is_better,
           options.gate,
+          a.length,
         )
       : null,
   };

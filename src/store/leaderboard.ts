@@ -12,12 +12,15 @@
  * - direction_assumed: the metric's direction was guessed by the converter (direction_status "assumed").
  * - run_status: only finished runs are ranked unless `includePartial`; then an unfinished run is ranked with its
  *   status (error, cancelled, ...) beside it, and a zero-width CI of such a run is not shown as a measurement.
- * - tier: the first model is tier 1. Each next model is compared with the model ranked directly above it: a paired
- *   t test on the items both have (the exact sign test when every paired difference is equal) (pairing as `compare`: sample_hash when both results hash every row, else
- *   sample_id), or when fewer than two items pair, a z test on the two standard errors (instance rows' sd/√n, else
- *   the record's standard_error, else its CI width / (2·1.96)). The p-values of one leaderboard's adjacent gaps
- *   are Holm-adjusted together; a gap with adjusted p < 0.05 starts a new tier (tier + 1), otherwise the model shares the tier of the model above (also when the
- *   gap cannot be tested). So tiers are separated exactly where a gap between neighbours is significant.
+ * - tier: tiers do not chain. The first model is the top of tier 1. Each next model is compared with the top of the
+ *   current tier (not merely with its neighbour, which would let 0.90 ~ 0.80 ~ 0.60 share a tier though 0.90 and
+ *   0.60 differ): a paired t test on the items both have (the exact sign test when every paired difference is
+ *   equal) (pairing as `compare`: sample_hash when both results hash every row, else sample_id), or when fewer than
+ *   two items pair, a z test on the two standard errors (instance rows' sd/√n, else the record's standard_error,
+ *   else its CI width / (2·1.96)). A model significantly different from the tier's top (Holm-adjusted p < 0.05)
+ *   starts a new tier and becomes its top; otherwise it shares the tier (also when the test is impossible). Holm
+ *   adjusts the p-values of the tests that placed the models, one per model below the first (tierAssignment).
+ *   So a model shares a tier only with models not significantly different from that tier's top.
  * - composite: for each leaderboard with at least two models, a model's win rate is the fraction of the other models
  *   it beats (a tie counts one half); the mean win rate averages those over the leaderboards the model is on, as
  *   HELM ranks models. Ranked by mean win rate, descending.
@@ -37,6 +40,7 @@ import {
   SET_COLUMNS_SQL,
   setOfRow,
   type GapStats,
+  type ItemSet,
   type SetColumns,
 } from './result-items.js';
 import {
@@ -108,6 +112,9 @@ export interface CompositeRow {
 /** Significance level of the tier gaps (after Holm). */
 export const TIER_ALPHA = 0.05;
 interface RankedResult extends IntervalInput, GapStats {
+  /** The result's item set when the rows came from the stored items (rankedFromItems). */
+  item_set?: ItemSet;
+  result_index?: number;
   record_key: string;
   direction_status: string | null;
   disagreement: string | null;
@@ -191,8 +198,74 @@ async function rankedFromItems(store: Store, options: SelectionFilters): Promise
     store,
     above.map((a, i) => async (connection: Store) => (a ? gapStats(connection, a, sets[i]!) : NO_GAP)),
   );
-  return rows.map((row, i) => ({ ...row, ...gaps[i]! }));
+  return rows.map((row, i) => ({ ...row, ...gaps[i]!, item_set: sets[i]! }));
 }
+
+/** A pair of one board's models by position (0-based, in rank order): the tier's top and the model tested. */
+interface BoardPair {
+  board: RankedResult[];
+  top: number;
+  model: number;
+}
+
+/**
+ * The gap statistics of pairs of models that are not neighbours (a model against its tier's top): from the two
+ * item sets when both have one and they pair, else from the instance rows by the pairing SQL (one query for all).
+ */
+async function pairGaps(
+  store: Store,
+  filters: SelectionFilters,
+  pairs: readonly BoardPair[],
+): Promise<GapStats[]> {
+  // One query at a time on the store's connection (there are few such pairs).
+  const out: (GapStats | undefined)[] = [];
+  for (const { board, top, model } of pairs) {
+    const [a, b] = [board[top]!.item_set, board[model]!.item_set];
+    out.push(a && b && pairable(a, b) ? await gapStats(store, a, b) : undefined);
+  }
+  const rest = pairs.flatMap((p, i) => (out[i] === undefined ? [{ ...p, slot: i + 1 }] : []));
+  if (rest.length > 0) {
+    const params: DuckDBValue[] = [];
+    const chosen = chosenResultsSql(filters, params);
+    const values = rest
+      .map(({ board, top, model, slot }) => {
+        params.push(slot, board[0]!.benchmark, board[0]!.metric, top + 1, model + 1);
+        const n = params.length;
+        return `($${n - 4}::BIGINT, $${n - 3}, $${n - 2}, $${n - 1}::BIGINT, $${n}::BIGINT)`;
+      })
+      .join(', ');
+    const slots = `
+      SELECT w.slot, a.ord AS a, b.ord AS b, ${BY_HASH_SQL} AS by_hash
+      FROM (VALUES ${values}) w(slot, benchmark, metric, pa, pb)
+      JOIN chosen a ON a.benchmark = w.benchmark AND a.metric = w.metric AND a.pos = w.pa
+      JOIN chosen b ON b.benchmark = w.benchmark AND b.metric = w.metric AND b.pos = w.pb
+      LEFT JOIN hashed ha ON ha.ord = a.ord LEFT JOIN hashed hb ON hb.ord = b.ord`;
+    const rows = await store.all<GapStats & { slot: number }>(
+      `WITH chosen AS MATERIALIZED (
+         SELECT *, row_number() OVER () AS ord, ${POSITION_SQL} AS pos FROM (${chosen})
+       ),
+       ${pairingCtes(slots, { reducers: await storeReducers(store) })}
+       SELECT CAST(slot AS INTEGER) AS slot, ${gapAggregatesSql('va', 'vb')} FROM grouped GROUP BY slot`,
+      params,
+    );
+    const bySlot = new Map(rows.map((r) => [Number(r.slot), r]));
+    for (const { slot } of rest) {
+      const { slot: _slot, ...stats } = bySlot.get(slot) ?? { ...NO_PAIRS, slot };
+      out[slot - 1] = stats;
+    }
+  }
+  return out as GapStats[];
+}
+
+/** The gap of two results with no item in common. */
+const NO_PAIRS: GapStats = {
+  paired_n: 0,
+  mean_d: null,
+  var_d: null,
+  constant_d: null,
+  positive_d: 0,
+  negative_d: 0,
+};
 
 const NO_GAP: GapStats = {
   paired_n: null,
@@ -213,26 +286,79 @@ function competitionRanks(values: readonly number[]): number[] {
   return ranks;
 }
 
-function buildLeaderboard(group: RankedResult[]): Leaderboard {
+/**
+ * The two-sided p of the difference between two models of a board: the paired t test on their paired items (the
+ * exact sign test when every paired difference is equal), or, with fewer than two pairs, the z test on their
+ * standard errors; null when no test is possible.
+ */
+function pairP(
+  gap: GapStats,
+  above: { score: number; se: number | null },
+  r: { score: number; se: number | null },
+) {
+  if (gap.paired_n !== null && gap.paired_n >= 2 && gap.mean_d !== null && gap.var_d !== null) {
+    // Every paired difference equal: the t test is undefined; the exact sign test (McNemar's on 0/1 scores).
+    if (gap.constant_d) return mcnemarExact(gap.positive_d ?? 0, gap.negative_d ?? 0);
+    return tInference(gap.mean_d, Math.sqrt(gap.var_d / gap.paired_n), gap.paired_n - 1)?.p_value ?? null;
+  }
+  return unpairedComparison(above.score, above.se, r.score, r.se).p_value;
+}
+
+/**
+ * The tiers of `count` ranked models given the two-sided p of any pair (top, model) with top < model (null: no test
+ * possible; undefined: not known yet). The first model tops tier 1; each next model is tested against the top of
+ * the current tier and starts a new tier (becoming its top) when the Holm-adjusted p is below α. Holm adjusts the
+ * count − 1 tests that placed the models; since which tests those are depends on the tiers, the assignment is
+ * repeated until the tests it uses are the tests it was adjusted over. Returns the pairs still unknown instead
+ * when it needs one.
+ */
+export function tierAssignment(
+  count: number,
+  p: (top: number, model: number) => number | null | undefined,
+  alpha = TIER_ALPHA,
+): { tiers: number[] } | { need: [number, number][] } {
+  // The top each model is tested against; first guess: its neighbour.
+  const tops = Array.from({ length: count }, (_, i) => i - 1);
+  let tiers: number[] = [];
+  for (let round = 0; round <= count * count; round++) {
+    const raw = tops.map((t, i) => (i === 0 ? null : p(t, i)));
+    // An unknown (top, i) is asked for with the same top's later pairs: the models below i will be tested against
+    // that top too unless one of them starts a tier, so one round of fetching usually settles a tier.
+    const need = new Map<string, [number, number]>();
+    tops.forEach((t, i) => {
+      if (i === 0 || raw[i] !== undefined) return;
+      for (let j = i; j < count; j++) if (p(t, j) === undefined) need.set(`${t}:${j}`, [t, j]);
+    });
+    if (need.size > 0) return { need: [...need.values()] };
+    const adjusted = holmAdjust(raw as (number | null)[]);
+    let top = 0;
+    let tier = 1;
+    let settled = true;
+    tiers = [1];
+    for (let i = 1; i < count; i++) {
+      if (tops[i] !== top) {
+        tops[i] = top;
+        settled = false;
+        break;
+      }
+      const q = adjusted[i];
+      if (q !== null && q !== undefined && q < alpha) {
+        tier += 1;
+        top = i;
+      }
+      tiers.push(tier);
+    }
+    if (settled) return { tiers };
+  }
+  return { tiers };
+}
+
+function buildLeaderboard(group: RankedResult[], tiers: number[]): Leaderboard {
   const first = group[0]!;
   const intervals = group.map(resultInterval);
-  // p of the gap between each model and the one above it (index 0 has none).
-  const gapP = group.map((r, i): number | null => {
-    if (i === 0) return null;
-    if (r.paired_n !== null && r.paired_n >= 2 && r.mean_d !== null && r.var_d !== null) {
-      // Every paired difference equal: the t test is undefined; the exact sign test (McNemar's on 0/1 scores).
-      if (r.constant_d) return mcnemarExact(r.positive_d ?? 0, r.negative_d ?? 0);
-      return tInference(r.mean_d, Math.sqrt(r.var_d / r.paired_n), r.paired_n - 1)?.p_value ?? null;
-    }
-    const above = group[i - 1]!;
-    return unpairedComparison(above.score, intervals[i - 1]!.se, r.score, intervals[i]!.se).p_value;
-  });
-  const adjusted = holmAdjust(gapP);
   const ranks = competitionRanks(group.map((r) => r.score));
-  let tier = 1;
   const rows = group.map((r, i): LeaderboardRow => {
-    const p = adjusted[i];
-    if (i > 0 && p !== null && p !== undefined && p < TIER_ALPHA) tier += 1;
+    const tier = tiers[i]!;
     const interval = intervals[i]!;
     const { ci, method, clipped } = shownInterval(interval, r.run_status);
     return {
@@ -260,6 +386,51 @@ function buildLeaderboard(group: RankedResult[]): Leaderboard {
     direction_assumed: group.some((r) => r.direction_status === 'assumed'),
     rows,
   };
+}
+
+/**
+ * Each board's tiers (tierAssignment): the neighbours' gaps come with the ranked rows; the gaps of a model to a
+ * tier's top further up are fetched as the assignment asks for them, in one round for all boards.
+ */
+async function boardTiers(
+  store: Store,
+  filters: SelectionFilters,
+  groups: RankedResult[][],
+): Promise<number[][]> {
+  const ses = groups.map((g) => g.map((r) => resultInterval(r).se));
+  const known = groups.map(() => new Map<string, number | null>());
+  const pOf = (g: number) => (top: number, model: number) => {
+    const board = groups[g]!;
+    const key = `${top}:${model}`;
+    if (top === model - 1 && !known[g]!.has(key))
+      known[g]!.set(
+        key,
+        pairP(
+          board[model]!,
+          { score: board[top]!.score, se: ses[g]![top]! },
+          { score: board[model]!.score, se: ses[g]![model]! },
+        ),
+      );
+    return known[g]!.get(key);
+  };
+  for (;;) {
+    const results = groups.map((g, i) => tierAssignment(g.length, pOf(i)));
+    const needed = results.flatMap((r, g) =>
+      'need' in r ? r.need.map(([top, model]) => ({ g, board: groups[g]!, top, model })) : [],
+    );
+    if (needed.length === 0) return results.map((r) => ('tiers' in r ? r.tiers : []));
+    const gaps = await pairGaps(store, filters, needed);
+    needed.forEach(({ g, board, top, model }, i) =>
+      known[g]!.set(
+        `${top}:${model}`,
+        pairP(
+          gaps[i]!,
+          { score: board[top]!.score, se: ses[g]![top]! },
+          { score: board[model]!.score, se: ses[g]![model]! },
+        ),
+      ),
+    );
+  }
 }
 
 /** HELM's mean win rate over the given leaderboards (those with at least two models). */
@@ -312,7 +483,8 @@ export async function leaderboards(
     if (last && last[0]!.benchmark === row.benchmark && last[0]!.metric === row.metric) last.push(row);
     else groups.push([row]);
   }
-  const boards = groups.map(buildLeaderboard);
+  const tiers = await boardTiers(store, filters, groups);
+  const boards = groups.map((g, i) => buildLeaderboard(g, tiers[i]!));
   return {
     leaderboards: boards,
     ...(options.composite ? { composite: meanWinRates(boards) } : {}),

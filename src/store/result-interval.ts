@@ -3,8 +3,10 @@
  * record pages: `resultInterval()` decides, `resultIntervals()` fetches what it needs for any set of results.
  *
  * - From the instance rows when the result has them and their mean (each sample's epochs reduced first, see
- *   selection.ts) reproduces the score within 0.005·max(1, |score|): `wilson` when every sample's value is 0 or 1
- *   (a bounded method: it never leaves [0, 1]); otherwise `clt`, mean ± z·sd/√n with n samples.
+ *   selection.ts) reproduces the score within 0.005·max(1, |score|): `wilson` for a proportion — every sample's
+ *   value is 0 or 1 and the metric is declared on [0, 1] (min_score 0, max_score 1): a metric without bounds (say
+ *   a log-probability that happens to be 0) or on another scale is not a proportion, whatever its values; otherwise
+ *   `clt`, mean ± z·sd/√n with n samples (clipped to the metric's bounds when it has them).
  * - Else the record's own interval (`record`), else score ± z × its standard error (`record-se`).
  * - No interval leaves the metric's bounds (min_score, max_score when given; [0, 1] for Wilson): an end beyond one is
  *   set to the bound and `clipped` says so.
@@ -23,7 +25,7 @@ export const CONFIDENCE = 0.95;
 export type IntervalMethod = 'wilson' | 'clt' | 'record' | 'record-se';
 
 export const INTERVAL_METHODS: Record<IntervalMethod, string> = {
-  wilson: 'Wilson score interval of the samples (0/1 values)',
+  wilson: 'Wilson score interval of the samples (0/1 values of a metric on [0, 1])',
   clt: 'mean ± 1.96·sd/√n of the samples (normal approximation)',
   record: "the record's own confidence interval",
   'record-se': "score ± 1.96 × the record's standard error",
@@ -56,6 +58,13 @@ export interface ResultInterval {
   /** Whether the interval comes from the instance rows (then `items` is the sample count). */
   from_rows: boolean;
 }
+
+/**
+ * Whether the result is a proportion Wilson's interval fits: every sample's value 0 or 1 on a metric declared on
+ * [0, 1].
+ */
+export const isProportion = (r: IntervalInput): boolean =>
+  r.binary === true && r.min_score === 0 && r.max_score === 1;
 
 /** Whether the samples' mean reproduces the record's score (same scale, same items). */
 export function rowsMatchScore(r: IntervalInput): boolean {
@@ -91,7 +100,7 @@ export function resultInterval(r: IntervalInput): ResultInterval {
   };
   if (r.items !== null && r.items > 0 && rowsMatchScore(r)) {
     const se = r.items >= 2 && r.item_var !== null ? Math.sqrt(r.item_var / r.items) : null;
-    if (r.binary) {
+    if (isProportion(r)) {
       const w = wilsonInterval(Math.round(r.successes ?? 0), r.items, CONFIDENCE);
       return bounded([w.lower, w.upper], 'wilson', se, true);
     }

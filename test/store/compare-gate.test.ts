@@ -196,11 +196,19 @@ describe('compare --fail-if-worse', () => {
   });
 
   test('worse by less than the margin passes; the same data fails with no margin', async () => {
+    // leaderboard-only pairs no sample: the gate counts it untested (too few pairs) and fails on it unless
+    // allow_untested (issue 39: a gate never passes on nothing).
     const within = await compareModels(store, 'org/base', 'org/within', {
-      gate: { margin: 0.05, alpha: 0.05 },
+      gate: { margin: 0.05, alpha: 0.05, allow_untested: true },
     });
     checkAgainstReference(within.comparisons, candidates.within!, 0.05, 'within');
     assert.equal(within.gate?.failed, false);
+    assert.equal(byName(within.comparisons, 'leaderboard-only').gate!.reason, 'too few pairs');
+    const counted = await compareModels(store, 'org/base', 'org/within', {
+      gate: { margin: 0.05, alpha: 0.05 },
+    });
+    assert.equal(counted.gate?.failed, true);
+    assert.deepEqual(counted.gate?.reasons, ['too few pairs']);
     const strict = await compareModels(store, 'org/base', 'org/within', { gate: { margin: 0, alpha: 0.05 } });
     checkAgainstReference(strict.comparisons, candidates.within!, 0, 'within');
     assert.equal(strict.gate?.failed, true);
@@ -208,14 +216,18 @@ describe('compare --fail-if-worse', () => {
   });
 
   test('noise passes', async () => {
-    const report = await compareModels(store, 'org/base', 'org/noise', { gate: { margin: 0, alpha: 0.05 } });
+    const report = await compareModels(store, 'org/base', 'org/noise', {
+      gate: { margin: 0, alpha: 0.05, allow_untested: true },
+    });
     checkAgainstReference(report.comparisons, candidates.noise!, 0, 'noise');
     assert.equal(report.gate?.failed, false);
     for (const c of report.comparisons) assert.notEqual(c.gate?.verdict, 'worse', c.benchmark);
   });
 
   test('a better candidate passes: the test is one-sided', async () => {
-    const report = await compareModels(store, 'org/worse', 'org/base', { gate: { margin: 0, alpha: 0.05 } });
+    const report = await compareModels(store, 'org/worse', 'org/base', {
+      gate: { margin: 0, alpha: 0.05, allow_untested: true },
+    });
     assert.equal(report.gate?.failed, false);
     for (const c of report.comparisons) assert.ok(c.gate!.p_value! > 0.5, c.benchmark);
   });
@@ -233,9 +245,26 @@ describe('compare --fail-if-worse', () => {
     ]);
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stdout, /gate failed: .* by more than 0\.02 .* on .*qa · accuracy/);
-    const passed = await cli(['compare', 'org/base', 'org/noise', '--fail-if-worse', '--db', path]);
+    const unpaired = await cli(['compare', 'org/base', 'org/noise', '--fail-if-worse', '--db', path]);
+    assert.equal(unpaired.code, 1, unpaired.stderr);
+    assert.match(
+      unpaired.stdout,
+      /gate failed: not everything .* too few pairs: leaderboard-only · accuracy/,
+    );
+    const passed = await cli([
+      'compare',
+      'org/base',
+      'org/noise',
+      '--fail-if-worse',
+      '--allow-untested',
+      '--db',
+      path,
+    ]);
     assert.equal(passed.code, 0, passed.stderr);
-    assert.match(passed.stdout, /gate passed/);
+    assert.match(
+      passed.stdout,
+      /gate passed: .* on any of 4 tested .*--allow-untested: not counted — too few pairs/,
+    );
 
     const md = await cli([
       'compare',
@@ -262,6 +291,7 @@ describe('compare --fail-if-worse', () => {
       '--fail-if-worse',
       '--margin',
       '0.05',
+      '--allow-untested',
       '--format',
       'github',
       '--db',
@@ -270,9 +300,15 @@ describe('compare --fail-if-worse', () => {
     assert.equal(gh.code, 0);
     const lines = gh.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 6);
-    assert.ok(
-      lines.slice(0, 5).every((l) => l.startsWith('::notice title=evalkit compare%3A ')),
+    // The four paired comparisons pass; leaderboard-only (nothing pairs) is a warning.
+    assert.equal(
+      lines.filter((l) => l.startsWith('::notice title=evalkit compare%3A ')).length,
+      4,
       gh.stdout,
+    );
+    assert.match(
+      lines.find((l) => l.startsWith('::warning '))!,
+      /leaderboard-only .*too few pairs/,
     );
     assert.match(lines[5]!, /^::notice title=evalkit gate::gate passed/);
     const ghFail = await cli([
@@ -298,11 +334,19 @@ describe('compare --fail-if-worse', () => {
       path,
     ]);
     const parsed = JSON.parse(json.stdout) as { gate: { failed: boolean; margin: number; alpha: number } };
-    assert.deepEqual(parsed.gate, { margin: 0, alpha: 0.05, failed: true });
+    assert.deepEqual(parsed.gate, {
+      margin: 0,
+      alpha: 0.05,
+      min_pairs: 10,
+      allow_untested: false,
+      failed: true,
+      reasons: ['worse'],
+      missing: [],
+    });
 
     const usage = await cli(['compare', 'org/base', 'org/worse', '--margin', '0.1', '--db', path]);
     assert.equal(usage.code, 2);
-    assert.match(usage.stderr, /--margin and --alpha need --fail-if-worse/);
+    assert.match(usage.stderr, /--margin, --alpha, --min-pairs and --allow-untested need --fail-if-worse/);
     const badAlpha = await cli([
       'compare',
       'org/base',

@@ -27,7 +27,7 @@ describe('statistics over an ingested datastore (examples/compare)', () => {
   });
   after(() => done());
 
-  test('leaderboard: Wilson CIs from the rows, one tier (no adjacent gap survives Holm)', async () => {
+  test('leaderboard: Wilson CIs from the rows; tiers against the tier top, not chained', async () => {
     const { leaderboards: boards } = await leaderboards(store, { benchmark: 'arith-40' });
     assert.equal(boards.length, 1);
     const rows = boards[0]!.rows;
@@ -35,8 +35,11 @@ describe('statistics over an ingested datastore (examples/compare)', () => {
       rows.map((r) => [r.rank, r.model_id, r.score, r.n, r.tier]),
       [
         [1, 'acme/tiny-model-3b', 0.9, 40, 1],
-        [2, 'globex/pocket-7b', 0.8, 40, 1], // gap p = 0.2099 (paired t, 39 df)
-        [3, 'acme/tiny-model-1b', 0.6, 40, 1], // gap p = 0.0732, Holm 0.146
+        // Each against the tier's top, 3b (issue 39: the neighbour gaps 0.2099 and 0.0732 would chain all three
+        // into one tier although 3b and 1b differ). vs 3b: paired t p = 0.2099 (39 df); 1b vs 3b: p = 7.15e-4
+        // (the README's compare). Holm over the two: 1.43e-3 < 0.05 (1b starts tier 2), 0.2099 (7b stays).
+        [2, 'globex/pocket-7b', 0.8, 40, 1],
+        [3, 'acme/tiny-model-1b', 0.6, 40, 2],
       ],
     );
     // Python: Wilson 36/40 with z = NormalDist().inv_cdf(0.975)

@@ -132,7 +132,11 @@ describe('compare on a store', () => {
     close(mmlu.se, 0.21343747458109494, 1e-12);
     close(mmlu.p_value, 0.1934220596033085, 1e-10);
     assert.equal(mmlu.df, 9);
-    close(mmlu.ci![0], 0.3 - 2.2621571627409915 * 0.21343747458109494, 1e-9); // t(0.975, 9)
+    // 0/1 scores: Newcombe's hybrid score interval (issue 39: not the t interval), the table (4, 4, 1, 1) worked
+    // in Python from Newcombe 1998's method 10 formula.
+    assert.equal(mmlu.ci_method, 'newcombe');
+    close(mmlu.ci![0], -0.10667246527150642, 1e-12);
+    close(mmlu.ci![1], 0.5998719821481643, 1e-12);
     close(mmlu.correlation, 0, 1e-12);
     close(mmlu.mde, 2.801585218112968 * 0.21343747458109494, 1e-12);
     assert.deepEqual(mmlu.mcnemar, { a_only: 4, b_only: 1, p_value: mmlu.mcnemar!.p_value });

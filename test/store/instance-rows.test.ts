@@ -21,8 +21,8 @@ describe('instance rows of a result', () => {
       record_key: 'k1',
       model_id: 'lab/one',
       results: [
-        { evaluation_name: 'b1', evaluation_result_id: 'r1', score: 1 / 3 },
-        { evaluation_name: 'b2', evaluation_result_id: null, score: 2 / 3 },
+        { evaluation_name: 'b1', evaluation_result_id: 'r1', score: 1 / 3, min_score: 0, max_score: 1 },
+        { evaluation_name: 'b2', evaluation_result_id: null, score: 2 / 3, min_score: 0, max_score: 1 },
       ],
       samples: [
         { evaluation_name: 'b1', evaluation_result_id: 'r1', sample_id: 's1', score: 1 },

@@ -44,7 +44,7 @@ describe('leaderboard on a store', () => {
       availability: 'closed',
       source_organization: 'Lab Org',
       results: [
-        { evaluation_name: 'mmlu', score: 0.9 },
+        { evaluation_name: 'mmlu', score: 0.9, min_score: 0, max_score: 1 },
         { evaluation_name: 'loss', metric_name: 'perplexity', score: 2.6, lower_is_better: true },
       ],
       samples: [...samples('mmlu', m1), ...samples('loss', [2.0, 3.5, 1.0, 4.0, 2.5])],
@@ -56,7 +56,7 @@ describe('leaderboard on a store', () => {
       collection: 'beta',
       deployment_type: 'open_weights',
       results: [
-        { evaluation_name: 'mmlu', score: 0.5 },
+        { evaluation_name: 'mmlu', score: 0.5, min_score: 0, max_score: 1 },
         { evaluation_name: 'loss', metric_name: 'perplexity', score: 3.1, lower_is_better: true },
       ],
       samples: [...samples('mmlu', m2), ...samples('loss', [2.5, 3.0, 2.0, 4.5, 3.5])],
@@ -67,7 +67,7 @@ describe('leaderboard on a store', () => {
       developer: 'other',
       collection: 'alpha',
       results: [
-        { evaluation_name: 'mmlu', score: 0.51 },
+        { evaluation_name: 'mmlu', score: 0.51, min_score: 0, max_score: 1 },
         {
           evaluation_name: 'loss',
           metric_name: 'perplexity',

@@ -181,16 +181,33 @@ test('the statistics come from the items: a changed item changes the leaderboard
   const tampered = join(temp, 'tampered.duckdb');
   copyFileSync(db, tampered);
   const store = await openStore(tampered, { readOnly: false });
-  // Every value of m0 on "aligned" and "mixed" flipped, in the items only (samples unchanged).
+  // In the items only (samples unchanged): m0's values on "aligned" made m2's (its tier's top: the two no longer
+  // differ, so m0 joins m2's tier — the tiers test each model against its tier's top), and every value of m0 on
+  // "mixed" flipped.
   await store.connection.run(
-    `UPDATE result_items SET v = 1 - v WHERE record_key = 'record-m0' AND result_index IN (0, 4)`,
+    `UPDATE result_items t SET v = s.v FROM result_items s
+     WHERE t.record_key = 'record-m0' AND t.result_index = 0 AND s.record_key = 'record-m2' AND s.result_index = 0
+       AND s.pos = t.pos`,
   );
   await store.connection.run(
-    `UPDATE result_item_sets SET mean = 1 - mean, successes = n - successes WHERE record_key = 'record-m0' AND result_index IN (0, 4)`,
+    `UPDATE result_item_sets t SET mean = s.mean, var = s.var, successes = s.successes FROM result_item_sets s
+     WHERE t.record_key = 'record-m0' AND t.result_index = 0 AND s.record_key = 'record-m2' AND s.result_index = 0`,
+  );
+  await store.connection.run(
+    `UPDATE result_items SET v = 1 - v WHERE record_key = 'record-m0' AND result_index = 4`,
+  );
+  await store.connection.run(
+    `UPDATE result_item_sets SET mean = 1 - mean, successes = n - successes WHERE record_key = 'record-m0' AND result_index = 4`,
   );
   store.close();
   const board = async (path: string, benchmark: string) =>
     (await evalkit(['leaderboard', '--benchmark', benchmark, '--format', 'json', '--db', path])).stdout;
+  const tierOfM0 = async (path: string) =>
+    JSON.parse(await board(path, 'aligned')).leaderboards[0].rows.find(
+      (r: { model_id: string }) => r.model_id === 'lab/m0',
+    ).tier;
+  assert.equal(await tierOfM0(db), 3);
+  assert.equal(await tierOfM0(tampered), 2);
   assert.notEqual(await board(tampered, 'aligned'), await board(db, 'aligned'));
   const comparison = async (path: string, benchmark: string) =>
     (

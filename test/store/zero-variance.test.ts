@@ -67,12 +67,16 @@ describe('zero variance in the paired differences', () => {
   });
   after(() => done());
 
-  test('0/1 scores: exact McNemar p, no t p-value, no interval from SE 0', async () => {
+  test("0/1 scores: exact McNemar p, no t p-value, no interval from SE 0 (Newcombe's instead)", async () => {
     const report = await compareModels(store, 'org/a', 'org/b', { benchmark: 'bin' });
     const c = report.comparisons[0]!;
     assert.equal(c.n_paired, 3);
     assert.equal(c.se, 0);
-    assert.equal(c.ci, null);
+    // Not the t interval of SE 0 (a point): Newcombe's for the table (0, 3, 0, 0), worked in Python from the
+    // formula of Newcombe 1998, method 10 (issue 39).
+    assert.equal(c.ci_method, 'newcombe');
+    close(c.ci![0], 0.20592328245977842);
+    assert.equal(c.ci![1], 1);
     assert.equal(c.test, 'mcnemar-exact');
     close(c.p_value, binomialTwoSided(3, 3));
     close(c.mcnemar!.p_value, 0.25);

@@ -167,7 +167,11 @@ test(
         assert.equal(await cell('mean_a'), fmt(quiz.mean_a, 4));
         assert.equal(await cell('mean_b'), fmt(quiz.mean_b, 4));
         assert.equal(await cell('difference'), fmt(quiz.difference, 4));
-        assert.equal(await cell('ci'), fmtCi(quiz.ci, 4));
+        // The page shows the library's interval and names its method (issue 39: Newcombe's for 0/1 scores, inside
+        // [−1, 1]; the page computes nothing of its own).
+        assert.equal(quiz.ci_method, 'newcombe');
+        assert.ok(quiz.ci![0] >= -1 && quiz.ci![1] <= 1);
+        assert.equal(await cell('ci'), `${fmtCi(quiz.ci, 4)}\nNewcombe, paired 0/1`);
         assert.equal(await cell('p'), fmtP(quiz.p_value));
         assert.equal(await cell('p_holm'), fmtP(quiz.p_holm));
         assert.equal(

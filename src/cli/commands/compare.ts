@@ -15,6 +15,7 @@ import {
   parseNumber,
 } from '../options.js';
 import { retrievalCompareCommand } from './retrieval-stats.js';
+import { DEFAULT_MIN_PAIRS } from '../../store/compare-gate.js';
 
 interface CompareFlags {
   db?: string;
@@ -28,6 +29,8 @@ interface CompareFlags {
   failIfWorse?: boolean;
   margin?: string;
   alpha?: string;
+  minPairs?: string;
+  allowUntested?: boolean;
   format: 'text' | 'json' | 'markdown' | 'github';
 }
 
@@ -48,9 +51,21 @@ const GATE_TESTS: Record<NonNullable<NonNullable<Comparison['gate']>['test']>, s
   z: 'unpaired z',
 };
 
+/** How the CI was obtained, as the text names it. */
+function ciMethod(c: Comparison): string {
+  const method =
+    c.ci_method === 'newcombe'
+      ? 'Newcombe hybrid score, paired 0/1'
+      : c.ci_method === 't'
+        ? `t, ${c.df} df`
+        : 'normal';
+  const range = c.difference_bounds;
+  return c.ci_clipped && range ? `${method}, clipped to ${formatInterval(range, true)}` : method;
+}
+
 function verdict(c: Comparison, a: string, b: string): string {
   const p = c.clustered?.p_holm ?? c.p_holm;
-  if (p === null) return `no test possible (${c.note ?? 'no standard error'})`;
+  if (p === null) return 'no test possible';
   if (p >= 0.05) return `no significant difference (Holm p ${formatP(p)} ≥ 0.05)`;
   const aBetter = c.lower_is_better ? c.difference < 0 : c.difference > 0;
   return `${aBetter ? a : b} is better (Holm p ${formatP(p)} < 0.05)`;
@@ -79,7 +94,7 @@ function renderText(report: CompareReport): string {
       `  mean A ${formatNumber(c.mean_a)}  mean B ${formatNumber(c.mean_b)}  difference A − B ${formatNumber(c.difference, true)}`,
     );
     out.push(
-      `  SE ${formatNumber(c.se)}  95% CI ${c.ci === null ? 'n/a' : `${formatInterval(c.ci, true)} (${c.df === null ? 'normal' : `t, ${c.df} df`})`}  ` +
+      `  SE ${formatNumber(c.se)}  95% CI ${c.ci === null ? 'n/a' : `${formatInterval(c.ci, true)} (${ciMethod(c)})`}  ` +
         `p ${formatP(c.p_value)}${c.test === null ? '' : ` (${TEST_NAMES[c.test]})`}  Holm p ${formatP(c.p_holm)}`,
     );
     if (c.note) out.push(`  note: ${c.note}`);
@@ -103,7 +118,7 @@ function renderText(report: CompareReport): string {
     if (c.clustered)
       out.push(
         `  clustered by ${clusterName(report)}: ${c.clustered.clusters} clusters, SE ${formatNumber(c.clustered.se)}, ` +
-          `95% CI ${formatInterval(c.clustered.ci, true)} (t, ${c.clustered.df} df), p ${formatP(c.clustered.p_value)}, ` +
+          `95% CI ${formatInterval(c.clustered.ci, true)} (t, ${c.clustered.df} df${c.clustered.ci_clipped && c.difference_bounds ? `, clipped to ${formatInterval(c.difference_bounds, true)}` : ''}), p ${formatP(c.clustered.p_value)}, ` +
           `Holm p ${formatP(c.clustered.p_holm)}`,
       );
     else if (report.cluster_by !== null && c.paired)
@@ -119,7 +134,7 @@ function renderText(report: CompareReport): string {
       out.push(
         `  gate: B worse than A by ${formatNumber(c.gate.worse_by, true)} (margin ${c.gate.margin}), ` +
           `one-sided p ${formatP(c.gate.p_value)}${c.gate.test === null ? '' : ` (${GATE_TESTS[c.gate.test]})`}, ` +
-          `Holm p ${formatP(c.gate.p_holm)} → ${c.gate.verdict}`,
+          `Holm p ${formatP(c.gate.p_holm)} → ${c.gate.verdict}${c.gate.detail ? ` — ${c.gate.detail}` : ''}`,
       );
     out.push(`  → ${verdict(c, a, b)}`);
   }
@@ -162,7 +177,11 @@ export const compareCommand: CommandModule = {
           "metric's units): H0 worse_by ≤ margin against H1 worse_by > margin, on the same pairing and evidence as\n" +
           'above (paired t; clustered t with --cluster-by; exact sign test when every paired difference is equal;\n' +
           'unpaired z). Holm adjusts the one-sided p-values across the comparisons; the gate fails (exit 1) when any\n' +
-          'is below --alpha (default 0.05), and says which. --format markdown writes a table for a pull-request\n' +
+          'is below --alpha (default 0.05), and says which. The gate never passes on nothing: it also fails when a\n' +
+          'benchmark and metric of the baseline is missing from the candidate (missing), has no possible test\n' +
+          '(untested) or pairs on fewer than --min-pairs samples (too few pairs, default 10), unless\n' +
+          '--allow-untested (then it passes on what was tested and says what was not). --margin must be below a\n' +
+          "bounded metric's range. --format markdown writes a table for a pull-request\n" +
           'comment, --format github workflow annotations (::error on a failing comparison).\n\n' +
           'Exit codes: 0 ok (gate passed), 1 the gate failed or the models share no benchmark and metric, 2 usage or\n' +
           'I/O error (unknown model).',
@@ -190,6 +209,14 @@ export const compareCommand: CommandModule = {
         'with --fail-if-worse: how much worse B may be, in the metric units (default 0)',
       )
       .option('--alpha <a>', 'with --fail-if-worse: one-sided significance level after Holm (default 0.05)')
+      .option(
+        '--min-pairs <n>',
+        'with --fail-if-worse: the fewest paired samples that count as tested (default 10)',
+      )
+      .option(
+        '--allow-untested',
+        'with --fail-if-worse: pass although some benchmarks/metrics of A were untested, missing or too thinly paired',
+      )
       .addOption(
         new Option('-f, --format <format>', 'output format')
           .choices(['text', 'json', 'markdown', 'github'])
@@ -208,10 +235,21 @@ export const compareCommand: CommandModule = {
           ? {
               margin: parseNumber(flags.margin ?? '0', '--margin', 0),
               alpha: parseNumber(flags.alpha ?? '0.05', '--alpha', 0, 1, true),
+              min_pairs: parseInteger(flags.minPairs ?? String(DEFAULT_MIN_PAIRS), '--min-pairs', 2),
+              allow_untested: flags.allowUntested === true,
             }
           : undefined;
-        if (gate === undefined && (flags.margin !== undefined || flags.alpha !== undefined))
-          throw new UsageError('usage.bad-option', '--margin and --alpha need --fail-if-worse');
+        if (
+          gate === undefined &&
+          (flags.margin !== undefined ||
+            flags.alpha !== undefined ||
+            flags.minPairs !== undefined ||
+            flags.allowUntested)
+        )
+          throw new UsageError(
+            'usage.bad-option',
+            '--margin, --alpha, --min-pairs and --allow-untested need --fail-if-worse',
+          );
         if (
           flags.retrieval &&
           (gate !== undefined || flags.format === 'markdown' || flags.format === 'github')

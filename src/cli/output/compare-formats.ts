@@ -19,7 +19,7 @@ function change(c: Comparison): { delta: string; ci: string } {
 export function shortVerdict(c: Comparison): string {
   if (c.gate) {
     if (c.gate.verdict === 'worse') return `worse by more than ${c.gate.margin}`;
-    if (c.gate.verdict === 'untested') return 'untested (no test possible)';
+    if (c.gate.verdict === 'untested') return `untested — ${c.gate.detail}`;
     return `not worse by more than ${c.gate.margin}`;
   }
   const p = c.clustered?.p_holm ?? c.p_holm;
@@ -35,14 +35,29 @@ const MARK: Record<string, string> = { worse: '❌', 'not-worse': '✅', unteste
 export function gateSummary(report: CompareReport): string | null {
   const g = report.gate;
   if (g === null) return null;
-  const worse = report.comparisons
-    .filter((c) => c.gate?.verdict === 'worse')
-    .map((c) => `${c.benchmark} · ${c.metric}`);
-  const untested = report.comparisons.filter((c) => c.gate?.verdict === 'untested').length;
-  const tail = untested > 0 ? ` (${untested} comparison(s) untested: no test possible)` : '';
-  return g.failed
-    ? `gate failed: the candidate is worse than the baseline by more than ${g.margin} (one-sided, Holm, α = ${g.alpha}) on ${worse.join(', ')}${tail}`
-    : `gate passed: the candidate is not significantly worse than the baseline by more than ${g.margin} on any of ${report.comparisons.length} comparison(s) (one-sided, Holm, α = ${g.alpha})${tail}`;
+  const name = (c: { benchmark: string; metric: string }) => `${c.benchmark} · ${c.metric}`;
+  const worse = report.comparisons.filter((c) => c.gate?.verdict === 'worse').map(name);
+  const untested = (reason: string) =>
+    report.comparisons.filter((c) => c.gate?.verdict === 'untested' && c.gate.reason === reason).map(name);
+  const gaps = [
+    ...(['untested', 'too few pairs'] as const).flatMap((reason) => {
+      const names = untested(reason);
+      const why =
+        reason === 'too few pairs' ? `fewer than ${g.min_pairs} paired samples` : 'no test possible';
+      return names.length === 0 ? [] : [`${reason}: ${names.join(', ')} (${why})`];
+    }),
+    ...(g.missing.length > 0
+      ? [`missing: ${g.missing.map(name).join(', ')} (the candidate has no result)`]
+      : []),
+  ];
+  const tested = report.comparisons.length - untested('untested').length - untested('too few pairs').length;
+  const rule = `one-sided, Holm, α = ${g.alpha}`;
+  if (worse.length > 0)
+    return `gate failed: the candidate is worse than the baseline by more than ${g.margin} (${rule}) on ${worse.join(', ')}${gaps.length > 0 ? `; also ${gaps.join('; ')}` : ''}`;
+  if (gaps.length > 0 && !g.allow_untested)
+    return `gate failed: not everything the baseline has was tested — ${gaps.join('; ')} (--allow-untested passes on what was tested)`;
+  const allowed = gaps.length > 0 ? `; --allow-untested: not counted — ${gaps.join('; ')}` : '';
+  return `gate passed: the candidate is not significantly worse than the baseline by more than ${g.margin} on any of ${tested} tested comparison(s) (${rule})${allowed}`;
 }
 
 export function renderMarkdown(report: CompareReport): string {

@@ -8,6 +8,7 @@ export * from './intervals.js';
 export * from './student-t.js';
 export * from './paired.js';
 export * from './mcnemar.js';
+export * from './paired-proportions.js';
 export * from './holm.js';
 export * from './one-sided.js';
 export * from './paired-bootstrap.js';

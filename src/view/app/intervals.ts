@@ -16,7 +16,7 @@ export function ciMethodLabel(method: string | null | undefined, clipped?: boole
 
 /** What each method means, for a title attribute. */
 export const CI_METHOD_HELP =
-  'Wilson: score interval of the 0/1 samples. Normal (CLT): mean ± 1.96·sd/√n of the samples (epochs of a ' +
+  'Wilson: score interval of the 0/1 samples of a metric on [0, 1]. Normal (CLT): mean ± 1.96·sd/√n of the samples (epochs of a ' +
   "sample reduced first). Record's CI / SE: the record's own interval, or ± 1.96 of its standard error. " +
   "Clipped: an end was set to the metric's bound.";
 

@@ -247,6 +247,11 @@ export interface Comparison {
   difference: number | null;
   se: number | null;
   ci: [number, number] | null;
+  /** How ci was obtained: 'newcombe' (paired 0/1 scores), 't' (paired t), 'normal' (unpaired z). */
+  ci_method?: 'newcombe' | 't' | 'normal' | null;
+  /** True when an end of ci was set to a bound of the difference (difference_bounds). */
+  ci_clipped?: boolean;
+  difference_bounds?: [number, number] | null;
   df: number | null;
   p_value: number | null;
   /** The test behind p_value ('t', 'mcnemar-exact', 'sign-exact', 'z') and why, when it is not the t test. */

@@ -122,6 +122,13 @@ const TEST_NAMES: Record<string, string> = {
   z: 'unpaired z',
 };
 
+/** How a comparison's CI was obtained (store/compare.ts's ci_method). */
+const CI_METHODS: Record<string, string> = {
+  newcombe: 'Newcombe, paired 0/1',
+  t: 'paired t',
+  normal: 'normal, unpaired',
+};
+
 function Comparisons(props: { result: CompareResult; route: Route }) {
   const { result, route } = props;
   const { params } = route;
@@ -132,9 +139,11 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
   return (
     <>
       <p class="muted note">
-        Difference = A − B on the paired questions (same sample), 95% CI from Student's t on the paired
-        differences (r: correlation of A's and B's scores; MDE: the smallest difference detectable at 80%
-        power); p adjusted by Holm over the {result.comparisons.length} comparison
+        Difference = A − B on the paired questions (same sample); 95% CI: Newcombe's hybrid score interval for
+        paired 0/1 scores, else Student's t on the paired differences, kept inside the range a difference of
+        the metric can take (marked clipped when an end was set to it) (r: correlation of A's and B's scores;
+        MDE: the smallest difference detectable at 80% power); p adjusted by Holm over the{' '}
+        {result.comparisons.length} comparison
         {result.comparisons.length === 1 ? '' : 's'}; McNemar's exact test on binary scores (A only right / B
         only right).
       </p>
@@ -200,7 +209,25 @@ function Comparisons(props: { result: CompareResult; route: Route }) {
             label: '95% CI',
             cell: (c) => <CiBar estimate={c.difference} ci={c.ci} domain={domain} zero width={110} />,
           },
-          { key: 'ci', label: 'CI', cell: (c) => fmtCi(c.ci, 4), numeric: true },
+          {
+            key: 'ci',
+            label: 'CI',
+            cell: (c) => (
+              <span data-testid="compare-ci">
+                {fmtCi(c.ci, 4)}
+                {c.ci && c.ci_method ? (
+                  <>
+                    <br />
+                    <span class="muted" data-testid="compare-ci-method">
+                      {CI_METHODS[c.ci_method]}
+                      {c.ci_clipped ? ', clipped' : ''}
+                    </span>
+                  </>
+                ) : null}
+              </span>
+            ),
+            numeric: true,
+          },
           {
             key: 'p',
             label: 'p',
