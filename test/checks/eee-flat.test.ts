@@ -250,6 +250,7 @@ test('a legacy_path in another model’s folder is a warning naming the object; 
       assert.equal(d.pointer, '/legacy_path');
     }
     const text = await runInProcess(['validate', flat]);
+    if (found.length > 0) assert.ok(text.stdout.includes(objectPath), 'the warning names the object');
     return found.length > 0
       ? [text.stdout.split('\n').find((l) => l.includes('eee.flat-legacy-model'))!]
       : [];
