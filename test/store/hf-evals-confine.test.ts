@@ -185,6 +185,15 @@ test('a folder where a file belongs, a file where a folder belongs, a dangling l
       code: /hf-evals\.dangling-link: .*\.eval_results is a symbolic link that leads nowhere/,
     },
   ];
+  // The model's clone itself a file.
+  const { repos: fileRepos, clone: fileClone } = reposWithAlpha();
+  rmSync(fileClone, { recursive: true });
+  writeFileSync(fileClone, 'not a clone');
+  for (const out of [fileRepos, fresh('out')]) {
+    const r = await hf(out, '--model-repos', fileRepos, '--model', 'acme/alpha');
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /hf-evals\.not-a-folder: .*acme\/alpha is a regular file, not a folder/);
+  }
   for (const c of cases) {
     const { repos, clone } = reposWithAlpha();
     c.make(clone);

@@ -31,9 +31,15 @@ export async function kindInClone(clone: string, rel: string): Promise<CloneEntr
   try {
     base = await realpath(clone);
   } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return 'absent';
+    if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return 'absent';
     throw error;
   }
+  const top = await stat(base);
+  if (!top.isDirectory())
+    throw new IoError(
+      'hf-evals.not-a-folder',
+      `${clone} is ${describeFileKind(top)}, not a folder: a model's clone is a folder (DIR/<org>/<model>/)`,
+    );
   const parts = rel.split('/').filter((p) => p !== '');
   let path = clone;
   for (const [i, part] of parts.entries()) {
