@@ -85,6 +85,14 @@ const SIBLING_WRITES = (db: string): { name: string; sql: string }[] => [
   { name: 'lower case', sql: `copy (select 1) to '${db}.wal'` },
   { name: 'a comment first', sql: `/* just a read */ -- really\nCOPY records TO '${db}.wal' (FORMAT csv)` },
   { name: 'after a SELECT', sql: `SELECT 1; COPY (SELECT 2) TO '${db}.wal'` },
+  {
+    name: 'EXPORT after a SELECT, with a comment between',
+    sql: `SELECT 1; /* x */ EXPORT DATABASE '${db}.tmp'`,
+  },
+  {
+    name: 'a CTE before an INSERT',
+    sql: `WITH x AS (SELECT 1 AS a) INSERT INTO records (record_key) SELECT 'k' FROM x`,
+  },
   { name: 'a CTE inside COPY', sql: `COPY (WITH x AS (SELECT 1 AS a) SELECT * FROM x) TO '${db}.wal'` },
   { name: 'COPY TO parquet in STORE.tmp', sql: `COPY records TO '${db}.tmp/r.parquet' (FORMAT parquet)` },
   { name: 'export database lower case', sql: `export database '${db}.tmp' (format parquet)` },
