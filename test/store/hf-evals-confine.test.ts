@@ -273,6 +273,14 @@ test('OUT ≠ the clones: the audit reads the files written to (OUT first); no f
   assert.match(beta.reason, /no clone of the model/);
   assert.equal(existsSync(join(repos, 'acme/beta')), false);
   assert.equal(existsSync(join(repos, 'acme/alpha/.eval_results/gsm8k.yaml')), true);
+  // Variant: OUT names the same folder another way (a link to it, a trailing `/.`): still no folder for beta.
+  const alias = join(fresh('alias'), 'repos-link');
+  symlinkSync(repos, alias);
+  for (const out of [alias, `${repos}/.`]) {
+    const again = JSON.parse((await hf(out, '--model-repos', repos)).stdout);
+    assert.equal(again.rows.find((x: any) => x.model_id === 'acme/beta').status, 'no_clone', out);
+    assert.equal(existsSync(join(repos, 'acme/beta')), false, out);
+  }
   const textOut = await cli(['export', 'hf-evals', repos, '--db', db, '--model-repos', repos, '--dry-run']);
   assert.match(textOut.stdout, /1 without a clone \(not written\)/);
   assert.equal(existsSync(join(repos, 'acme/beta')), false);

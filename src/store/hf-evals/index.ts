@@ -7,7 +7,7 @@
  * `ready` entries are written, appended to the model's file for that task (its own entries untouched, in order).
  * Nothing goes over the network: publishing is the user's `git push`.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -80,10 +80,17 @@ const sameValue = (a: unknown, b: number): boolean =>
  * first, then its clone under --model-repos (the file appended to is the output's if it has one, else a copy of the
  * clone's): the audit sees exactly the files that will be written.
  */
-function clonesOf(model: string, out: string, repos: string | undefined): string[] {
+function clonesOf(model: string, out: string, repos: string | undefined, intoClones: boolean): string[] {
   const folders = [join(out, modelPath(model))];
-  if (repos !== undefined && resolve(repos) !== resolve(out)) folders.push(join(repos, modelPath(model)));
+  if (repos !== undefined && !intoClones) folders.push(join(repos, modelPath(model)));
   return folders;
+}
+
+/** Whether OUT is the --model-repos folder itself (the same folder however it is spelled: links, `..`, a slash). */
+async function sameFolder(out: string, repos: string | undefined): Promise<boolean> {
+  if (repos === undefined) return false;
+  const real = (p: string): Promise<string> => realpath(p).catch(() => resolve(p));
+  return (await real(out)) === (await real(repos));
 }
 
 /** The audit rows of the entries, with their target file names (unique per model: task, else dataset_task). */
@@ -93,6 +100,7 @@ async function audit(
   out: string,
   repos: string | undefined,
 ): Promise<AuditRow[]> {
+  const intoClones = await sameFolder(out, repos);
   const rows: AuditRow[] = [];
   const byModel = new Map<string, HfEntry[]>();
   for (const e of entries) byModel.set(e.model_id, [...(byModel.get(e.model_id) ?? []), e]);
@@ -102,9 +110,11 @@ async function audit(
     // Writing into the clones themselves (OUT is DIR): a model without a clone gets no folder made for it.
     const noClone =
       repos !== undefined &&
-      resolve(repos) === resolve(out) &&
+      intoClones &&
       (await kindInClone(join(repos, modelPath(model)), '')) === 'absent';
-    const existing: ExistingEntry[] = noClone ? [] : await existingEntries(clonesOf(model, out, repos));
+    const existing: ExistingEntry[] = noClone
+      ? []
+      : await existingEntries(clonesOf(model, out, repos, intoClones));
     for (const e of list) {
       const name =
         (taskCount.get(safeName(e.task_id)) ?? 0) > 1
