@@ -141,6 +141,12 @@ export const CHECK_CODES = {
     title: "an index row's legacy_path is not where the tree layout would put the record",
     fix: 'set legacy_path to data/<collection>/<developer>/<model>/<uuid>.json, the collection being the row\u2019s benchmark and the uuid its object_uuid (the same rule as the tree layout)',
   },
+  'eee.flat-legacy-model': {
+    check: 'flat layout',
+    title:
+      "an index row's legacy_path lies in another model's folder than the record's model_info.id (a warning)",
+    fix: 'set legacy_path to the folder of the record’s own model (data/<collection>/<developer>/<model>/<uuid>.json, spelled as upstream does: case aside, . as -), or correct model_info.id',
+  },
   'eee.flat-record-type': {
     check: 'flat layout',
     title: "an index row's record_type or eval_schema_version disagrees with the record",

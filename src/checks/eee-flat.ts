@@ -343,7 +343,7 @@ function checkRowShape(
 
 async function checkAgainstRecord(
   objectAbs: string,
-  row: JsonObject & { legacy_path: string; object_uuid: string },
+  row: JsonObject & { legacy_path: string; object_uuid: string; object_path: string },
   entry: FlatIndexEntry,
   findings: Findings,
   at: RowAt,
@@ -381,7 +381,32 @@ async function checkAgainstRecord(
       `legacy_path ${row.legacy_path} ${problems.join('; ')} (the tree layout's rule: data/<collection>/<developer>/<model>/<uuid>.json)`,
       at('/legacy_path'),
     );
+  const folder = legacyModelFolder(row.legacy_path);
+  const model = isJsonObject(doc.model_info) ? doc.model_info.id : undefined;
+  if (
+    folder !== undefined &&
+    typeof model === 'string' &&
+    upstreamSpelling(folder) !== upstreamSpelling(model)
+  )
+    findings.add(
+      entry.indexFile,
+      'eee.flat-legacy-model',
+      `legacy_path ${row.legacy_path} lies in the model folder ${folder}, but the object ${row.object_path} is a record of ${JSON.stringify(model)}: the record's identity and its directory disagree`,
+      at('/legacy_path', 'warning'),
+    );
 }
+
+/** The `<developer>/<model>` folders of a legacy path `data/<collection>/<developer>/<model>/<uuid>.json`. */
+function legacyModelFolder(legacyPath: string): string | undefined {
+  const parts = legacyPath.split('/');
+  return parts.length === 5 && parts[0] === 'data' ? `${parts[2]}/${parts[3]}` : undefined;
+}
+
+/**
+ * A model id or folder as upstream's datastore spells its folders: case aside, a `.` written `-` (records of
+ * `google/gemini-2.0-flash` lie under `google/gemini-2-0-flash/`).
+ */
+const upstreamSpelling = (id: string): string => id.toLowerCase().replace(/\./g, '-');
 
 /** What the flat checks say about each aggregate object of a datastore, for a reader that stores records. */
 export interface FlatObjectVerdict {

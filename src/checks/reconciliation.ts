@@ -421,6 +421,50 @@ export function reconcileAggregate(
   });
 }
 
+/** One result checked again (`evalkit reconcile`, `ingest --strict`): the outcome now, and the one the record keeps. */
+export interface Recheck extends Reconciliation {
+  /** The outcome the record keeps (null when it keeps none: not written by evalkit's converters). */
+  stored_outcome: string | null;
+  /** The check now gives another outcome (or note) than the one the record keeps. */
+  changed: boolean;
+}
+
+/**
+ * Every result of an aggregate checked again against the tallied rows, with the facts and outcome the record keeps;
+ * the aggregate is not modified. The one re-check `evalkit reconcile` and `ingest --strict` share.
+ */
+export function recheckAggregate(aggregate: Obj, tally: RowTally): Recheck[] {
+  const results = Array.isArray(aggregate.evaluation_results) ? (aggregate.evaluation_results as Obj[]) : [];
+  const before = results.map((r) => storedReconciliation(r));
+  return reconcileAggregate(structuredClone(aggregate), tally).map((r, i) => {
+    const kept = before[i];
+    return {
+      ...r,
+      stored_outcome: kept?.outcome ?? null,
+      changed: kept !== undefined && (kept.outcome !== r.outcome || kept.note !== r.note),
+    };
+  });
+}
+
+/**
+ * Whether a re-checked result fails: its rows disagree with the source now, or the record keeps it as reconciled and
+ * it no longer is (its rows deleted, its declared facts removed: a gutted result is not a passing one).
+ */
+export const recheckFails = (r: { outcome: string; stored_outcome: string | null }): boolean =>
+  isDisagreement(r.outcome) || (r.stored_outcome === 'reconciled' && r.outcome !== 'reconciled');
+
+/** A failing re-check as the disagreement a reader sees (its note says what the record keeps). */
+export const recheckDisagreement = (r: Recheck): Reconciliation => ({
+  evaluation_result_id: r.evaluation_result_id,
+  evaluation_name: r.evaluation_name,
+  metric: r.metric,
+  outcome: r.outcome,
+  note:
+    r.stored_outcome === 'reconciled' && !isDisagreement(r.outcome)
+      ? `the record keeps it as reconciled, its rows now give ${r.outcome}: ${r.note}`
+      : r.note,
+});
+
 /** The line a reader sees for a disagreement ("rows disagree with the source: n 8 stored, 312 declared"). */
 export const disagreementText = (note: string): string => `rows disagree with the source: ${note}`;
 

@@ -6,6 +6,7 @@ import { entriesFor, loadCommands } from './commands/index.js';
 import {
   helpLinesOf,
   isTopLevelHelp,
+  proseHelp,
   recordedHelpLines,
   registerHelpLines,
   type HelpLine,
@@ -32,9 +33,13 @@ function newProgram(io: CliIO): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
+    .configureHelp(proseHelp)
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Help is wrapped to the terminal the CLI writes to (80 columns when it is not a terminal).
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 80),
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns ? io.stderr.columns : 80),
     });
 }
 

@@ -55,8 +55,12 @@ import { backfillResultItems } from './result-items.js';
 import { repairUnscoredRows } from './unscored-rows.js';
 import {
   isDisagreement,
+  recheckAggregate,
+  recheckDisagreement,
+  recheckFails,
   reconcileAggregate,
   reconciliationCounts,
+  rowFacts,
   RowTally,
   storedDisagreements,
 } from '../checks/reconciliation.js';
@@ -482,6 +486,10 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
     flat: flat !== undefined,
   });
   const rowChecks = samplesAbs ? tree.rowChecks(samplesAbs) : undefined;
+  // --strict checks every result again against the rows as `evalkit reconcile` does (the same recheck): a record
+  // whose rows were changed after it was written (a row deleted, flipped or duplicated, the checksum recomputed) or
+  // whose headline was edited is refused.
+  const tally = context.strict ? new RowTally() : undefined;
   /** Reads the samples file once through the validator (and the datastore row checks); true when valid. */
   const validateRows = async (append?: (row: Json) => void): Promise<boolean> => {
     const result = await validateFileAt(samplesShown!, samplesAbs!, true, engine, {
@@ -489,7 +497,10 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
       rows: {
         line(line, row) {
           rowChecks?.line(line, row);
-          if (append && row && isObject(row.value)) append(migrateEeeInstanceRow(row.value).value as Json);
+          if (!row || !isObject(row.value)) return;
+          const value = migrated.changed ? (migrateEeeInstanceRow(row.value).value as Json) : row.value;
+          tally?.add(rowFacts(value as Record<string, unknown>));
+          if (append) append(value);
         },
       },
     });
@@ -550,6 +561,13 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
     recordKey: decision.recordKey,
     finish: async () => {
       if (!valid) return undefined;
+      if (tally) {
+        const failing = recheckAggregate(aggregate, tally).filter(recheckFails);
+        if (failing.length > 0) {
+          item.disagreements = failing.map(recheckDisagreement);
+          if (refusedStrict(item)) return undefined;
+        }
+      }
       if (context.runs) {
         run = await admitRun(context.runs, aggregate, item, diagnostics, unit.display);
         if (!run) return undefined;

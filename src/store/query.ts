@@ -59,11 +59,61 @@ function refuseUnsafe(sql: string): void {
 }
 
 /**
- * Refuses a statement that could change the database, on a lake's snapshot (in memory, so DuckDB would let it):
+ * The first words of DuckDB's statements that do not only read. A statement starting with one is refused before
+ * DuckDB even prepares it, since preparing can already write (`EXPORT DATABASE 'STORE.tmp'` makes its folder when
+ * it is prepared); any other statement is prepared and then checked by its kind (`refuseChange`), and a word
+ * DuckDB does not know is its parser error.
+ */
+const WRITING_STARTS = new Set([
+  'alter',
+  'analyze',
+  'attach',
+  'checkpoint',
+  'comment',
+  'copy',
+  'create',
+  'deallocate',
+  'delete',
+  'detach',
+  'drop',
+  'execute',
+  'export',
+  'force',
+  'import',
+  'insert',
+  'install',
+  'load',
+  'merge',
+  'prepare',
+  'truncate',
+  'update',
+  'upsert',
+  'use',
+  'vacuum',
+]);
+
+function refuseWritingStart(sql: string): void {
+  const statements = codeOnly(sql).toLowerCase().split(';');
+  for (const [i, text] of statements.entries()) {
+    const first = /^[\s(]*([a-z_]+)/.exec(text)?.[1];
+    if (first === undefined || !WRITING_STARTS.has(first)) continue;
+    const where = statements.filter((t) => t.trim() !== '').length > 1 ? `statement ${i + 1}: ` : '';
+    throw new UsageError(
+      'store.read-only',
+      `query opens the store read-only and runs only reading statements: one that could change the store or write a file is refused (${where}a ${first.toUpperCase()} statement; only reading kinds run: SELECT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL, SET); records are added with \`evalkit ingest\``,
+    );
+  }
+}
+
+/**
+ * Refuses, by its kind, every statement that is not a reading one, on a store file and on a lake's snapshot alike:
  * only SELECT and its kin (DESCRIBE, SHOW, SUMMARIZE, FROM …), EXPLAIN without ANALYZE, PRAGMA and CALL (table
- * functions), SET (refused by the locked configuration) and BEGIN/COMMIT/ROLLBACK run. Everything else (INSERT,
- * UPDATE, DELETE, CREATE, DROP, ALTER, COPY, ATTACH, PREPARE/EXECUTE, ...) is refused as on a store file opened
- * read-only; EXPLAIN ANALYZE runs its statement, so SQL holding one is refused too.
+ * functions), SET and SET VARIABLE (settings are refused by the locked configuration) and BEGIN/COMMIT/ROLLBACK
+ * run. Everything else (INSERT, UPDATE, DELETE, CREATE — temporary objects too —, DROP, ALTER, COPY, EXPORT,
+ * ATTACH, PREPARE/EXECUTE, ...) is refused before it runs. DuckDB's own lockdown is not enough on a store file: it
+ * lets a locked database write its own siblings (`COPY … TO 'STORE.wal'`, `EXPORT DATABASE 'STORE.tmp'`), and a
+ * lake's snapshot is in memory, which DuckDB does not hold read-only. EXPLAIN ANALYZE runs its statement, so SQL
+ * holding one is refused too.
  */
 async function refuseChange(prepared: DuckDBPreparedStatement, sql: string, where: string): Promise<void> {
   const { StatementType: T } = await loadDuckDb();
@@ -73,7 +123,7 @@ async function refuseChange(prepared: DuckDBPreparedStatement, sql: string, wher
   if (unchanging.includes(type) && !analyze) return;
   throw new UsageError(
     'store.read-only',
-    `query opens the store read-only, so statements that change it are refused (${where}a ${analyze ? 'EXPLAIN ANALYZE' : T[type]} statement); records are added with \`evalkit ingest\``,
+    `query opens the store read-only and runs only reading statements: one that could change the store or write a file is refused (${where}a ${analyze ? 'EXPLAIN ANALYZE' : T[type]} statement; only reading kinds run: SELECT, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL, SET); records are added with \`evalkit ingest\``,
   );
 }
 
@@ -88,6 +138,7 @@ async function runStatements(
   if (codeOnly(sql).replace(/[;\s]/g, '') === '')
     throw new UsageError('usage.empty-query', 'no SQL statement given');
   refuseUnsafe(sql);
+  refuseWritingStart(sql);
   const connection = store.connection;
   const extracted = await connection.extractStatements(sql).catch((error: Error) => {
     throw queryError(error);
@@ -100,7 +151,7 @@ async function runStatements(
       const prepared = await extracted.prepare(i);
       let result: DuckDBResult;
       try {
-        if (store.snapshot) await refuseChange(prepared, sql, where);
+        await refuseChange(prepared, sql, where);
         result = await prepared.stream();
       } finally {
         prepared.destroySync();

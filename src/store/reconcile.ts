@@ -7,12 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  isDisagreement,
-  reconcileAggregate,
+  recheckAggregate,
+  recheckFails,
   reconciliationCounts,
   rowFacts,
   RowTally,
-  storedReconciliation,
   type ReconciliationCounts,
 } from '../checks/reconciliation.js';
 import { readJsonlValues } from '../convert/read.js';
@@ -36,19 +35,19 @@ export interface ReconcileRow {
   stored_outcome: string | null;
   /** The check now gives another outcome than the one the record keeps. */
   changed: boolean;
+  /** The record keeps it as reconciled and it no longer is: a disagreement (exit 1) whatever the outcome now. */
+  lost: boolean;
 }
 
 export interface ReconcileReport {
-  summary: ReconciliationCounts & { records: number; results: number; changed: number };
+  summary: ReconciliationCounts & { records: number; results: number; changed: number; lost: number };
   results: ReconcileRow[];
 }
 
 /** The rows of one record's results checked against what its results keep; `aggregate` is not modified. */
 function recheck(aggregate: Obj, tally: RowTally): ReconcileRow[] {
-  const copy = structuredClone(aggregate);
-  const before = ((aggregate.evaluation_results ?? []) as Obj[]).map((r) => storedReconciliation(r));
   const model = isObject(aggregate.model_info as Json) ? (aggregate.model_info as Obj).id : undefined;
-  return reconcileAggregate(copy, tally).map((r, i) => ({
+  return recheckAggregate(aggregate, tally).map((r) => ({
     evaluation_id: String(aggregate.evaluation_id ?? ''),
     model_id: String(model ?? ''),
     evaluation_result_id: r.evaluation_result_id,
@@ -56,8 +55,9 @@ function recheck(aggregate: Obj, tally: RowTally): ReconcileRow[] {
     metric: r.metric,
     outcome: r.outcome,
     note: r.note,
-    stored_outcome: before[i]?.outcome ?? null,
-    changed: before[i] !== undefined && (before[i]!.outcome !== r.outcome || before[i]!.note !== r.note),
+    stored_outcome: r.stored_outcome,
+    changed: r.changed,
+    lost: r.stored_outcome === 'reconciled' && r.outcome !== 'reconciled',
   }));
 }
 
@@ -68,6 +68,7 @@ function report(rows: ReconcileRow[], records: number): ReconcileReport {
       results: rows.length,
       ...reconciliationCounts(rows),
       changed: rows.filter((r) => r.changed).length,
+      lost: rows.filter((r) => r.lost).length,
     },
     results: rows,
   };
@@ -139,6 +140,8 @@ export async function reconcileFiles(paths: string[], cwd: string): Promise<Reco
   return report(rows, records);
 }
 
-/** Whether the report holds a disagreement (the command's exit 1). */
-export const hasDisagreement = (r: ReconcileReport): boolean =>
-  r.results.some((x) => isDisagreement(x.outcome));
+/**
+ * Whether the report holds a disagreement (the command's exit 1): rows that disagree with their source, or a result
+ * the record keeps as reconciled that no longer is.
+ */
+export const hasDisagreement = (r: ReconcileReport): boolean => r.results.some((x) => recheckFails(x));

@@ -229,3 +229,49 @@ test('migrate --layout followed by a path still moves files into the tree layout
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /2 migrated/);
 });
+
+// Issue 39 item 21: a legacy_path whose model folder is another model's than the record's model_info.id (even after
+// upstream's spelling: case aside, `.` as `-`) is a warning naming the object; upstream's own spellings are not.
+test('a legacy_path in another model’s folder is a warning naming the object; upstream spellings are not', async () => {
+  const { flat } = await flatFromExamples('legacy-model');
+  const warningsFor = async (legacy: (path: string) => string): Promise<string[]> => {
+    let objectPath = '';
+    editIndex(flat, (r) => {
+      r.legacy_path = legacy(String(r.legacy_path));
+      objectPath = String(r.object_path);
+    });
+    const r = await runInProcess(['validate', flat, '--format', 'json']);
+    assert.equal(r.code, 0, r.stdout);
+    const found = (JSON.parse(r.stdout) as JsonReport).files.flatMap((f) =>
+      f.diagnostics.filter((d) => d.code === 'eee.flat-legacy-model'),
+    );
+    for (const d of found) {
+      assert.equal(d.severity, 'warning');
+      assert.equal(d.pointer, '/legacy_path');
+    }
+    const text = await runInProcess(['validate', flat]);
+    if (found.length > 0) assert.ok(text.stdout.includes(objectPath), 'the warning names the object');
+    return found.length > 0
+      ? [text.stdout.split('\n').find((l) => l.includes('eee.flat-legacy-model'))!]
+      : [];
+  };
+  const original = JSON.parse(readFileSync(indexFile(flat), 'utf8').split('\n')[0]!).legacy_path as string;
+  // The first row is acme/tiny-model-1b's record.
+  assert.match(original, /^data\/arith-40\/acme\/tiny-model-1b\//);
+  const other = await warningsFor((p) => p.replace('/acme/tiny-model-1b/', '/acme/tiny-model-3b/'));
+  assert.equal(other.length, 1);
+  assert.match(
+    other[0]!,
+    /lies in the model folder acme\/tiny-model-3b, but the object flat\/objects\/[0-9a-f/]+-[0-9a-f-]+\.json is a record of "acme\/tiny-model-1b"/,
+  );
+  // Variants: another developer; a model folder of another name altogether.
+  assert.equal((await warningsFor(() => original.replace('/acme/', '/globex/'))).length, 1);
+  assert.equal((await warningsFor(() => original.replace('/tiny-model-1b/', '/pocket-7b/'))).length, 1);
+  // Upstream's spellings of the same id: case, and `.` for `-`. No warning; nor for the original.
+  assert.deepEqual(
+    await warningsFor(() => original.replace('/acme/tiny-model-1b/', '/ACME/Tiny-Model-1B/')),
+    [],
+  );
+  assert.deepEqual(await warningsFor(() => original.replace('/tiny-model-1b/', '/tiny-model.1b/')), []);
+  assert.deepEqual(await warningsFor(() => original), []);
+});

@@ -92,3 +92,171 @@ test('the tally: a sample whose epochs come both with the result id and without 
     /^3 rows share 1 sample_hash value\(s\) without being epochs of one sample \(5 rows, 3 distinct keys\)/,
   );
 });
+
+// Issue 39 (mutants): the test above derives its expected facts with the code under test (lineFacts calls
+// rowFacts), so a bug in rowFacts went unnoticed. Here the expected facts are written by hand, from rows written
+// here: rowFacts, lineFacts and tallyBlock must each give exactly these values.
+/** A row with its keys in evalkit's order (the layout lineFacts and tallyBlock read: ids before the input). */
+const ORDER = [
+  'schema_version',
+  'evaluation_id',
+  'model_id',
+  'evaluation_name',
+  'evaluation_result_id',
+  'sample_id',
+  'sample_hash',
+  'input',
+  'output',
+  'evaluation',
+  'metadata',
+];
+const inOrder = (row: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(ORDER.filter((k) => k in row).map((k) => [k, row[k]]));
+const base = {
+  schema_version: '0.3.0',
+  evaluation_id: 'e',
+  model_id: 'm',
+  input: { raw: 'q', reference: ['a'] },
+};
+const HAND: { row: Record<string, unknown>; facts: Record<string, unknown> }[] = [
+  {
+    // A score and is_correct: the value is the score, correct the flag; the epoch a string of digits.
+    row: {
+      ...base,
+      evaluation_name: 'arith',
+      evaluation_result_id: 'arith/acc',
+      sample_id: 's1',
+      sample_hash: 'h1',
+      output: { raw: ['x'] },
+      evaluation: { score: 0.25, is_correct: false },
+      metadata: { epoch: '2' },
+    },
+    facts: {
+      evaluation_result_id: 'arith/acc',
+      evaluation_name: 'arith',
+      sample_hash: 'h1',
+      sample_id: 's1',
+      epoch: 2,
+      value: 0.25,
+      correct: 0,
+    },
+  },
+  {
+    // is_correct only: the value is 1; no metadata, no hash, no result id.
+    row: {
+      ...base,
+      evaluation_name: 'arith',
+      sample_id: 's2',
+      output: { raw: ['y'] },
+      evaluation: { is_correct: true },
+    },
+    facts: {
+      evaluation_result_id: null,
+      evaluation_name: 'arith',
+      sample_hash: null,
+      sample_id: 's2',
+      epoch: null,
+      value: 1,
+      correct: 1,
+    },
+  },
+  {
+    // A score of 0 with is_correct true: the score wins (0, not 1); epoch "0" is epoch 0.
+    row: {
+      ...base,
+      evaluation_name: 'arith',
+      evaluation_result_id: 'arith/acc',
+      sample_id: 's3',
+      sample_hash: 'h3',
+      output: { raw: ['z'] },
+      evaluation: { score: 0, is_correct: true },
+      metadata: { other: '7', epoch: '0' },
+    },
+    facts: {
+      evaluation_result_id: 'arith/acc',
+      evaluation_name: 'arith',
+      sample_hash: 'h3',
+      sample_id: 's3',
+      epoch: 0,
+      value: 0,
+      correct: 1,
+    },
+  },
+  {
+    // No value at all; an epoch that is not digits, and one of ten digits: no epoch.
+    row: {
+      ...base,
+      evaluation_name: 'arith',
+      evaluation_result_id: 'arith/acc',
+      sample_id: 's4',
+      output: { raw: ['w'] },
+      evaluation: {},
+      metadata: { epoch: '3x' },
+    },
+    facts: {
+      evaluation_result_id: 'arith/acc',
+      evaluation_name: 'arith',
+      sample_hash: null,
+      sample_id: 's4',
+      epoch: null,
+      value: null,
+      correct: null,
+    },
+  },
+  {
+    row: {
+      ...base,
+      evaluation_name: 'arith',
+      evaluation_result_id: 'arith/acc',
+      sample_id: 's5',
+      sample_hash: 'h5',
+      output: { raw: ['v'] },
+      evaluation: { score: 0.75 },
+      metadata: { epoch: '1234567890' },
+    },
+    facts: {
+      evaluation_result_id: 'arith/acc',
+      evaluation_name: 'arith',
+      sample_hash: 'h5',
+      sample_id: 's5',
+      epoch: null,
+      value: 0.75,
+      correct: null,
+    },
+  },
+];
+
+test('rowFacts, lineFacts and tallyBlock give the hand-written facts of hand-written rows', () => {
+  for (const { row, facts } of HAND) {
+    assert.deepEqual(rowFacts(row), facts, `rowFacts of ${row.sample_id}`);
+    assert.deepEqual(lineFacts(JSON.stringify(inOrder(row))), facts, `lineFacts of ${row.sample_id}`);
+  }
+  const block = Buffer.from(HAND.map((h) => `${JSON.stringify(inOrder(h.row))}\n`).join(''));
+  assert.deepEqual(
+    blockFacts(block),
+    HAND.map((h) => h.facts),
+  );
+  // A score too large for a double (1e400 reads as Infinity) is no value; a numeric epoch counts in a parsed row.
+  const huge = `{"evaluation_name":"t","sample_id":"s","evaluation":{"score":1e400,"is_correct":true}}`;
+  assert.equal(lineFacts(huge).value, null);
+  assert.equal(lineFacts(huge).correct, 1);
+  assert.equal(rowFacts({ evaluation: { score: 0.5 }, metadata: { epoch: 4 } }).epoch, 4);
+  // Tallied, the facts give the hand-computed outcome: arith/acc has samples s1 (0.25), s3 (0), s4 (no value)
+  // and s5 (0.75) by id, and s2 (1) by name only: 5 samples (keyed by sample_id: s2 and s4 have no hash), the mean
+  // of the 4 with a value (0.25 + 1 + 0 + 0.75) / 4 = 0.5.
+  const tally = new RowTally();
+  for (const f of blockFacts(block)) tally.add(f);
+  const result = {
+    evaluation_result_id: 'arith/acc',
+    evaluation_name: 'arith',
+    metric_config: { metric_name: 'accuracy' },
+    score_details: { score: 0.5 },
+  };
+  const r = reconcileResult(result, tally, { n: 5, headline: 'mean' });
+  assert.deepEqual([r.outcome, r.note], ['reconciled', 'n 5 stored = 5 declared; mean 0.5 = headline']);
+  // The pass rate counts is_correct only: s1 0, s2 1, s3 1 (s4, s5 have none): 2/3.
+  assert.equal(
+    reconcileResult({ ...result, score_details: { score: 2 / 3 } }, tally, { headline: 'pass_rate' }).outcome,
+    'reconciled',
+  );
+});

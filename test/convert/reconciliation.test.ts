@@ -162,7 +162,7 @@ test('reconcile re-checks a folder of records and a store; a row changed after t
   const report = JSON.parse(folder.stdout);
   assert.deepEqual(
     { ...report.summary },
-    { records: 1, results: 5, reconciled: 2, not_checkable: 1, disagreement: 2, changed: 0 },
+    { records: 1, results: 5, reconciled: 2, not_checkable: 1, disagreement: 2, changed: 0, lost: 0 },
   );
   const db = join(temp, 'recheck.duckdb');
   assert.equal((await cli(['ingest', '--db', db, '--no-progress', run])).code, 0);

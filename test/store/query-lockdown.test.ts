@@ -1,7 +1,9 @@
 // `query` reads the store and nothing else: each way out of it the SQL could take (writing a file, overwriting the
 // store, writing another store, reading any file, exporting, installing, unlocking) is refused by DuckDB's own
-// controls and leaves every file as it was; SELECT, WITH, the views, DESCRIBE, EXPLAIN and temporary objects still
-// work; several statements all run and the output is the last one's result, as the output says.
+// controls and leaves every file as it was; SELECT, WITH, the views, DESCRIBE and EXPLAIN still work; several
+// statements all run and the output is the last one's result, as the output says. Issue 39 item 15: DuckDB lets a
+// locked store write its own siblings (STORE.wal, STORE.tmp/), so on --db as on --lake only reading statement kinds
+// run, whatever the spelling (case, comments, several statements, a CTE around it).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,7 +75,62 @@ test('query: every escape is refused (exit 2, a clear code) and no file changes'
   assert.equal(await count(other), 1, 'the other store keeps its record');
 });
 
-test('query: SELECT, WITH, the views, DESCRIBE, EXPLAIN, SUMMARIZE and temporary objects still work', async () => {
+/** The statements DuckDB's lockdown lets through on a store file: they write the store's own siblings. */
+const SIBLING_WRITES = (db: string): { name: string; sql: string }[] => [
+  // The exact cases of the issue.
+  { name: 'COPY TO the WAL', sql: `COPY (SELECT 1) TO '${db}.wal'` },
+  { name: 'EXPORT DATABASE into STORE.tmp', sql: `EXPORT DATABASE '${db}.tmp'` },
+  { name: 'COPY into STORE.tmp/', sql: `COPY (SELECT 1) TO '${db}.tmp/x.csv'` },
+  // Variants: spelling, comments, options, several statements, a CTE, other writing kinds.
+  { name: 'lower case', sql: `copy (select 1) to '${db}.wal'` },
+  { name: 'a comment first', sql: `/* just a read */ -- really\nCOPY records TO '${db}.wal' (FORMAT csv)` },
+  { name: 'after a SELECT', sql: `SELECT 1; COPY (SELECT 2) TO '${db}.wal'` },
+  {
+    name: 'EXPORT after a SELECT, with a comment between',
+    sql: `SELECT 1; /* x */ EXPORT DATABASE '${db}.tmp'`,
+  },
+  {
+    name: 'a CTE before an INSERT',
+    sql: `WITH x AS (SELECT 1 AS a) INSERT INTO records (record_key) SELECT 'k' FROM x`,
+  },
+  { name: 'a CTE inside COPY', sql: `COPY (WITH x AS (SELECT 1 AS a) SELECT * FROM x) TO '${db}.wal'` },
+  { name: 'COPY TO parquet in STORE.tmp', sql: `COPY records TO '${db}.tmp/r.parquet' (FORMAT parquet)` },
+  { name: 'export database lower case', sql: `export database '${db}.tmp' (format parquet)` },
+  { name: 'COPY FROM DATABASE', sql: `COPY FROM DATABASE memory TO memory` },
+  { name: 'CREATE TEMP TABLE', sql: 'CREATE TEMP TABLE t AS SELECT 1' },
+  { name: 'CREATE TEMP VIEW', sql: 'CREATE TEMP VIEW v AS SELECT 1' },
+  { name: 'CREATE MACRO', sql: 'CREATE TEMP MACRO m(x) AS x + 1' },
+  { name: 'PREPARE a COPY', sql: `PREPARE p AS COPY (SELECT 1) TO '${db}.wal'; EXECUTE p` },
+  { name: 'EXPLAIN ANALYZE a COPY', sql: `EXPLAIN ANALYZE COPY (SELECT 1) TO '${db}.wal'` },
+  { name: 'INSERT into a temporary table', sql: 'INSERT INTO temp.main.t VALUES (1)' },
+  { name: 'DETACH', sql: 'DETACH memory' },
+  { name: 'CHECKPOINT', sql: 'CHECKPOINT' },
+  { name: 'VACUUM', sql: 'VACUUM' },
+];
+
+test('query --db: no statement writes beside the store (STORE.wal, STORE.tmp/): refused by its kind', async () => {
+  const temp2 = mkdtempSync(join(tmpdir(), 'evalkit-query-siblings-'));
+  try {
+    const db = join(temp2, 'store.duckdb');
+    assert.equal((await evalkit(['ingest', 'examples/eee/data', '--db', db])).code, 0);
+    const before = digest(db);
+    for (const { name, sql } of SIBLING_WRITES(db)) {
+      const r = await evalkit(['query', sql, '--db', db]);
+      assert.equal(r.code, 2, `${name}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /^evalkit: error store\.(query-refused|read-only): /, name);
+      assert.equal(r.stdout, '', name);
+      for (const made of ['store.duckdb.wal', 'store.duckdb.tmp'])
+        assert.equal(existsSync(join(temp2, made)), false, `${name}: ${made} was written`);
+    }
+    assert.equal(digest(db), before, 'the store is unchanged');
+    const copy = await evalkit(['query', `COPY (SELECT 1) TO '${db}.wal'`, '--db', db]);
+    assert.match(copy.stderr, /a COPY statement/, 'the message names the kind');
+  } finally {
+    rmSync(temp2, { recursive: true, force: true });
+  }
+});
+
+test('query: SELECT, WITH, the views, DESCRIBE, EXPLAIN, SUMMARIZE, PRAGMA and variables still work', async () => {
   const ok = async (sql: string): Promise<string> => {
     const r = await query(sql);
     assert.equal(r.code, 0, `${sql}: ${r.stderr}`);
@@ -86,7 +143,10 @@ test('query: SELECT, WITH, the views, DESCRIBE, EXPLAIN, SUMMARIZE and temporary
   assert.match(await ok('DESCRIBE records'), /record_key/);
   assert.match(await ok('EXPLAIN SELECT * FROM records'), /physical_plan/);
   assert.match(await ok('SUMMARIZE results'), /score/);
-  assert.match(await ok('CREATE TEMP TABLE t AS SELECT 41 + 1 AS x; SELECT x FROM t'), /^\s*42$/m);
+  assert.match(await ok("SET VARIABLE x = 41; SELECT getvariable('x') + 1 AS y"), /^\s*42$/m);
+  assert.match(await ok('PRAGMA table_info(records)'), /record_key/);
+  assert.match(await ok('SHOW TABLES'), /records/);
+  assert.match(await ok('/* a comment */ from records select count(*) as n'), /^\s*1$/m);
   assert.match(
     await ok("SELECT json_extract_string(raw, '$.evaluation_id') AS e FROM records"),
     /tiny-model-1b/,
@@ -94,7 +154,7 @@ test('query: SELECT, WITH, the views, DESCRIBE, EXPLAIN, SUMMARIZE and temporary
 });
 
 test('query: several statements all run, the last one is printed, and every format says so', async () => {
-  const sql = 'CREATE TEMP TABLE t AS SELECT 1 AS first; SELECT 2 AS second';
+  const sql = 'SELECT 1 AS first; SELECT 2 AS second';
   const table = await query(sql);
   assert.equal(table.code, 0, table.stderr);
   assert.equal(
@@ -113,11 +173,7 @@ test('query: several statements all run, the last one is printed, and every form
   const jsonl = await query(sql, '-f', 'jsonl');
   assert.equal(jsonl.stdout, '{"second":2}\n');
   // The later statement really ran after the earlier one (it reads what the first made).
-  const chained = await query(
-    'CREATE TEMP TABLE u AS SELECT 7 AS v; SELECT v * 6 AS w FROM u',
-    '-f',
-    'jsonl',
-  );
+  const chained = await query("SET VARIABLE v = 7; SELECT getvariable('v') * 6 AS w", '-f', 'jsonl');
   assert.equal(chained.stdout, '{"w":42}\n');
   // A failing statement stops the run and is named.
   const failing = await query('SELECT 1; SELECT * FROM no_such_table; SELECT 3');

@@ -28,7 +28,7 @@ function renderText(report: HfExportReport, dryRun: boolean): string {
     r.entry?.task_id ?? '',
     r.entry ? String(r.entry.value) : '',
     r.status,
-    r.status === 'unmapped'
+    r.status === 'unmapped' || r.status === 'no_clone'
       ? (r.reason ?? '')
       : r.existing
         ? `${r.existing.file} #${r.existing.index + 1} has ${JSON.stringify(r.existing.value)}`
@@ -37,7 +37,7 @@ function renderText(report: HfExportReport, dryRun: boolean): string {
   const out = [textTable(HEADER, cells, [4])];
   const count = (s: string) => report.rows.filter((r) => r.status === s).length;
   out.push(
-    `${count('ready')} ready, ${count('already_present')} already present, ${count('score_conflict')} score conflict(s) (never overwritten), ${count('unmapped')} unmapped\n`,
+    `${count('ready')} ready, ${count('already_present')} already present, ${count('score_conflict')} score conflict(s) (never overwritten), ${count('unmapped')} unmapped${count('no_clone') > 0 ? `, ${count('no_clone')} without a clone (not written)` : ''}\n`,
   );
   if (dryRun) out.push('dry run: nothing written\n');
   else
@@ -55,24 +55,29 @@ export function registerHfEvals(exp: Command, io: CliIO, run: (f: () => Promise<
     .command('hf-evals')
     .summary("results as the Hugging Face Hub's .eval_results files, one folder per model")
     .description(
-      "Write the Hub's community-evals files: OUT/<org>/<model>/.eval_results/<task>.yaml, each a YAML list of\n" +
-        'entries {dataset: {id, task_id, revision?}, value, date?, source?: {url, name?}, notes?}, from a store\n' +
+      "Write the Hub's community-evals files: OUT/<org>/<model>/.eval_results/<task>.yaml, each a YAML list of " +
+        'entries {dataset: {id, task_id, revision?}, value, date?, source?: {url, name?}, notes?}, from a store ' +
         '(--db / --lake) or from EEE records given as RECORDS (validated and read through a temporary store).\n\n' +
-        'A benchmark (evaluation_name) maps to a Hub dataset, its task and the metric to export through a table kept\n' +
-        'as data (built in: gpqa (diamond), mmlu_pro, gsm8k, hle, mmlu, arc_challenge, hellaswag, truthfulqa,\n' +
-        'winogrande, ifeval, bbh, math), extended or overridden by --benchmarks FILE (JSON: benchmark name →\n' +
-        '{"dataset_id", "task_id", "metric"}, metric a name or a list in order of preference; optional "revision",\n' +
-        '"notes"). A benchmark with no mapping, or without its mapped metric, is listed as unmapped, never guessed.\n' +
-        "Each model's result is the leaderboard's (its most recently retrieved record); the value is written as\n" +
-        "stored; date is the evaluation timestamp; source needs a URL (the record's organisation URL, or\n" +
-        '--source-url). Output is deterministic, file and folder names are safe on every platform.\n\n' +
-        '--model-repos DIR (local clones, DIR/<org>/<model>/.eval_results/*.yaml) audits each entry: ready,\n' +
-        'already_present (same dataset, task and value), score_conflict (same dataset and task, another value:\n' +
-        "never overwritten), unmapped. Only ready entries are written, appended to the model's file for that task\n" +
-        'without reordering it (OUT may be DIR itself, to write into the clones). Without --model-repos OUT must be\n' +
-        'new or empty. --model-index also prints the legacy model-index block of each model card. Nothing is sent\n' +
+        'A benchmark (evaluation_name) maps to a Hub dataset, its task and the metric to export through a table kept ' +
+        'as data (built in: gpqa (diamond), mmlu_pro, gsm8k, hle, mmlu, arc_challenge, hellaswag, truthfulqa, ' +
+        'winogrande, ifeval, bbh, math), extended or overridden by --benchmarks FILE (JSON: benchmark name → ' +
+        '{"dataset_id", "task_id", "metric"}, metric a name or a list in order of preference; optional "revision", ' +
+        '"notes"). A benchmark with no mapping, or without its mapped metric, is listed as unmapped, never guessed. ' +
+        "Each model's result is the leaderboard's (its most recently retrieved record); the value is written as " +
+        "stored; date is the evaluation timestamp; source needs a URL (the record's organisation URL, or " +
+        "--source-url) and is named after the evaluator (the record's organisation, or --source-name). Output is " +
+        'deterministic, file and folder names are safe on every platform; two models whose ids clean to one folder ' +
+        'are refused, naming both.\n\n' +
+        '--model-repos DIR (local clones, DIR/<org>/<model>/.eval_results/*.yaml) audits each entry against the ' +
+        'files it will be appended to (those in OUT, else the clone’s): ready, already_present (same dataset, task ' +
+        'and value), score_conflict (same dataset and task, another value: never overwritten), unmapped. Only ready ' +
+        "entries are written, appended to the model's file for that task without reordering it (OUT may be DIR " +
+        'itself, to write into the clones; a model without a clone there is no_clone and nothing is made for it). ' +
+        'A link inside a clone is followed only while it stays inside the clone. Without --model-repos OUT must be ' +
+        'new or empty. --model-index also prints the legacy model-index block of each model card. Nothing is sent ' +
         'anywhere: publishing is your git push.\n\n' +
-        'Exit codes: 0 ok, 1 invalid records or model-repository files, 2 usage or I/O error.',
+        'Exit codes: 0 ok, 1 invalid records or model-repository files, 2 usage or I/O error (a link out of a ' +
+        'clone, a folder where a file belongs).',
     )
     .argument('<out>', 'the folder to write into (OUT/<org>/<model>/.eval_results/)')
     .argument('[records...]', 'EEE records (files or folders) instead of a store')

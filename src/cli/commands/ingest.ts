@@ -164,7 +164,7 @@ export const ingestCommand: CommandModule = {
       )
       .option(
         '--strict',
-        'refuse a record whose rows disagree with its source (a reconciliation disagreement: count_mismatch, headline_mismatch, key_collision; see docs/convert.md); exit 1',
+        'refuse a record whose rows disagree with its source (a reconciliation disagreement: count_mismatch, headline_mismatch, key_collision; see docs/convert.md): every EEE record is checked again against its rows as `evalkit reconcile` does, and one whose result kept as reconciled no longer is is refused too; exit 1',
       )
       .option(
         '--from <source>',

@@ -61,13 +61,15 @@ export const queryCommand: CommandModule = {
       .command('query')
       .summary('run SQL over the store (read-only)')
       .description(
-        'Run SQL over the store made by `evalkit ingest`. The store is opened read-only and locked down: the\n' +
-          'SQL reads the store and nothing else (no files, no other databases, no extensions, no settings\n' +
-          'changed), and a statement that would change the store fails with a message. Tables: records,\n' +
-          'results, samples, documents, ingests; views: models, benchmarks, result_rows, sample_rows (see\n' +
-          'docs/query.md). SELECT, WITH, DESCRIBE, SUMMARIZE, EXPLAIN and temporary tables, views and macros work.\n\n' +
-          'Several statements (separated by ;) all run, in order; the output is the last one\u2019s result (the\n' +
-          'table footer and the JSON "statements" field say how many ran). Rows are streamed as they are read:\n' +
+        'Run SQL over the store made by `evalkit ingest` (--db) or over a lake (--lake). The store is opened ' +
+          'read-only and locked down: the SQL reads the store and nothing else (no files, no other databases, no ' +
+          'extensions, no settings changed), and only statements that read run: SELECT, WITH, FROM, DESCRIBE, ' +
+          'SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL and SET VARIABLE. Any other kind (INSERT, CREATE — temporary ' +
+          'objects too —, COPY, EXPORT, ATTACH, ...) is refused before it runs, with a message. Tables: records, ' +
+          'results, samples, documents, ingests; views: models, benchmarks, result_rows, sample_rows (see ' +
+          'docs/query.md).\n\n' +
+          'Several statements (separated by ;) all run, in order; the output is the last one\u2019s result (the ' +
+          'table footer and the JSON "statements" field say how many ran). Rows are streamed as they are read: ' +
           'memory stays flat however large the result (a table\u2019s column widths come from its first rows).\n\n' +
           'Exit codes: 0 ok, 2 a bad or refused query, a missing store or a store in use by a writer.',
       )

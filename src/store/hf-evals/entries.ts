@@ -153,11 +153,10 @@ function entryOf(r: Row, mapping: BenchmarkMapping, options: EntryOptions): HfEn
     r.run_status === 'partial' ? 'partial run (the evaluation did not finish)' : undefined,
   ].filter((x): x is string => x !== undefined);
   const url = options.sourceUrl ?? r.source_organization_url ?? undefined;
-  const name =
-    options.sourceName ??
-    (r.source_organization_name && r.source_organization_name !== 'unknown'
-      ? r.source_organization_name
-      : undefined);
+  // The evaluator: the record's organisation, unless it names no one (`unknown`) or only the tool that wrote the
+  // record (`evalkit`, as `evalkit run` records say): then the entry has no name rather than the tool's.
+  const org = r.source_organization_name?.trim();
+  const name = options.sourceName ?? (org && !/^(unknown|evalkit)$/i.test(org) ? org : undefined);
   return {
     model_id: r.model_id,
     benchmark: r.benchmark,

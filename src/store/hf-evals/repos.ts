@@ -5,7 +5,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument, isSeq, type Document } from 'yaml';
-import { DataError } from '../../errors.js';
+import { DataError, IoError } from '../../errors.js';
+import { kindInClone } from './confine.js';
 
 /** A name safe as a file or folder on every platform: [A-Za-z0-9._-] only, no dot-only or reserved name. */
 export function safeName(name: string): string {
@@ -51,18 +52,37 @@ export function appendable(doc: Document): boolean {
   return doc.contents === null || (isSeq(doc.contents) && !doc.contents.flow);
 }
 
-/** The entries under `<repo>/.eval_results/` (every .yaml / .yml file, in name order); none when there is no folder. */
-export async function existingEntries(repo: string): Promise<ExistingEntry[]> {
-  const dir = join(repo, EVAL_RESULTS);
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => /\.ya?ml$/i.test(n)).sort();
-  } catch {
-    return [];
+/**
+ * The entries under `<clone>/.eval_results/` (every .yaml / .yml file, in name order); none when there is no folder.
+ * With several clones (the output folder first, then the model repository) a file name found in an earlier one
+ * hides the same name in a later one: the entries are those of the files the export will append to. Nothing is read
+ * outside a clone (kindInClone: a link out, a dangling link, a folder named .yaml, a file named .eval_results are
+ * errors naming the path).
+ */
+export async function existingEntries(clones: readonly string[]): Promise<ExistingEntry[]> {
+  const files = new Map<string, string>();
+  for (const clone of clones) {
+    const kind = await kindInClone(clone, EVAL_RESULTS);
+    if (kind === 'absent') continue;
+    if (kind === 'file')
+      throw new IoError(
+        'hf-evals.not-a-folder',
+        `${join(clone, EVAL_RESULTS)} is a file, not a folder: a model repository keeps its entries in the folder ${EVAL_RESULTS}/`,
+      );
+    for (const name of (await readdir(join(clone, EVAL_RESULTS))).filter((n) => /\.ya?ml$/i.test(n)).sort()) {
+      if (files.has(name)) continue;
+      const kind = await kindInClone(clone, `${EVAL_RESULTS}/${name}`);
+      if (kind === 'folder')
+        throw new IoError(
+          'hf-evals.not-a-file',
+          `${join(clone, EVAL_RESULTS, name)} is a folder, not a file: a .eval_results entry file is a YAML list`,
+        );
+      if (kind === 'file') files.set(name, join(clone, EVAL_RESULTS, name));
+    }
   }
   const out: ExistingEntry[] = [];
-  for (const name of names) {
-    const file = join(dir, name);
+  for (const name of [...files.keys()].sort()) {
+    const file = files.get(name)!;
     const value: unknown = parseEvalResults(await readFile(file, 'utf8'), file).toJS();
     if (value === null || value === undefined) continue;
     if (!Array.isArray(value))
