@@ -88,7 +88,8 @@ export async function* convertPaths(
       return;
     }
     for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
+      // Hidden entries are skipped, except a model repository's Hub results (.eval_results).
+      if (e.name.startsWith('.') && e.name !== '.eval_results') continue;
       const path = join(dir, e.name);
       if (e.isDirectory()) {
         if (SKIPPED_DIRS.has(e.name) || excluded.has(resolve(path))) continue;

@@ -18,6 +18,7 @@ export type SourceId =
   | 'openai-evals-api'
   | 'bench'
   | 'infereval'
+  | 'hf-eval-results'
   | 'evalkit-run';
 
 /** What the user can say that the source cannot (CLI `--source-organization-name`, ...). All optional. */
