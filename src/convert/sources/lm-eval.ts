@@ -433,7 +433,14 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         details,
         metricParameters: filter === undefined ? undefined : { filter },
         generationConfig: generationConfig(taskConfig, get(doc, 'n-shot', task)),
-        declared: lmEvalDeclared(task, taskConfig, metricPart, nSamples, isGroup),
+        declared: lmEvalDeclared(task, taskConfig, metricPart, nSamples, isGroup, {
+          sampleCount: Number.isSafeInteger(sampleCount)
+            ? { n: sampleCount as number, from: `results.${task}.sample_count.${key}` }
+            : undefined,
+          sampleLen: Number.isSafeInteger(entry.sample_len)
+            ? { n: entry.sample_len as number, from: `results.${task}.sample_len` }
+            : undefined,
+        }),
       });
       const byTask = written ? resultIdsByTask : leftOutIdsByTask;
       const list = byTask.get(task) ?? [];
@@ -620,10 +627,18 @@ function lmEvalDeclared(
   metric: string,
   nSamples: unknown,
   isGroup: boolean,
+  counts: { sampleCount?: { n: number; from: string }; sampleLen?: { n: number; from: string } } = {},
 ): DeclaredFacts {
+  // 0.4.10+ also state a task's `sample_len` and a group's per-metric `sample_count`: the count when n-samples
+  // does not give one (a group's metric counts the samples of the subtasks that have it).
+  const stated = isGroup
+    ? (counts.sampleCount ?? counts.sampleLen)
+    : (counts.sampleLen ?? counts.sampleCount);
   const n = Number.isSafeInteger(nSamples)
     ? { n: nSamples as number, nFrom: `n-samples.${task}.effective` }
-    : {};
+    : stated
+      ? { n: stated.n, nFrom: stated.from }
+      : {};
   if (isGroup) return { ...n, headlineWhy: "a group's score aggregates its subtasks" };
   const list = get(taskConfig, 'metric_list');
   const entry = Array.isArray(list) ? list.find((x) => isJsonObject(x) && x.metric === metric) : undefined;
