@@ -5,10 +5,11 @@
  * failures, never the same record twice.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from './registry.js';
+import { inspectListedLogs, isInspectLogListing } from './sources/inspect.js';
 import type {
   ConvertedRecord,
   ConvertOverrides,
@@ -108,6 +109,10 @@ export async function* convertPaths(
       yield { sourcePath: path, error: error as Error };
       return;
     }
+    if (sources.some((s) => s.id === 'inspect') && isInspectLogListing(probe)) {
+      yield* listing(path, explicit);
+      return;
+    }
     const claimed = claimingSource(probe, sources);
     if (claimed) {
       yield* run(claimed, path);
@@ -131,6 +136,47 @@ export async function* convertPaths(
         ),
       };
     else skip(path, 'no source recognises it');
+  }
+
+  /**
+   * An Inspect viewer listing (logs.json): skipped with a note, never taken for a log. Given by name, the logs it
+   * lists (beside it) are read; met while walking, they are read from their own files by the walk.
+   */
+  async function* listing(path: string, explicit: boolean): AsyncGenerator<ConvertItem> {
+    let listed: string[];
+    try {
+      listed = await inspectListedLogs(path);
+    } catch (error) {
+      yield { sourcePath: path, source: 'inspect', error: error as Error };
+      return;
+    }
+    const logs: string[] = [];
+    for (const name of listed) {
+      const log = resolve(dirname(path), name);
+      if ((await stat(log).catch(() => undefined))?.isFile()) logs.push(log);
+    }
+    const missing = listed.length - logs.length;
+    skip(
+      path,
+      `an Inspect log listing (the headers of ${listed.length} log(s)), not a log: ` +
+        (explicit
+          ? 'the logs it lists are read from their own files'
+          : 'its logs are read from their own files') +
+        (missing > 0 ? `; ${missing} listed log(s) not found beside it` : ''),
+    );
+    if (!explicit) return;
+    if (logs.length === 0) {
+      yield {
+        sourcePath: path,
+        source: 'inspect',
+        error: new DataError(
+          'convert.inspect.listing',
+          `${path}: an Inspect log listing whose ${listed.length} log(s) are not beside it; convert the log files or their folder`,
+        ),
+      };
+      return;
+    }
+    for (const log of logs) yield* visit(log, true);
   }
 
   for (const path of paths) {
