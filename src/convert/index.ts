@@ -23,6 +23,20 @@ export { SOURCES, detectSource, sourceById, probePath } from './registry.js';
 export { writeConverted, aggregateText, type WriteOptions, type WriteOutcome } from './write.js';
 export { METRIC_FACTS, metricFacts, type MetricFacts } from './metric-facts.js';
 
+/**
+ * Why a file met while walking is not converted when it is Every Eval Ever data already (an aggregate record, or a
+ * row of a datastore index such as the community-evals converter's aggregate.jsonl); undefined otherwise.
+ */
+function eeeAlready(head: string | undefined): string | undefined {
+  if (head === undefined) return undefined;
+  const version = /"(?:eval_)?schema_version"\s*:\s*"([^"]+)"/.exec(head)?.[1];
+  if (/"record_type"\s*:/.test(head) && /"object_path"\s*:/.test(head) && /"sha256"\s*:/.test(head))
+    return `an Every Eval Ever datastore index (rows naming aggregate objects${version ? `, schema ${version}` : ''}), not a tool's output: validate or ingest the records it names`;
+  if (version !== undefined && /"evaluation_results"\s*:/.test(head) && /"model_info"\s*:/.test(head))
+    return `an Every Eval Ever record already (schema ${version}), not a tool's output: validate, migrate or ingest it`;
+  return undefined;
+}
+
 /** A path that could not be converted (the others still are). */
 export interface ConvertFailure {
   sourcePath: string;
@@ -135,7 +149,7 @@ export async function* convertPaths(
           `${path}: not a recognised output file; expected one of: ${expectedSources(sources)}`,
         ),
       };
-    else skip(path, 'no source recognises it');
+    else skip(path, eeeAlready(probe.head) ?? 'no source recognises it');
   }
 
   /**

@@ -144,3 +144,36 @@ test('round trip: export hf-evals → convert → export hf-evals gives the same
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.deepEqual(parse(readFileSync(join(back, 'acme/tiny-1b/.eval_results/gsm8k.yaml'), 'utf8')), entries);
 });
+
+const COMMUNITY =
+  'peers-wild-3/every-eval-ever/evaleval__every_eval_ever__community-evals-converter-aggregate-0.2.2';
+
+test(
+  'the community-evals converter case: EEE data already, refused by convert with that reason (not "unrecognised")',
+  { skip: skipWithoutReference(COMMUNITY) },
+  async () => {
+    const r = await cli(['convert', reference(COMMUNITY)!, '-o', join(tempRoot(), 'out')]);
+    assert.equal(r.code, 2); // nothing to convert
+    assert.match(
+      r.stdout + r.stderr,
+      /aggregate\.jsonl: an Every Eval Ever datastore index \(rows naming aggregate objects, schema 0\.2\.2\)/,
+    );
+    assert.match(
+      r.stdout + r.stderr,
+      /676f4465-ce78-411a-9f5a-c97b3d2eac4f\.json: an Every Eval Ever record already \(schema 0\.2\.2\)/,
+    );
+    // A variant written here: a 0.1.0 record met while walking is named as such too.
+    const dir = tempRoot();
+    writeFileSync(
+      join(dir, 'r.json'),
+      JSON.stringify({
+        schema_version: '0.1.0',
+        evaluation_id: 'x',
+        model_info: { id: 'a/b', name: 'b' },
+        evaluation_results: [],
+      }),
+    );
+    const v = await cli(['convert', dir, '-o', join(dir, 'out')]);
+    assert.match(v.stdout + v.stderr, /an Every Eval Ever record already \(schema 0\.1\.0\)/);
+  },
+);
