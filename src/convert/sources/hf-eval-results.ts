@@ -17,7 +17,7 @@ import { isJsonObject } from '../../io/json-value.js';
 import { readBytes } from '../read.js';
 import { RecordDriver } from '../driver.js';
 import { contentDigest, epochSeconds } from '../record.js';
-import { builtinRows } from '../../store/hf-evals/benchmarks.js';
+import { HF_BENCHMARKS } from '../hf-benchmarks.js';
 import type { ConvertedRecord, ConvertOptions, Probe, SourceConverter } from '../types.js';
 
 type Obj = Record<string, unknown>;
@@ -131,10 +131,10 @@ async function filesOf(path: string): Promise<string[]> {
 
 /** The benchmark table's name and first metric for a dataset and task, when the table knows them. */
 function tableEntry(datasetId: string, taskId: string): { name: string; metric: string } | undefined {
-  const row = builtinRows().find(
-    (r) => r.mapping.dataset_id === datasetId && r.mapping.task_id === taskId && r.mapping.metrics.length > 0,
+  const row = HF_BENCHMARKS.find(
+    ([, m]) => m.dataset_id === datasetId && m.task_id === taskId && m.metrics.length > 0,
   );
-  return row ? { name: row.names[0]!, metric: row.mapping.metrics[0]! } : undefined;
+  return row ? { name: row[0][0]!, metric: row[1].metrics[0]! } : undefined;
 }
 
 /** The model a repository folder names: `models--org--name` (the Hub cache), `org__name[__…]`, else `<parent>/<folder>`. */

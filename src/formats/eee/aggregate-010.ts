@@ -11,7 +11,19 @@
 //     any object passes there; `score_details` has no `type`;
 //   - `choices` is a oneOf of a string list and a list of pairs, so an empty list (both) fails.
 import { Type } from 'typebox';
-import { Bool, Int, Num, OneOf, Root, Str, StrEnum, StrList, Types, Untyped } from './common.js';
+import {
+  Bool,
+  Int,
+  Num,
+  OneOf,
+  Root,
+  sourceMetadataProps,
+  Str,
+  StrEnum,
+  StrList,
+  Types,
+  Untyped,
+} from './common.js';
 
 const Opt = Type.Optional;
 const OpenMap = (description: string) =>
@@ -132,18 +144,7 @@ function build010() {
       source_data: sourceData,
       source_metadata: Type.Object(
         {
-          source_name: Opt(Str('Name of the source, e.g. the leaderboard title or the evaluation platform.')),
-          source_type: StrEnum(
-            ['documentation', 'evaluation_run'],
-            'Whether the numbers were measured in a run or taken from documentation.',
-          ),
-          source_organization_name: Str('Organization that published the data.'),
-          source_organization_url: Opt(Str('Web address of that organization.')),
-          source_organization_logo_url: Opt(Str("Address of that organization's logo.")),
-          evaluator_relationship: StrEnum(
-            ['first_party', 'third_party', 'collaborative', 'other'],
-            'How the evaluator relates to the model developer.',
-          ),
+          ...sourceMetadataProps(),
         },
         { description: 'Where the data comes from.' },
       ),
