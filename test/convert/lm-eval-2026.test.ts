@@ -2,7 +2,7 @@
 // rows reconcile against (when `n-samples` gives none), "N/A" stderr is no standard error. The real 0.4.13.dev0 runs
 // of peers-wild-3 (skipped when ../shared/reference is absent) and variants written here from our own fixture.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliFromSource as cli } from '../helpers/cli.js';
@@ -71,3 +71,38 @@ test('variant: without n-samples, sample_len is the count the rows reconcile aga
   const bad = await convertJson(fixture2026(4, 3), join(tempRoot(), 'out'));
   assert.equal(outcomes(bad.records[0])['sub_b/exact_match,flexible-extract'].outcome, 'count_mismatch');
 });
+
+test(
+  'author-renamed results files convert with the samples beside them (the real runs, two in one folder)',
+  { skip: skipWithoutReference(NEGOTIATION) },
+  async () => {
+    const src = join(reference(NEGOTIATION)!, 'outputs/qwen3-8b/negotiationtom/Qwen__Qwen3-8B');
+    const dir = join(tempRoot(), 'in');
+    mkdirSync(dir, { recursive: true });
+    // One run renamed by its author, one kept as lm-eval named it: each pairs with its own samples.
+    const renamed = '2026-07-08T16-04-34.219874';
+    const kept = '2026-07-08T17-38-51.316967';
+    copyFileSync(join(src, `results_${renamed}.json`), join(dir, 'qwen3_negotiationtom.json'));
+    copyFileSync(join(src, `results_${kept}.json`), join(dir, `results_${kept}.json`));
+    for (const name of readdirSync(src))
+      if (name.startsWith('samples_') && (name.includes(renamed) || name.includes(kept)))
+        copyFileSync(join(src, name), join(dir, name));
+    const report = await convertJson(dir, join(tempRoot(), 'out'));
+    assert.equal(report.failures.length, 0);
+    assert.equal(report.records.length, 2);
+    for (const record of report.records) {
+      assert.equal(record.rows, 60, record.sourcePath);
+      assert.equal(outcomes(record)['negotiationtom_belief/acc,none'].outcome, 'reconciled');
+    }
+    const inferred = report.records
+      .find((r: any) => r.sourcePath.endsWith('qwen3_negotiationtom.json'))
+      .fields.find((f: any) => f.field === 'qwen3_negotiationtom.json');
+    assert.match(inferred.reason, new RegExp(`run ${renamed.replace('.', '\\.')}`));
+    // A samples file given alone finds its renamed results file.
+    const alone = await convertJson(
+      join(dir, `samples_negotiationtom_belief_${renamed}.jsonl`),
+      join(tempRoot(), 'out'),
+    );
+    assert.equal(alone.records[0].rows, 60);
+  },
+);
