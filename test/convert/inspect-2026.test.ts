@@ -122,3 +122,26 @@ test(
     assert.match(r.stderr + r.stdout, /Inspect log listing whose 2 log\(s\) are not beside it/);
   },
 );
+
+test(
+  'a log shortened to fewer epochs than the run had: the headline is not checked against its rows, and says why',
+  { skip: skipWithoutReference(JSON_LOGS) },
+  async () => {
+    // The real gpqa-diamond log: 4 epochs run, epoch 1 kept (the rows average 0.6, the reduced headline is 0.5).
+    const real = await convertJson([
+      join(reference(JSON_LOGS)!, 'gpqa-diamond.json'),
+      '-o',
+      join(tempRoot(), 'out'),
+    ]);
+    const [outcome] = real.records[0].reconciliation;
+    assert.equal(outcome.outcome, 'reconciled');
+    assert.match(outcome.note, /epoch-reduced scores of 4 epochs, and the log holds epoch 1 only/);
+    // A variant: DS-1000 (1 epoch, reconciled) declared as a 3-epoch run.
+    const log = JSON.parse(readFileSync(join(reference(JSON_LOGS)!, 'DS-1000.json'), 'utf8'));
+    log.eval.config.epochs = 3;
+    const dir = tempRoot();
+    writeFileSync(join(dir, 'ds.json'), JSON.stringify(log));
+    const variant = await convertJson([join(dir, 'ds.json'), '-o', join(dir, 'out')]);
+    assert.match(variant.records[0].reconciliation[0].note, /of 3 epochs, and the log holds epoch 1 only/);
+  },
+);

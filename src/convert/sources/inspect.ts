@@ -744,6 +744,10 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     const std = uncertaintyOf('std');
     const hasMean = [...metricsByName.keys()].some((n) => MEAN_METRICS.has(n));
     const intervals = groupedIntervals(entry.metrics);
+    // A log shortened to fewer epochs than the run had (e.g. its first epoch only): the rows are not what the
+    // headline averages.
+    const runEpochs = isObj(ev.config) && finite(ev.config.epochs) ? ev.config.epochs : 1;
+    const fewerEpochs = runEpochs > 1 && log.sampleCount > 0 && log.maxEpoch < runEpochs;
     const inInterval = new Set([...intervals.values()].flatMap((i) => [i.lower.key, i.upper.key]));
     for (const [key, m] of entry.metrics) {
       const name = String(m.name ?? key);
@@ -794,7 +798,11 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
               ? { n: entry.scoredSamples, nFrom: `${entry.field}.scored_samples` }
               : {}),
             ...(MEAN_METRICS.has(name)
-              ? { headline: 'mean' as const }
+              ? fewerEpochs
+                ? {
+                    headlineWhy: `the headline is over the epoch-reduced scores of ${runEpochs} epochs, and the log holds epoch${log.maxEpoch > 1 ? `s 1–${log.maxEpoch}` : ' 1'} only (a shortened log): its rows cannot give it`,
+                  }
+                : { headline: 'mean' as const }
               : { headlineWhy: `Inspect's ${name} metric is not a mean of the sample scores` }),
           };
       if (MEAN_METRICS.has(name)) {
