@@ -5,10 +5,11 @@
  * failures, never the same record twice.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { SKIPPED_DIRS } from '../io/files.js';
 import { claimingSource, expectedSources, probePath, sourcesFor } from './registry.js';
+import { inspectListedLogs, isInspectLogListing } from './sources/inspect.js';
 import type {
   ConvertedRecord,
   ConvertOverrides,
@@ -21,6 +22,20 @@ export * from './types.js';
 export { SOURCES, detectSource, sourceById, probePath } from './registry.js';
 export { writeConverted, aggregateText, type WriteOptions, type WriteOutcome } from './write.js';
 export { METRIC_FACTS, metricFacts, type MetricFacts } from './metric-facts.js';
+
+/**
+ * Why a file met while walking is not converted when it is Every Eval Ever data already (an aggregate record, or a
+ * row of a datastore index such as the community-evals converter's aggregate.jsonl); undefined otherwise.
+ */
+function eeeAlready(head: string | undefined): string | undefined {
+  if (head === undefined) return undefined;
+  const version = /"(?:eval_)?schema_version"\s*:\s*"([^"]+)"/.exec(head)?.[1];
+  if (/"record_type"\s*:/.test(head) && /"object_path"\s*:/.test(head) && /"sha256"\s*:/.test(head))
+    return `an Every Eval Ever datastore index (rows naming aggregate objects${version ? `, schema ${version}` : ''}), not a tool's output: validate or ingest the records it names`;
+  if (version !== undefined && /"evaluation_results"\s*:/.test(head) && /"model_info"\s*:/.test(head))
+    return `an Every Eval Ever record already (schema ${version}), not a tool's output: validate, migrate or ingest it`;
+  return undefined;
+}
 
 /** A path that could not be converted (the others still are). */
 export interface ConvertFailure {
@@ -88,7 +103,8 @@ export async function* convertPaths(
       return;
     }
     for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
+      // Hidden entries are skipped, except a model repository's Hub results (.eval_results).
+      if (e.name.startsWith('.') && e.name !== '.eval_results') continue;
       const path = join(dir, e.name);
       if (e.isDirectory()) {
         if (SKIPPED_DIRS.has(e.name) || excluded.has(resolve(path))) continue;
@@ -105,6 +121,10 @@ export async function* convertPaths(
       probe = await probePath(path);
     } catch (error) {
       yield { sourcePath: path, error: error as Error };
+      return;
+    }
+    if (sources.some((s) => s.id === 'inspect') && isInspectLogListing(probe)) {
+      yield* listing(path, explicit);
       return;
     }
     const claimed = claimingSource(probe, sources);
@@ -129,7 +149,48 @@ export async function* convertPaths(
           `${path}: not a recognised output file; expected one of: ${expectedSources(sources)}`,
         ),
       };
-    else skip(path, 'no source recognises it');
+    else skip(path, eeeAlready(probe.head) ?? 'no source recognises it');
+  }
+
+  /**
+   * An Inspect viewer listing (logs.json): skipped with a note, never taken for a log. Given by name, the logs it
+   * lists (beside it) are read; met while walking, they are read from their own files by the walk.
+   */
+  async function* listing(path: string, explicit: boolean): AsyncGenerator<ConvertItem> {
+    let listed: string[];
+    try {
+      listed = await inspectListedLogs(path);
+    } catch (error) {
+      yield { sourcePath: path, source: 'inspect', error: error as Error };
+      return;
+    }
+    const logs: string[] = [];
+    for (const name of listed) {
+      const log = resolve(dirname(path), name);
+      if ((await stat(log).catch(() => undefined))?.isFile()) logs.push(log);
+    }
+    const missing = listed.length - logs.length;
+    skip(
+      path,
+      `an Inspect log listing (the headers of ${listed.length} log(s)), not a log: ` +
+        (explicit
+          ? 'the logs it lists are read from their own files'
+          : 'its logs are read from their own files') +
+        (missing > 0 ? `; ${missing} listed log(s) not found beside it` : ''),
+    );
+    if (!explicit) return;
+    if (logs.length === 0) {
+      yield {
+        sourcePath: path,
+        source: 'inspect',
+        error: new DataError(
+          'convert.inspect.listing',
+          `${path}: an Inspect log listing whose ${listed.length} log(s) are not beside it; convert the log files or their folder`,
+        ),
+      };
+      return;
+    }
+    for (const log of logs) yield* visit(log, true);
   }
 
   for (const path of paths) {

@@ -8,6 +8,7 @@ import { openRegularFile } from '../io/regular-file.js';
 import { DataError, IoError, UsageError } from '../errors.js';
 import { benchOutputSource } from './sources/bench-output.js';
 import { helmSource } from './sources/helm.js';
+import { hfEvalResultsSource } from './sources/hf-eval-results.js';
 import { inferevalSource } from './sources/infereval.js';
 import { inspectSource } from './sources/inspect.js';
 import { lmEvalSource } from './sources/lm-eval.js';
@@ -30,6 +31,7 @@ export const SOURCES: SourceConverter[] = [
   benchOutputSource,
   inferevalSource,
   alpacaEvalSource,
+  hfEvalResultsSource,
 ];
 
 export const PROBE_BYTES = 64 * 1024;

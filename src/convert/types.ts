@@ -20,6 +20,7 @@ export type SourceId =
   | 'infereval'
   | 'lighteval'
   | 'alpaca-eval'
+  | 'hf-eval-results'
   | 'evalkit-run';
 
 /** What the user can say that the source cannot (CLI `--source-organization-name`, ...). All optional. */

@@ -420,16 +420,7 @@ const EXPECTED: [string, string, string][] = [
     'reconciled',
     'n 1 stored = 1 declared; pass rate 0 = headline',
   ],
-  [
-    'peers-wild-2/promptfoo/reDreamAI__measure-ai-drift__all-errors-ratelimit/promptfoo-results.json #0 test_pass_rate',
-    'reconciled',
-    'n 8 stored = 8 declared; pass rate 0 = headline; paired by sample_id: 8 samples share 3 sample_hash value(s)',
-  ],
-  [
-    'peers-wild-2/promptfoo/reDreamAI__measure-ai-drift__all-errors-ratelimit/promptfoo-results.json #1 test_pass_rate',
-    'reconciled',
-    'n 8 stored = 8 declared; pass rate 0 = headline',
-  ],
+  // (reDreamAI__measure-ai-drift__all-errors-ratelimit: every test errored, so no pass rate is written: issue 40)
   [
     'peers-wild-2/promptfoo/suhaasnv-voyageai-safety/promptfoo-results.json #0 test_pass_rate',
     'reconciled',

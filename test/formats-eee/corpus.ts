@@ -20,7 +20,9 @@ export interface Pair {
 export function validatorPairs(type: DocumentType): Map<string, Pair> {
   const pairs = new Map<string, Pair>();
   for (const version of type.versions) {
-    const path = reference(version.upstreamSchema!);
+    // 0.1.0's upstream schema is not in ../shared/reference (it is in the upstream repository's history).
+    if (version.upstreamSchema === undefined) continue;
+    const path = reference(version.upstreamSchema);
     if (!path) throw new Error(`upstream schema missing: ${version.upstreamSchema}`);
     const upstreamSchema = JSON.parse(readFileSync(path, 'utf8'));
     // Separate Ajv instances: both schemas lack an $id, and a validator must not see the other's definitions.

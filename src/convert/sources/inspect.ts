@@ -10,6 +10,7 @@
  * finish (`started`, `cancelled`, `error`) is converted as far as it got, and the record says so.
  */
 import { DataError } from '../../errors.js';
+import { readJsonSource } from '../read.js';
 import { RecordDriver } from '../driver.js';
 import {
   buildModel,
@@ -281,6 +282,82 @@ function outputText(output: unknown): { raw: string; reasoning: string | null } 
   const fromMessage = message ? contentText(message.content) : { text: null, reasoning: null };
   const raw = typeof output.completion === 'string' ? output.completion : (fromMessage.text ?? '');
   return { raw, reasoning: fromMessage.reasoning };
+}
+
+interface GroupedInterval {
+  group: string;
+  lower: { key: string; value: number };
+  upper: { key: string; value: number };
+  level?: number;
+}
+
+/**
+ * Inspect 0.3.2xx flattens a metric that returns several values (e.g. `ci()`: a lower and an upper bound) into one
+ * EvalMetric per value sharing a `group`. A group of exactly a lower and an upper bound is one interval, attached to
+ * the metric the group is named after, else to the scorer's only other metric; keyed by that metric's name.
+ */
+function groupedIntervals(metrics: [string, Obj][]): Map<string, GroupedInterval> {
+  const groups = new Map<string, [string, Obj][]>();
+  for (const [k, m] of metrics)
+    if (typeof m.group === 'string') groups.set(m.group, [...(groups.get(m.group) ?? []), [k, m]]);
+  const others = metrics
+    .filter(([, m]) => typeof m.group !== 'string' && !UNCERTAINTY_METRICS.has(String(m.name)))
+    .map(([k, m]) => String(m.name ?? k));
+  const out = new Map<string, GroupedInterval>();
+  for (const [group, members] of groups) {
+    const bound = (re: RegExp) => members.find(([k, m]) => re.test(String(m.name ?? k)) && finite(m.value));
+    const lower = bound(/(^|[^a-z])lower$/i);
+    const upper = bound(/(^|[^a-z])upper$/i);
+    if (members.length !== 2 || !lower || !upper) continue;
+    const target = others.includes(group) ? group : others.length === 1 ? others[0] : undefined;
+    if (target === undefined || out.has(target)) continue;
+    const params = { ...(isObj(lower[1].params) ? lower[1].params : {}) };
+    const level = [params.level, params.confidence_level, params.confidence].find(
+      (x): x is number => finite(x) && x > 0 && x < 1,
+    );
+    out.set(target, {
+      group,
+      lower: { key: lower[0], value: lower[1].value as number },
+      upper: { key: upper[0], value: upper[1].value as number },
+      ...(level !== undefined ? { level } : {}),
+    });
+  }
+  return out;
+}
+
+/** Where the sample fields of Inspect 0.3.18x+ go (each into the row's metadata), for the field report. */
+const SAMPLE_EXTRAS_REPORT: [string, string][] = [
+  ['samples[].model_usage.*.total_cost', '/metadata/cost (the sum over the models, as Inspect states it)'],
+  ['samples[].role_usage', '/metadata/role_usage'],
+  ['samples[].error_retries', '/metadata/error_retries (count) and /metadata/error_retry_messages'],
+  ['samples[].events[model].error', '/metadata/model_call_errors (failed model calls that were retried)'],
+  [
+    'samples[].model_fallbacks, turn_count, token_limit*, score_on_error',
+    '/metadata/<the same key> (as the log states them)',
+  ],
+];
+/** Sample keys of newer Inspect logs kept as they are in the row's metadata. */
+const SAMPLE_EXTRA_KEYS = ['model_fallbacks', 'turn_count', 'score_on_error'];
+
+/** What a sample says beyond the conversation and scores (Inspect 0.3.18x+), for the row's metadata. */
+function sampleExtras(sample: Obj): Obj {
+  const out: Obj = {};
+  const usage = isObj(sample.model_usage) ? Object.values(sample.model_usage).filter(isObj) : [];
+  const costs = usage.map((u) => u.total_cost).filter((c): c is number => finite(c));
+  if (costs.length > 0) out.cost = costs.reduce((a, b) => a + b, 0);
+  if (Array.isArray(sample.error_retries) && sample.error_retries.length > 0) {
+    out.error_retries = sample.error_retries.length;
+    out.error_retry_messages = sample.error_retries.map((e) =>
+      isObj(e) && typeof e.message === 'string' ? e.message : detailString(e),
+    );
+  }
+  const events = Array.isArray(sample.events) ? sample.events.filter(isObj) : [];
+  const failedCalls = events.filter((e) => e.event === 'model' && e.error != null && e.error !== '').length;
+  if (failedCalls > 0) out.model_call_errors = failedCalls;
+  for (const key of Object.keys(sample))
+    if (SAMPLE_EXTRA_KEYS.includes(key) || key.startsWith('token_limit'))
+      if (sample[key] !== null && sample[key] !== undefined) out[key] = sample[key];
+  return out;
 }
 
 function tokenUsage(usage: unknown): Obj | undefined {
@@ -666,10 +743,17 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
     const bootstrap = uncertaintyOf('bootstrap_stderr');
     const std = uncertaintyOf('std');
     const hasMean = [...metricsByName.keys()].some((n) => MEAN_METRICS.has(n));
+    const intervals = groupedIntervals(entry.metrics);
+    // A log shortened to fewer epochs than the run had (e.g. its first epoch only): the rows are not what the
+    // headline averages.
+    const runEpochs = isObj(ev.config) && finite(ev.config.epochs) ? ev.config.epochs : 1;
+    const fewerEpochs = runEpochs > 1 && log.sampleCount > 0 && log.maxEpoch < runEpochs;
+    const inInterval = new Set([...intervals.values()].flatMap((i) => [i.lower.key, i.upper.key]));
     for (const [key, m] of entry.metrics) {
       const name = String(m.name ?? key);
       const field = `${entry.field}.metrics.${key}`;
       if (UNCERTAINTY_METRICS.has(name) && hasMean) continue; // becomes the uncertainty of the mean below
+      if (inInterval.has(key)) continue; // the bounds of a grouped interval: the uncertainty of its metric below
       if (typeof m.value !== 'number') {
         report.notMapped(field, `value ${JSON.stringify(m.value ?? null)} is not a number`);
         continue;
@@ -714,7 +798,11 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
               ? { n: entry.scoredSamples, nFrom: `${entry.field}.scored_samples` }
               : {}),
             ...(MEAN_METRICS.has(name)
-              ? { headline: 'mean' as const }
+              ? fewerEpochs
+                ? {
+                    headlineWhy: `the headline is over the epoch-reduced scores of ${runEpochs} epochs, and the log holds epoch${log.maxEpoch > 1 ? `s 1–${log.maxEpoch}` : ' 1'} only (a shortened log): its rows cannot give it`,
+                  }
+                : { headline: 'mean' as const }
               : { headlineWhy: `Inspect's ${name} metric is not a mean of the sample scores` }),
           };
       if (MEAN_METRICS.has(name)) {
@@ -754,6 +842,17 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
           );
         }
       }
+      const interval = intervals.get(name);
+      if (interval) {
+        input.confidenceInterval = {
+          lower: interval.lower.value,
+          upper: interval.upper.value,
+          ...(interval.level !== undefined ? { confidenceLevel: interval.level } : {}),
+          method: `Inspect metric group "${interval.group}" (${interval.lower.key}, ${interval.upper.key})`,
+        };
+        for (const k of [interval.lower.key, interval.upper.key])
+          report.mapped(`${entry.field}.metrics.${k}`, `${at}/score_details/uncertainty/confidence_interval`);
+      }
       const scoring = judging(at);
       if (scoring) input.llmScoring = scoring;
       if (results.add(input) === undefined) continue;
@@ -782,6 +881,7 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
   report.mapped('samples[].messages', '/messages (multi_turn, agentic) or /output (single_turn)');
   report.mapped('samples[].scores', '/evaluation/score (Inspect value_to_float), /answer_attribution');
   report.mapped('samples[].model_usage', '/token_usage');
+  for (const [field, to] of SAMPLE_EXTRAS_REPORT) report.mapped(field, to);
   if (log.reductions.length > 0)
     report.mapped('reductions', '/metadata/reduced_value, and rows for samples the log does not hold');
 
@@ -847,6 +947,7 @@ async function* convertInspect(path: string, options: ConvertOptions): AsyncGene
         sampleMeta.role_usage = sample.role_usage;
       if (isObj(sample.limit)) sampleMeta.limit = sample.limit;
       if (finite(sample.working_time)) sampleMeta.working_time_s = sample.working_time;
+      Object.assign(sampleMeta, sampleExtras(sample));
       for (const entry of rowEntries) {
         const subset = subsets.get(entry.rowResultId!);
         if (subset && !subset.keys.has(`${id}#${epoch}`)) {
@@ -1051,3 +1152,27 @@ export const inspectSource: SourceConverter = {
   detect,
   convert: convertInspect,
 };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Viewer listings
+
+/**
+ * True when a probe is an Inspect log-folder listing (`logs.json`, written by `inspect view bundle` and by
+ * `write_log_dir_manifest`): an object of log headers keyed by the logs' file names. It is not a log; the logs it
+ * lists are their own files.
+ */
+export function isInspectLogListing(probe: Probe): boolean {
+  if (probe.isDirectory || probe.head === undefined || !probe.path.endsWith('.json')) return false;
+  return /^\s*\{\s*"[^"]+\.(eval|json)"\s*:\s*\{/.test(probe.head);
+}
+
+/** The log files a listing names (relative to its folder), in its order. */
+export async function inspectListedLogs(path: string): Promise<string[]> {
+  const { value } = await readJsonSource(path);
+  if (!isObj(value))
+    throw new DataError(
+      'convert.inspect.listing',
+      `${path}: an Inspect log listing is an object of log headers`,
+    );
+  return Object.keys(value).filter((k) => /\.(eval|json)$/.test(k));
+}

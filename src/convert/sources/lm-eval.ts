@@ -12,7 +12,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { metricFacts } from '../metric-facts.js';
-import { LineError, readJsonSource, readJsonlBatches } from '../read.js';
+import { LineError, readBytes, readJsonSource, readJsonlBatches } from '../read.js';
 import { isJsonObject } from '../../io/json-value.js';
 import {
   detailLiteralAt,
@@ -141,9 +141,13 @@ async function* convertLmEval(path: string, options: ConvertOptions): AsyncGener
   const samplesMatch = SAMPLES_NAME.exec(basename(path));
   if (samplesMatch) {
     // A samples file given alone: convert the run it belongs to (its results file, same timestamp, same folder).
-    const results = join(dirname(path), `results_${samplesMatch[2]}.json`);
+    let results = join(dirname(path), `results_${samplesMatch[2]}.json`);
     const names = await readdir(dirname(path)).catch(() => [] as string[]);
-    if (!names.includes(basename(results)))
+    const renamed = names.includes(basename(results))
+      ? undefined
+      : await renamedResults(dirname(path), names, samplesMatch[2]);
+    if (renamed !== undefined) results = renamed;
+    else if (!names.includes(basename(results)))
       throw new DataError(
         'convert.lm-eval.no-results',
         `${path}: an lm-eval samples file without its results file (expected ${basename(results)} beside it)`,
@@ -433,7 +437,14 @@ async function convertResults(path: string, options: ConvertOptions): Promise<Co
         details,
         metricParameters: filter === undefined ? undefined : { filter },
         generationConfig: generationConfig(taskConfig, get(doc, 'n-shot', task)),
-        declared: lmEvalDeclared(task, taskConfig, metricPart, nSamples, isGroup),
+        declared: lmEvalDeclared(task, taskConfig, metricPart, nSamples, isGroup, {
+          sampleCount: Number.isSafeInteger(sampleCount)
+            ? { n: sampleCount as number, from: `results.${task}.sample_count.${key}` }
+            : undefined,
+          sampleLen: Number.isSafeInteger(entry.sample_len)
+            ? { n: entry.sample_len as number, from: `results.${task}.sample_len` }
+            : undefined,
+        }),
       });
       const byTask = written ? resultIdsByTask : leftOutIdsByTask;
       const list = byTask.get(task) ?? [];
@@ -620,10 +631,18 @@ function lmEvalDeclared(
   metric: string,
   nSamples: unknown,
   isGroup: boolean,
+  counts: { sampleCount?: { n: number; from: string }; sampleLen?: { n: number; from: string } } = {},
 ): DeclaredFacts {
+  // 0.4.10+ also state a task's `sample_len` and a group's per-metric `sample_count`: the count when n-samples
+  // does not give one (a group's metric counts the samples of the subtasks that have it).
+  const stated = isGroup
+    ? (counts.sampleCount ?? counts.sampleLen)
+    : (counts.sampleLen ?? counts.sampleCount);
   const n = Number.isSafeInteger(nSamples)
     ? { n: nSamples as number, nFrom: `n-samples.${task}.effective` }
-    : {};
+    : stated
+      ? { n: stated.n, nFrom: stated.from }
+      : {};
   if (isGroup) return { ...n, headlineWhy: "a group's score aggregates its subtasks" };
   const list = get(taskConfig, 'metric_list');
   const entry = Array.isArray(list) ? list.find((x) => isJsonObject(x) && x.metric === metric) : undefined;
@@ -727,15 +746,69 @@ function firstArgumentSpan(args: unknown, text: string, span: Span): Span | unde
   return first === undefined ? undefined : memberSpans(text, inner, [first])?.[0];
 }
 
+/**
+ * The run timestamp of the samples files that belong to no `results_<timestamp>.json` of the folder and hold tasks
+ * of this run, when there is exactly one: the run of a results file its author renamed (`qwen3_tom.json`).
+ */
+function orphanTimestamp(names: string[], tasks: Set<string>): string | undefined {
+  const found = new Set<string>();
+  for (const name of names) {
+    const m = SAMPLES_NAME.exec(name);
+    if (m && tasks.has(m[1]) && !names.includes(`results_${m[2]}.json`)) found.add(m[2]);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+/**
+ * The renamed results file (a `.json` of the folder without a run timestamp in its name that reads as lm-eval
+ * results) whose orphan samples have this timestamp, when there is exactly one; else undefined.
+ */
+async function renamedResults(dir: string, names: string[], ts: string): Promise<string | undefined> {
+  const found: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json') || RESULTS_TIMESTAMP.test(name)) continue;
+    const path = join(dir, name);
+    const head = await readHead(path);
+    if (head === undefined || !looksLikeResults(head)) continue;
+    let tasks: Set<string>;
+    try {
+      const { value } = await readJsonSource(path, { python: true });
+      tasks = new Set(isJsonObject(value) && isJsonObject(value.results) ? Object.keys(value.results) : []);
+    } catch {
+      continue;
+    }
+    if (orphanTimestamp(names, tasks) === ts) found.push(path);
+  }
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** The first 64 KiB of a file as text, or undefined when it cannot be read. */
+async function readHead(path: string): Promise<string | undefined> {
+  try {
+    return (await readBytes(path)).subarray(0, 64 * 1024).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 async function samplesFiles(
   resultsPath: string,
   tasks: Set<string>,
   report: FieldReport,
 ): Promise<SamplesFile[]> {
-  const ts = RESULTS_TIMESTAMP.exec(basename(resultsPath))?.[1];
-  if (ts === undefined) return [];
   const dir = dirname(resultsPath);
   const names = (await readdir(dir).catch(() => [] as string[])).sort();
+  let ts = RESULTS_TIMESTAMP.exec(basename(resultsPath))?.[1];
+  if (ts === undefined) {
+    // A results file renamed by its author: the samples beside it that no other results file claims.
+    ts = orphanTimestamp(names, tasks);
+    if (ts === undefined) return [];
+    report.inferred(
+      basename(resultsPath),
+      'samples file rows',
+      `the results file was renamed (no run timestamp in its name): the samples files of run ${ts} beside it, which no results_<timestamp>.json claims`,
+    );
+  }
   const out: SamplesFile[] = [];
   for (const name of names) {
     const m = SAMPLES_NAME.exec(name);

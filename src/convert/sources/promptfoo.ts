@@ -9,6 +9,7 @@
  * per test case × assertion, naming the named score its assertion feeds, else the assertion pass rate.
  */
 import { basename } from 'node:path';
+import { createRedactor } from '../../io/net/redact.js';
 import { DataError } from '../../errors.js';
 import { RecordDriver } from '../driver.js';
 import { contentDigest, detailString, epochSeconds, rowMaker, type ModelFacts } from '../record.js';
@@ -52,6 +53,35 @@ function providerOf(value: unknown): { id: string; label?: string } {
 }
 
 const promptLabelOf = (p: Obj): string => String(p.label ?? p.display ?? p.raw ?? 'prompt');
+
+/** Keys whose values are credentials: promptfoo redacts them on export, and a file that did not never has them copied. */
+const SECRET_KEY =
+  /^(proxy-)?authorization$|cookie$|(^|[-_])(api[-_]?key|apikey|secret|password|passwd|token|credentials?)$/i;
+/** camelCase credentials: openaiApiKey, clientSecret, authToken. */
+const SECRET_KEY_CAMEL = /[a-z](ApiKey|Secret|Password|Token)$/;
+const PROMPTFOO_REDACTED = '[REDACTED]';
+
+/**
+ * A copy of a config value with every credential written as promptfoo's own "[REDACTED]" (values already redacted
+ * stay so), and URL credentials and API-key-shaped strings anywhere redacted; the fields hidden are listed.
+ */
+function withoutSecrets(value: unknown, field: string, hidden: string[]): unknown {
+  if (typeof value === 'string') {
+    const text = createRedactor().text(value);
+    if (text !== value) hidden.push(field);
+    return text;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => withoutSecrets(v, `${field}[${i}]`, hidden));
+  if (!isObj(value)) return value;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(value)) {
+    if ((SECRET_KEY.test(k) || SECRET_KEY_CAMEL.test(k)) && typeof v === 'string') {
+      if (v !== PROMPTFOO_REDACTED) hidden.push(`${field}.${k}`);
+      out[k] = PROMPTFOO_REDACTED;
+    } else out[k] = withoutSecrets(v, `${field}.${k}`, hidden);
+  }
+  return out;
+}
 
 /** Early version-2 summaries name no provider but display the prompt as `[provider id] text`: a known id from there. */
 function displayedProvider(p: Obj, known: ReadonlySet<string>): string | undefined {
@@ -354,7 +384,25 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         `${g.providerId} / ${g.promptLabel}: no promptfoo summary in the file; pass rates and scores computed from its ${rows.length} test result(s)`,
       );
     const tests = counts.pass + counts.fail + counts.error;
-    const passRate = fraction(counts.pass, tests);
+    // Every test errored (e.g. rate limits): nothing ran to a verdict. No pass rate of 0, no mean score, no row says
+    // a test failed: a run with errors, its messages kept.
+    const allErrored = counts.error > 0 && counts.pass + counts.fail === 0;
+    if (allErrored) {
+      const messages = new Map<string, number>();
+      for (const r of rows) {
+        const m = typeof r.error === 'string' ? r.error : 'error';
+        messages.set(m, (messages.get(m) ?? 0) + 1);
+      }
+      const top = [...messages].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+      notes.push(
+        `${g.providerId} / ${g.promptLabel}: every test errored (${counts.error}${top ? `; e.g. "${top[0].slice(0, 200)}"` : ''}): a run with errors, nothing was scored (no result, no row)`,
+      );
+      report.notMapped(
+        field('testErrorCount'),
+        `every test errored (${counts.error}): no pass rate or score is written, an errored test is not a failed one`,
+      );
+    }
+    const passRate = allErrored ? undefined : fraction(counts.pass, tests);
     if (passRate !== undefined)
       results.add({
         ...base,
@@ -379,7 +427,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
             }
           : { headlineWhy: 'the file holds no promptfoo summary (computed by evalkit)' },
       });
-    if (counts.scoreSum !== undefined && tests > 0)
+    if (counts.scoreSum !== undefined && tests > 0 && !allErrored)
       results.add({
         ...base,
         metric: 'score',
@@ -464,7 +512,7 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
         if (!SUMMARY_SCORE_FIELDS.has(k))
           report.details(`${g.summaryField}.${k}`, `/source_metadata/additional_details/summary.${k}`);
     }
-    if (results.results.length === 0)
+    if (results.results.length === 0 && !allErrored)
       throw new DataError(
         'convert.promptfoo',
         `${path}: ${g.providerId} / ${g.promptLabel}: no test result and no summary figure`,
@@ -478,10 +526,10 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     d.run({
       sourceRunId: `${evalId ?? `sha256:${contentDigest(text)}`}/${g.key.replace('\u0000', '/')}`,
       status: 'complete',
-      scoredSamples: rows.length,
+      scoredSamples: allErrored ? 0 : rows.length,
     });
     const makeRow = rowMaker(ids.evaluationId, model.id);
-    const hasRows = rows.length > 0;
+    const hasRows = rows.length > 0 && !allErrored;
     report.mapped(`${at}results[]`, '/evaluation (one row per test, under the test pass rate)');
     report.mapped(`${at}results[].gradingResult.componentResults`, '/evaluation (one row per assertion)');
     report.mapped(`${at}results[].response.output`, '/output/raw');
@@ -620,7 +668,14 @@ async function* convertPromptfoo(path: string, options: ConvertOptions): AsyncGe
     if (isObj(res.stats)) sourceDetails['file_stats'] = res.stats;
     if (typeof top.shareableUrl === 'string') sourceDetails.shareable_url = top.shareableUrl;
     const libraryDetails: Obj = {};
-    for (const [k, v] of Object.entries(config)) if (k !== 'tests') libraryDetails[`config.${k}`] = v;
+    const hidden: string[] = [];
+    for (const [k, v] of Object.entries(config))
+      if (k !== 'tests') libraryDetails[`config.${k}`] = withoutSecrets(v, `config.${k}`, hidden);
+    for (const field of hidden)
+      report.notMapped(
+        field,
+        'a credential (header, key, token, cookie): written as [REDACTED], never copied',
+      );
     if (configTests)
       report.notMapped('config.tests', 'each test is on its rows: vars, description and assertions');
     for (const [k, v] of Object.entries(metadata))

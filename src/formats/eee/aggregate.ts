@@ -20,6 +20,7 @@ import {
   Str,
   StrEnum,
   StrList,
+  sourceMetadataProps,
   StringMap,
   Types,
   Untyped,
@@ -409,18 +410,7 @@ export function buildAggregate<const C extends AggregateChanges>(c: C) {
       retrieved_timestamp: Str('When this record was made (Unix epoch time).'),
       source_metadata: Type.Object(
         {
-          source_name: Opt(Str('Name of the source, e.g. the leaderboard title or the evaluation platform.')),
-          source_type: StrEnum(
-            ['documentation', 'evaluation_run'],
-            'Whether the numbers were measured in a run or taken from documentation.',
-          ),
-          source_organization_name: Str('Organization that published the data.'),
-          source_organization_url: Opt(Str('Web address of that organization.')),
-          source_organization_logo_url: Opt(Str("Address of that organization's logo.")),
-          evaluator_relationship: StrEnum(
-            ['first_party', 'third_party', 'collaborative', 'other'],
-            'How the evaluator relates to the model developer.',
-          ),
+          ...sourceMetadataProps(),
           ...when(c, 'evalLibrary', () => ({ additional_details: Opt(map()) })),
         },
         { description: 'Where the data comes from.' },

@@ -116,3 +116,22 @@ export function choose<C, K extends keyof C, A, B>(
 }
 export type When<F, P> = F extends true ? P : {};
 export type Not<F> = F extends true ? false : true;
+
+/** The properties of `source_metadata` every version has (0.1.0 on): where the numbers come from. */
+export function sourceMetadataProps() {
+  const Opt = Type.Optional;
+  return {
+    source_name: Opt(Str('Name of the source, e.g. the leaderboard title or the evaluation platform.')),
+    source_type: StrEnum(
+      ['documentation', 'evaluation_run'],
+      'Whether the numbers were measured in a run or taken from documentation.',
+    ),
+    source_organization_name: Str('Organization that published the data.'),
+    source_organization_url: Opt(Str('Web address of that organization.')),
+    source_organization_logo_url: Opt(Str("Address of that organization's logo.")),
+    evaluator_relationship: StrEnum(
+      ['first_party', 'third_party', 'collaborative', 'other'],
+      'How the evaluator relates to the model developer.',
+    ),
+  };
+}

@@ -33,6 +33,8 @@ export function explainAggregateError(version: string) {
       if (/\/else\/(if|then\/required)$/.test(schemaPath))
         return 'a metric with score_type "continuous" needs min_score and max_score';
     }
+    if (keyword === 'oneOf' && version === '0.1.0' && instancePath === '/source_data')
+      return 'source_data (0.1.0) must be a list of URLs or a Hugging Face dataset object with dataset_name';
     if (keyword === 'oneOf' && instancePath.endsWith('/source_data'))
       return 'source_data must match exactly one kind by its source_type: "url" (with url), "hf_dataset" or "other"';
     if (keyword === 'pattern' && instancePath.endsWith('/file_path'))

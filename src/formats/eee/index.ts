@@ -6,6 +6,7 @@ import {
   EeeAggregateSchema022,
   EeeAggregateSchema030,
 } from './aggregate.js';
+import { EeeAggregateSchema010 } from './aggregate-010.js';
 import { explainAggregateError, explainInstanceError } from './explain.js';
 import {
   EeeInstanceSchema020,
@@ -17,7 +18,9 @@ import { metricIdRule } from './rules.js';
 
 export * from './aggregate.js';
 export * from './instance.js';
+export { EeeAggregateSchema010 } from './aggregate-010.js';
 
+export type EeeAggregate010 = Static<typeof EeeAggregateSchema010>;
 export type EeeAggregate020 = Static<typeof EeeAggregateSchema020>;
 export type EeeAggregate021 = Static<typeof EeeAggregateSchema021>;
 export type EeeAggregate022 = Static<typeof EeeAggregateSchema022>;
@@ -57,14 +60,19 @@ export function looksLikeEeeAggregate(doc: Record<string, unknown>): boolean {
 
 const REFERENCE_DIR = 'eee/schemas';
 
-function aggregateVersion(version: string, schema: FormatVersion['schema']): FormatVersion {
+function aggregateVersion(
+  version: string,
+  schema: FormatVersion['schema'],
+  withUpstream = true,
+): FormatVersion {
   return {
     version,
     dialect: 'draft-07',
     schema,
     schemaVersionValues: [version],
     explainSchemaError: explainAggregateError(version),
-    upstreamSchema: `${REFERENCE_DIR}/v${version}/eval.schema.json`,
+    // 0.1.0's schema is in the upstream repository's history (tag v0.1.0), not in ../shared/reference.
+    ...(withUpstream ? { upstreamSchema: `${REFERENCE_DIR}/v${version}/eval.schema.json` } : {}),
     rules: [metricIdRule],
   };
 }
@@ -86,6 +94,7 @@ export const eeeAggregateType: DocumentType = {
   title: 'Every Eval Ever aggregate record',
   looksLike: looksLikeEeeAggregate,
   versions: [
+    aggregateVersion('0.1.0', EeeAggregateSchema010, false),
     aggregateVersion('0.2.0', EeeAggregateSchema020),
     aggregateVersion('0.2.1', EeeAggregateSchema021),
     aggregateVersion('0.2.2', EeeAggregateSchema022),

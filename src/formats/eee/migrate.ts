@@ -1,5 +1,5 @@
 /**
- * EEE 0.2.0 / 0.2.1 / 0.2.2 → 0.3.0, as pure functions over parsed documents (aggregate records and instance rows).
+ * EEE 0.1.0 / 0.2.0 / 0.2.1 / 0.2.2 → 0.3.0, as pure functions over parsed documents (aggregate records and instance rows).
  * Every change is recorded as a note; an inferred value is always also marked in the record itself
  * (source_metadata.additional_details.evalkit_migration). Scores are never changed. A document that cannot be
  * brought to 0.3.0 (e.g. a "json" samples file) gets a problem instead of a guess.
@@ -8,7 +8,7 @@ import { matchingSampleHashRecipe, sampleHash } from './sample-hash.js';
 import { isObject, type Json } from '../../io/json-value.js';
 
 export const EEE_CURRENT_VERSION = '0.3.0';
-export const EEE_MIGRATABLE_VERSIONS = ['0.2.0', '0.2.1', '0.2.2'] as const;
+export const EEE_MIGRATABLE_VERSIONS = ['0.1.0', '0.2.0', '0.2.1', '0.2.2'] as const;
 
 export type NoteKind = 'inferred' | 'renamed' | 'converted' | 'moved' | 'unmapped';
 
@@ -184,6 +184,8 @@ export function migrateEeeAggregate(input: Json): MigrationOutcome {
   doc.schema_version = EEE_CURRENT_VERSION;
   notes.push({ pointer: '/schema_version', kind: 'converted', detail: `${from} → ${EEE_CURRENT_VERSION}` });
 
+  if (from === '0.1.0') doc = migrate010(doc, notes, inferred);
+
   // 0.2.0 → 0.2.1
   if (!isObject(doc.eval_library)) {
     doc = insertAfter(doc, 'source_metadata', 'eval_library', { name: 'unknown', version: 'unknown' });
@@ -253,7 +255,8 @@ export function migrateEeeAggregate(input: Json): MigrationOutcome {
   }
 
   for (const pointer of inferred)
-    notes.push({ pointer, kind: 'inferred', detail: '"unknown" (not recorded in the source)' });
+    if (!notes.some((n) => n.pointer === pointer && n.kind === 'inferred'))
+      notes.push({ pointer, kind: 'inferred', detail: '"unknown" (not recorded in the source)' });
   // Mark the migration inside the record too.
   if (isObject(doc.source_metadata)) {
     const details = isObject(doc.source_metadata.additional_details)
@@ -268,6 +271,92 @@ export function migrateEeeAggregate(input: Json): MigrationOutcome {
     });
   }
   return { value: doc, from, to: EEE_CURRENT_VERSION, changed: true, notes, problems };
+}
+
+/**
+ * 0.1.0 → 0.2.0 (before the 0.2.x steps run): the record-level `source_data` becomes each result's (a URL list as
+ * `url`, the Hugging Face object as `hf_dataset`; the dataset is named after the evaluation, as 0.1.0 names none for a
+ * URL list), `inference_engine` becomes `{name}`, and `detailed_evaluation_results_per_samples`, which 0.2.0 has no
+ * place for, is kept whole (JSON text) in source_metadata.additional_details. Nothing is dropped.
+ */
+function migrate010(input: Json, notes: MigrationNote[], inferred: string[]): Json {
+  let doc = input;
+  const top = doc.source_data;
+  const results = Array.isArray(doc.evaluation_results) ? doc.evaluation_results : [];
+  results.forEach((result: unknown, i: number) => {
+    if (!isObject(result) || 'source_data' in result) return;
+    const pointer = `/evaluation_results/${i}/source_data`;
+    const name = typeof result.evaluation_name === 'string' ? result.evaluation_name : 'unknown';
+    let sd: Json;
+    let named = false;
+    if (isObject(top)) {
+      const { dataset_name, ...rest } = structuredClone(top);
+      named = typeof dataset_name === 'string';
+      sd = { dataset_name: named ? dataset_name : name, source_type: 'hf_dataset', ...rest };
+    } else if (Array.isArray(top) && top.length > 0) {
+      sd = { dataset_name: name, source_type: 'url', url: structuredClone(top) };
+    } else {
+      sd = { dataset_name: name, source_type: 'other' };
+      if (Array.isArray(top))
+        notes.push({ pointer, kind: 'converted', detail: 'an empty URL list: source_type "other"' });
+    }
+    const at = result;
+    const moved = insertAfter(at, 'evaluation_name', 'source_data', sd);
+    for (const k of Object.keys(at)) delete at[k];
+    Object.assign(at, moved);
+    notes.push({
+      pointer,
+      kind: 'moved',
+      detail: 'from the record-level source_data (each result has its own from 0.2.0)',
+    });
+    if (!named) {
+      inferred.push(`${pointer}/dataset_name`);
+      notes.push({
+        pointer: `${pointer}/dataset_name`,
+        kind: 'inferred',
+        detail: 'the evaluation_name (0.1.0 names no dataset for a URL list)',
+      });
+    }
+  });
+  if ('source_data' in doc) {
+    const { source_data: _gone, ...rest } = doc;
+    doc = rest;
+  }
+  const mi = doc.model_info;
+  if (isObject(mi) && typeof mi.inference_engine === 'string') {
+    mi.inference_engine = { name: mi.inference_engine };
+    notes.push({
+      pointer: '/model_info/inference_engine/name',
+      kind: 'converted',
+      detail: 'the 0.1.0 string as the engine name',
+    });
+  }
+  each(doc, 'evaluation_results.*.generation_config', (gc, pointer) => {
+    if (typeof gc.additional_details !== 'string') return;
+    gc.additional_details = { details: gc.additional_details };
+    notes.push({
+      pointer: `${pointer}/additional_details/details`,
+      kind: 'converted',
+      detail: 'the 0.1.0 text kept under "details" (a map from 0.2.0)',
+    });
+  });
+  if ('detailed_evaluation_results_per_samples' in doc) {
+    const { detailed_evaluation_results_per_samples: perSamples, ...rest } = doc;
+    doc = rest;
+    if (isObject(doc.source_metadata)) {
+      const details = isObject(doc.source_metadata.additional_details)
+        ? doc.source_metadata.additional_details
+        : {};
+      details.detailed_evaluation_results_per_samples = stringifyValue(perSamples);
+      doc.source_metadata.additional_details = details;
+      notes.push({
+        pointer: '/source_metadata/additional_details/detailed_evaluation_results_per_samples',
+        kind: 'moved',
+        detail: 'from the top level (0.2.0 has no place for it; kept as JSON text)',
+      });
+    }
+  }
+  return doc;
 }
 
 const INSTANCE_KEYS = new Set([
