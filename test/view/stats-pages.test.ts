@@ -158,6 +158,8 @@ test(
         await openView(w.page, viewUrl(fx.server.url, '#/compare'));
         await w.page.selectOption('select[name=a]', MODELS.a);
         await w.page.waitForFunction(() => location.hash.includes('a='));
+        // B is chosen from the view the app rendered for A (its run select shows), not from the one before.
+        await w.page.waitForSelector('select[name=arun]');
         await w.page.selectOption('select[name=b]', MODELS.b);
         await w.page.waitForFunction(() => location.hash.includes('b='));
         await openView(w.page, w.page.url());
