@@ -132,9 +132,9 @@ export async function openView(page: Page, url: string): Promise<void> {
 }
 
 /**
- * Waits until `read()` gives `expected` (deep equality), reading again after each change of the page's DOM (no
- * fixed delay), then asserts on the last value read, so that a page that never gets there fails with the
- * difference. For what an in-page action changes (the app renders a new hash after its hashchange event, then
+ * Waits until `read()` gives `expected` (deep equality), reading again after each change of the page's DOM (and
+ * at least every 250 ms; no pause decides the outcome), then asserts on the last value read, so that a page that
+ * never gets there fails with the difference. For what an in-page action changes (the app renders a new hash after its hashchange event, then
  * loads the data): read before that, the previous view's rows would be seen.
  */
 export async function eventually<T>(
