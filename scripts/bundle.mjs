@@ -68,7 +68,9 @@ export async function bundleCli(outdir = join(root, 'dist', 'bundle'), { metafil
 }
 
 /**
- * The `evalkit view` browser app (src/view/app, Preact): one minified ES module and its style sheet. With `outdir`
+ * The `evalkit view` browser app (src/view/app, Preact): one minified classic script (not a module: Chromium
+ * refuses module scripts to a page opened from file://, and a static export so opened must at least run far enough
+ * to say how to serve it) and its style sheet. With `outdir`
  * they are written there (dist/app, which the built CLI serves); without, returned as text (the CLI run from
  * source builds the app this way when it starts, so it always serves the current code).
  */
@@ -77,7 +79,7 @@ export async function bundleApp(outdir) {
     entryPoints: [join(root, 'src/view/app/main.tsx')],
     bundle: true,
     minify: true,
-    format: 'esm',
+    format: 'iife',
     target: 'es2020',
     platform: 'browser',
     jsx: 'automatic',

@@ -8,7 +8,9 @@
 // it ends; at the end come the failed files, the slowest ones, and every skipped test or check with its reason
 // (a test skips when what it needs is absent: the reference data in ../shared, chromium, a pty).
 //
-//   node scripts/run-tests.mjs [--lint] [SUBSTRING ...]
+//   node scripts/run-tests.mjs [--lint] [--save-durations] [SUBSTRING ...]
+//   --save-durations        also write this run's file times to scripts/test-durations.json (committed: the order
+//                           of a fresh clone's first run)
 //   TEST_CONCURRENCY=N      jobs at a time (default: the number of CPUs + 1, since many tests wait on I/O)
 //   TEST_BATCHES=N          batches the shared-process files are packed into (default: twice the concurrency)
 //   TEST_FILE_TIMEOUT_S=S   a job still running after S seconds is killed and fails (default 900)
@@ -24,6 +26,12 @@ const root = process.cwd();
 const TSX = import.meta.resolve('tsx');
 /** Wall times of earlier runs, to start the slowest files first (.tmp/ is ignored by git). */
 const TIMES_FILE = join(root, '.tmp', 'test-durations.json');
+/**
+ * The same, as committed: what a fresh clone (no .tmp/ yet) orders by. Without it the order fell back on file
+ * sizes, which put the long files that run alone after the batches, so a run ended with one of them running
+ * alone for minutes while the other cores idled. Refresh it with `--save-durations` after a full run.
+ */
+const KNOWN_TIMES_FILE = join(root, 'scripts', 'test-durations.json');
 
 function findTests(dir) {
   const found = [];
@@ -35,9 +43,9 @@ function findTests(dir) {
   return found;
 }
 
-function readTimes() {
+function readTimes(file = TIMES_FILE) {
   try {
-    return JSON.parse(readFileSync(TIMES_FILE, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     return {};
   }
@@ -54,7 +62,8 @@ function writeTimes(times) {
 
 const args = process.argv.slice(2);
 const lint = args.includes('--lint');
-const filter = args.filter((a) => a !== '--lint');
+const saveDurations = args.includes('--save-durations');
+const filter = args.filter((a) => a !== '--lint' && a !== '--save-durations');
 const files = findTests('test').filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)));
 if (files.length === 0) {
   console.error('run-tests: no test files found');
@@ -64,11 +73,13 @@ if (files.length === 0) {
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1);
 const batchCount = Math.max(1, Number(process.env.TEST_BATCHES) || 2 * concurrency);
 const timeoutMs = (Number(process.env.TEST_FILE_TIMEOUT_S) || 900) * 1000;
-const known = readTimes();
-// Estimated seconds: the last run's, else by size (the larger files test more).
-const cost = (f) => known[f] ?? statSync(f).size / 1000;
+const known = { ...readTimes(KNOWN_TIMES_FILE), ...readTimes() };
 /** Whether the file asks for a process of its own, in its first lines. */
 const ownProcess = (f) => /test-runner: own process/.test(readFileSync(f, 'utf8').slice(0, 2000));
+const longest = Math.max(0, ...Object.values(known).filter((v) => typeof v === 'number'));
+// Estimated seconds: the last run's (or the committed ones), else a file of its own process is taken to be as
+// long as the longest known (it says it is long), and a shared one by its size (the larger files test more).
+const cost = (f) => known[f] ?? (ownProcess(f) ? Math.max(longest, 60) : statSync(f).size / 1000);
 
 const alone = [];
 const shared = [];
@@ -82,12 +93,14 @@ for (const file of shared) {
   batch.cost += cost(file);
 }
 const jobs = [
+  // Through test-batch.mjs too (a batch of one), which prints the file's CPU time.
   ...alone.map((file) => ({
     name: file,
+    batch: true,
     files: [file],
     cost: cost(file),
     command: process.execPath,
-    argv: ['--import', TSX, '--test-reporter=spec', file],
+    argv: ['--import', TSX, '--test-reporter=spec', join(root, 'scripts', 'test-batch.mjs'), file],
   })),
   ...batches.map((b, i) => ({
     name: `batch ${i + 1} (${b.files.length} files)`,
@@ -113,9 +126,11 @@ if (lint)
  */
 function fileOutcomes(job, output, seconds, ok) {
   if (!job.batch) return [{ name: job.files[0], seconds, ok }];
+  const cpu = new Map();
+  for (const m of output.matchAll(/^ℹ cpu (test\/\S+\.test\.ts) ([\d.]+)$/gmu)) cpu.set(m[1], Number(m[2]));
   const seen = new Map();
   for (const m of output.matchAll(/^([✔✖]) (test\/\S+\.test\.ts) \(([\d.]+)ms\)$/gmu)) {
-    seen.set(m[2], { name: m[2], seconds: Number(m[3]) / 1000, ok: m[1] === '✔' });
+    seen.set(m[2], { name: m[2], seconds: Number(m[3]) / 1000, ok: m[1] === '✔', cpu: cpu.get(m[2]) });
   }
   // A file with no line did not finish (the process died in it or before it).
   return job.files.map((f) => seen.get(f) ?? { name: f, seconds: 0, ok: false, unfinished: true });
@@ -222,12 +237,20 @@ const times = Object.fromEntries(
 );
 for (const r of fileResults) if (!r.unfinished) times[r.name] = Math.round(r.seconds * 10) / 10;
 writeTimes(times);
+if (saveDurations) {
+  const sorted = Object.fromEntries(Object.entries(times).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(KNOWN_TIMES_FILE, `${JSON.stringify(sorted, null, 1)}\n`);
+}
 
 const jobResults = results.filter((r) => !r.lint);
 const sum = (key) => jobResults.reduce((n, r) => n + r[key], 0);
-console.log('\nrun-tests: slowest files');
+console.log(
+  '\nrun-tests: slowest files (wall seconds; CPU seconds of the test process, without the browsers and',
+);
+console.log('           processes it started)');
 for (const r of [...fileResults].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) {
-  console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.name}`);
+  const cpu = r.cpu === undefined ? '' : `cpu ${r.cpu.toFixed(1).padStart(5)} s  `;
+  console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${cpu}${r.name}`);
 }
 const lintResult = results.find((r) => r.lint);
 if (lintResult) console.log(`  ${lintResult.seconds.toFixed(1).padStart(6)} s  (${lintResult.name})`);

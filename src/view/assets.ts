@@ -13,7 +13,11 @@ export interface AppAssets {
   css: string;
 }
 
-/** The page: no inline script or style, only the two files beside it (relative, so an export works in a subfolder). */
+/**
+ * The page: no inline script or style, only the two files beside it (relative, so an export works in a subfolder).
+ * The script is a classic one, deferred (it runs once the page is parsed, as a module would): a module script is
+ * refused to a page opened from file://, which then stayed blank; a classic one runs and says how to serve it.
+ */
 export function indexHtml(mode: 'server' | 'static'): string {
   return `<!doctype html>
 <html lang="en" data-mode="${mode}">
@@ -24,7 +28,7 @@ export function indexHtml(mode: 'server' | 'static'): string {
 <link rel="icon" href="data:,">
 <title>evalkit view</title>
 <link rel="stylesheet" href="./app.css">
-<script type="module" src="./app.js"></script>
+<script defer src="./app.js"></script>
 </head>
 <body>
 <noscript>evalkit view needs JavaScript.</noscript>

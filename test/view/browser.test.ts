@@ -1,26 +1,34 @@
 // evalkit view in a real Chromium, against its server: every page renders without console errors, filters and
 // selection survive a reload, hostile record texts stay text.
 // test-runner: own process (long: as a job of its own it keeps the batches short).
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { skipWithoutChromium } from '../helpers/browser.js';
 import { querySamples } from '../../src/view/data.js';
 import { pageRequest } from '../../src/view/shared/query.js';
 import { A, checkHostile, checkPagesRender, checkSamplesState } from './checks.js';
-import { startFixture, withBrowser } from './harness.js';
+import { launchBrowser, startFixture, type Fixture, type SharedBrowser } from './harness.js';
 
 const browserTest = { skip: skipWithoutChromium(), timeout: 180_000 };
+
+// One fixture store, server and browser for the file (the tests only read; each takes a fresh browser context).
+let fx: Fixture;
+let browser: SharedBrowser;
+before(async () => {
+  if (browserTest.skip) return;
+  fx = await startFixture();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await fx?.close();
+});
 
 test(
   'server: every page renders without console errors, requests nothing elsewhere, and is screenshotted',
   browserTest,
   async () => {
-    const fx = await startFixture();
-    try {
-      await withBrowser((context) => checkPagesRender(context, fx.server.url, fx.shots));
-      console.log(`screenshots in ${fx.shots}`);
-    } finally {
-      await fx.close();
-    }
+    await browser.withContext((context) => checkPagesRender(context, fx.server.url, fx.shots));
+    console.log(`screenshots in ${fx.shots}`);
   },
 );
 
@@ -28,23 +36,18 @@ test(
   'server: samples filter, search, sort and page live in the URL, survive a reload, match the query function',
   browserTest,
   async () => {
-    const fx = await startFixture();
-    try {
-      await withBrowser((context) =>
-        checkSamplesState(context, fx.server.url, async () =>
-          (
-            await querySamples(
-              fx.store,
-              A,
-              0,
-              pageRequest({ filter: 'incorrect', q: 'question 1', sort: '-score' }),
-            )
-          ).rows.map((r) => r.sample_id),
-        ),
-      );
-    } finally {
-      await fx.close();
-    }
+    await browser.withContext((context) =>
+      checkSamplesState(context, fx.server.url, async () =>
+        (
+          await querySamples(
+            fx.store,
+            A,
+            0,
+            pageRequest({ filter: 'incorrect', q: 'question 1', sort: '-score' }),
+          )
+        ).rows.map((r) => r.sample_id),
+      ),
+    );
   },
 );
 
@@ -52,11 +55,31 @@ test(
   'server: hostile record texts are shown as text; no script runs, no element or javascript: link is made',
   browserTest,
   async () => {
-    const fx = await startFixture();
-    try {
-      await withBrowser((context) => checkHostile(context, fx.server.url, fx.shots));
-    } finally {
-      await fx.close();
-    }
+    await browser.withContext((context) => checkHostile(context, fx.server.url, fx.shots));
+  },
+);
+
+test(
+  'server: the samples check holds when the app takes its time over each URL change (a loaded machine)',
+  browserTest,
+  async () => {
+    await browser.withContext(async (context) => {
+      // Every hashchange listener of the page runs 300 ms late: a check that reads the page, or changes the next
+      // control, before the app has rendered the previous change sees the view before it.
+      await context.addInitScript(() => {
+        const add = EventTarget.prototype.addEventListener;
+        EventTarget.prototype.addEventListener = function (
+          this: EventTarget,
+          type: string,
+          listener: EventListenerOrEventListenerObject | null,
+          options?: boolean | AddEventListenerOptions,
+        ) {
+          if (type !== 'hashchange' || typeof listener !== 'function')
+            return add.call(this, type, listener, options);
+          return add.call(this, type, (e: Event) => setTimeout(() => listener.call(this, e), 300), options);
+        };
+      });
+      await checkSamplesState(context, fx.server.url);
+    });
   },
 );

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { MODELS, QUIZ_ROWS, XSS, quizCorrect } from './fixture.js';
-import { openView, viewUrl, watchedPage } from './harness.js';
+import { eventually, openView, viewUrl, watchedPage } from './harness.js';
 
 export const A = 'a'.repeat(64);
 export const C = 'c'.repeat(64);
@@ -30,7 +30,11 @@ export const PAGES: [string, string][] = [
   ],
 ];
 
-/** Every page renders without console errors or foreign requests; a screenshot of each goes to `shots`. */
+/**
+ * Every page renders without console errors or foreign requests; a screenshot of each goes to `shots`. The pages
+ * are loaded one after another in one tab (each a whole load of the page, see openView), what it saw kept per
+ * page: a new tab for each cost twice the CPU (a renderer started and the app compiled again every time).
+ */
 export async function checkPagesRender(
   context: BrowserContext,
   base: string,
@@ -39,8 +43,10 @@ export async function checkPagesRender(
   pages: [string, string][] = PAGES,
 ): Promise<void> {
   const origin = new URL(base).origin;
+  const w = await watchedPage(context, origin);
   for (const [name, hash] of pages) {
-    const w = await watchedPage(context, origin);
+    w.problems.length = 0;
+    w.foreign.length = 0;
     await openView(w.page, viewUrl(base, hash));
     assert.equal(
       await w.page.locator('.error').count(),
@@ -51,8 +57,8 @@ export async function checkPagesRender(
     await w.page.screenshot({ path: join(shots, `${prefix}${name}.png`), fullPage: true });
     assert.deepEqual(w.problems, [], `${name}: no console errors`);
     assert.deepEqual(w.foreign, [], `${name}: no request leaves the server`);
-    await w.page.close();
   }
+  await w.page.close();
 }
 
 /**
@@ -72,15 +78,24 @@ export async function checkSamplesState(
   const rows = page.locator('[data-testid=samples] tbody tr');
   assert.equal(await rows.count(), QUIZ_ROWS, 'all 40 rows on the first page');
 
+  const ids = () => page.locator('[data-testid=samples] tbody td[data-col=id]').allInnerTexts();
+  const sampleIds = (indexes: number[]) => indexes.map((i) => `q-${String(i).padStart(3, '0')}`);
+  const wrong = Array.from({ length: QUIZ_ROWS }, (_, i) => i).filter((i) => !quizCorrect('a', i));
+  // Independently: wrong answers among questions whose text holds "question 1" (1, 10-19).
+  const expected = sampleIds(wrong.filter((i) => `question ${i}:`.startsWith('question 1')));
+
+  // Each change is read back from the rows the app shows for it (after its hashchange and the data it loads),
+  // never from the hash alone: the next control's change is made from the view the app has rendered.
   await page.selectOption('select[name=filter]', 'incorrect');
   await page.waitForFunction(() => location.hash.includes('filter=incorrect'));
+  await eventually(page, ids, sampleIds(wrong), 'the filter applies in the page');
   await openView(page, page.url());
-  const wrong = Array.from({ length: QUIZ_ROWS }, (_, i) => i).filter((i) => !quizCorrect('a', i));
   assert.equal(await rows.count(), wrong.length);
 
   await page.fill('input[name=q]', 'question 1');
   await page.press('input[name=q]', 'Enter');
   await page.waitForFunction(() => location.hash.includes('q=question'));
+  await eventually(page, ids, expected, 'the search applies in the page');
   await page.selectOption('select[name=sort]', '-score');
   await page.waitForFunction(() => location.hash.includes('sort=-score'));
   await page.reload();
@@ -88,11 +103,7 @@ export async function checkSamplesState(
   assert.equal(await page.inputValue('input[name=q]'), 'question 1', 'the search survives a reload');
   assert.equal(await page.inputValue('select[name=filter]'), 'incorrect');
   assert.equal(await page.inputValue('select[name=sort]'), '-score');
-  const shown = await page.locator('[data-testid=samples] tbody td[data-col=id]').allInnerTexts();
-  // Independently: wrong answers among questions whose text holds "question 1" (1, 10-19).
-  const expected = wrong
-    .filter((i) => `question ${i}:`.startsWith('question 1'))
-    .map((i) => `q-${String(i).padStart(3, '0')}`);
+  const shown = await ids();
   assert.deepEqual(shown, expected);
   if (library) assert.deepEqual(shown, await library());
   assert.match(

@@ -2,12 +2,12 @@
 // the marker that lists what it wrote, unchanged) and nothing else; a killed export leaves the earlier site whole,
 // the re-run completes, and no temporary folder stays behind.
 // test-runner: own process (long: as a job of its own it keeps the batches short).
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../helpers/shared.js';
@@ -19,10 +19,18 @@ import { cli } from './inproc.js';
 
 const TSX = import.meta.resolve('tsx');
 
+// The fixture store is built once for the file; each test works on a copy of it in a folder of its own.
+let template: string;
+before(async () => {
+  template = await mkdtemp(join(tmpdir(), 'evalkit-view-export-safety-fixture-'));
+  await buildFixtureStore(join(template, 'fixture.duckdb'));
+});
+after(() => rm(template, { recursive: true, force: true }));
+
 async function withFixture(use: (dir: string, db: string, store: Store) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'evalkit-view-export-safety-'));
   const db = join(dir, 'fixture.duckdb');
-  await buildFixtureStore(db);
+  await copyFile(join(template, 'fixture.duckdb'), db);
   const store = await openStore(db, { readOnly: true });
   try {
     await use(dir, db, store);

@@ -11,7 +11,7 @@ import type { Store } from '../../src/store/db.js';
 import { openStore } from '../../src/store/db.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { freshStore, insertRecord, type FixtureResult, type FixtureSample } from '../store/stats-fixture.js';
-import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
+import { launchBrowser, openView, viewUrl, watchedPage, type SharedBrowser } from './harness.js';
 
 const browserTest = { skip: skipWithoutChromium(), timeout: 240_000 };
 
@@ -76,7 +76,10 @@ describe('viewer presentation on real-shaped data', () => {
   let done: () => void;
   let server: ViewServer;
   let reader: Store;
+  // One browser for the file's tests (each takes a fresh context).
+  let browser: SharedBrowser | undefined;
   before(async () => {
+    if (!browserTest.skip) browser = await launchBrowser();
     ({ store, path, done } = await freshStore());
     for (const [i, model] of MODELS.entries())
       await insertRecord(store, {
@@ -114,6 +117,7 @@ describe('viewer presentation on real-shaped data', () => {
     server = await startViewServer({ store: reader, port: 0 });
   });
   after(async () => {
+    await browser?.close();
     await server?.close();
     reader?.close();
     done();
@@ -123,7 +127,7 @@ describe('viewer presentation on real-shaped data', () => {
     'overview: one row per benchmark, subtasks under their group, no horizontal scroll',
     browserTest,
     async () => {
-      await withBrowser(async (context) => {
+      await browser!.withContext(async (context) => {
         const w = await watchedPage(context, new URL(server.url).origin);
         await openView(w.page, viewUrl(server.url, '#/overview'));
         const names = await w.page
@@ -143,7 +147,7 @@ describe('viewer presentation on real-shaped data', () => {
   );
 
   test('compare: the table fits 1,280 px; runs of a model are offered', browserTest, async () => {
-    await withBrowser(async (context) => {
+    await browser!.withContext(async (context) => {
       const w = await watchedPage(context, new URL(server.url).origin);
       const url = `#/compare?a=${encodeURIComponent(MODELS[0]!)}&b=${encodeURIComponent(MODELS[1]!)}`;
       await openView(w.page, viewUrl(server.url, url));
@@ -171,7 +175,7 @@ describe('viewer presentation on real-shaped data', () => {
     'leaderboard: fits, dates as dates or unknown, direction assumed beside the ranking',
     browserTest,
     async () => {
-      await withBrowser(async (context) => {
+      await browser!.withContext(async (context) => {
         const w = await watchedPage(context, new URL(server.url).origin);
         await openView(w.page, viewUrl(server.url, '#/leaderboard?benchmark=harmbench'));
         const board = w.page.locator('[data-testid=board]');
@@ -193,7 +197,7 @@ describe('viewer presentation on real-shaped data', () => {
   );
 
   test('a chat-template prompt renders as messages, not escaped JSON', browserTest, async () => {
-    await withBrowser(async (context) => {
+    await browser!.withContext(async (context) => {
       const w = await watchedPage(context, new URL(server.url).origin);
       await openView(w.page, viewUrl(server.url, '#/sample?record=r0&row=0'));
       const messages = w.page.locator('[data-testid=messages] [data-role]');

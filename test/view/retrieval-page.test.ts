@@ -12,7 +12,7 @@ import { openStore } from '../../src/store/db.js';
 import { retrievalLeaderboards } from '../../src/store/retrieval/stats.js';
 import { fmt } from '../../src/view/shared/format.js';
 import { startViewServer } from '../../src/view/server.js';
-import { openView, viewUrl, watchedPage, withBrowser } from './harness.js';
+import { eventually, openView, viewUrl, watchedPage, withBrowser } from './harness.js';
 import { buildRetrievalStore, loop, readJsonl } from './retrieval-fixture.js';
 
 const HOSTILE = '<img src=x onerror="alert(1)"> <b>bold</b>';
@@ -113,12 +113,11 @@ test(
         // Sorting the systems is a URL parameter of its own (the documents' table below has `sort`).
         await w.page.locator('[data-testid=retrieval-systems] button.sort', { hasText: 'p_at_5' }).click();
         await w.page.waitForFunction(() => location.hash.includes('systems_sort=p_at_5'));
-        const sorted = await w.page
-          .locator('[data-testid=retrieval-systems] td[data-col=p_at_5] .score')
-          .allInnerTexts();
-        assert.deepEqual(
-          sorted,
+        await eventually(
+          w.page,
+          () => w.page.locator('[data-testid=retrieval-systems] td[data-col=p_at_5] .score').allInnerTexts(),
           [...boards[0].rows].sort((a, b) => a.score - b.score).map((r) => fmt(r.score, 3)),
+          'the systems sorted by p_at_5',
         );
 
         // Markup in a query's text and ids stays text.

@@ -71,4 +71,31 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+/**
+ * A static export opened as a file (file://…/index.html): the browser lets such a page read no file beside it,
+ * so the data cannot load. Say how to serve the folder instead of showing empty pages.
+ */
+function OpenedAsFile() {
+  const folder = decodeURIComponent(location.pathname.replace(/\/[^/]*$/, '/'));
+  return (
+    <main class="opened-as-file">
+      <h1>evalkit view: serve this folder to open it</h1>
+      <p class="error" role="alert">
+        This static export was opened as a file, and a browser lets a page opened from a file read no other
+        file, so its data cannot load. Serve the folder over HTTP and open it from there:
+      </p>
+      <pre class="mono">
+        python3 -m http.server 8000 --bind 127.0.0.1 --directory '{folder.replace(/'/g, "'\\''")}'
+      </pre>
+      <p>
+        then open <span class="mono">http://127.0.0.1:8000/</span>. Or view the store itself with{' '}
+        <span class="mono">npx evalkit view --db STORE</span>.
+      </p>
+    </main>
+  );
+}
+
+render(
+  staticMode && location.protocol === 'file:' ? <OpenedAsFile /> : <App />,
+  document.getElementById('app')!,
+);
