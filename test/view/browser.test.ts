@@ -1,12 +1,21 @@
 // evalkit view in a real Chromium, against its server: every page renders without console errors, filters and
 // selection survive a reload, hostile record texts stay text.
 // test-runner: own process (long: as a job of its own it keeps the batches short).
+import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { skipWithoutChromium } from '../helpers/browser.js';
 import { querySamples } from '../../src/view/data.js';
 import { pageRequest } from '../../src/view/shared/query.js';
 import { A, checkHostile, checkPagesRender, checkSamplesState } from './checks.js';
-import { launchBrowser, startFixture, type Fixture, type SharedBrowser } from './harness.js';
+import {
+  launchBrowser,
+  openView,
+  startFixture,
+  viewUrl,
+  watchedPage,
+  type Fixture,
+  type SharedBrowser,
+} from './harness.js';
 
 const browserTest = { skip: skipWithoutChromium(), timeout: 180_000 };
 
@@ -80,6 +89,38 @@ test(
         };
       });
       await checkSamplesState(context, fx.server.url);
+    });
+  },
+);
+
+test(
+  'server: two quick changes of the controls both stay in the URL, even before the app has drawn the first',
+  browserTest,
+  async () => {
+    await browser.withContext(async (context) => {
+      // The app draws each change 300 ms late, as on a loaded machine; the user does not wait for it.
+      await context.addInitScript(() => {
+        const add = EventTarget.prototype.addEventListener;
+        EventTarget.prototype.addEventListener = function (
+          this: EventTarget,
+          type: string,
+          listener: EventListenerOrEventListenerObject | null,
+          options?: boolean | AddEventListenerOptions,
+        ) {
+          if (type !== 'hashchange' || typeof listener !== 'function')
+            return add.call(this, type, listener, options);
+          return add.call(this, type, (e: Event) => setTimeout(() => listener.call(this, e), 300), options);
+        };
+      });
+      const w = await watchedPage(context, new URL(fx.server.url).origin);
+      await openView(w.page, viewUrl(fx.server.url, `#/samples?record=${A}&result=0`));
+      await w.page.fill('input[name=q]', 'question 1');
+      await w.page.press('input[name=q]', 'Enter');
+      await w.page.selectOption('select[name=sort]', '-score');
+      await w.page.waitForFunction(() => location.hash.includes('sort=-score'));
+      const hash = new URLSearchParams(new URL(w.page.url()).hash.split('?')[1]);
+      assert.equal(hash.get('q'), 'question 1', 'the search kept');
+      assert.equal(hash.get('sort'), '-score');
     });
   },
 );

@@ -38,6 +38,11 @@ export function navigate(page: string, params: Params): void {
   location.hash = href(page, params);
 }
 
+/**
+ * Changes some parameters of the view, from the URL as it is now (not from the view last drawn, which may not yet
+ * show a change just made: two quick changes keep both).
+ */
 export function update(route: Route, changes: Params): void {
-  navigate(route.page, { ...route.params, ...changes });
+  const now = parseHash(location.hash);
+  navigate(route.page, { ...(now.page === route.page ? now.params : route.params), ...changes });
 }
