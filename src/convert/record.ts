@@ -4,7 +4,7 @@
  * string-valued `additional_details`, evaluation results with three separate names and honest metric facts,
  * uncertainty with its method named, and instance rows with the canonical `sample_hash`.
  */
-import { article } from '../article.js';
+import { article } from '../io/article.js';
 import { UsageError } from '../errors.js';
 import { GENERIC_METRIC_IDS } from '../formats/eee/rules.js';
 import { createHash } from 'node:crypto';

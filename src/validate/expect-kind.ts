@@ -2,7 +2,7 @@
  * "This is an X; this command takes a Y": what a document given to a command is, by the same detection as
  * `evalkit validate`, and the one refusal every command gives when it is not the kind the command reads.
  */
-import { article } from '../article.js';
+import { article } from '../io/article.js';
 import { DataError } from '../errors.js';
 import { parseStrictJson } from '../io/strict-json.js';
 import { Detector } from './detect.js';
