@@ -27,11 +27,13 @@ import { removeOnExit } from '../io/remove-on-exit.js';
 import { loadDuckDb, readerLockdown, storeOver, type Store } from './db.js';
 import {
   DERIVED_COLUMNS,
-  lakeParts,
+  listLake,
   partColumns,
   partsScan,
+  replacedUnits,
   sqlString,
   unitOf,
+  vetParts,
   type LakePart,
 } from './lake-files.js';
 import { STORE_DDL, STORE_SCHEMA_VERSION, tableColumns } from './schema.js';
@@ -99,9 +101,26 @@ export async function openLake(dir: string, options: LakeReadOptions = {}): Prom
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   try {
-    instance = await DuckDBInstance.create(':memory:', { temp_directory: temp.path });
-    connection = await instance.connect();
-    const inPlaceParts = await readLake(connection, root, options);
+    // A compaction may remove files between the listing and their reading: the lake is then read again, from a
+    // new listing (which sees the compaction's new files), and only the warnings of the reading kept are told.
+    let inPlaceParts: string[] = [];
+    for (let attempt = 0; ; attempt++) {
+      instance = await DuckDBInstance.create(':memory:', { temp_directory: temp.path });
+      connection = await instance.connect();
+      const warnings: [string, string][] = [];
+      const read = await readLake(connection, root, {
+        ...options,
+        onWarning: (code, message) => warnings.push([code, message]),
+      });
+      if (attempt < 10 && (await anyVanished(read.listed))) {
+        connection.closeSync();
+        instance.closeSync();
+        continue;
+      }
+      for (const [code, message] of warnings) options.onWarning?.(code, message);
+      inPlaceParts = read.inPlace;
+      break;
+    }
     const writable = (options.writableDirectories ?? []).map((d) => (d.endsWith('/') ? d : `${d}/`));
     for (const setting of readerLockdown(writable, inPlaceParts)) await connection.run(setting);
     const store = storeOver(instance, connection, root, true);
@@ -140,10 +159,12 @@ export const mayBeDamagedPart = (error: unknown): boolean =>
 
 /**
  * The part files of the tables read in place whose pages do not read, each read through on its own (after a
- * query failed: `mayBeDamagedPart`). Empty when every part reads, so the failure was something else.
+ * query failed: `mayBeDamagedPart`); none when every part reads, so the failure was something else. `vanished`:
+ * some part is gone since the lake was opened (a compaction replaced it), so the lake is to be read again.
  */
-export async function findDamagedParts(store: LakeStore): Promise<string[]> {
+export async function findDamagedParts(store: LakeStore): Promise<{ damaged: string[]; vanished: boolean }> {
   const damaged: string[] = [];
+  if (await anyVanished(store.inPlaceParts)) return { damaged, vanished: true };
   for (const file of store.inPlaceParts)
     try {
       // Every column of every row, so that every page is decoded.
@@ -154,7 +175,7 @@ export async function findDamagedParts(store: LakeStore): Promise<string[]> {
     } catch {
       damaged.push(file);
     }
-  return damaged;
+  return { damaged, vanished: false };
 }
 
 /** The SQL of a table's rows over its parts: its columns in the store's order, the derived ones computed. */
@@ -171,7 +192,11 @@ function tableOverParts(table: LakeTable, parts: readonly LakePart[]): string {
  * Reads the lake into the (empty, in-memory) database of `c`: the small tables copied, the large ones as views
  * over their parts. Resolves to the part files the views read.
  */
-async function readLake(c: DuckDBConnection, root: string, options: LakeReadOptions): Promise<string[]> {
+async function readLake(
+  c: DuckDBConnection,
+  root: string,
+  options: LakeReadOptions,
+): Promise<{ inPlace: string[]; listed: string[] }> {
   const skip = (path: string, why: string): void =>
     options.onWarning?.('store.lake-file-skipped', `${path} skipped: ${why}`);
   for (const table of ['store_meta', 'ingests', ...LAKE_TABLES])
@@ -181,8 +206,12 @@ async function readLake(c: DuckDBConnection, root: string, options: LakeReadOpti
   const parts = new Map<LakeTable, LakePart[]>();
   // The records of a run and partition whose rows cannot all be read are left out.
   const damaged = new Map<string, string>();
+  const listing = await listLake(root, LAKE_TABLES, skip);
+  // The units a published compaction replaced (their files are being removed, or were left by a killed one).
+  const replaced = replacedUnits(listing.manifests.values(), listing.parts.get('records')!);
   for (const table of LAKE_TABLES) {
-    const found = await lakeParts(c, root, table, skip);
+    const named = listing.parts.get(table)!.filter((p) => !replaced.has(unitOf(p)));
+    const found = await vetParts(c, table, named, skip);
     const known = found.parts.filter((p) => options.damaged?.has(p.file));
     for (const part of known) skip(part.file, 'unreadable: its pages cannot be read');
     parts.set(
@@ -197,15 +226,28 @@ async function readLake(c: DuckDBConnection, root: string, options: LakeReadOpti
   const published = new Set(parts.get('records')!.map(unitOf));
   const readable = (part: LakePart): boolean => published.has(unitOf(part)) && !damaged.has(unitOf(part));
   // Rows are copied only for the records copied (a semi-join on the small records table).
+  const insert = (table: LakeTable): string =>
+    `${/PRIMARY KEY/.test(ddlOf(table)) ? 'INSERT OR IGNORE' : 'INSERT'} INTO ${table}`;
   const copy = async (table: LakeTable, part: LakePart): Promise<boolean> => {
     const recorded = table === 'records' ? '' : ' WHERE record_key IN (SELECT record_key FROM records)';
     try {
-      await c.run(
-        `${/PRIMARY KEY/.test(ddlOf(table)) ? 'INSERT OR IGNORE' : 'INSERT'} INTO ${table} ${tableOverParts(table, [part])}${recorded}`,
-      );
+      await c.run(`${insert(table)} ${tableOverParts(table, [part])}${recorded}`);
       return true;
     } catch (error) {
       skip(part.file, `unreadable: ${(error as Error).message.split('\n')[0]}`);
+      return false;
+    }
+  };
+  const copyAll = async (table: LakeTable, all: readonly LakePart[]): Promise<boolean> => {
+    try {
+      await c.run('BEGIN');
+      await c.run(
+        `${insert(table)} ${tableOverParts(table, all)} WHERE record_key IN (SELECT record_key FROM records)`,
+      );
+      await c.run('COMMIT');
+      return true;
+    } catch {
+      await c.run('ROLLBACK');
       return false;
     }
   };
@@ -213,16 +255,26 @@ async function readLake(c: DuckDBConnection, root: string, options: LakeReadOpti
   const unreadRecords = new Set<LakePart>();
   const copyRecords = async (): Promise<number> => {
     await c.run('DELETE FROM records');
-    for (const part of parts.get('records')!)
-      if (!damaged.has(unitOf(part)) && !unreadRecords.has(part) && !(await copy('records', part)))
-        unreadRecords.add(part);
+    const own = parts.get('records')!.filter((p) => !damaged.has(unitOf(p)) && !unreadRecords.has(p));
+    if (own.length > 1) {
+      try {
+        await c.run(`${insert('records')} ${tableOverParts('records', own)}`);
+        return damaged.size;
+      } catch {
+        await c.run('DELETE FROM records');
+      }
+    }
+    for (const part of own) if (!(await copy('records', part))) unreadRecords.add(part);
     return damaged.size;
   };
   const copied: LakeTable[] = LAKE_TABLES.filter((t) => t !== 'records' && !IN_PLACE.includes(t));
   const damagedBefore = await copyRecords();
-  for (const table of copied)
-    for (const part of parts.get(table)!)
-      if (readable(part) && !(await copy(table, part))) damaged.set(unitOf(part), part.file);
+  for (const table of copied) {
+    const own = parts.get(table)!.filter(readable);
+    // All of a table's parts in one statement; part by part when one fails, to name it.
+    if (own.length > 1 && (await copyAll(table, own))) continue;
+    for (const part of own) if (!(await copy(table, part))) damaged.set(unitOf(part), part.file);
+  }
   // A part that failed to read while copying: its unit's records go, and the rows copied for them.
   if (damaged.size > damagedBefore) {
     await copyRecords();
@@ -247,5 +299,18 @@ async function readLake(c: DuckDBConnection, root: string, options: LakeReadOpti
     );
   }
   for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await c.run(ddl);
-  return inPlace;
+  return { inPlace, listed: [...listing.parts.values()].flat().map((p) => p.file) };
+}
+
+/** Whether some of the files gone since they were listed (a compaction removed them). */
+async function anyVanished(files: readonly string[]): Promise<boolean> {
+  const gone = await Promise.all(
+    files.map((f) =>
+      lstat(f).then(
+        () => false,
+        () => true,
+      ),
+    ),
+  );
+  return gone.includes(true);
 }

@@ -56,7 +56,8 @@ export async function withReadStore<T>(
       return await use(store);
     } catch (error) {
       if (!mayBeDamagedPart(error)) throw error;
-      const found = await findDamagedParts(store);
+      const { damaged: found, vanished } = await findDamagedParts(store);
+      if (vanished && canRetry()) continue;
       if (found.length === 0) throw error;
       if (!canRetry())
         throw new IoError(
