@@ -159,12 +159,10 @@ export const mayBeDamagedPart = (error: unknown): boolean =>
 
 /**
  * The part files of the tables read in place whose pages do not read, each read through on its own (after a
- * query failed: `mayBeDamagedPart`); none when every part reads, so the failure was something else. `vanished`:
- * some part is gone since the lake was opened (a compaction replaced it), so the lake is to be read again.
+ * query failed: `mayBeDamagedPart`); none when every part reads, so the failure was something else.
  */
-export async function findDamagedParts(store: LakeStore): Promise<{ damaged: string[]; vanished: boolean }> {
+export async function findDamagedParts(store: LakeStore): Promise<string[]> {
   const damaged: string[] = [];
-  if (await anyVanished(store.inPlaceParts)) return { damaged, vanished: true };
   for (const file of store.inPlaceParts)
     try {
       // Every column of every row, so that every page is decoded.
@@ -175,8 +173,11 @@ export async function findDamagedParts(store: LakeStore): Promise<{ damaged: str
     } catch {
       damaged.push(file);
     }
-  return { damaged, vanished: false };
+  return damaged;
 }
+
+/** Whether a part the lake's views read is gone since the lake was opened (a compaction replaced it). */
+export const partsVanished = (store: LakeStore): Promise<boolean> => anyVanished(store.inPlaceParts);
 
 /** The SQL of a table's rows over its parts: its columns in the store's order, the derived ones computed. */
 function tableOverParts(table: LakeTable, parts: readonly LakePart[]): string {

@@ -40,7 +40,7 @@ export async function withReadStore<T>(
       store.close();
     }
   }
-  const { openLake, findDamagedParts, mayBeDamagedPart } = await import('./lake-read.js');
+  const { openLake, findDamagedParts, mayBeDamagedPart, partsVanished } = await import('./lake-read.js');
   const told = new Set<string>();
   const damaged = new Set<string>();
   const once: LakeReadOptions = {
@@ -55,9 +55,10 @@ export async function withReadStore<T>(
     try {
       return await use(store);
     } catch (error) {
+      // Files gone since the lake was opened (a compaction replaced them): the lake is read again.
+      if ((await partsVanished(store)) && canRetry()) continue;
       if (!mayBeDamagedPart(error)) throw error;
-      const { damaged: found, vanished } = await findDamagedParts(store);
-      if (vanished && canRetry()) continue;
+      const found = await findDamagedParts(store);
       if (found.length === 0) throw error;
       if (!canRetry())
         throw new IoError(
