@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { decompress } from 'fzstd';
 import { ensureBenchData } from '../../bench/_store-data.js';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { openStore } from '../../src/store/db.js';
 import { openLake } from '../../src/store/lake.js';
 import { runInProcess } from '../metrics/inproc.js';
@@ -226,7 +227,83 @@ test("docs/lake.md's column types are the types of the written files", async () 
         written.map((c) => [c.column_name, spark[c.column_type] ?? c.column_type]),
         table,
       );
+      // Trino's statement: the same columns, Trino's types, the partition column last.
+      const trinoBlock = new RegExp(
+        `CREATE TABLE hive\\.evalkit\\.${table} \\(([^;]*?)\\)\\s*WITH`,
+        's',
+      ).exec(doc);
+      assert.ok(trinoBlock, `docs/lake.md has the Trino statement of ${table}`);
+      const trino: Record<string, string> = {
+        VARCHAR: 'VARCHAR',
+        JSON: 'VARCHAR',
+        BIGINT: 'BIGINT',
+        INTEGER: 'INTEGER',
+        DOUBLE: 'DOUBLE',
+        BOOLEAN: 'BOOLEAN',
+        TIMESTAMP: 'TIMESTAMP(6)',
+      };
+      assert.deepEqual(
+        [...trinoBlock[1]!.matchAll(/^\s*(\w+)\s+(\S+?),?$/gm)].map((m) => [m[1], m[2]]),
+        [
+          ...written.map((c) => [c.column_name, trino[c.column_type] ?? c.column_type]),
+          ['collection', 'VARCHAR'],
+        ],
+        `Trino: ${table}`,
+      );
     }
+  } finally {
+    store.close();
+  }
+});
+
+test("docs/lake.md's DuckDB statements read the lake: the leaderboard's scores and counts from its views", async () => {
+  const doc = readFileSync(join(projectRoot, 'docs/lake.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Reading with DuckDB'));
+  const sql = /```sql\n([\s\S]*?)```/.exec(section)![1]!.replaceAll("'results/", `'${lake}/`);
+  // A DuckDB of its own, as a user's: nothing of evalkit's but the statements of the page.
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const store = {
+    all: async <T>(q: string): Promise<T[]> =>
+      (await connection.runAndReadAll(q)).getRowObjectsJson() as unknown as T[],
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+  try {
+    for (const statement of sql.split(';').filter((s) => s.replace(/--.*$/gm, '').trim() !== ''))
+      await connection.run(statement);
+    const means = await store.all<{ record_key: string; items: number; rows: number; mean: number }>(
+      `SELECT i.record_key, i.items, s.rows, i.mean FROM
+         (SELECT record_key, count(*)::INTEGER AS items, avg(v) AS mean FROM result_items GROUP BY 1) i
+         JOIN (SELECT record_key, count(*)::INTEGER AS rows FROM samples GROUP BY 1) s USING (record_key)`,
+    );
+    const board = await runInProcess([
+      'leaderboard',
+      '-f',
+      'json',
+      '--benchmark',
+      'arith-40',
+      '--lake',
+      lake,
+    ]);
+    const rows = (
+      JSON.parse(board.stdout).leaderboards as { rows: { record_key: string; score: number; n: number }[] }[]
+    ).flatMap((b) => b.rows);
+    assert.equal(rows.length, 3);
+    for (const row of rows) {
+      const m = means.find((x) => x.record_key === row.record_key);
+      assert.ok(m, `the doc's views hold ${row.record_key}`);
+      assert.equal(m.items, row.n);
+      assert.equal(m.rows, row.n);
+      assert.ok(Math.abs(m.mean - row.score) < 1e-12, `${m.mean} vs ${row.score}`);
+    }
+    // The items' key hashes are computed as evalkit computes them.
+    const [hashes] = await store.all<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM result_items WHERE k_1 <> hash(k) OR k_2 <> hash('#' || k)`,
+    );
+    assert.equal(hashes!.n, 0);
   } finally {
     store.close();
   }
