@@ -172,13 +172,19 @@ const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
  * tightened at run time, and the last locks every setting): no file or network access beyond the store (no COPY
  * TO, ATTACH, EXPORT DATABASE, read_csv/read_text/read_blob/glob), no extension installed or loaded, no persistent
  * secrets; then the configuration is locked, so `SET`/`RESET` cannot undo any of it. The file itself is opened
- * READ_ONLY, so nothing in it changes either (temporary tables live in memory).
+ * READ_ONLY, so nothing in it changes either (temporary tables live in memory). `readableFiles`: the only other files
+ * DuckDB may open (a lake's part files, read in place: DuckDB would also let a statement write them, so a lake's
+ * `query` runs only the statement kinds that read).
  */
-export function readerLockdown(writableDirectories: readonly string[]): string[] {
+export function readerLockdown(
+  writableDirectories: readonly string[],
+  readableFiles: readonly string[] = [],
+): string[] {
   return [
     ...(writableDirectories.length > 0
       ? [`SET allowed_directories = [${writableDirectories.map(sqlString).join(', ')}]`]
       : []),
+    ...(readableFiles.length > 0 ? [`SET allowed_paths = [${readableFiles.map(sqlString).join(', ')}]`] : []),
     'SET enable_external_access = false',
     'SET autoinstall_known_extensions = false',
     'SET autoload_known_extensions = false',

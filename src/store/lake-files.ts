@@ -5,7 +5,7 @@
  * cannot read) is not the lake's: it is skipped with a warning naming it and never read into results.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { NULL_PARTITION } from './parquet.js';
 import { tableColumns } from './schema.js';
@@ -113,16 +113,33 @@ export async function lakeParts(
   table: string,
   skip: (file: string, why: string) => void,
 ): Promise<{ parts: LakePart[]; refused: LakePart[] }> {
+  return vetParts(connection, table, await partFilesByName(dir, table, skip), skip);
+}
+
+/** `lakeParts` of part files already found by name. */
+export async function vetParts(
+  connection: DuckDBConnection,
+  table: string,
+  candidates: readonly LakePart[],
+  skip: (file: string, why: string) => void,
+): Promise<{ parts: LakePart[]; refused: LakePart[] }> {
   const expected = partColumns(table).join(', ');
   const good: LakePart[] = [];
   const refused: LakePart[] = [];
-  for (const part of await partFilesByName(dir, table, skip)) {
+  // Every footer in one statement (a lake may have thousands of parts); one by one when some footer fails.
+  const columnsOf = await footerColumns(connection, candidates);
+  for (const part of candidates) {
     let names: string[];
     try {
-      const described = await connection.runAndReadAll(
-        `DESCRIBE SELECT * FROM read_parquet(${sqlString(part.file)}, hive_partitioning = false)`,
-      );
-      names = (described.getRowObjectsJson() as { column_name: string }[]).map((c) => c.column_name);
+      names =
+        columnsOf?.get(part.file) ??
+        (
+          (
+            await connection.runAndReadAll(
+              `DESCRIBE SELECT * FROM read_parquet(${sqlString(part.file)}, hive_partitioning = false)`,
+            )
+          ).getRowObjectsJson() as { column_name: string }[]
+        ).map((c) => c.column_name);
     } catch (error) {
       skip(part.file, `unreadable: ${(error as Error).message.split('\n')[0]}`);
       refused.push(part);
@@ -139,7 +156,124 @@ export async function lakeParts(
   return { parts: good, refused };
 }
 
+/**
+ * The column names of each part's footer (its schema's elements after the root), read in one statement; undefined
+ * when some footer does not read (the caller then reads them one by one, to name the one that fails).
+ */
+async function footerColumns(
+  connection: DuckDBConnection,
+  parts: readonly LakePart[],
+): Promise<Map<string, string[]> | undefined> {
+  if (parts.length === 0) return new Map();
+  try {
+    const rows = (
+      await connection.runAndReadAll(
+        `SELECT file_name, name FROM parquet_schema([${parts.map((p) => sqlString(p.file)).join(', ')}])`,
+      )
+    ).getRowObjectsJson() as { file_name: string; name: string }[];
+    const columns = new Map<string, string[]>();
+    for (const row of rows) {
+      const names = columns.get(row.file_name);
+      // The first element of a file's schema is its root, not a column.
+      if (names) names.push(row.name);
+      else columns.set(row.file_name, []);
+    }
+    return columns;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `read_parquet` over the given part files, the partition column read back from the folder name as VARCHAR. */
 export function partsScan(parts: readonly LakePart[]): string {
   return `read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = true, hive_types = {'collection': VARCHAR})`;
+}
+
+/**
+ * Where compaction (lake-compact.ts) says which units a new unit replaces: `_evalkit/compactions/<run>.json`
+ * (a folder other engines skip, as they skip every path that begins with `_` or `.`), `{run, partitions: {<partition
+ * folder>: [<replaced run>, …]}}`. Once the new unit is published (its records file in place), readers ignore the
+ * units it replaces, whose files compaction then removes.
+ */
+export const COMPACTIONS_DIR = join('_evalkit', 'compactions');
+
+export interface CompactionManifest {
+  run: string;
+  partitions: Record<string, string[]>;
+}
+
+/** The compaction manifests of a lake, by file name (a file that is not one is ignored). */
+export async function readManifests(dir: string): Promise<Map<string, CompactionManifest>> {
+  const found = new Map<string, CompactionManifest>();
+  const folder = join(dir, COMPACTIONS_DIR);
+  for (const name of (await readdir(folder).catch(() => [] as string[])).sort()) {
+    if (!/^[0-9a-f-]+\.json$/.test(name)) continue;
+    try {
+      const manifest = JSON.parse(await readFile(join(folder, name), 'utf8')) as CompactionManifest;
+      if (typeof manifest.run === 'string' && manifest.partitions && typeof manifest.partitions === 'object')
+        found.set(name, manifest);
+    } catch {
+      // Removed meanwhile, or not one of compaction's (it writes them whole, by rename).
+    }
+  }
+  return found;
+}
+
+/**
+ * The units (`unitOf`) that published compactions replace: those of every manifest whose new unit has its records
+ * file among `records` (a manifest whose unit is not published yet replaces nothing).
+ */
+export function replacedUnits(
+  manifests: Iterable<CompactionManifest>,
+  records: readonly LakePart[],
+): Set<string> {
+  const published = new Set(records.map(unitOf));
+  const replaced = new Set<string>();
+  for (const m of manifests)
+    for (const [partition, runs] of Object.entries(m.partitions))
+      if (published.has(unitOf({ file: '', run: m.run, partition })))
+        for (const run of runs) replaced.add(unitOf({ file: '', run, partition }));
+  return replaced;
+}
+
+/** Every table's part files by name, listed rows first and records last, and the compaction manifests. */
+export interface LakeListing {
+  parts: Map<string, LakePart[]>;
+  manifests: Map<string, CompactionManifest>;
+}
+
+/**
+ * Lists the lake's parts and manifests until two listings in a row agree (a writer's renames and removals never
+ * come back, so two equal listings saw no change between them: the set is one a publisher left, whole), the rows
+ * tables before the manifests and those before `records`, the order in which a publisher adds them. What `skip`
+ * hears is told once, from the listing kept.
+ */
+export async function listLake(
+  dir: string,
+  tables: readonly string[],
+  skip: (file: string, why: string) => void,
+): Promise<LakeListing> {
+  const order = [...tables.filter((t) => t !== 'records'), 'records'];
+  const once = async (): Promise<{ listing: LakeListing; skipped: [string, string][]; key: string }> => {
+    const skipped: [string, string][] = [];
+    const parts = new Map<string, LakePart[]>();
+    let manifests = new Map<string, CompactionManifest>();
+    for (const table of order) {
+      if (table === 'records') manifests = await readManifests(dir);
+      parts.set(table, await partFilesByName(dir, table, (file, why) => skipped.push([file, why])));
+    }
+    const key = JSON.stringify([
+      [...parts].map(([t, ps]) => [t, ps.map((p) => p.file)]),
+      [...manifests.keys()],
+    ]);
+    return { listing: { parts, manifests }, skipped, key };
+  };
+  let last = await once();
+  for (let tries = 0; tries < 20; tries++) {
+    const next = await once();
+    if (next.key === last.key) break;
+    last = next;
+  }
+  for (const [file, why] of last.skipped) skip(file, why);
+  return last.listing;
 }

@@ -23,18 +23,27 @@ import { isProcessAlive } from '../io/process-alive.js';
 import { pauseForTest } from '../io/test-pause.js';
 import { openStore, type Store } from './db.js';
 import { ingestPaths, type IngestOptions, type IngestResult } from './ingest.js';
-import { lakeParts, partFilesByName, partsScan, sqlString, unitOf } from './lake-files.js';
+import {
+  COMPACTIONS_DIR,
+  lakeParts,
+  partFilesByName,
+  partsScan,
+  readManifests,
+  replacedUnits,
+  sqlString,
+  unitOf,
+} from './lake-files.js';
 import { LAKE_TABLES, type LakeTable } from './lake-read.js';
 import { NULL_PARTITION } from './parquet.js';
 import { tableColumns } from './schema.js';
 
 export { LAKE_TABLES, openLake, type LakeTable } from './lake-read.js';
 
-const STAGING_PREFIX = '.evalkit-staging-';
+export const STAGING_PREFIX = '.evalkit-staging-';
 const LOCK_TARGET = '.evalkit-lake';
 
 /** Removes staging folders left by writers that are gone. */
-async function removeDeadStaging(dir: string): Promise<void> {
+export async function removeDeadStaging(dir: string): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!name.startsWith(STAGING_PREFIX)) continue;
     const pid = Number(/-(\d+)-[0-9a-f]+$/.exec(name)?.[1]);
@@ -47,7 +56,7 @@ async function removeDeadStaging(dir: string): Promise<void> {
  * Removes the files a writer killed while publishing left without their partition's records file (only called
  * under the lake lock, when no other writer is publishing).
  */
-async function removeUnpublished(dir: string): Promise<void> {
+export async function removeUnpublished(dir: string): Promise<void> {
   const published = new Set((await partFilesByName(dir, 'records', ignore)).map(unitOf));
   for (const table of LAKE_TABLES) {
     if (table === 'records') continue;
@@ -57,10 +66,26 @@ async function removeUnpublished(dir: string): Promise<void> {
 }
 
 /**
+ * Completes what earlier compactions left (only under the writers' lock): a manifest whose new unit is published
+ * has the units it replaces removed, records first; one whose new unit is not is dropped (its rows files are
+ * unpublished, removed by `removeUnpublished`). Then the manifest goes.
+ */
+export async function finishCompactions(root: string): Promise<void> {
+  const manifests = await readManifests(root);
+  if (manifests.size === 0) return;
+  const records = await partFilesByName(root, 'records', ignore);
+  const replaced = replacedUnits(manifests.values(), records);
+  for (const table of ['records', ...LAKE_TABLES.filter((t) => t !== 'records')])
+    for (const part of await partFilesByName(root, table, ignore))
+      if (replaced.has(unitOf(part))) await rm(part.file, { force: true });
+  for (const name of manifests.keys()) await rm(join(root, COMPACTIONS_DIR, name), { force: true });
+}
+
+/**
  * Takes the lake's lock, waiting while another writer publishes: `onWait` hears at once that it waits and for
  * whom (the lock's message), then every few seconds how long it has waited.
  */
-async function lockLake(
+export async function lockLake(
   dir: string,
   onWait: LakeIngestOptions['onLakeWait'],
   timeoutMs = 10 * 60_000,
@@ -161,6 +186,7 @@ export async function ingestToLake(
             result.summary.rows -= item.rows;
             result.summary.skipped++;
           }
+        await finishCompactions(root);
         await removeUnpublished(root);
         await publish(store, root, staging, result.ingest_id).catch((error: Error) => {
           throw new IoError('store.lake-write', `cannot write to the lake ${dir}: ${error.message}`);

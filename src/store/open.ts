@@ -3,7 +3,7 @@
  * as a read-only `Store` with the same tables and views, so every query, statistic and view runs unchanged on
  * either.
  */
-import { UsageError } from '../errors.js';
+import { IoError, UsageError } from '../errors.js';
 import type { Store } from './db.js';
 import type { LakeReadOptions } from './lake-read.js';
 
@@ -21,14 +21,16 @@ export async function openReadStore(target: StoreTarget, options: LakeReadOption
 }
 
 /**
- * Runs `use` on the store or lake given; a lake is read without its instance rows when every result has its items
- * (`itemsOnly`, much the larger part of reading a lake), and read again with them, `use` run again, when a query
- * of `use` needed them. `use` must not write its output before it resolves. A lake's warnings are told once.
+ * Runs `use` on the store or lake given. On a lake, a query may find a part whose pages do not read (its footer
+ * did, when the lake was opened): the part is then named, and the lake opened again without its records, `use`
+ * run again — unless `canRetry` says `use` has already written output: the error then names the part. A lake's
+ * warnings are told once.
  */
 export async function withReadStore<T>(
   target: StoreTarget,
   options: LakeReadOptions,
   use: (store: Store) => Promise<T>,
+  canRetry: () => boolean = () => true,
 ): Promise<T> {
   if (target.lake === undefined) {
     const store = await openReadStore(target, options);
@@ -38,8 +40,9 @@ export async function withReadStore<T>(
       store.close();
     }
   }
-  const { isSamplesLeftOut } = await import('./lake-read.js');
+  const { openLake, findDamagedParts, mayBeDamagedPart, partsVanished } = await import('./lake-read.js');
   const told = new Set<string>();
+  const damaged = new Set<string>();
   const once: LakeReadOptions = {
     ...options,
     onWarning: (code, message) => {
@@ -47,15 +50,24 @@ export async function withReadStore<T>(
       told.add(message);
     },
   };
-  for (const itemsOnly of [true, false]) {
-    const store = await openReadStore(target, { ...once, itemsOnly });
+  for (;;) {
+    const store = await openLake(target.lake, { ...once, damaged });
     try {
       return await use(store);
     } catch (error) {
-      if (!itemsOnly || !isSamplesLeftOut(error)) throw error;
+      // Files gone since the lake was opened (a compaction replaced them): the lake is read again.
+      if ((await partsVanished(store)) && canRetry()) continue;
+      if (!mayBeDamagedPart(error)) throw error;
+      const found = await findDamagedParts(store);
+      if (found.length === 0) throw error;
+      if (!canRetry())
+        throw new IoError(
+          'store.lake-part-unreadable',
+          `${found.join(', ')} cannot be read (its pages are damaged): the output above is incomplete`,
+        );
+      for (const file of found) damaged.add(file);
     } finally {
       store.close();
     }
   }
-  throw new Error('unreachable');
 }

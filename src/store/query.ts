@@ -186,7 +186,7 @@ function queryError(error: Error, where = ''): UsageError {
       'store.query-refused',
       `query reads the store and nothing else: files, other databases, extensions and settings are out of its reach (${where}${first})`,
     );
-  return new UsageError('store.query', `the query failed: ${where}${first}`);
+  return Object.assign(new UsageError('store.query', `the query failed: ${where}${first}`), { cause: error });
 }
 
 interface Decoder {

@@ -12,9 +12,9 @@ import { after, before, test } from 'node:test';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { decompress } from 'fzstd';
 import { ensureBenchData } from '../../bench/_store-data.js';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { openStore } from '../../src/store/db.js';
 import { openLake } from '../../src/store/lake.js';
-import { isSamplesLeftOut } from '../../src/store/lake-read.js';
 import { runInProcess } from '../metrics/inproc.js';
 import { cliCommand } from '../helpers/cli.js';
 
@@ -84,20 +84,32 @@ for (const args of READS)
 test("ingest --lake writes each result's items; a lake without them (an older writer's) reads the same", async () => {
   for (const table of ['result_items', 'result_item_sets'])
     assert.ok(parquetFiles(join(lake, table)).length > 0, `${table} parts written`);
-  // Every result has its items: read without the instance rows, which fail when a query needs them.
-  const itemsOnly = await openLake(lake, { itemsOnly: true });
+  // The two large tables are read in place (views over the part files), the small ones copied at opening.
+  const opened = await openLake(lake);
   try {
-    const [row] = await itemsOnly.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM result_item_sets');
-    assert.ok(row!.n > 0);
-    await assert.rejects(itemsOnly.all('SELECT count(*) FROM samples'), (e: Error) => isSamplesLeftOut(e));
+    const kinds = await opened.all<{ table_name: string; table_type: string }>(
+      `SELECT table_name, table_type FROM information_schema.tables
+       WHERE table_name IN ('records', 'results', 'samples', 'result_items', 'result_item_sets') ORDER BY 1`,
+    );
+    assert.deepEqual(Object.fromEntries(kinds.map((k) => [k.table_name, k.table_type])), {
+      records: 'BASE TABLE',
+      result_item_sets: 'BASE TABLE',
+      result_items: 'VIEW',
+      results: 'BASE TABLE',
+      samples: 'VIEW',
+    });
+    assert.deepEqual(
+      [...opened.inPlaceParts].sort(),
+      [...parquetFiles(join(lake, 'samples')), ...parquetFiles(join(lake, 'result_items'))].sort(),
+    );
   } finally {
-    itemsOnly.close();
+    opened.close();
   }
   // The same lake as a writer before the items wrote it: the instance rows are read, and paired as before.
   const older = join(temp, 'lake-without-items');
   cpSync(lake, older, { recursive: true });
   for (const table of ['result_items', 'result_item_sets']) rmSync(join(older, table), { recursive: true });
-  const withRows = await openLake(older, { itemsOnly: true });
+  const withRows = await openLake(older);
   try {
     const [row] = await withRows.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM samples');
     assert.ok(row!.n > 0);
@@ -215,7 +227,83 @@ test("docs/lake.md's column types are the types of the written files", async () 
         written.map((c) => [c.column_name, spark[c.column_type] ?? c.column_type]),
         table,
       );
+      // Trino's statement: the same columns, Trino's types, the partition column last.
+      const trinoBlock = new RegExp(
+        `CREATE TABLE hive\\.evalkit\\.${table} \\(([^;]*?)\\)\\s*WITH`,
+        's',
+      ).exec(doc);
+      assert.ok(trinoBlock, `docs/lake.md has the Trino statement of ${table}`);
+      const trino: Record<string, string> = {
+        VARCHAR: 'VARCHAR',
+        JSON: 'VARCHAR',
+        BIGINT: 'BIGINT',
+        INTEGER: 'INTEGER',
+        DOUBLE: 'DOUBLE',
+        BOOLEAN: 'BOOLEAN',
+        TIMESTAMP: 'TIMESTAMP(6)',
+      };
+      assert.deepEqual(
+        [...trinoBlock[1]!.matchAll(/^\s*(\w+)\s+(\S+?),?$/gm)].map((m) => [m[1], m[2]]),
+        [
+          ...written.map((c) => [c.column_name, trino[c.column_type] ?? c.column_type]),
+          ['collection', 'VARCHAR'],
+        ],
+        `Trino: ${table}`,
+      );
     }
+  } finally {
+    store.close();
+  }
+});
+
+test("docs/lake.md's DuckDB statements read the lake: the leaderboard's scores and counts from its views", async () => {
+  const doc = readFileSync(join(projectRoot, 'docs/lake.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Reading with DuckDB'));
+  const sql = /```sql\n([\s\S]*?)```/.exec(section)![1]!.replaceAll("'results/", `'${lake}/`);
+  // A DuckDB of its own, as a user's: nothing of evalkit's but the statements of the page.
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const store = {
+    all: async <T>(q: string): Promise<T[]> =>
+      (await connection.runAndReadAll(q)).getRowObjectsJson() as unknown as T[],
+    close: () => {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+  try {
+    for (const statement of sql.split(';').filter((s) => s.replace(/--.*$/gm, '').trim() !== ''))
+      await connection.run(statement);
+    const means = await store.all<{ record_key: string; items: number; rows: number; mean: number }>(
+      `SELECT i.record_key, i.items, s.rows, i.mean FROM
+         (SELECT record_key, count(*)::INTEGER AS items, avg(v) AS mean FROM result_items GROUP BY 1) i
+         JOIN (SELECT record_key, count(*)::INTEGER AS rows FROM samples GROUP BY 1) s USING (record_key)`,
+    );
+    const board = await runInProcess([
+      'leaderboard',
+      '-f',
+      'json',
+      '--benchmark',
+      'arith-40',
+      '--lake',
+      lake,
+    ]);
+    const rows = (
+      JSON.parse(board.stdout).leaderboards as { rows: { record_key: string; score: number; n: number }[] }[]
+    ).flatMap((b) => b.rows);
+    assert.equal(rows.length, 3);
+    for (const row of rows) {
+      const m = means.find((x) => x.record_key === row.record_key);
+      assert.ok(m, `the doc's views hold ${row.record_key}`);
+      assert.equal(m.items, row.n);
+      assert.equal(m.rows, row.n);
+      assert.ok(Math.abs(m.mean - row.score) < 1e-12, `${m.mean} vs ${row.score}`);
+    }
+    // The items' key hashes are computed as evalkit computes them.
+    const [hashes] = await store.all<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM result_items WHERE k_1 <> hash(k) OR k_2 <> hash('#' || k)`,
+    );
+    assert.equal(hashes!.n, 0);
   } finally {
     store.close();
   }

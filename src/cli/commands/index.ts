@@ -43,6 +43,7 @@ export const commandEntries: CommandEntry[] = [
   { name: 'reconcile', load: () => import('./reconcile.js').then((m) => m.reconcileCommand) },
   { name: 'models', load: () => import('./models.js').then((m) => m.modelsCommand) },
   { name: 'export', load: () => import('./export.js').then((m) => m.exportCommand) },
+  { name: 'lake', load: () => import('./lake.js').then((m) => m.lakeCommand) },
   { name: 'survey', load: () => import('./survey-export.js').then((m) => m.surveyExportCommand) },
   { name: 'survey', load: () => import('./survey-import.js').then((m) => m.surveyImportCommand) },
   { name: 'view', load: () => import('./view.js').then((m) => m.viewCommand) },

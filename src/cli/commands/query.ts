@@ -36,11 +36,22 @@ function streamSink(stream: CliIO['stdout']): (text: string) => Promise<void> | 
 }
 
 async function runQueryCommand(sql: string, flags: QueryFlags, io: CliIO): Promise<number> {
-  const { openReadStore } = await import('../../store/open.js');
+  const { withReadStore } = await import('../../store/open.js');
   const { streamQuery } = await import('../../store/query.js');
-  const store = await openReadStore(storeTargetOf(flags, io), lakeWarnings(io));
+  // A lake's query that finds a damaged part runs again without its records, if nothing was printed yet.
+  const sink = streamSink(io.stdout);
+  let printed = false;
+  const printing: typeof sink = (text) => {
+    printed ||= text.length > 0;
+    return sink(text);
+  };
   try {
-    const summary = await streamQuery(store, sql, flags.format, streamSink(io.stdout));
+    const summary = await withReadStore(
+      storeTargetOf(flags, io),
+      lakeWarnings(io),
+      (store) => streamQuery(store, sql, flags.format, printing),
+      () => !printed,
+    );
     // Table and JSON output say it themselves; CSV and JSON lines are data only, so the note goes to stderr.
     if (summary.statements > 1 && (flags.format === 'csv' || flags.format === 'jsonl'))
       io.stderr.write(
@@ -50,8 +61,6 @@ async function runQueryCommand(sql: string, flags: QueryFlags, io: CliIO): Promi
   } catch (error) {
     if (error instanceof OutputClosed) return 0;
     throw error;
-  } finally {
-    store.close();
   }
 }
 
