@@ -81,9 +81,10 @@ export const lakeCommand: CommandModule = {
       )
       .argument('<dir>', 'the lake folder')
       .addOption(
-        new Option('--min-parts <n>', 'compact a partition once it holds this many units of files').default(
-          undefined,
-        ),
+        new Option(
+          '--min-parts <n>',
+          'compact a partition once it holds this many units of files (an ingest adds one); at least 2',
+        ).default('2'),
       )
       .addOption(formatOption())
       .action((dir: string, flags: LakeFlags) => run(() => runCompact(dir, flags, io)));
