@@ -51,8 +51,8 @@ export function rangeTargets(size: number, jobs: number, rangeBytes: number): nu
 export const AUTO_PARALLEL_SECONDS = 1;
 
 /**
- * Whether workers pay for the work left, from what this thread did first: `bytes` in `seconds`, `remainingBytes`
- * still to read (`--jobs auto`).
+ * Whether workers pay for the work left, from what this thread did first: `bytes` in `seconds` of its CPU time,
+ * `remainingBytes` still to read (`--jobs auto`).
  */
 export function workersPay(done: { bytes: number; seconds: number }, remainingBytes: number): boolean {
   if (done.bytes <= 0) return true;
@@ -61,8 +61,9 @@ export function workersPay(done: { bytes: number; seconds: number }, remainingBy
 
 /**
  * Validates files with `jobs` workers and returns one result per file, in the order given, with line numbers as in
- * the files. `onBytes` reports progress. With `adaptive` (`--jobs auto`), this thread reads the first task alone and
- * starts the workers only when the rest is worth them at the rate it read (`workersPay`, or `adaptive` itself).
+ * the files. `onBytes` reports progress. With `adaptive` (`--jobs auto`), this thread reads the first two tasks alone
+ * and starts the workers only when the rest is worth them at the rate it read the second (`workersPay`, or
+ * `adaptive` itself).
  */
 export async function validateInWorkers(
   files: ParallelFile[],
@@ -150,14 +151,22 @@ export async function validateInWorkers(
   const taskBytes = (t: WorkerTask): number =>
     t.range ? t.range.end - t.range.start : files[taskFile[t.id]].size;
   if (options.adaptive && helpers > 0 && more()) {
-    const first = tasks[next++];
-    const started = performance.now();
-    accept(await runTask(first, accept));
-    const done = { bytes: taskBytes(first), seconds: (performance.now() - started) / 1000 };
+    // The first task warms this thread up (compiling, learning the row shapes: about twice the steady cost per
+    // byte); the rate is taken on the second. CPU time, not wall time: what the work costs a core however busy the
+    // machine is with other work (no worker runs yet, so the process's CPU time is this thread's).
+    accept(await runTask(tasks[next++], accept));
+    let done = { bytes: 0, seconds: 0 };
+    if (more()) {
+      const task = tasks[next++];
+      const started = process.cpuUsage();
+      accept(await runTask(task, accept));
+      const used = process.cpuUsage(started);
+      done = { bytes: taskBytes(task), seconds: (used.user + used.system) / 1e6 };
+    }
     let remaining = 0;
     for (let t = next; t < tasks.length; t++) remaining += taskBytes(tasks[t]);
     const pay = options.adaptive === true ? workersPay : options.adaptive;
-    if (!pay(done, remaining)) helpers = 0;
+    if (!more() || !pay(done, remaining)) helpers = 0;
   }
   options.onThreads?.(1 + helpers);
   await Promise.all([
