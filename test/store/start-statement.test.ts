@@ -8,7 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { ensureBenchData } from '../../bench/_store-data.js';
 import { openStore } from '../../src/store/db.js';
+import { ingestPaths } from '../../src/store/ingest.js';
 import { startStatement } from '../../src/store/write.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-start-statement-'));
@@ -72,6 +74,43 @@ test('a statement that cannot be prepared fails before it starts', async () => {
   const store = await openStore(join(temp, 'c.duckdb'), { readOnly: false });
   try {
     await assert.rejects(startStatement(store.connection, 'SELECT * FROM no_such_table WHERE x = $1', [1]));
+  } finally {
+    store.close();
+  }
+});
+
+/** Bytes this process has read so far (Linux: /proc/self/io), or undefined elsewhere. */
+function bytesRead(): number | undefined {
+  if (!existsSync('/proc/self/io')) return undefined;
+  const m = /^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+  return m ? Number(m[1]) : undefined;
+}
+
+// The ingest itself. Before the fix this was a race (the validator's asynchronous open could give the statement its
+// turns, or not: in process with warm modules it mostly did, from the CLI it mostly did not), so this test guards the
+// ingest's use of startStatement; the tests above are the ones that fail without it.
+test('ingest: DuckDB reads a 0.3.0 samples file while the validator is still at its first megabyte', async (t) => {
+  if (bytesRead() === undefined) return t.skip('needs /proc/self/io (Linux)');
+  const data = ensureBenchData({ models: 1, questions: 6000, reasoningWords: 90, dir: join(temp, 'data') });
+  const samplesBytes = statSync(data.samples[0]!).size;
+  const store = await openStore(join(temp, 'ingest.duckdb'), { readOnly: false });
+  try {
+    // Everything this process reads from here: the validator's bytes so far, DuckDB's, and a few small files.
+    const start = bytesRead()!;
+    let readBeside: boolean | undefined;
+    const result = await ingestPaths(store, [data.aggregates[0]!], {
+      onProgress: (p) => {
+        if (readBeside !== undefined) return;
+        // The validator's first batch: this thread stops here, without yielding, until the process has read the
+        // samples file once more than the validator has (DuckDB's insert), or the bound passes.
+        const until = Date.now() + 30_000;
+        readBeside = false;
+        while (Date.now() < until && !readBeside)
+          readBeside = bytesRead()! - start >= samplesBytes + p.bytesDone;
+      },
+    });
+    assert.equal(result.summary.records, 1, JSON.stringify(result.diagnostics.slice(0, 3)));
+    assert.equal(readBeside, true, 'DuckDB did not read the samples file beside the validator');
   } finally {
     store.close();
   }
