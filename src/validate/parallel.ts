@@ -166,7 +166,24 @@ export async function validateInWorkers(
     let remaining = 0;
     for (let t = next; t < tasks.length; t++) remaining += taskBytes(tasks[t]);
     const pay = options.adaptive === true ? workersPay : options.adaptive;
-    if (!more() || !pay(done, remaining)) helpers = 0;
+    if (!more() || !pay(done, remaining)) {
+      helpers = 0;
+      // No worker will come: the rest of each file is one range again (its ranges were cut for them).
+      while (more()) {
+        const task = tasks[next];
+        let end = next + 1;
+        if (task.range)
+          while (end < tasks.length && taskFile[end] === taskFile[next] && tasks[end].range) end++;
+        const whole =
+          end - next > 1
+            ? { ...task, range: { start: task.range!.start, end: tasks[end - 1].range!.end } }
+            : task;
+        accept(await runTask(whole, accept));
+        for (let t = next + 1; t < end; t++)
+          replies[t] = { kind: 'done', id: t, result: emptyFileResult(task.path), lines: 0 };
+        next = end;
+      }
+    }
   }
   options.onThreads?.(1 + helpers);
   await Promise.all([

@@ -89,11 +89,12 @@ describe('--jobs auto starts workers only when they pay (issue 41)', () => {
   it('adaptive: no worker when the first task says they do not pay, workers when they do; the same result', async () => {
     const path = join(root, 'big.jsonl');
     const files = [{ path: 'big.jsonl', absPath: path, jsonl: true, size: (await stat(path)).size }];
-    const run = async (adaptive: boolean | (() => boolean)) => {
+    const run = async (adaptive: boolean | (() => boolean), maxDiagnostics?: number) => {
       let threads = 0;
       const results = await validateInWorkers(files, 2, {
         engine: { schemaOnly: true },
         rangeBytes: 8 * 1024,
+        maxDiagnostics,
         adaptive,
         onThreads: (n) => (threads = n),
       });
@@ -109,5 +110,9 @@ describe('--jobs auto starts workers only when they pay (issue 41)', () => {
     assert.deepEqual(pays.results, always.results);
     const one = await validatePaths(['big.jsonl'], { cwd: root, schemaOnly: true, jobs: 1 });
     assert.deepEqual(always.results, one.files);
+    // Without workers the rest of the file is read as one range: the same diagnostics kept and omitted.
+    const capped = await run(false, 3);
+    assert.ok(capped.results[0]!.omitted > 0);
+    assert.deepEqual((await run(() => false, 3)).results, capped.results);
   });
 });
