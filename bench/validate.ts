@@ -80,7 +80,7 @@ function row(i: number, next: () => number): string {
   return JSON.stringify(doc);
 }
 
-function ensureData(targetBytes: number): string {
+export function ensureData(targetBytes: number): string {
   const dir = join(here, '.data');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `eee-instances-${Math.round(targetBytes / 1e6)}MB.jsonl`);

@@ -360,12 +360,10 @@ async function readPairedColumns(
   await eachChunk(store, sql, params, (column, rows) => {
     const [pair, va, vb, cl] = [column<number>(0), column<number>(1), column<number>(2), column<string>(3)];
     for (let i = 0; i < rows; i++) {
-      const a = va.getItem(i)!;
-      const b = vb.getItem(i)!;
       out.pair.push(pair.getItem(i)!);
-      out.va.push(Number.isNaN(a) ? null : a);
-      out.vb.push(Number.isNaN(b) ? null : b);
-      out.cl.push(withClusters ? cl.getItem(i) : null);
+      out.va.push(va.getItem(i) ?? NaN);
+      out.vb.push(vb.getItem(i) ?? NaN);
+      if (withClusters) out.cl.push(cl.getItem(i));
     }
   });
   return out;
@@ -519,15 +517,16 @@ export async function compareModels(
     const onlyA: number[] = [];
     const onlyB: number[] = [];
     for (let j = range.start; j < range.end; j++) {
-      const va = columns.va[j] ?? null;
-      const vb = columns.vb[j] ?? null;
-      if (va !== null && vb !== null) {
+      // NaN: that side has no value for the item.
+      const va = columns.va[j]!;
+      const vb = columns.vb[j]!;
+      if (!Number.isNaN(va) && !Number.isNaN(vb)) {
         a.push(va);
         b.push(vb);
         // Each item its own cluster unless a cluster column is read (clusters are read only when clustering).
         if (cluster !== null) clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
-      } else if (va !== null) onlyA.push(va);
-      else if (vb !== null) onlyB.push(vb);
+      } else if (!Number.isNaN(va)) onlyA.push(va);
+      else if (!Number.isNaN(vb)) onlyB.push(vb);
     }
     comparisons.push({
       ...compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),

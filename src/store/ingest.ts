@@ -48,7 +48,7 @@ import {
   type RetrievalKind,
 } from './retrieval/ingest.js';
 import { readRetrievalExport, RETRIEVAL_TABLES } from './retrieval/parquet.js';
-import { RecordWriter, type Decision, type RowFeeder } from './write.js';
+import { RecordWriter, startStatement, type Decision, type RowFeeder } from './write.js';
 import { admitRun, RunIndex } from './supersede.js';
 import { isObject, type Json } from '../io/json-value.js';
 import { backfillResultItems } from './result-items.js';
@@ -528,12 +528,23 @@ async function ingestEeeFile(unit: Unit, engine: Engine, context: UnitContext): 
   const columns =
     hasRows && !migrated.changed
       ? async (key: string): Promise<number> => {
-          const insert = context.writer.store.connection
-            .run(INSERT_SAMPLES_FROM_JSONL_SQL, [key, samplesAbs!])
-            .then((r) => ({ ok: true as const, rows: Number(r.rowsChanged) }))
-            .catch((error: Error) => ({ ok: false as const, error }));
+          // Running before the validator starts: its reads are synchronous and would hold back the statement's
+          // start (startStatement) until they were over, one after the other instead of side by side.
+          const insert = await startStatement(
+            context.writer.store.connection,
+            INSERT_SAMPLES_FROM_JSONL_SQL,
+            [key, samplesAbs!],
+          ).then(
+            ({ result }) => ({
+              done: result.then(
+                (r) => ({ ok: true as const, rows: Number(r.rowsChanged) }),
+                (error: Error) => ({ ok: false as const, error }),
+              ),
+            }),
+            (error: Error) => ({ done: Promise.resolve({ ok: false as const, error }) }),
+          );
           valid = await validateRows();
-          const stored = await insert;
+          const stored = await insert.done;
           if (!valid) return 0;
           if (!stored.ok || stored.rows !== documents) {
             valid = false;

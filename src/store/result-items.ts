@@ -297,11 +297,14 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
   return row!;
 }
 
-/** Paired rows as columns: the comparison each belongs to, A's and B's value (null: none), the cluster. */
+/**
+ * Paired rows as columns: the comparison each belongs to, A's and B's value (NaN: none; item values are finite, so
+ * the columns stay arrays of unboxed doubles), the cluster (only when clustering: else empty).
+ */
 export interface PairedColumns {
   pair: number[];
-  va: (number | null)[];
-  vb: (number | null)[];
+  va: number[];
+  vb: number[];
   cl: (string | null)[];
 }
 
@@ -354,6 +357,12 @@ export async function eachChunk(
   }
 }
 
+/** A DOUBLE vector's values as they lie in its chunk (the node API keeps them in a Float64Array), if it has one. */
+export function doubles(vector: DuckDBVector<DuckDBValue>): Float64Array | undefined {
+  const items = (vector as { items?: unknown }).items;
+  return items instanceof Float64Array ? items : undefined;
+}
+
 /**
  * Appends the (pos, va, vb, same) rows of `sql` to `out` (NaN as null). With `positional`, each row must be the
  * next position with the same key on both sides; at the first that is not, the rows appended are taken back and
@@ -369,17 +378,17 @@ async function appendRows(
 ): Promise<boolean> {
   const start = out.va.length;
   const whole = await eachChunk(store, sql, params, (column, rows) => {
-    const [pos, va, vb, same] = [column<number>(0), column<number>(1), column<number>(2), column<boolean>(3)];
+    const [pos, same] = [column<number>(0), column<boolean>(3)];
+    // va and vb are never NULL (coalesced to NaN): their doubles are read as they lie in the chunk.
+    const va = doubles(column(1));
+    const vb = doubles(column(2));
     for (let i = 0; i < rows; i++) {
       if (positional && (pos.getItem(i) !== out.va.length - start || same.getItem(i) !== true)) return false;
-      const x = va.getItem(i)!;
-      const y = vb.getItem(i)!;
       out.pair.push(pair);
-      out.va.push(Number.isNaN(x) ? null : x);
-      out.vb.push(Number.isNaN(y) ? null : y);
-      out.cl.push(null);
+      out.va.push(va ? va[i]! : (column<number>(1).getItem(i) ?? NaN));
+      out.vb.push(vb ? vb[i]! : (column<number>(2).getItem(i) ?? NaN));
     }
   });
-  if (!whole) for (const column of [out.pair, out.va, out.vb, out.cl]) column.length = start;
+  if (!whole) for (const column of [out.pair, out.va, out.vb]) column.length = start;
   return whole;
 }

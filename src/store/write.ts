@@ -5,7 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { DuckDBAppender } from '@duckdb/node-api';
+import type {
+  DuckDBAppender,
+  DuckDBConnection,
+  DuckDBMaterializedResult,
+  DuckDBValue,
+} from '@duckdb/node-api';
 import { recordFingerprint } from '../checks/eee-tree.js';
 import { pauseForTest } from '../io/test-pause.js';
 import type { Diagnostic } from '../diagnostics.js';
@@ -72,6 +77,29 @@ export interface WriteInput {
    * re-keys the rows.
    */
   finish: (rows: number) => Promise<FinishedRecord | undefined>;
+}
+
+/**
+ * Starts one SQL statement on DuckDB's threads and resolves once it is running: `result` settles when it is done.
+ * For a statement that runs beside synchronous work on this thread (the validator reading the same file): a
+ * statement run by `connection.run` goes through three round trips on this thread's event loop (extract, prepare,
+ * execute) before DuckDB starts it, and a thread that does not yield holds it back until its own work is over.
+ */
+export async function startStatement(
+  connection: DuckDBConnection,
+  sql: string,
+  values: DuckDBValue[],
+): Promise<{ result: Promise<DuckDBMaterializedResult> }> {
+  const prepared = await connection.prepare(sql);
+  try {
+    prepared.bind(values);
+  } catch (error) {
+    prepared.destroySync();
+    throw error;
+  }
+  // run() hands the statement to DuckDB before its first await: it is executing when this resolves.
+  const result = prepared.run();
+  return { result: result.finally(() => prepared.destroySync()) };
 }
 
 const duplicateKey = (contentHash: string, evaluationId: string): string =>

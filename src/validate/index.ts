@@ -49,7 +49,8 @@ export interface ValidateOptions extends EngineOptions {
   maxDepth?: number;
   /**
    * Threads that parse and validate: this one and `jobs - 1` workers (default 1). "auto": one per CPU (at most
-   * 8) when the files on disk hold at least 128 MiB, else 1. Custom `types` need 1 ("auto" then means 1).
+   * 8) when the files on disk hold at least 128 MiB and the rest, at the rate this thread read the first part,
+   * would take a second or more (see workersPay), else 1. Custom `types` need 1 ("auto" then means 1).
    */
   jobs?: number | 'auto';
   /** JSONL files larger than this are split into ranges across workers (default 16 MiB). */
@@ -254,6 +255,8 @@ export async function validatePaths(
         rangeBytes: options.rangeBytes,
         onBytes: progress,
         onRows: (file, result) => tree?.acceptRows(file.absPath, result),
+        // "auto": workers only when this thread's rate on the first task says they pay for the rest.
+        adaptive: options.jobs === 'auto',
       },
     );
     for (const r of done) results.set(r.path, r);

@@ -22,6 +22,8 @@ export interface ParallelFile {
 
 /** JSONL files above this size are split into ranges, of at most this size. */
 export const DEFAULT_RANGE_BYTES = 16 * 1024 * 1024;
+/** Tasks a worker is sent before it has finished the first of them (see validateInWorkers). */
+const AHEAD = 2;
 /** The smallest range (below rangeBytes / 4). */
 const MIN_RANGE_BYTES = 1024 * 1024;
 
@@ -41,8 +43,27 @@ export function rangeTargets(size: number, jobs: number, rangeBytes: number): nu
 }
 
 /**
+ * Single-thread seconds of work left below which `--jobs auto` starts no worker: a worker first loads the validator
+ * (~0.2 s of CPU on a core of its own) and then halves what is left, so on a file the fast path reads at ~360 MB/s
+ * two threads lost to one up to ~200 MB (bench/RESULTS.md); the slow path reads 4× fewer bytes a second, so the same
+ * bytes are worth a worker there.
+ */
+export const AUTO_PARALLEL_SECONDS = 1;
+
+/**
+ * Whether workers pay for the work left, from what this thread did first: `bytes` in `seconds` of its CPU time,
+ * `remainingBytes` still to read (`--jobs auto`).
+ */
+export function workersPay(done: { bytes: number; seconds: number }, remainingBytes: number): boolean {
+  if (done.bytes <= 0) return true;
+  return (remainingBytes * done.seconds) / done.bytes >= AUTO_PARALLEL_SECONDS;
+}
+
+/**
  * Validates files with `jobs` workers and returns one result per file, in the order given, with line numbers as in
- * the files. `onBytes` reports progress.
+ * the files. `onBytes` reports progress. With `adaptive` (`--jobs auto`), this thread reads the first two tasks alone
+ * and starts the workers only when the rest is worth them at the rate it read the second (`workersPay`, or
+ * `adaptive` itself).
  */
 export async function validateInWorkers(
   files: ParallelFile[],
@@ -55,6 +76,10 @@ export async function validateInWorkers(
     onBytes?: (n: number) => void;
     /** What the row checks of a file with `rows` found. */
     onRows?: (file: ParallelFile, result: RowCheckResult) => void;
+    /** Start the workers only if the first task's rate says they pay (true: `workersPay`). */
+    adaptive?: boolean | ((done: { bytes: number; seconds: number }, remainingBytes: number) => boolean);
+    /** The threads that ran tasks (this one and the workers started). */
+    onThreads?: (threads: number) => void;
   },
 ): Promise<FileResult[]> {
   const tasks: WorkerTask[] = [];
@@ -97,24 +122,70 @@ export async function validateInWorkers(
   // `jobs` threads in all: this one takes tasks from the same queue as the jobs - 1 workers, so that no core waits
   // while the workers start.
   const workers: Worker[] = [];
-  const helpers = Math.min(jobs - 1, tasks.length - 1);
+  let helpers = Math.min(jobs - 1, tasks.length - 1);
+  // Each worker holds the task it runs and the next one (AHEAD), so that it goes on to the next while this thread,
+  // reading its own range synchronously, has not yet seen the reply to the last.
   const inWorker = (worker: Worker): Promise<void> =>
     new Promise<void>((resolveWorker, rejectWorker) => {
+      let held = 0;
       const feed = (): void => {
-        if (more()) worker.postMessage(tasks[next++]);
-        else resolveWorker();
+        while (held < AHEAD && more()) {
+          worker.postMessage(tasks[next++]);
+          held++;
+        }
+        if (held === 0) resolveWorker();
       };
       worker.on('message', (reply: WorkerReply) => {
         accept(reply);
-        if (reply.kind !== 'progress') feed();
+        if (reply.kind !== 'progress') {
+          held--;
+          feed();
+        }
       });
       worker.on('error', rejectWorker);
       feed();
     });
   const inThisThread = async (): Promise<void> => {
-    // Streamed reads while there are workers: a synchronous read would hold back their requests for the next task.
-    while (more()) accept(await runTask(tasks[next++], accept, helpers > 0));
+    while (more()) accept(await runTask(tasks[next++], accept));
   };
+  const taskBytes = (t: WorkerTask): number =>
+    t.range ? t.range.end - t.range.start : files[taskFile[t.id]].size;
+  if (options.adaptive && helpers > 0 && more()) {
+    // The first task warms this thread up (compiling, learning the row shapes: about twice the steady cost per
+    // byte); the rate is taken on the second. CPU time, not wall time: what the work costs a core however busy the
+    // machine is with other work (no worker runs yet, so the process's CPU time is this thread's).
+    accept(await runTask(tasks[next++], accept));
+    let done = { bytes: 0, seconds: 0 };
+    if (more()) {
+      const task = tasks[next++];
+      const started = process.cpuUsage();
+      accept(await runTask(task, accept));
+      const used = process.cpuUsage(started);
+      done = { bytes: taskBytes(task), seconds: (used.user + used.system) / 1e6 };
+    }
+    let remaining = 0;
+    for (let t = next; t < tasks.length; t++) remaining += taskBytes(tasks[t]);
+    const pay = options.adaptive === true ? workersPay : options.adaptive;
+    if (!more() || !pay(done, remaining)) {
+      helpers = 0;
+      // No worker will come: the rest of each file is one range again (its ranges were cut for them).
+      while (more()) {
+        const task = tasks[next];
+        let end = next + 1;
+        if (task.range)
+          while (end < tasks.length && taskFile[end] === taskFile[next] && tasks[end].range) end++;
+        const whole =
+          end - next > 1
+            ? { ...task, range: { start: task.range!.start, end: tasks[end - 1].range!.end } }
+            : task;
+        accept(await runTask(whole, accept));
+        for (let t = next + 1; t < end; t++)
+          replies[t] = { kind: 'done', id: t, result: emptyFileResult(task.path), lines: 0 };
+        next = end;
+      }
+    }
+  }
+  options.onThreads?.(1 + helpers);
   await Promise.all([
     ...Array.from({ length: helpers }, () => {
       const worker = startWorker(import.meta.url, 'worker');

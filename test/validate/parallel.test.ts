@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { availableParallelism } from 'node:os';
 import { AUTO_JOBS_MIN_BYTES, autoJobs, validatePaths } from '../../src/validate/index.js';
-import { rangeTargets } from '../../src/validate/parallel.js';
+import { rangeTargets, validateInWorkers, workersPay } from '../../src/validate/parallel.js';
+import { stat } from 'node:fs/promises';
 import { instanceRow, jsonl, makeTree } from './fixtures.js';
 
 let root = '';
@@ -69,5 +70,49 @@ describe('rangeTargets', () => {
       assert.ok(sizes.every((s, k) => k === 0 || s <= sizes[k - 1] || k === sizes.length - 1));
       assert.ok(sizes.at(-1)! <= smallest, 'the last range is a small one');
     }
+  });
+});
+
+describe('--jobs auto starts workers only when they pay (issue 41)', () => {
+  const MB = 1e6;
+  it('workersPay: the fast path on a 183 MB file keeps one thread; 1 GB, or the slow path on 183 MB, gets workers', () => {
+    // The first 16 MiB range read at the fast path's ~360 MB/s, then at the slow path's ~90 MB/s.
+    const fast = { bytes: 16.8 * MB, seconds: 16.8 / 360 };
+    const slow = { bytes: 16.8 * MB, seconds: 16.8 / 90 };
+    assert.equal(workersPay(fast, 183 * MB - fast.bytes), false);
+    assert.equal(workersPay(fast, 300 * MB - fast.bytes), false);
+    assert.equal(workersPay(fast, 1000 * MB - fast.bytes), true);
+    assert.equal(workersPay(slow, 183 * MB - slow.bytes), true);
+    assert.equal(workersPay(slow, 40 * MB), false);
+  });
+
+  it('adaptive: no worker when the first task says they do not pay, workers when they do; the same result', async () => {
+    const path = join(root, 'big.jsonl');
+    const files = [{ path: 'big.jsonl', absPath: path, jsonl: true, size: (await stat(path)).size }];
+    const run = async (adaptive: boolean | (() => boolean), maxDiagnostics?: number) => {
+      let threads = 0;
+      const results = await validateInWorkers(files, 2, {
+        engine: { schemaOnly: true },
+        rangeBytes: 8 * 1024,
+        maxDiagnostics,
+        adaptive,
+        onThreads: (n) => (threads = n),
+      });
+      return { threads, results };
+    };
+    const always = await run(false);
+    const never = await run(() => false);
+    const pays = await run(() => true);
+    assert.equal(always.threads, 2);
+    assert.equal(never.threads, 1);
+    assert.equal(pays.threads, 2);
+    assert.deepEqual(never.results, always.results);
+    assert.deepEqual(pays.results, always.results);
+    const one = await validatePaths(['big.jsonl'], { cwd: root, schemaOnly: true, jobs: 1 });
+    assert.deepEqual(always.results, one.files);
+    // Without workers the rest of the file is read as one range: the same diagnostics kept and omitted.
+    const capped = await run(false, 3);
+    assert.ok(capped.results[0]!.omitted > 0);
+    assert.deepEqual((await run(() => false, 3)).results, capped.results);
   });
 });
