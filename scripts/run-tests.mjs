@@ -126,11 +126,9 @@ if (lint)
  */
 function fileOutcomes(job, output, seconds, ok) {
   if (!job.batch) return [{ name: job.files[0], seconds, ok }];
-  const cpu = new Map();
-  for (const m of output.matchAll(/^ℹ cpu (test\/\S+\.test\.ts) ([\d.]+)$/gmu)) cpu.set(m[1], Number(m[2]));
   const seen = new Map();
   for (const m of output.matchAll(/^([✔✖]) (test\/\S+\.test\.ts) \(([\d.]+)ms\)$/gmu)) {
-    seen.set(m[2], { name: m[2], seconds: Number(m[3]) / 1000, ok: m[1] === '✔', cpu: cpu.get(m[2]) });
+    seen.set(m[2], { name: m[2], seconds: Number(m[3]) / 1000, ok: m[1] === '✔' });
   }
   // A file with no line did not finish (the process died in it or before it).
   return job.files.map((f) => seen.get(f) ?? { name: f, seconds: 0, ok: false, unfinished: true });
@@ -244,14 +242,9 @@ if (saveDurations) {
 
 const jobResults = results.filter((r) => !r.lint);
 const sum = (key) => jobResults.reduce((n, r) => n + r[key], 0);
-console.log(
-  '\nrun-tests: slowest files (wall seconds; CPU seconds of the test process, without the browsers and',
-);
-console.log('           processes it started)');
-for (const r of [...fileResults].sort((a, b) => b.seconds - a.seconds).slice(0, 10)) {
-  const cpu = r.cpu === undefined ? '' : `cpu ${r.cpu.toFixed(1).padStart(5)} s  `;
-  console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${cpu}${r.name}`);
-}
+console.log('\nrun-tests: slowest files (wall seconds)');
+for (const r of [...fileResults].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
+  console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.name}`);
 const lintResult = results.find((r) => r.lint);
 if (lintResult) console.log(`  ${lintResult.seconds.toFixed(1).padStart(6)} s  (${lintResult.name})`);
 console.log(
