@@ -32,6 +32,13 @@ export type Behaviour =
       /** Sent as the OpenAI `usage` object verbatim (to send nonsense counts). */
       rawUsage?: unknown;
     }
+  | {
+      /** An OpenAI chat-completions reply that calls tools (several: parallel calls); `arguments` sent verbatim. */
+      toolCalls: { id?: string; name: string; arguments: string }[];
+      text?: string;
+      delayMs?: number;
+      usage?: { input: number; output: number };
+    }
   | { endless: true; delayMs?: number }
   | { status: number; retryAfter?: string; retryAfterMs?: number; message?: string; delayMs?: number }
   | { drop: true; delayMs?: number }
@@ -214,6 +221,42 @@ export async function startProviderServer(
             }
           : { error: { message, type: 'scripted', code: behaviour.status } };
       res.writeHead(behaviour.status, headers).end(JSON.stringify(payload));
+      return;
+    }
+    if ('toolCalls' in behaviour) {
+      const usage = behaviour.usage ?? {
+        input: Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
+        output: 10,
+      };
+      const payload = {
+        id: `chatcmpl-${id}`,
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: body.model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: behaviour.text ?? null,
+              tool_calls: behaviour.toolCalls.map((c, i) => ({
+                id: c.id ?? `call_${id}_${i}`,
+                type: 'function',
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+        },
+      };
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'x-request-id': id })
+        .end(JSON.stringify(payload));
       return;
     }
     const input = behaviour.usage?.input ?? Math.ceil((user.length + (system?.length ?? 0)) / 4);

@@ -1,0 +1,381 @@
+// `evalkit run` for agent tasks (tools:, limits:) against a real local server that answers with tool calls by
+// rule: parallel calls, a call with bad JSON arguments, an unknown tool, arguments the schema refuses, a model that
+// never stops, each limit; the records are EEE agentic rows that validate, and every trajectory scorer's value is
+// checked against what the test derives from the recorded messages.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { cli } from '../helpers/cli.js';
+import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
+import { openaiRun, recordsUnder, resultOf, writeTask, type WrittenRecord } from './helpers.js';
+import { calculate } from '../../src/run/task/calculator.js';
+import { upstreamValidators } from '../convert/sources-helpers.js';
+import { UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
+
+let server: ProviderServer;
+let dir: string;
+before(async () => {
+  server = await startProviderServer();
+  dir = mkdtempSync(join(tmpdir(), 'evalkit-agent-'));
+});
+after(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The messages of the request (the conversation so far). */
+const conversation = (body: any): any[] => body.messages ?? [];
+const toolResults = (body: any): any[] => conversation(body).filter((m) => m.role === 'tool');
+const sampleOf = (sampleId: string): string => sampleId.split(':')[1];
+
+const WEATHER = [
+  { arguments: { city: 'Paris' }, result: { temp_c: 18 } },
+  { arguments: { city: 'Oslo' }, result: { temp_c: 4 } },
+];
+
+const TOOLS = `tools:
+  - name: weather
+    description: Current temperature of a city
+    parameters: {type: object, properties: {city: {type: string}}, required: [city], additionalProperties: false}
+    table: weather.jsonl
+  - {name: calculator, builtin: calculator}
+  - {name: submit, builtin: submit}
+`;
+
+function agentTask(
+  name: string,
+  extra = '',
+  rows: object[] = [{ id: 'q1', input: 'go', target: '14' }],
+): string {
+  return writeTask(
+    join(dir, name),
+    name,
+    `name: ${name}\ndataset: {path: ${name}.jsonl}\n${TOOLS}${extra}`,
+    rows,
+    { 'weather.jsonl': WEATHER.map((r) => JSON.stringify(r)).join('\n') + '\n' },
+  );
+}
+
+async function runAgent(task: string, out: string, script: Script, extra: string[] = []) {
+  server.setScript(script);
+  return cli(openaiRun(task, server.openaiBaseUrl, out, extra));
+}
+
+const only = (out: string): WrittenRecord => {
+  const records = [...recordsUnder(out).values()];
+  assert.equal(records.length, 1);
+  return records[0];
+};
+
+/** What the test reads back from a row's messages: the calls in order and the model's turns. */
+function callsOf(row: any): { name: string; args: any }[] {
+  return row.messages
+    .filter((m: any) => m.role === 'assistant')
+    .flatMap((m: any) =>
+      (m.tool_calls ?? []).map((c: any) => {
+        let args: any = null;
+        try {
+          args = JSON.parse(c.arguments_json);
+        } catch {}
+        return { name: c.name, args };
+      }),
+    );
+}
+const modelTurns = (row: any) => row.messages.filter((m: any) => m.role === 'assistant').length;
+
+test('calculator: the grammar, with errors instead of eval', () => {
+  assert.equal(calculate('2 + 3 * 4'), 14);
+  assert.equal(calculate('(2 + 3) * 4'), 20);
+  assert.equal(calculate('2^3^2'), 512);
+  assert.equal(calculate('-2^2'), -4);
+  assert.equal(calculate('10 / 4 - .5'), 2);
+  assert.equal(calculate('1e3 + 1'), 1001);
+  for (const bad of [
+    '',
+    '2 +',
+    '(1',
+    '1)',
+    'process.exit(1)',
+    '2 ** 3',
+    '1 / 0',
+    '9^999',
+    '('.repeat(200) + '1',
+  ])
+    assert.throws(() => calculate(bad), /./, bad);
+});
+
+test('parallel calls, a bad-JSON call, an unknown tool and refused arguments are error results; submit ends', async (t) => {
+  const task = agentTask('par', 'scorers: [match]\n');
+  const out = join(dir, 'par-out');
+  const first = server.requests.length;
+  const result = await runAgent(task, out, (ctx) => {
+    const tools = toolResults(ctx.body);
+    if (tools.length === 0)
+      return {
+        toolCalls: [
+          { id: 'a', name: 'weather', arguments: '{"city": "Paris"}' },
+          { id: 'b', name: 'weather', arguments: '{"city": "Oslo"}' },
+          { id: 'c', name: 'weather', arguments: '{"city": ' },
+          { id: 'd', name: 'browser', arguments: '{}' },
+          { id: 'e', name: 'weather', arguments: '{"town": "Rome"}' },
+        ],
+      };
+    return { toolCalls: [{ id: 'f', name: 'submit', arguments: '{"answer": "14"}' }] };
+  });
+  assert.equal(result.code, 0, result.stderr);
+  // The second request carried the five results, in the calls' order, each answering its call.
+  const second = server.requests.slice(first)[1].body;
+  assert.deepEqual(
+    second.tools.map((t: any) => t.function.name),
+    ['weather', 'calculator', 'submit'],
+  );
+  const results = toolResults(second);
+  assert.deepEqual(
+    results.map((m) => m.tool_call_id),
+    ['a', 'b', 'c', 'd', 'e'],
+  );
+  assert.equal(results[0].content, '{"temp_c":18}');
+  assert.equal(results[1].content, '{"temp_c":4}');
+  assert.match(results[2].content, /^error: the arguments of weather are not valid JSON/);
+  assert.match(results[3].content, /^error: unknown tool "browser"/);
+  assert.match(results[4].content, /^error: the arguments of weather do not match its parameters/);
+
+  const rec = only(out);
+  const row = rec.rows[0];
+  assert.equal(row.interaction_type, 'agentic');
+  assert.equal(row.output, undefined);
+  assert.equal(row.metadata.stop_reason, 'submit');
+  assert.equal(row.metadata.final_answer, '14');
+  assert.equal(row.evaluation.score, 1);
+  assert.equal(row.evaluation.num_turns, 2);
+  assert.equal(row.evaluation.tool_calls_count, 6);
+  const roles = row.messages.map((m: any) => m.role);
+  assert.deepEqual(roles, ['user', 'assistant', 'tool', 'tool', 'tool', 'tool', 'tool', 'assistant', 'tool']);
+  assert.deepEqual(
+    row.messages.map((m: any) => m.turn_idx),
+    roles.map((_: string, i: number) => i),
+  );
+  const calls = row.messages[1].tool_calls;
+  assert.deepEqual(calls[0], {
+    id: 'a',
+    name: 'weather',
+    arguments: { city: 'Paris' },
+    arguments_json: '{"city": "Paris"}',
+  });
+  assert.equal(calls[2].arguments, null);
+  assert.equal(calls[2].arguments_json, '{"city": ');
+  assert.deepEqual(row.messages[4], {
+    turn_idx: 4,
+    role: 'tool',
+    content: row.messages[4].content,
+    tool_call_id: ['c'],
+    error: 'tool.bad-json',
+  });
+  assert.equal(row.messages[5].error, 'tool.unknown');
+  assert.equal(row.messages[6].error, 'tool.bad-arguments');
+  assert.equal(row.answer_attribution[0].source, 'messages[7].tool_calls[0].arguments.answer');
+
+  const args = resultOf(rec, 'match').generation_config.generation_args;
+  assert.deepEqual(
+    args.agentic_eval_config.available_tools.map((t: any) => [t.name, t.parameters.kind]),
+    [
+      ['weather', 'table'],
+      ['calculator', 'calculator'],
+      ['submit', 'submit'],
+    ],
+  );
+  assert.equal(args.agentic_eval_config.additional_details.max_turns, '10');
+  const validate = await cli(['validate', join(out, 'data')]);
+  assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  await withReference(
+    t,
+    UPSTREAM_EEE_SCHEMAS,
+    'the upstream EEE 0.3.0 schemas accept the record',
+    async () => {
+      const v = await upstreamValidators();
+      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
+      for (const r of rec.rows) assert.ok(v.instance(r), JSON.stringify(v.instance.errors));
+    },
+  );
+});
+
+test('a model that never stops hits max_turns; each other limit stops with its own reason', async () => {
+  const forever: Script = () => ({
+    toolCalls: [{ name: 'calculator', arguments: '{"expression": "1 + 1"}' }],
+    usage: { input: 40, output: 10 },
+  });
+  const cases: [string, string, string][] = [
+    ['turns', 'limits: {max_turns: 3}\n', 'limit:max_turns'],
+    ['calls', 'limits: {max_tool_calls: 2}\n', 'limit:max_tool_calls'],
+    ['tokens', 'limits: {token_limit: 120}\n', 'limit:token_limit'],
+  ];
+  for (const [name, limits, stop] of cases) {
+    const task = agentTask(name, `${limits}scorers: [match, {step_count: {max: 2}}]\n`);
+    const out = join(dir, `${name}-out`);
+    const first = server.requests.length;
+    const result = await runAgent(task, out, forever);
+    assert.equal(result.code, 0, result.stderr);
+    const sent = server.requests.length - first;
+    const row = only(out).rows[0];
+    assert.equal(row.metadata.stop_reason, stop, name);
+    // max_turns 3: three turns; max_tool_calls 2: the third turn's call is not run; 120 tokens: 50 a turn → 3.
+    assert.equal(sent, 3, name);
+    assert.equal(modelTurns(row), 3, name);
+    const results = row.messages.filter((m: any) => m.role === 'tool').length;
+    assert.equal(results, name === 'calls' ? 2 : 3, name);
+    const rec = only(out);
+    const steps = rec.rows.find((r: any) => r.evaluation_result_id.endsWith('.step_count'));
+    assert.equal(steps.evaluation.score, modelTurns(steps) <= 2 ? 1 : 0);
+  }
+  const limits = resultOf(only(join(dir, 'tokens-out')), 'match').generation_config.generation_args
+    .eval_limits;
+  assert.deepEqual(limits, { token_limit: 120 });
+});
+
+test('time_limit_s stops between turns on the journaled latency', async () => {
+  const task = agentTask('time', 'limits: {time_limit_s: 1}\nscorers: [match]\n');
+  const out = join(dir, 'time-out');
+  const result = await runAgent(task, out, () => ({
+    toolCalls: [{ name: 'calculator', arguments: '{"expression": "2"}' }],
+    delayMs: 1100,
+  }));
+  assert.equal(result.code, 0, result.stderr);
+  const row = only(out).rows[0];
+  assert.equal(row.metadata.stop_reason, 'limit:time_limit_s');
+  assert.equal(modelTurns(row), 1);
+});
+
+test('a final answer without a tool call ends with answered; the answer is scored', async () => {
+  const task = agentTask('ans', 'scorers: [match, numeric]\n');
+  const out = join(dir, 'ans-out');
+  const result = await runAgent(task, out, (ctx) =>
+    toolResults(ctx.body).length === 0
+      ? { toolCalls: [{ name: 'calculator', arguments: '{"expression": "2 + 3 * 4"}' }] }
+      : { text: `The answer is ${toolResults(ctx.body)[0].content}` },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const rows = only(out).rows;
+  const match = rows.find((r: any) => r.evaluation_result_id === 'ans.match');
+  const numeric = rows.find((r: any) => r.evaluation_result_id === 'ans.numeric');
+  assert.equal(match.metadata.stop_reason, 'answered');
+  assert.equal(match.messages[2].content, '14');
+  assert.equal(match.evaluation.score, 0);
+  assert.equal(numeric.evaluation.score, 1);
+  assert.equal(numeric.answer_attribution[0].source, 'messages[3].content');
+});
+
+test('trajectory scorers: each value as derived from the recorded messages', async () => {
+  const rows = [
+    { id: 'a', input: 'paris then oslo', target: 'x' },
+    { id: 'b', input: 'oslo only', target: 'x' },
+    { id: 'c', input: 'nothing', target: 'x' },
+    { id: 'd', input: 'oslo and paris at once, then sum', target: 'x' },
+  ];
+  const plans: Record<string, { name: string; arguments: string }[][]> = {
+    a: [
+      [{ name: 'weather', arguments: '{"city":"Paris"}' }],
+      [{ name: 'weather', arguments: '{"city":"Oslo"}' }],
+    ],
+    b: [[{ name: 'weather', arguments: '{"city":"Oslo"}' }]],
+    c: [],
+    d: [
+      [
+        { name: 'weather', arguments: '{"city":"Oslo"}' },
+        { name: 'weather', arguments: '{"city":"Paris"}' },
+      ],
+      [{ name: 'calculator', arguments: '{"expression":"18+4"}' }],
+    ],
+  };
+  const scorers = `scorers:
+  - {tool_used: {name: weather, min: 2}}
+  - {tool_used: {name: calculator, min: 0, max: 0, metric: no_calculator}}
+  - {tool_sequence: {names: [weather, weather], mode: exact}}
+  - {tool_sequence: {names: [weather, calculator], mode: in_order, name: seq_in_order}}
+  - {tool_sequence: {names: [calculator, weather], mode: any_order, name: seq_any}}
+  - {tool_args_match: {name: weather, args: {city: Paris}, mode: exact}}
+  - {tool_args_match: {name: weather, args: {}, mode: partial, metric: weather_partial}}
+  - {step_count: {max: 2}}
+  - {tool_call_f1: {expected: [weather, calculator]}}
+`;
+  const task = agentTask('traj', scorers, rows);
+  const out = join(dir, 'traj-out');
+  const result = await runAgent(task, out, (ctx) => {
+    const plan = plans[sampleOf(ctx.sampleId)];
+    const turn = conversation(ctx.body).filter((m) => m.role === 'assistant').length;
+    return turn < plan.length ? { toolCalls: plan[turn] } : { text: 'done' };
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const rec = only(out);
+  const expected: Record<string, (calls: { name: string; args: any }[], turns: number) => number> = {
+    tool_used: (c) => (c.filter((x) => x.name === 'weather').length >= 2 ? 1 : 0),
+    no_calculator: (c) => (c.some((x) => x.name === 'calculator') ? 0 : 1),
+    tool_sequence: (c) => (JSON.stringify(c.map((x) => x.name)) === '["weather","weather"]' ? 1 : 0),
+    seq_in_order: (c) => {
+      const w = c.findIndex((x) => x.name === 'weather');
+      return w >= 0 && c.slice(w + 1).some((x) => x.name === 'calculator') ? 1 : 0;
+    },
+    seq_any: (c) => (c.some((x) => x.name === 'calculator') && c.some((x) => x.name === 'weather') ? 1 : 0),
+    tool_args_match: (c) =>
+      c.some((x) => x.name === 'weather' && JSON.stringify(x.args) === '{"city":"Paris"}') ? 1 : 0,
+    weather_partial: (c) => (c.some((x) => x.name === 'weather') ? 1 : 0),
+    step_count: (_c, turns) => (turns <= 2 ? 1 : 0),
+    tool_call_f1: (c) => {
+      const called = new Set(c.map((x) => x.name));
+      const want = new Set(['weather', 'calculator']);
+      const hits = [...called].filter((n) => want.has(n)).length;
+      if (hits === 0) return 0;
+      const p = hits / called.size;
+      const r = hits / want.size;
+      return (2 * p * r) / (p + r);
+    },
+  };
+  const seen = new Map<string, number[]>();
+  for (const row of rec.rows) {
+    const metric = row.evaluation_result_id.slice('traj.'.length);
+    const want = expected[metric](callsOf(row), modelTurns(row));
+    assert.equal(row.evaluation.score, want, `${row.sample_id}`);
+    seen.set(metric, [...(seen.get(metric) ?? []), want]);
+  }
+  assert.deepEqual([...seen.keys()].sort(), Object.keys(expected).sort());
+  // The samples tell the scorers apart: each metric has both a 1 and a 0 over the four samples, except f1's ½.
+  for (const [metric, values] of seen)
+    if (metric !== 'tool_call_f1') assert.deepEqual(new Set(values), new Set([0, 1]), metric);
+  assert.deepEqual(seen.get('tool_call_f1'), [2 / 3, 2 / 3, 0, 1]);
+});
+
+test('a trajectory scorer or limits in a task without tools are refused before anything is sent', async () => {
+  const d = join(dir, 'notools');
+  const t1 = writeTask(d, 't1', 'name: t1\ndataset: {path: t1.jsonl}\nscorers: [{step_count: {max: 2}}]\n', [
+    { input: 'x', target: 'y' },
+  ]);
+  const first = server.requests.length;
+  const r1 = await cli(openaiRun(t1, server.openaiBaseUrl, join(d, 'out')));
+  assert.equal(r1.code, 1);
+  assert.match(r1.stderr, /task\.trajectory-without-tools/);
+  const t2 = writeTask(
+    d,
+    't2',
+    'name: t2\ndataset: {path: t2.jsonl}\nlimits: {max_turns: 2}\nscorers: [match]\n',
+    [{ input: 'x', target: 'y' }],
+  );
+  const r2 = await cli(openaiRun(t2, server.openaiBaseUrl, join(d, 'out')));
+  assert.equal(r2.code, 1);
+  assert.match(r2.stderr, /task\.limits-without-tools/);
+  assert.equal(server.requests.length, first);
+});
+
+test('a table file outside the task folder is refused', async () => {
+  const d = join(dir, 'outside');
+  const task = writeTask(
+    d,
+    'o',
+    'name: o\ndataset: {path: o.jsonl}\ntools: [{name: t, table: ../secret.jsonl}]\nscorers: [match]\n',
+    [{ input: 'x', target: 'y' }],
+  );
+  const r = await cli(openaiRun(task, server.openaiBaseUrl, join(d, 'out')));
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /task\.file-outside/);
+  void readFileSync;
+});
