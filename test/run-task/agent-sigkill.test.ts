@@ -1,0 +1,155 @@
+// An agent run killed with SIGKILL mid-run and resumed: each sample continues at its last journaled turn, no
+// journaled turn is requested again, and the records equal an uninterrupted run's.
+// test-runner: own process (it spawns the CLI and kills it).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cliCommand } from '../helpers/cli.js';
+import { startProviderServer } from '../helpers/provider-server.js';
+import { projectRoot } from '../helpers/shared.js';
+import { recordsUnder, writeTask } from './helpers.js';
+
+const SAMPLES = 24;
+const TURNS = 4;
+
+/** The journal's finished model turns as `sample/turn`. */
+function journaledTurns(path: string): string[] {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.type === 'sample' && l.item.startsWith('turn/'))
+    .map((l) => l.item.slice('turn/'.length));
+}
+
+/** `run:sample:epoch-1:turn-N` → `sample/N-1`. */
+const turnOf = (sampleId: string): string => {
+  const [, sample, , turn] = sampleId.split(':');
+  return `${sample}/${Number(turn.replace('turn-', '')) - 1}`;
+};
+
+test(
+  'SIGKILL mid-run of an agent task, then the same command: no turn paid twice, same records',
+  { timeout: 180_000 },
+  async () => {
+    const server = await startProviderServer({
+      latencyMs: 20,
+      script: (ctx) => {
+        const messages: any[] = ctx.body.messages ?? [];
+        const turn = messages.filter((m) => m.role === 'assistant').length;
+        const sample = ctx.sampleId.split(':')[1];
+        if (turn < TURNS - 1)
+          return {
+            toolCalls: [
+              {
+                id: `c${turn}`,
+                name: 'calculator',
+                arguments: `{"expression": "${sample.slice(1)} + ${turn}"}`,
+              },
+            ],
+          };
+        const last = messages.filter((m) => m.role === 'tool').at(-1);
+        return { text: `answer ${last?.content}` };
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'evalkit-agent-kill-'));
+    try {
+      const task = writeTask(
+        dir,
+        'ak',
+        'name: ak\ndataset: {path: ak.jsonl}\ntools: [{name: calculator, builtin: calculator}]\nscorers: [numeric, {step_count: {max: 3}}]\n',
+        Array.from({ length: SAMPLES }, (_, i) => ({
+          id: `s${i}`,
+          input: `q ${i}`,
+          target: String(i + TURNS - 2),
+        })),
+      );
+      const command = await cliCommand();
+      const start = (out: string) => {
+        const child = spawn(
+          process.execPath,
+          [
+            ...command,
+            'run',
+            task,
+            '--provider',
+            'openai',
+            '--model',
+            'm',
+            '--base-url',
+            server.openaiBaseUrl,
+            '--concurrency',
+            '4',
+            '-o',
+            out,
+          ],
+          { cwd: projectRoot, env: { ...process.env, NO_COLOR: '1' }, stdio: 'ignore' },
+        );
+        const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+          child.on('close', (code, signal) => resolve({ code, signal })),
+        );
+        return { child, done };
+      };
+
+      const whole = join(dir, 'whole');
+      assert.equal((await start(whole).done).code, 0);
+
+      const out = join(dir, 'killed');
+      const journal = join(`${out}.journal`, 'ak', 'openai--m.jsonl');
+      const first = server.requests.length;
+      const run = start(out);
+      let finished = false;
+      run.done.then(() => (finished = true));
+      while (!finished && server.requests.length - first < (SAMPLES * TURNS) / 3)
+        await new Promise((r) => setTimeout(r, 2));
+      assert.equal(finished, false, 'the run finished before it could be killed');
+      run.child.kill('SIGKILL');
+      assert.equal((await run.done).signal, 'SIGKILL');
+      const before = journaledTurns(journal);
+      assert.ok(before.length > 0 && before.length < SAMPLES * TURNS, `journaled ${before.length}`);
+      // Some sample was caught between turns: it has a journaled turn but not its last.
+      const bySample = new Map<string, number>();
+      for (const k of before) bySample.set(k.split('/')[0], (bySample.get(k.split('/')[0]) ?? 0) + 1);
+      assert.ok(
+        [...bySample.values()].some((n) => n < TURNS),
+        'no sample was interrupted mid-trajectory',
+      );
+
+      const resumedFrom = server.requests.length;
+      assert.equal((await start(out).done).code, 0);
+      const again = server.requests.slice(resumedFrom).map((r) => turnOf(r.sampleId));
+      const done = new Set(before);
+      assert.deepEqual(
+        again.filter((k) => done.has(k)),
+        [],
+        'a journaled turn was requested again',
+      );
+      assert.equal(
+        before.length + again.length,
+        SAMPLES * TURNS,
+        'every turn requested exactly once overall',
+      );
+
+      const stable = (root: string) =>
+        [...recordsUnder(root).values()][0].rows.map((r) => [
+          r.sample_id,
+          r.evaluation.score,
+          r.metadata.stop_reason,
+          JSON.stringify(
+            r.messages.map((m: any) => [m.role, m.content, m.tool_calls?.map((c: any) => c.arguments_json)]),
+          ),
+        ]);
+      assert.deepEqual(stable(out), stable(whole));
+      assert.ok(stable(out).every((r) => r[2] === 'answered'));
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
