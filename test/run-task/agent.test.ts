@@ -12,7 +12,7 @@ import { startProviderServer, type ProviderServer, type Script } from '../helper
 import { openaiRun, recordsUnder, resultOf, writeTask, type WrittenRecord } from './helpers.js';
 import { calculate } from '../../src/run/task/calculator.js';
 import { upstreamValidators } from '../convert/sources-helpers.js';
-import { UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
+import { projectRoot, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -378,4 +378,52 @@ test('a table file outside the task folder is refused', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /task\.file-outside/);
   void readFileSync;
+});
+
+test('the example agent task replays whole trajectories offline from its fixture', async () => {
+  const out = join(dir, 'example-out');
+  const first = server.requests.length;
+  const args = (o: string) => [
+    'run',
+    join(projectRoot, 'examples/agent/trips.task.yaml'),
+    '--provider',
+    'replay',
+    '--replay-from',
+    join(projectRoot, 'examples/agent/trips.fixture.jsonl'),
+    '--model',
+    'demo-small',
+    '--model',
+    'demo-large',
+    '--model-map',
+    join(projectRoot, 'examples/agent/models.json'),
+    '-o',
+    o,
+  ];
+  const result = await cli(args(out));
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(server.requests.length, first, 'nothing was sent');
+  const records = recordsUnder(out);
+  const large = records.get('demo/demo-large')!;
+  const small = records.get('demo/demo-small')!;
+  assert.equal(resultOf(large, 'numeric').score_details.score, 1);
+  assert.equal(resultOf(small, 'numeric').score_details.score, 0.5);
+  // The large model's trajectories: weather (in parallel), calculator, submit; the small one's end other ways.
+  for (const row of large.rows.filter((r: any) => r.evaluation_result_id.endsWith('.numeric'))) {
+    assert.equal(row.metadata.stop_reason, 'submit');
+    assert.deepEqual([...new Set(callsOf(row).map((c) => c.name))], ['weather', 'calculator', 'submit']);
+  }
+  const stops = small.rows
+    .filter((r: any) => r.evaluation_result_id.endsWith('.numeric'))
+    .map((r: any) => r.metadata.stop_reason);
+  assert.deepEqual(stops, ['answered', 'answered', 'answered', 'submit']);
+  const validate = await cli(['validate', join(out, 'data')]);
+  assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  // A second replay writes the same rows.
+  const again = join(dir, 'example-again');
+  assert.equal((await cli(args(again))).code, 0);
+  const rowsOf = (root: string) =>
+    [...recordsUnder(root).values()].flatMap((r) =>
+      r.rows.map((x: any) => [x.sample_id, x.messages, x.evaluation]),
+    );
+  assert.deepEqual(rowsOf(again), rowsOf(out));
 });
