@@ -427,3 +427,37 @@ test('the example agent task replays whole trajectories offline from its fixture
     );
   assert.deepEqual(rowsOf(again), rowsOf(out));
 });
+
+test('an API key in a table result or in a tool call the model makes is redacted before it is sent or recorded', async () => {
+  const secret = 'sk-agent-secret-7f3a9c';
+  const d = join(dir, 'secret');
+  const task = writeTask(
+    d,
+    's',
+    'name: s\ndataset: {path: s.jsonl}\ntools: [{name: lookup, description: "key lookup", table: t.jsonl}]\nscorers: [match]\n',
+    [{ id: 'q', input: 'x', target: 'y' }],
+    { 't.jsonl': JSON.stringify({ arguments: { k: 1 }, result: `the key is ${secret}` }) + '\n' },
+  );
+  const out = join(d, 'out');
+  server.setScript((ctx) =>
+    toolResults(ctx.body).length === 0
+      ? {
+          toolCalls: [
+            { id: 'a', name: 'lookup', arguments: '{"k": 1}' },
+            { id: 'b', name: 'lookup', arguments: JSON.stringify({ k: secret }) },
+          ],
+        }
+      : { text: 'y' },
+  );
+  const first = server.requests.length;
+  const result = await cli(openaiRun(task, server.openaiBaseUrl, out), { env: { OPENAI_API_KEY: secret } });
+  assert.equal(result.code, 0, result.stderr);
+  const sent = server.requests.slice(first).map((r) => JSON.stringify(r.body));
+  assert.equal(sent.length, 2);
+  // The secret arrives only as the Authorization header, never in a message: not the table's result, not the echo.
+  assert.ok(!sent.some((b) => b.includes(secret)), sent[1]);
+  assert.match(sent[1], /the key is \[redacted\]/);
+  const written = [...recordsUnder(out).values()][0];
+  assert.ok(!JSON.stringify(written.rows).includes(secret));
+  assert.ok(!readFileSync(join(`${out}.journal`, 's', 'openai--m.jsonl'), 'utf8').includes(secret));
+});

@@ -53,6 +53,12 @@ export function redactTask(task: Task, redactor: Redactor): void {
     const prompt = s.prompt.bind(s);
     s.prompt = (answer, sample) => redactMessages(prompt(answer, sample), text);
   }
+  // An agent task's tools: what the model reads of them (descriptions, table results) is sent in prompts.
+  for (const tool of task.tools ?? []) {
+    tool.description = text(tool.description);
+    if (tool.table !== undefined)
+      for (const [key, result] of tool.table.results) tool.table.results.set(key, redactValue(result, text));
+  }
   for (const sample of task.samples) {
     sample.row = redactValue(sample.row, text) as typeof sample.row;
     sample.input = text(sample.input);
