@@ -157,6 +157,13 @@ export function taskRecord(
           kind: t.kind,
           json_schema: JSON.stringify(t.parameters),
           ...(t.table ? { table: t.table.source } : {}),
+          ...(t.command
+            ? {
+                command: JSON.stringify(t.command.source),
+                timeout_ms: String(t.command.timeoutMs),
+                max_output_bytes: String(t.command.maxOutputBytes),
+              }
+            : {}),
         },
       })),
       additional_details: stringMap({

@@ -3,7 +3,7 @@
 // never stops, each limit; the records are EEE agentic rows that validate, and every trajectory scorer's value is
 // checked against what the test derives from the recorded messages.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -460,4 +460,106 @@ test('an API key in a table result or in a tool call the model makes is redacted
   const written = [...recordsUnder(out).values()][0];
   assert.ok(!JSON.stringify(written.rows).includes(secret));
   assert.ok(!readFileSync(join(`${out}.journal`, 's', 'openai--m.jsonl'), 'utf8').includes(secret));
+});
+
+test('command tools: JSON on stdin, stdout the result, a fresh folder per sample, no API key; failures are error results', async () => {
+  const d = join(dir, 'cmd');
+  const script = (body: string) => `#!/usr/bin/env node\n${body}\n`;
+  const task = writeTask(
+    d,
+    'c',
+    `name: c
+dataset: {path: c.jsonl}
+tools:
+  - {name: probe, command: [./probe.mjs, extra-arg], parameters: {type: object, properties: {n: {type: integer}}}}
+  - {name: sleepy, command: [./sleepy.mjs], timeout_ms: 300}
+  - {name: loud, command: [./loud.mjs], max_output_bytes: 1000}
+  - {name: broken, command: [./broken.mjs]}
+scorers: [match]
+`,
+    [
+      { id: 'one', input: 'x', target: 'y' },
+      { id: 'two', input: 'x', target: 'y' },
+    ],
+    {
+      'probe.mjs': script(`import { readdirSync, writeFileSync } from 'node:fs';
+let input = '';
+process.stdin.on('data', (c) => (input += c)).on('end', () => {
+  const seen = readdirSync('.');
+  writeFileSync('mark-' + JSON.parse(input).n, '');
+  console.log(JSON.stringify({ input, argv: process.argv.slice(2), seen, openai: 'OPENAI_API_KEY' in process.env, mine: 'MY_KEY' in process.env, path: 'PATH' in process.env }));
+});`),
+      'sleepy.mjs': script(`setInterval(() => {}, 1000);`),
+      'loud.mjs': script(`process.stdout.write('x'.repeat(100000));`),
+      'broken.mjs': script(`process.stderr.write('boom'); process.exit(3);`),
+    },
+  );
+  for (const f of ['probe.mjs', 'sleepy.mjs', 'loud.mjs', 'broken.mjs']) chmodSync(join(d, f), 0o755);
+  server.setScript((ctx) => {
+    const turn = conversation(ctx.body).filter((m) => m.role === 'assistant').length;
+    if (turn === 0) return { toolCalls: [{ name: 'probe', arguments: '{"n": 1}' }] };
+    if (turn === 1)
+      return {
+        toolCalls: [
+          { name: 'probe', arguments: '{"n": 2}' },
+          { name: 'sleepy', arguments: '{}' },
+          { name: 'loud', arguments: '{}' },
+          { name: 'broken', arguments: '{}' },
+          { name: 'probe', arguments: '{"n": "two"}' },
+        ],
+      };
+    return { text: 'y' };
+  });
+  const out = join(d, 'out');
+  const result = await cli(openaiRun(task, server.openaiBaseUrl, out, ['--api-key-env', 'MY_KEY']), {
+    env: { MY_KEY: 'k-123', OPENAI_API_KEY: 'sk-456' },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const rows = [...recordsUnder(out).values()][0].rows;
+  assert.equal(rows.length, 2);
+  for (const row of rows) {
+    const tools = row.messages.filter((m: any) => m.role === 'tool');
+    const first = JSON.parse(tools[0].content);
+    assert.deepEqual(first, {
+      input: '{"n":1}',
+      argv: ['extra-arg'],
+      seen: [],
+      openai: false,
+      mine: false,
+      path: true,
+    });
+    // The second call of the sample runs in the same folder; the other sample's folder was its own (seen: []).
+    assert.deepEqual(JSON.parse(tools[1].content).seen, ['mark-1']);
+    assert.equal(tools[2].error, 'tool.timeout');
+    assert.match(tools[2].content, /longer than 300 ms/);
+    assert.equal(tools[3].error, 'tool.output-too-large');
+    assert.equal(tools[4].error, 'tool.failed');
+    assert.match(tools[4].content, /exited with status 3: boom/);
+    assert.equal(tools[5].error, 'tool.bad-arguments');
+  }
+  const args = resultOf([...recordsUnder(out).values()][0], 'match').generation_config.generation_args;
+  assert.deepEqual(args.agentic_eval_config.available_tools[1].parameters, {
+    kind: 'command',
+    json_schema: '{"type":"object"}',
+    command: '["./sleepy.mjs"]',
+    timeout_ms: '300',
+    max_output_bytes: '65536',
+  });
+});
+
+test('a command outside the task folder (or looked up on PATH) is refused before anything is sent', async () => {
+  for (const command of ['[/bin/echo, hi]', '[../x.sh]']) {
+    const d = join(dir, `cmd-out-${command.length}`);
+    const task = writeTask(
+      d,
+      'o',
+      `name: o\ndataset: {path: o.jsonl}\ntools: [{name: t, command: ${command}}]\nscorers: [match]\n`,
+      [{ input: 'x', target: 'y' }],
+    );
+    const first = server.requests.length;
+    const r = await cli(openaiRun(task, server.openaiBaseUrl, join(d, 'out')));
+    assert.equal(r.code, 2, command);
+    assert.match(r.stderr, /task\.file-outside/);
+    assert.equal(server.requests.length, first);
+  }
 });

@@ -35,6 +35,7 @@ import {
 } from '../../run/task/index.js';
 import { isPromptfooConfig, loadPromptfooConfig, type PromptfooTarget } from '../../run/task/promptfoo.js';
 import { keyRedactor, redactedError, redactTask } from '../../run/task/redact-task.js';
+import { toolEnvironment } from '../../run/task/command-tool.js';
 import type { RunOptions } from '../../run/settings.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { intArg, json } from '../options.js';
@@ -297,13 +298,20 @@ export function refusalReason(ingested: IngestResult, item: IngestItem): string 
 }
 
 /** The values of every API key the run may use (and base-URL credentials): nothing written or printed holds them. */
-function runSecrets(opts: RunCliOptions, io: CliIO, tasks: Task[] = []): Redactor {
-  const names = [
+/** The environment variables that hold the run's API keys. */
+function runKeyNames(opts: RunCliOptions, tasks: Task[]): (string | undefined)[] {
+  return [
     ...PROVIDERS.filter((p) => p !== 'replay').map(defaultApiKeyEnv),
     opts.apiKeyEnv,
     ...tasks.flatMap((t) => t.scorers.map((s) => (s.kind === 'judge' ? s.judge.apiKeyEnv : undefined))),
   ];
-  return keyRedactor(io.env, names, [...urlSecrets(opts.baseUrl), ...urlSecrets(opts.judgeBaseUrl)]);
+}
+
+function runSecrets(opts: RunCliOptions, io: CliIO, tasks: Task[] = []): Redactor {
+  return keyRedactor(io.env, runKeyNames(opts, tasks), [
+    ...urlSecrets(opts.baseUrl),
+    ...urlSecrets(opts.judgeBaseUrl),
+  ]);
 }
 
 async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): Promise<number> {
@@ -490,6 +498,8 @@ async function runWithSecrets(
             log,
             signal: interrupt.signal,
             onProgress: progress.update,
+            // Command tools see no API key: none of the run's key variables, nothing named like a credential.
+            toolEnv: toolEnvironment(io.env, runKeyNames(opts, tasks)),
           });
         } catch (error) {
           progress.done();

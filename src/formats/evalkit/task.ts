@@ -184,6 +184,19 @@ export const TaskToolSchema = Type.Object(
           'A JSONL file of {arguments, result} (relative to the task file): the result of each call.',
       }),
     ),
+    command: Type.Optional(
+      Type.Array(Type.String({ pattern: NON_BLANK }), {
+        minItems: 1,
+        description:
+          'An executable inside the task folder and its arguments, run without a shell: the call arguments as JSON on stdin, the result from stdout.',
+      }),
+    ),
+    timeout_ms: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'A command tool is stopped after this long (default 10000).' }),
+    ),
+    max_output_bytes: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'A command tool printing more is stopped (default 65536).' }),
+    ),
     builtin: Type.Optional(
       Type.Union([Type.Literal('calculator'), Type.Literal('submit')], {
         description:

@@ -15,6 +15,7 @@ import {
   type TaskLimits,
   type TaskTool,
   type ToolOutcome,
+  type ToolRunContext,
 } from './tools.js';
 import type { ChatMessage, Trajectory } from './types.js';
 
@@ -61,6 +62,8 @@ export interface AgentDeps {
   journaledTools(turn: number): ToolsRecord | undefined;
   /** Journals a turn's tool results. */
   saveTools(turn: number, record: ToolsRecord): void;
+  /** Where and how command tools run for this sample. */
+  toolContext?: ToolRunContext;
   epoch: number;
 }
 
@@ -105,7 +108,9 @@ export async function agentLoop(deps: AgentDeps): Promise<AgentTrace> {
     let record = deps.journaledTools(n);
     if (record === undefined || record.tool_results.length !== calls.length) {
       const t0 = performance.now();
-      const results = calls.map((c) => runToolCall(deps.tools, c));
+      // One after another, in the model's order: command tools share the sample's folder.
+      const results: ToolOutcome[] = [];
+      for (const c of calls) results.push(await runToolCall(deps.tools, c, deps.toolContext));
       record = {
         sample_index: deps.epoch,
         tool_results: results,

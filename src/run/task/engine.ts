@@ -26,7 +26,11 @@ import { checkUsage } from '../usage.js';
 import { WorkerPool } from '../workers.js';
 import { agentLoop, trajectoryOf, type AgentTrace, type ToolsRecord } from './agent.js';
 import { buildMessages } from './prompt.js';
-import { toolDeclarations } from './tools.js';
+import { toolDeclarations, type ToolRunContext } from './tools.js';
+import { toolEnvironment } from './command-tool.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ChatMessage, GenerationConfig, JudgeScorer, Score, Task, TaskSample } from './types.js';
 
 /** One provider call as the journal keeps it: the answer (or the judge's reply), or why there is none. */
@@ -60,6 +64,8 @@ export interface TaskRunOptions extends RunControl {
   journalPath: string;
   /** Only the first N samples. */
   limit?: number;
+  /** The environment command tools run with (default this process's, without credentials). */
+  toolEnv?: NodeJS.ProcessEnv;
 }
 
 export interface EpochResult {
@@ -380,33 +386,46 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   };
 
   /** An agent sample: turn after turn through the agent loop, each turn and its tool results journaled. */
-  const runAgent = (r: SampleResult, epoch: number): Promise<AgentTrace> => {
+  const toolEnv = options.toolEnv ?? toolEnvironment(process.env, []);
+  const runAgent = async (r: SampleResult, epoch: number): Promise<AgentTrace> => {
     const tools = task.tools!;
     const system = r.messages[0]?.role === 'system' ? r.messages[0].content : null;
-    return agentLoop({
-      tools,
-      limits: task.limits!,
-      messages: r.messages,
-      epoch,
-      request: (messages: ProviderMessage[], turn: number): CompletionRequest => ({
-        model: target.model,
-        system,
-        user: [...messages].reverse().find((m) => m.role === 'user')?.content ?? '',
-        messages: [...messages],
-        tools: toolDeclarations(tools),
-        temperature: task.generation.temperature,
-        maxTokens: task.generation.max_tokens,
-        topP: task.generation.top_p,
-        seed: task.generation.seed,
-        stop: task.generation.stop,
-        sampleId: `${runId}:${r.sample.id}:epoch-${epoch + 1}:turn-${turn + 1}`,
-        sampleIndex: epoch,
-      }),
-      call: (turn, req) => call(turnKey(r.sample, turn), epoch, target, req),
-      journaledTools: (turn) =>
-        journal.done.get(toolsKey(r.sample, turn))?.get(epoch) as ToolsRecord | undefined,
-      saveTools: (turn, record) => pool.track(journal.append(toolsKey(r.sample, turn), record)),
-    });
+    // Command tools run in a fresh folder per sample, made on first use and removed when the sample ends.
+    let folder: Promise<string> | undefined;
+    const toolContext: ToolRunContext = {
+      cwd: () => (folder ??= mkdtemp(join(tmpdir(), 'evalkit-tool-'))),
+      env: toolEnv,
+      signal,
+    };
+    try {
+      return await agentLoop({
+        toolContext,
+        tools,
+        limits: task.limits!,
+        messages: r.messages,
+        epoch,
+        request: (messages: ProviderMessage[], turn: number): CompletionRequest => ({
+          model: target.model,
+          system,
+          user: [...messages].reverse().find((m) => m.role === 'user')?.content ?? '',
+          messages: [...messages],
+          tools: toolDeclarations(tools),
+          temperature: task.generation.temperature,
+          maxTokens: task.generation.max_tokens,
+          topP: task.generation.top_p,
+          seed: task.generation.seed,
+          stop: task.generation.stop,
+          sampleId: `${runId}:${r.sample.id}:epoch-${epoch + 1}:turn-${turn + 1}`,
+          sampleIndex: epoch,
+        }),
+        call: (turn, req) => call(turnKey(r.sample, turn), epoch, target, req),
+        journaledTools: (turn) =>
+          journal.done.get(toolsKey(r.sample, turn))?.get(epoch) as ToolsRecord | undefined,
+        saveTools: (turn, record) => pool.track(journal.append(toolsKey(r.sample, turn), record)),
+      });
+    } finally {
+      if (folder !== undefined) await rm(await folder, { recursive: true, force: true });
+    }
   };
 
   const runUnit = async (r: SampleResult, epoch: number): Promise<void> => {

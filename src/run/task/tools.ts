@@ -12,10 +12,17 @@ import { isObject } from '../../io/json-value.js';
 import { DEFAULT_MAX_DEPTH, parseStrictJson } from '../../io/strict-json.js';
 import type { TaskFile } from '../../formats/evalkit/task.js';
 import { calculate, CalculatorError } from './calculator.js';
+import {
+  DEFAULT_TOOL_MAX_OUTPUT_BYTES,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  runCommand,
+  type CommandContext,
+  type CommandSpec,
+} from './command-tool.js';
 import { compileUserSchema } from './json-answer.js';
 import { readDataset } from './load.js';
 
-export type ToolKind = 'table' | 'calculator' | 'submit';
+export type ToolKind = 'table' | 'command' | 'calculator' | 'submit';
 
 export interface TaskTool {
   name: string;
@@ -25,6 +32,8 @@ export interface TaskTool {
   kind: ToolKind;
   /** A table tool's file (relative to the task file, as written) and its results by canonical arguments. */
   table?: { source: string; results: Map<string, unknown> };
+  /** A command tool's executable and bounds (`source`: the command as the task file writes it). */
+  command?: CommandSpec & { source: string[] };
   validate: ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 }
 
@@ -88,8 +97,11 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
     };
     if (tools.some((t) => t.name === spec.name))
       fail('task.duplicate-tool', `two tools are named "${spec.name}"`);
-    if ((spec.table === undefined) === (spec.builtin === undefined))
-      fail('task.tool-kind', `tool "${spec.name}" needs exactly one of table or builtin`);
+    const kinds = [spec.table, spec.command, spec.builtin].filter((k) => k !== undefined).length;
+    if (kinds !== 1)
+      fail('task.tool-kind', `tool "${spec.name}" needs exactly one of table, command or builtin`);
+    if (spec.command === undefined && (spec.timeout_ms !== undefined || spec.max_output_bytes !== undefined))
+      fail('task.tool-kind', `tool "${spec.name}": timeout_ms and max_output_bytes bound a command tool`);
     if (spec.builtin !== undefined && spec.parameters !== undefined)
       fail(
         'task.tool-parameters',
@@ -112,7 +124,7 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
       name: spec.name,
       description: spec.description ?? builtin?.description ?? '',
       parameters,
-      kind: spec.builtin ?? 'table',
+      kind: spec.builtin ?? (spec.command !== undefined ? 'command' : 'table'),
       validate,
     };
     if (spec.table !== undefined) {
@@ -132,6 +144,21 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
         results.set(canonicalJson(row.arguments), row.result);
       }
       tool.table = { source: spec.table, results };
+    }
+    if (spec.command !== undefined) {
+      // The executable is the user's own, in the task's folder: never a name looked up on PATH.
+      const file = confinedPath(
+        dir,
+        spec.command[0],
+        `${at} the command of tool "${spec.name}"`,
+        'task.file-outside',
+      );
+      tool.command = {
+        source: spec.command,
+        argv: [file, ...spec.command.slice(1)],
+        timeoutMs: spec.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
+        maxOutputBytes: spec.max_output_bytes ?? DEFAULT_TOOL_MAX_OUTPUT_BYTES,
+      };
     }
     tools.push(tool);
   });
@@ -163,8 +190,19 @@ const errorResult = (code: string, message: string): ToolOutcome => ({
   error: code,
 });
 
+/** What a command tool runs with: the sample's folder (made on first use), its environment, the run's signal. */
+export interface ToolRunContext {
+  cwd(): Promise<string>;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+}
+
 /** Runs one call: arguments parsed and checked against the tool's parameters first; any failure an error result. */
-export function runToolCall(tools: readonly TaskTool[], call: ToolCall): ToolOutcome {
+export async function runToolCall(
+  tools: readonly TaskTool[],
+  call: ToolCall,
+  context?: ToolRunContext,
+): Promise<ToolOutcome> {
   const tool = tools.find((t) => t.name === call.name);
   if (tool === undefined)
     return errorResult(
@@ -201,6 +239,11 @@ export function runToolCall(tools: readonly TaskTool[], call: ToolCall): ToolOut
           return errorResult('tool.failed', `calculator: ${error.message}`);
         throw error;
       }
+    case 'command': {
+      if (context === undefined) return errorResult('tool.failed', `${tool.name} cannot run here`);
+      const run: CommandContext = { cwd: await context.cwd(), env: context.env, signal: context.signal };
+      return runCommand(tool.command!, JSON.stringify(args.value), run);
+    }
     case 'table': {
       const key = canonicalJson(args.value);
       if (!tool.table!.results.has(key))
