@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { openaiRun, recordsUnder, resultOf, writeTask, type WrittenRecord } from './helpers.js';
@@ -83,6 +83,21 @@ function callsOf(row: any): { name: string; args: any }[] {
       }),
     );
 }
+/** The record under the upstream EEE 0.3.0 schemas (a visible skip without the reference data). */
+async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {
+  await withReference(
+    t,
+    UPSTREAM_EEE_SCHEMAS,
+    'the upstream EEE 0.3.0 schemas accept the record',
+    async () => {
+      const v = await upstreamValidators();
+      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
+      for (const r of rec.rows)
+        assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
+    },
+  );
+}
+
 const modelTurns = (row: any) => row.messages.filter((m: any) => m.role === 'assistant').length;
 
 test('calculator: the grammar, with errors instead of eval', () => {
@@ -201,7 +216,7 @@ test('parallel calls, a bad-JSON call, an unknown tool and refused arguments are
   );
 });
 
-test('a model that never stops hits max_turns; each other limit stops with its own reason', async () => {
+test('a model that never stops hits max_turns; each other limit stops with its own reason', async (t) => {
   const forever: Script = () => ({
     toolCalls: [{ name: 'calculator', arguments: '{"expression": "1 + 1"}' }],
     usage: { input: 40, output: 10 },
@@ -228,6 +243,7 @@ test('a model that never stops hits max_turns; each other limit stops with its o
     const rec = only(out);
     const steps = rec.rows.find((r: any) => r.evaluation_result_id.endsWith('.step_count'));
     assert.equal(steps.evaluation.score, modelTurns(steps) <= 2 ? 1 : 0);
+    await assertUpstream(t, rec);
   }
   const limits = resultOf(only(join(dir, 'tokens-out')), 'match').generation_config.generation_args
     .eval_limits;
@@ -562,4 +578,43 @@ test('a command outside the task folder (or looked up on PATH) is refused before
     assert.match(r.stderr, /task\.file-outside/);
     assert.equal(server.requests.length, first);
   }
+});
+
+test('a model call that fails mid-trajectory is an error row (stop reason error), left out of n; it validates', async (t) => {
+  const task = agentTask('fail', 'scorers: [match, {step_count: {max: 5}}]\n', [
+    { id: 'ok', input: 'fine', target: '3' },
+    { id: 'bad', input: 'breaks', target: '3' },
+  ]);
+  const out = join(dir, 'fail-out');
+  const result = await runAgent(
+    task,
+    out,
+    (ctx) => {
+      const turn = conversation(ctx.body).filter((m) => m.role === 'assistant').length;
+      if (turn === 0) return { toolCalls: [{ name: 'calculator', arguments: '{"expression": "1 + 2"}' }] };
+      if (sampleOf(ctx.sampleId) === 'bad') return { status: 400, message: 'context too long' };
+      return { text: '3' };
+    },
+    ['--max-attempts', '1'],
+  );
+  assert.equal(result.code, 1, result.stderr);
+  const rec = only(out);
+  const bad = rec.rows.filter((r: any) => r.metadata.sample === 'bad');
+  const ok = rec.rows.filter((r: any) => r.metadata.sample === 'ok');
+  for (const r of bad) {
+    assert.equal(r.metadata.stop_reason, 'error');
+    assert.match(r.error, /context too long/);
+    assert.equal(r.metadata.score_missing, 'true');
+    // The turn that completed is kept: the prompt, the calculator call and its result.
+    assert.deepEqual(
+      r.messages.map((m: any) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
+  }
+  for (const r of ok) assert.equal(r.evaluation.score, 1);
+  assert.equal(resultOf(rec, 'match').score_details.score, 1);
+  assert.equal(JSON.stringify(resultOf(rec, 'match').score_details).match(/"num_samples":(\d+)/)?.[1], '1');
+  await assertUpstream(t, rec);
+  const validate = await cli(['validate', join(out, 'data')]);
+  assert.equal(validate.code, 0, validate.stdout + validate.stderr);
 });

@@ -507,8 +507,11 @@ async function runWithSecrets(
           if (interrupt.signal.aborted && reason instanceof InterruptedError)
             throw new InterruptedError(
               reason.signal,
-              `interrupted: ${journaledCount(journalPath)} of ` +
-                `${plannedCalls(task, opts.limit)} calls journaled; rerun the same command to resume`,
+              task.tools !== undefined
+                ? // An agent's turns are not known in advance: the journal's lines (model turns and tool results).
+                  `interrupted: ${journaledCount(journalPath)} model turns and tool results journaled; rerun the same command to resume each sample at its last turn`
+                : `interrupted: ${journaledCount(journalPath)} of ` +
+                    `${plannedCalls(task, opts.limit)} calls journaled; rerun the same command to resume`,
             );
           throw error;
         }
