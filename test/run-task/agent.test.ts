@@ -618,3 +618,72 @@ test('a model call that fails mid-trajectory is an error row (stop reason error)
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
 });
+
+test("trajectory scorers read each row's expected_tools / expected_args when the task gives none", async () => {
+  const rows = [
+    { id: 'p', input: 'paris', target: 'x', expected_tools: ['weather'], expected_args: { city: 'Paris' } },
+    {
+      id: 'o',
+      input: 'oslo',
+      target: 'x',
+      expected_tools: ['weather', 'calculator'],
+      expected_args: { city: 'Rome' },
+    },
+  ];
+  const task = agentTask(
+    'rowexp',
+    'scorers:\n  - tool_call_f1\n  - {tool_sequence: {mode: exact}}\n  - {tool_args_match: {name: weather}}\n',
+    rows,
+  );
+  const out = join(dir, 'rowexp-out');
+  const result = await runAgent(task, out, (ctx) => {
+    const turn = conversation(ctx.body).filter((m) => m.role === 'assistant').length;
+    const city = sampleOf(ctx.sampleId) === 'p' ? 'Paris' : 'Oslo';
+    return turn === 0
+      ? { toolCalls: [{ name: 'weather', arguments: JSON.stringify({ city }) }] }
+      : { text: 'x' };
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const rec = only(out);
+  const score = (sample: string, metric: string) =>
+    rec.rows.find((r: any) => r.metadata.sample === sample && r.evaluation_result_id === `rowexp.${metric}`)
+      .evaluation.score;
+  for (const row of rows) {
+    const r = rec.rows.find((x: any) => x.metadata.sample === row.id);
+    const called = callsOf(r);
+    const names = called.map((c) => c.name);
+    const hits = new Set(names.filter((n) => row.expected_tools.includes(n))).size;
+    const p = hits / new Set(names).size;
+    const rc = hits / row.expected_tools.length;
+    assert.equal(score(row.id, 'tool_call_f1'), hits === 0 ? 0 : (2 * p * rc) / (p + rc));
+    assert.equal(
+      score(row.id, 'tool_sequence'),
+      JSON.stringify(names) === JSON.stringify(row.expected_tools) ? 1 : 0,
+    );
+    assert.equal(
+      score(row.id, 'tool_args_match'),
+      called.some((c) => c.name === 'weather' && c.args.city === row.expected_args.city) ? 1 : 0,
+    );
+  }
+  assert.deepEqual(
+    [
+      score('p', 'tool_sequence'),
+      score('o', 'tool_sequence'),
+      score('p', 'tool_args_match'),
+      score('o', 'tool_args_match'),
+    ],
+    [1, 0, 1, 0],
+  );
+
+  // A row without the expectation, or a scorer without the option it needs, is refused before any request.
+  const first = server.requests.length;
+  const missing = agentTask('rowmiss', 'scorers: [tool_call_f1]\n', [{ id: 'z', input: 'x', target: 'y' }]);
+  const r1 = await cli(openaiRun(missing, server.openaiBaseUrl, join(dir, 'rowmiss-out')));
+  assert.equal(r1.code, 1);
+  assert.match(r1.stderr, /task\.unscorable .*expected_tools/);
+  const bare = agentTask('bare', 'scorers: [tool_used]\n');
+  const r2 = await cli(openaiRun(bare, server.openaiBaseUrl, join(dir, 'bare-out')));
+  assert.equal(r2.code, 1);
+  assert.match(r2.stderr, /task\.scorer-options .*tool_used scorer needs name/);
+  assert.equal(server.requests.length, first);
+});

@@ -118,29 +118,30 @@ export const TaskScorerSchema = Type.Union([
     },
     ['name'],
   ),
-  scorer(
-    'tool_sequence',
-    {
-      name: Name,
-      names: Type.Array(Type.String({ pattern: NON_BLANK }), { minItems: 1 }),
-      mode: Type.Union([Type.Literal('exact'), Type.Literal('in_order'), Type.Literal('any_order')], {
-        description:
-          'exact: the calls are these names; in_order: they occur in this order (default); any_order: all occur.',
-      }),
-    },
-    ['names'],
-  ),
+  scorer('tool_sequence', {
+    name: Name,
+    names: Type.Array(Type.String({ pattern: NON_BLANK }), {
+      minItems: 1,
+      description: "The expected tool names; default each row's expected_tools.",
+    }),
+    mode: Type.Union([Type.Literal('exact'), Type.Literal('in_order'), Type.Literal('any_order')], {
+      description:
+        'exact: the calls are these names; in_order: they occur in this order (default); any_order: all occur.',
+    }),
+  }),
   scorer(
     'tool_args_match',
     {
       name: Type.String({ pattern: NON_BLANK, description: 'The tool whose call is checked.' }),
       metric: Name,
-      args: Type.Record(Type.String(), Type.Unknown(), { description: 'The expected arguments.' }),
+      args: Type.Record(Type.String(), Type.Unknown(), {
+        description: "The expected arguments; default each row's expected_args.",
+      }),
       mode: Type.Union([Type.Literal('exact'), Type.Literal('partial')], {
         description: 'exact: the arguments are these; partial: they include these (default).',
       }),
     },
-    ['name', 'args'],
+    ['name'],
   ),
   scorer(
     'step_count',
@@ -150,16 +151,12 @@ export const TaskScorerSchema = Type.Union([
     },
     ['max'],
   ),
-  scorer(
-    'tool_call_f1',
-    {
-      name: Name,
-      expected: Type.Array(Type.String({ pattern: NON_BLANK }), {
-        description: 'The tool names expected to be called.',
-      }),
-    },
-    ['expected'],
-  ),
+  scorer('tool_call_f1', {
+    name: Name,
+    expected: Type.Array(Type.String({ pattern: NON_BLANK }), {
+      description: "The tool names expected to be called; default each row's expected_tools.",
+    }),
+  }),
 ]);
 
 const ToolName = Type.String({

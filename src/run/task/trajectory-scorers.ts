@@ -10,18 +10,40 @@
  * - step_count {max}: 1 when the model took at most max turns, else 0;
  * - tool_call_f1 {expected}: F1 of the set of tools called against the expected set (promptfoo's rule: names,
  *   each counted once); no calls with nothing expected is 1.
+ *
+ * Without `names` / `expected`, each sample's own expectation is read from its row's `expected_tools` (a list of
+ * names); without `args`, from its row's `expected_args` (an object); a row without it is refused before any call.
  */
+import { DataError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import type { ScorerType } from '../../formats/evalkit/task.js';
-import type { LocalScorer, Score, Trajectory } from './types.js';
+import type { LocalScorer, Score, TaskSample, Trajectory } from './types.js';
 
 type Options = Record<string, unknown>;
 
 export interface TrajectoryScorerDefinition {
   type: ScorerType;
   description: string;
-  compile(options: Options): LocalScorer;
+  compile(options: Options, context: { where: string }): LocalScorer;
+  check?(sample: TaskSample, options: Options): string | undefined;
 }
+
+export const EXPECTED_TOOLS_FIELD = 'expected_tools';
+export const EXPECTED_ARGS_FIELD = 'expected_args';
+
+/** The option's names, else the row's expected_tools. */
+const namesFrom = (given: unknown, sample: TaskSample): string[] =>
+  Array.isArray(given) ? given.map(String) : (sample.row[EXPECTED_TOOLS_FIELD] as unknown[]).map(String);
+
+const checkNames =
+  (key: string) =>
+  (sample: TaskSample, options: Options): string | undefined => {
+    if (options[key] !== undefined) return undefined;
+    const v = sample.row[EXPECTED_TOOLS_FIELD];
+    return Array.isArray(v) && v.every((x) => typeof x === 'string')
+      ? undefined
+      : `the row has no "${EXPECTED_TOOLS_FIELD}" list of tool names (and the scorer no ${key})`;
+  };
 
 const binary = (ok: boolean, extracted: string): Score => ({ value: ok ? 1 : 0, extracted });
 
@@ -29,7 +51,7 @@ function trajectoryScorer(
   type: ScorerType,
   options: Options,
   details: Record<string, string>,
-  score: (t: Trajectory) => Score,
+  score: (t: Trajectory, sample: TaskSample) => Score,
 ): LocalScorer {
   // tool_used and tool_args_match name their tool with `name`; their metric name is `metric`.
   const metric =
@@ -40,8 +62,17 @@ function trajectoryScorer(
     name: typeof metric === 'string' ? metric : type,
     trajectory: true,
     details,
-    score: (_answer, _sample, trajectory) => score(trajectory ?? { calls: [], turns: 0 }),
+    score: (_answer, sample, trajectory) => score(trajectory ?? { calls: [], turns: 0 }, sample),
   };
+}
+
+/** A scorer written without the option it cannot do without (`- tool_used` instead of `- {tool_used: {name: …}}`). */
+function need(options: Options, key: string, type: string, context: { where: string }): void {
+  if (options[key] === undefined)
+    throw new DataError(
+      'task.scorer-options',
+      `${context.where} error task.scorer-options the ${type} scorer needs ${key}: write {${type}: {${key}: …}}`,
+    );
 }
 
 /** Is `wanted` a subsequence of `seen` (in order, gaps allowed)? */
@@ -67,7 +98,8 @@ export const TRAJECTORY_SCORERS: readonly TrajectoryScorerDefinition[] = [
   {
     type: 'tool_used',
     description: 'the tool was called between min (default 1) and max times',
-    compile(options) {
+    compile(options, context) {
+      need(options, 'name', 'tool_used', context);
       const tool = String(options.name);
       const min = typeof options.min === 'number' ? options.min : 1;
       const max = typeof options.max === 'number' ? options.max : undefined;
@@ -85,10 +117,12 @@ export const TRAJECTORY_SCORERS: readonly TrajectoryScorerDefinition[] = [
   {
     type: 'tool_sequence',
     description: 'the tools were called in this sequence (exact, in_order or any_order)',
+    check: checkNames('names'),
     compile(options) {
-      const names = (options.names as unknown[]).map(String);
       const mode = typeof options.mode === 'string' ? options.mode : 'in_order';
-      return trajectoryScorer('tool_sequence', options, { names: JSON.stringify(names), mode }, (t) => {
+      const given = options.names === undefined ? EXPECTED_TOOLS_FIELD : JSON.stringify(options.names);
+      return trajectoryScorer('tool_sequence', options, { names: given, mode }, (t, sample) => {
+        const names = namesFrom(options.names, sample);
         const seen = t.calls.map((c) => c.name);
         const ok =
           mode === 'exact'
@@ -103,19 +137,28 @@ export const TRAJECTORY_SCORERS: readonly TrajectoryScorerDefinition[] = [
   {
     type: 'tool_args_match',
     description: 'some call of the tool has these arguments (exact, or partial: these among others)',
-    compile(options) {
+    check(sample, options) {
+      if (options.args !== undefined) return undefined;
+      const v = sample.row[EXPECTED_ARGS_FIELD];
+      return typeof v === 'object' && v !== null && !Array.isArray(v)
+        ? undefined
+        : `the row has no "${EXPECTED_ARGS_FIELD}" object (and the scorer no args)`;
+    },
+    compile(options, context) {
+      need(options, 'name', 'tool_args_match', context);
       const tool = String(options.name);
-      const args = options.args as Record<string, unknown>;
       const mode = typeof options.mode === 'string' ? options.mode : 'partial';
-      const want = canonicalJson(args);
-      const matches = (got: Record<string, unknown> | null): boolean =>
-        got !== null &&
-        (mode === 'exact'
-          ? canonicalJson(got) === want
-          : Object.entries(args).every(
-              ([k, v]) => Object.hasOwn(got, k) && canonicalJson(got[k]) === canonicalJson(v),
-            ));
-      return trajectoryScorer('tool_args_match', options, { tool, args: want, mode }, (t) => {
+      const given = options.args === undefined ? EXPECTED_ARGS_FIELD : canonicalJson(options.args);
+      return trajectoryScorer('tool_args_match', options, { tool, args: given, mode }, (t, sample) => {
+        const args = (options.args ?? sample.row[EXPECTED_ARGS_FIELD]) as Record<string, unknown>;
+        const want = canonicalJson(args);
+        const matches = (got: Record<string, unknown> | null): boolean =>
+          got !== null &&
+          (mode === 'exact'
+            ? canonicalJson(got) === want
+            : Object.entries(args).every(
+                ([k, v]) => Object.hasOwn(got, k) && canonicalJson(got[k]) === canonicalJson(v),
+              ));
         const calls = t.calls.filter((c) => c.name === tool);
         const hit = calls.find((c) => matches(c.arguments));
         return binary(hit !== undefined, hit ? canonicalJson(hit.arguments) : '');
@@ -125,7 +168,8 @@ export const TRAJECTORY_SCORERS: readonly TrajectoryScorerDefinition[] = [
   {
     type: 'step_count',
     description: 'the model took at most max turns (1), else 0',
-    compile(options) {
+    compile(options, context) {
+      need(options, 'max', 'step_count', context);
       const max = Number(options.max);
       return trajectoryScorer('step_count', options, { max: String(max) }, (t) =>
         binary(t.turns <= max, String(t.turns)),
@@ -135,9 +179,11 @@ export const TRAJECTORY_SCORERS: readonly TrajectoryScorerDefinition[] = [
   {
     type: 'tool_call_f1',
     description: 'F1 of the set of tools called against the expected set',
+    check: checkNames('expected'),
     compile(options) {
-      const expected = new Set((options.expected as unknown[]).map(String));
-      return trajectoryScorer('tool_call_f1', options, { expected: JSON.stringify([...expected]) }, (t) => {
+      const given = options.expected === undefined ? EXPECTED_TOOLS_FIELD : JSON.stringify(options.expected);
+      return trajectoryScorer('tool_call_f1', options, { expected: given }, (t, sample) => {
+        const expected = new Set(namesFrom(options.expected, sample));
         const called = new Set(t.calls.map((c) => c.name));
         const extracted = JSON.stringify([...called]);
         if (called.size === 0 && expected.size === 0) return { value: 1, extracted };
