@@ -223,11 +223,14 @@ export async function startProviderServer(
       res.writeHead(behaviour.status, headers).end(JSON.stringify(payload));
       return;
     }
-    if ('toolCalls' in behaviour) {
-      const usage = behaviour.usage ?? {
-        input: Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
-        output: 10,
-      };
+    // A reply that calls tools (OpenAI chat completions): its text may be null, its input the whole conversation.
+    const calls = 'toolCalls' in behaviour ? behaviour.toolCalls : undefined;
+    const text = 'toolCalls' in behaviour ? (behaviour.text ?? null) : behaviour.text;
+    const prompt = calls ? JSON.stringify(body.messages ?? []).length : user.length + (system?.length ?? 0);
+    const input = behaviour.usage?.input ?? Math.ceil(prompt / 4);
+    const output = behaviour.usage?.output ?? Math.max(1, Math.ceil((text ?? '').length / 4));
+    const finishReason = 'finishReason' in behaviour ? behaviour.finishReason : undefined;
+    if (protocol === 'openai') {
       const payload = {
         id: `chatcmpl-${id}`,
         object: 'chat.completion',
@@ -238,44 +241,22 @@ export async function startProviderServer(
             index: 0,
             message: {
               role: 'assistant',
-              content: behaviour.text ?? null,
-              tool_calls: behaviour.toolCalls.map((c, i) => ({
-                id: c.id ?? `call_${id}_${i}`,
-                type: 'function',
-                function: { name: c.name, arguments: c.arguments },
-              })),
+              content: text,
+              ...(calls
+                ? {
+                    tool_calls: calls.map((c, i) => ({
+                      id: c.id ?? `call_${id}_${i}`,
+                      type: 'function',
+                      function: { name: c.name, arguments: c.arguments },
+                    })),
+                  }
+                : {}),
             },
-            finish_reason: 'tool_calls',
-          },
-        ],
-        usage: {
-          prompt_tokens: usage.input,
-          completion_tokens: usage.output,
-          total_tokens: usage.input + usage.output,
-        },
-      };
-      res
-        .writeHead(200, { 'content-type': 'application/json', 'x-request-id': id })
-        .end(JSON.stringify(payload));
-      return;
-    }
-    const input = behaviour.usage?.input ?? Math.ceil((user.length + (system?.length ?? 0)) / 4);
-    const output = behaviour.usage?.output ?? Math.max(1, Math.ceil(behaviour.text.length / 4));
-    if (protocol === 'openai') {
-      const payload = {
-        id: `chatcmpl-${id}`,
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: body.model,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: behaviour.text },
-            finish_reason: behaviour.finishReason ?? 'stop',
+            finish_reason: calls ? 'tool_calls' : (finishReason ?? 'stop'),
           },
         ],
         usage:
-          behaviour.rawUsage !== undefined
+          'rawUsage' in behaviour && behaviour.rawUsage !== undefined
             ? behaviour.rawUsage
             : { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
       };
@@ -288,8 +269,8 @@ export async function startProviderServer(
         type: 'message',
         role: 'assistant',
         model: body.model,
-        content: [{ type: 'text', text: behaviour.text }],
-        stop_reason: behaviour.finishReason ?? 'end_turn',
+        content: [{ type: 'text', text: text ?? '' }],
+        stop_reason: finishReason ?? 'end_turn',
         stop_sequence: null,
         usage: { input_tokens: input, output_tokens: output },
       };

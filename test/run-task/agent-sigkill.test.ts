@@ -2,31 +2,22 @@
 // journaled turn is requested again, and the records equal an uninterrupted run's.
 // test-runner: own process (it spawns the CLI and kills it).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliCommand } from '../helpers/cli.js';
 import { startProviderServer } from '../helpers/provider-server.js';
-import { projectRoot } from '../helpers/shared.js';
-import { recordsUnder, writeTask } from './helpers.js';
+import { journalSamples, killWhen, recordsUnder, spawnRun, writeTask } from './helpers.js';
 
 const SAMPLES = 24;
 const TURNS = 4;
 
 /** The journal's finished model turns as `sample/turn`. */
-function journaledTurns(path: string): string[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.type === 'sample' && l.item.startsWith('turn/'))
+const journaledTurns = (path: string): string[] =>
+  journalSamples(path)
+    .filter((l) => l.item.startsWith('turn/'))
     .map((l) => l.item.slice('turn/'.length));
-}
 
 /** `run:sample:epoch-1:turn-N` → `sample/N-1`. */
 const turnOf = (sampleId: string): string => {
@@ -71,31 +62,22 @@ test(
         })),
       );
       const command = await cliCommand();
-      const start = (out: string) => {
-        const child = spawn(
-          process.execPath,
-          [
-            ...command,
-            'run',
-            task,
-            '--provider',
-            'openai',
-            '--model',
-            'm',
-            '--base-url',
-            server.openaiBaseUrl,
-            '--concurrency',
-            '4',
-            '-o',
-            out,
-          ],
-          { cwd: projectRoot, env: { ...process.env, NO_COLOR: '1' }, stdio: 'ignore' },
-        );
-        const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-          child.on('close', (code, signal) => resolve({ code, signal })),
-        );
-        return { child, done };
-      };
+      const start = (out: string) =>
+        spawnRun([
+          ...command,
+          'run',
+          task,
+          '--provider',
+          'openai',
+          '--model',
+          'm',
+          '--base-url',
+          server.openaiBaseUrl,
+          '--concurrency',
+          '4',
+          '-o',
+          out,
+        ]);
 
       const whole = join(dir, 'whole');
       assert.equal((await start(whole).done).code, 0);
@@ -103,14 +85,7 @@ test(
       const out = join(dir, 'killed');
       const journal = join(`${out}.journal`, 'ak', 'openai--m.jsonl');
       const first = server.requests.length;
-      const run = start(out);
-      let finished = false;
-      run.done.then(() => (finished = true));
-      while (!finished && server.requests.length - first < (SAMPLES * TURNS) / 3)
-        await new Promise((r) => setTimeout(r, 2));
-      assert.equal(finished, false, 'the run finished before it could be killed');
-      run.child.kill('SIGKILL');
-      assert.equal((await run.done).signal, 'SIGKILL');
+      await killWhen(start(out), () => server.requests.length - first >= (SAMPLES * TURNS) / 3);
       const before = journaledTurns(journal);
       assert.ok(before.length > 0 && before.length < SAMPLES * TURNS, `journaled ${before.length}`);
       // Some sample was caught between turns: it has a journaled turn but not its last.
