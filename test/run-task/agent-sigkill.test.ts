@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliCommand } from '../helpers/cli.js';
 import { startProviderServer } from '../helpers/provider-server.js';
-import { journalSamples, killWhen, recordsUnder, spawnRun, writeTask } from './helpers.js';
+import { journalSamples, killWhen, openaiRun, recordsUnder, spawnRun, writeTask } from './helpers.js';
 
 const SAMPLES = 24;
 const TURNS = 4;
@@ -63,21 +63,7 @@ test(
       );
       const command = await cliCommand();
       const start = (out: string) =>
-        spawnRun([
-          ...command,
-          'run',
-          task,
-          '--provider',
-          'openai',
-          '--model',
-          'm',
-          '--base-url',
-          server.openaiBaseUrl,
-          '--concurrency',
-          '4',
-          '-o',
-          out,
-        ]);
+        spawnRun([...command, ...openaiRun(task, server.openaiBaseUrl, out, ['--concurrency', '4'])]);
 
       const whole = join(dir, 'whole');
       assert.equal((await start(whole).done).code, 0);

@@ -393,7 +393,6 @@ test('a table file outside the task folder is refused', async () => {
   const r = await cli(openaiRun(task, server.openaiBaseUrl, join(d, 'out')));
   assert.equal(r.code, 2);
   assert.match(r.stderr, /task\.file-outside/);
-  void readFileSync;
 });
 
 test('the example agent task replays whole trajectories offline from its fixture', async () => {
