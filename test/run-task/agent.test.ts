@@ -686,3 +686,19 @@ test("trajectory scorers read each row's expected_tools / expected_args when the
   assert.match(r2.stderr, /task\.scorer-options .*tool_used scorer needs name/);
   assert.equal(server.requests.length, first);
 });
+
+test('--dry-run of an agent task shows the tools and limits and sends nothing', async () => {
+  const task = agentTask('dry', 'limits: {max_turns: 4}\nscorers: [match]\n');
+  const first = server.requests.length;
+  const r = await cli([...openaiRun(task, server.openaiBaseUrl, join(dir, 'dry-out')), '--dry-run']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^\[tools\] weather, calculator, submit; limits max_turns 4$/m);
+  const j = await cli([
+    ...openaiRun(task, server.openaiBaseUrl, join(dir, 'dry-out')),
+    '--dry-run',
+    '-f',
+    'json',
+  ]);
+  assert.deepEqual(JSON.parse(j.stdout).prompts[0].limits, { max_turns: 4 });
+  assert.equal(server.requests.length, first);
+});

@@ -113,9 +113,13 @@ interface RunOutcome {
 
 function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | 'json'): void {
   const prompts = tasks.flatMap((task) =>
-    task.samples
-      .slice(0, limit)
-      .map((s) => ({ task: task.name, sample: s.id, messages: buildMessages(task, s) })),
+    task.samples.slice(0, limit).map((s) => ({
+      task: task.name,
+      sample: s.id,
+      messages: buildMessages(task, s),
+      // An agent task: the tools the model is offered and the limits of its loop.
+      ...(task.tools !== undefined ? { tools: task.tools.map((t) => t.name), limits: task.limits } : {}),
+    })),
   );
   if (format === 'json') {
     io.stdout.write(json({ prompts }));
@@ -124,6 +128,12 @@ function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | '
   for (const p of prompts) {
     io.stdout.write(`── ${p.task} / ${p.sample}\n`);
     for (const m of p.messages) io.stdout.write(`[${m.role}]\n${m.content}\n`);
+    if (p.tools !== undefined)
+      io.stdout.write(
+        `[tools] ${p.tools.join(', ')}; limits ${Object.entries(p.limits ?? {})
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}\n`,
+      );
     io.stdout.write('\n');
   }
   io.stdout.write(
