@@ -702,3 +702,35 @@ test('--dry-run of an agent task shows the tools and limits and sends nothing', 
   assert.deepEqual(JSON.parse(j.stdout).prompts[0].limits, { max_turns: 4 });
   assert.equal(server.requests.length, first);
 });
+
+test('a model_graded judge of an agent task reads the whole transcript through {{transcript}}', async () => {
+  const d = join(dir, 'judge');
+  const task = writeTask(
+    d,
+    'j',
+    `name: j\ndataset: {path: j.jsonl}\ntools: [{name: calculator, builtin: calculator}]\nscorers: [{model_graded: {template: grade.txt}}]\n`,
+    [{ id: 'q', input: 'what is 6 * 7', target: '42' }],
+    {
+      'grade.txt':
+        'Target {{target}}. Answer {{output}}.\nTranscript:\n{{transcript}}\nEnd with GRADE: C or I.',
+    },
+  );
+  server.setScript((ctx) => {
+    if (ctx.body.model === 'judge') return { text: 'GRADE: C' };
+    return toolResults(ctx.body).length === 0
+      ? { toolCalls: [{ id: 'k', name: 'calculator', arguments: '{"expression": "6 * 7"}' }] }
+      : { text: 'It is 42.' };
+  });
+  const first = server.requests.length;
+  const r = await cli(openaiRun(task, server.openaiBaseUrl, join(d, 'out'), ['--judge-model', 'judge']));
+  assert.equal(r.code, 0, r.stderr);
+  const judged = server.requests.slice(first).filter((x) => x.body.model === 'judge');
+  assert.equal(judged.length, 1);
+  assert.equal(
+    judged[0].body.messages.at(-1).content,
+    'Target 42. Answer It is 42..\nTranscript:\n[user]\nwhat is 6 * 7\n\n[assistant → calculator]\n{"expression": "6 * 7"}\n\n[tool calculator]\n42\n\n[assistant]\nIt is 42.\nEnd with GRADE: C or I.',
+  );
+  const row = [...recordsUnder(join(d, 'out')).values()][0].rows[0];
+  assert.equal(row.evaluation.score, 1);
+  assert.equal(row.interaction_type, 'agentic');
+});

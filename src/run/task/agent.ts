@@ -143,4 +143,22 @@ export function trajectoryOf(trace: AgentTrace): Trajectory {
   return { calls, turns: trace.turns.filter((t) => t.call.error === undefined).length };
 }
 
+/**
+ * An agent sample's conversation as text, for a judge's `{{transcript}}`: one block per message — `[role]` and its
+ * text, each tool call as `[assistant → name] arguments` and each result as `[tool name] result`.
+ */
+export function transcriptText(prompt: ChatMessage[], trace: AgentTrace): string {
+  const blocks = prompt.map((m) => `[${m.role}]\n${m.content}`);
+  for (const turn of trace.turns) {
+    if (turn.call.error !== undefined) continue;
+    if (turn.call.text) blocks.push(`[assistant]\n${turn.call.text}`);
+    (turn.call.tool_calls ?? []).forEach((c, i) => {
+      blocks.push(`[assistant → ${c.name}]\n${c.arguments}`);
+      const result = turn.results?.[i];
+      if (result !== undefined) blocks.push(`[tool ${c.name}]\n${result.content}`);
+    });
+  }
+  return blocks.join('\n\n');
+}
+
 export { toolDeclarations };

@@ -24,7 +24,7 @@ import { nullRunLog } from '../run-log.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunControl } from '../runner.js';
 import { checkUsage } from '../usage.js';
 import { WorkerPool } from '../workers.js';
-import { agentLoop, trajectoryOf, type AgentTrace, type ToolsRecord } from './agent.js';
+import { agentLoop, trajectoryOf, transcriptText, type AgentTrace, type ToolsRecord } from './agent.js';
 import { buildMessages } from './prompt.js';
 import { toolDeclarations, type ToolRunContext } from './tools.js';
 import { toolEnvironment } from './command-tool.js';
@@ -460,7 +460,11 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
           judge,
           request(
             judge,
-            scorer.prompt(answer.text!, r.sample),
+            scorer.prompt(
+              answer.text!,
+              r.sample,
+              agent !== undefined ? transcriptText(r.messages, agent) : undefined,
+            ),
             JUDGE_GENERATION,
             `${runId}:${r.sample.id}:epoch-${epoch + 1}:judge-${scorer.name}`,
             epoch,

@@ -316,7 +316,8 @@ export function loadTask(taskPath: string): Task {
           `${sample.where} error task.unscorable ${problem} (scorer "${scorers[i].name}")`,
         );
       const s = scorers[i];
-      if (s.kind === 'judge') s.prompt('', sample);
+      // An agent task's judge may also read {{transcript}}.
+      if (s.kind === 'judge') s.prompt('', sample, tools !== undefined ? '' : undefined);
     });
   }
   task.digest = taskDigest(task);

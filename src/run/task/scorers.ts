@@ -334,10 +334,10 @@ export const SCORERS: readonly ScorerDefinition[] = [
         template,
         grades,
         details: { template: template.source, grades: JSON.stringify(grades) },
-        prompt(answer: string, sample: TaskSample): ChatMessage[] {
+        prompt(answer: string, sample: TaskSample, transcript?: string): ChatMessage[] {
           const content = renderTemplate(
             template.text,
-            templateValues(sample, { output: answer }),
+            templateValues(sample, { output: answer, ...(transcript !== undefined ? { transcript } : {}) }),
             `${sample.where} (judge template ${template.source})`,
           );
           return [{ role: 'user', content }];

@@ -102,7 +102,8 @@ export interface JudgeScorer {
   /** The template's text and where it came from. */
   template: { text: string; source: string };
   grades: Record<string, number>;
-  prompt(answer: string, sample: TaskSample): ChatMessage[];
+  /** `transcript`: an agent sample's whole conversation as text (`{{transcript}}` in the template). */
+  prompt(answer: string, sample: TaskSample, transcript?: string): ChatMessage[];
   grade(reply: string): Score;
   details: Record<string, string>;
 }
