@@ -2,7 +2,7 @@
 // journaled turn is requested again, and the records equal an uninterrupted run's.
 // test-runner: own process (it spawns the CLI and kills it).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -108,6 +108,68 @@ test(
         ]);
       assert.deepEqual(stable(out), stable(whole));
       assert.ok(stable(out).every((r) => r[2] === 'answered'));
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'Ctrl-C while a command tool runs: the stopped call is not journaled, the resumed run runs it again',
+  { timeout: 120_000 },
+  async () => {
+    const server = await startProviderServer({
+      script: (ctx) =>
+        (ctx.body.messages ?? []).some((m: any) => m.role === 'tool')
+          ? { text: 'ok' }
+          : { toolCalls: [{ id: 'w', name: 'wait', arguments: '{}' }] },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'evalkit-agent-int-'));
+    try {
+      const gate = join(dir, 'gate');
+      mkdirSync(gate);
+      const task = writeTask(
+        dir,
+        'w',
+        'name: w\ndataset: {path: w.jsonl}\ntools: [{name: wait, command: [./wait.mjs]}]\nscorers: [match]\n',
+        [{ id: 'only', input: 'x', target: 'ok' }],
+        {
+          // Says it started, then waits until the test releases it.
+          'wait.mjs': `#!/usr/bin/env node
+import { existsSync, writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(join(gate, 'started'))}, '');
+setInterval(() => { if (existsSync(${JSON.stringify(join(gate, 'release'))})) { console.log('done'); process.exit(0); } }, 5);
+`,
+        },
+      );
+      chmodSync(join(dir, 'wait.mjs'), 0o755);
+      const command = await cliCommand();
+      const out = join(dir, 'out');
+      const run = spawnRun([...command, ...openaiRun(task, server.openaiBaseUrl, out)]);
+      while (!existsSync(join(gate, 'started'))) await new Promise((r) => setTimeout(r, 5));
+      run.child.kill('SIGINT');
+      assert.equal((await run.done).code, 130);
+      const journal = join(`${out}.journal`, 'w', 'openai--m.jsonl');
+      assert.deepEqual(
+        journalSamples(journal).map((l) => l.item),
+        ['turn/only/0'],
+        'the model turn is journaled, the interrupted tool call is not',
+      );
+      writeFileSync(join(gate, 'release'), '');
+      const before = server.requests.length;
+      assert.equal(
+        (await spawnRun([...command, ...openaiRun(task, server.openaiBaseUrl, out)]).done).code,
+        0,
+      );
+      // The resumed run sent only the second turn, after running the tool again.
+      assert.equal(server.requests.length - before, 1);
+      const row = [...recordsUnder(out).values()][0].rows[0];
+      assert.deepEqual(
+        row.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content),
+        ['done'],
+      );
+      assert.equal(row.metadata.stop_reason, 'answered');
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

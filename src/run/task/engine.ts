@@ -421,7 +421,11 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
         call: (turn, req) => call(turnKey(r.sample, turn), epoch, target, req),
         journaledTools: (turn) =>
           journal.done.get(toolsKey(r.sample, turn))?.get(epoch) as ToolsRecord | undefined,
-        saveTools: (turn, record) => pool.track(journal.append(toolsKey(r.sample, turn), record)),
+        saveTools: (turn, record) => {
+          // A tool stopped by Ctrl-C has no result to keep: the resumed run runs it again.
+          if (signal.aborted) throw signal.reason;
+          pool.track(journal.append(toolsKey(r.sample, turn), record));
+        },
       });
     } finally {
       if (folder !== undefined) await rm(await folder, { recursive: true, force: true });
