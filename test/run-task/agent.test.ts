@@ -734,3 +734,26 @@ test('a model_graded judge of an agent task reads the whole transcript through {
   assert.equal(row.evaluation.score, 1);
   assert.equal(row.interaction_type, 'agentic');
 });
+
+test('an agent task through the Anthropic provider is refused before anything is sent (not supported yet)', async () => {
+  const task = agentTask('anth', 'scorers: [match]\n');
+  const first = server.requests.length;
+  const r = await cli(
+    [
+      'run',
+      task,
+      '--provider',
+      'anthropic',
+      '--model',
+      'c',
+      '--base-url',
+      server.anthropicBaseUrl,
+      '-o',
+      join(dir, 'anth-out'),
+    ],
+    { env: { ANTHROPIC_API_KEY: 'k' } },
+  );
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /run\.tools-unsupported/);
+  assert.equal(server.requests.length, first);
+});
