@@ -757,3 +757,43 @@ test('an agent task through the Anthropic provider is refused before anything is
   assert.match(r.stderr, /run\.tools-unsupported/);
   assert.equal(server.requests.length, first);
 });
+
+test('mistakes in tools are named by file:line:column, code and pointer before anything is sent', async () => {
+  const cases: [string, RegExp][] = [
+    [
+      '  - {name: a, builtin: calculator, table: weather.jsonl}\n',
+      /:5:5 error task\.tool-kind .*exactly one of .*\(at \/tools\/1\)/,
+    ],
+    ['  - {name: weather, builtin: submit}\n', /:5:\d+ error task\.duplicate-tool .*\(at \/tools\/1\/name\)/],
+    [
+      '  - {name: a, builtin: submit, parameters: {type: object}}\n',
+      /:5:\d+ error task\.tool-parameters .*\(at \/tools\/1\/parameters\)/,
+    ],
+    [
+      '  - {name: a, table: weather.jsonl, parameters: {type: string}}\n',
+      /:5:\d+ error task\.tool-parameters .*object schema/,
+    ],
+    ['  - {name: a, table: weather.jsonl, timeout_ms: 5}\n', /error task\.tool-kind .*bound a command tool/],
+    ['  - {name: a, table: bad.jsonl}\n', /bad\.jsonl:2 error task\.tool-table/],
+    ['  - {name: "a b", builtin: submit}\n', /:5:12 error task\.schema\.pattern .*\(at \/tools\/1\/name\)/],
+  ];
+  const first = server.requests.length;
+  for (const [i, [tool, expected]] of cases.entries()) {
+    const d = join(dir, `toolerr${i}`);
+    const task = writeTask(
+      d,
+      't',
+      `name: t\ndataset: {path: t.jsonl}\ntools:\n  - {name: weather, table: weather.jsonl}\n${tool}scorers: [match]\n`,
+      [{ input: 'x', target: 'y' }],
+      {
+        'weather.jsonl': WEATHER.map((r) => JSON.stringify(r)).join('\n') + '\n',
+        'bad.jsonl': '{"arguments": {}, "result": 1}\n{"args": {}}\n',
+      },
+    );
+    const r = await cli(openaiRun(task, server.openaiBaseUrl, join(d, 'out')));
+    assert.equal(r.code, 1, `${tool}: ${r.stderr}`);
+    assert.match(r.stderr, expected, tool);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+  assert.equal(server.requests.length, first);
+});

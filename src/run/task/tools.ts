@@ -91,12 +91,13 @@ type ToolSpec = NonNullable<TaskFile['tools']>[number];
 export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: string) => string): TaskTool[] {
   const tools: TaskTool[] = [];
   specs.forEach((spec, i) => {
-    const at = `${where(`/tools/${i}`)} (at /tools/${i})`;
-    const fail = (code: string, message: string): never => {
-      throw new DataError(code, `${at} error ${code} ${message}`);
+    const pointer = `/tools/${i}`;
+    const at = `${where(pointer)} (at ${pointer})`;
+    const fail = (code: string, message: string, key = ''): never => {
+      throw new DataError(code, `${where(pointer + key)} error ${code} ${message} (at ${pointer + key})`);
     };
     if (tools.some((t) => t.name === spec.name))
-      fail('task.duplicate-tool', `two tools are named "${spec.name}"`);
+      fail('task.duplicate-tool', `two tools are named "${spec.name}"`, '/name');
     const kinds = [spec.table, spec.command, spec.builtin].filter((k) => k !== undefined).length;
     if (kinds !== 1)
       fail('task.tool-kind', `tool "${spec.name}" needs exactly one of table, command or builtin`);
@@ -106,11 +107,16 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
       fail(
         'task.tool-parameters',
         `the built-in ${spec.builtin} has its own parameters; leave parameters out`,
+        '/parameters',
       );
     const builtin = spec.builtin !== undefined ? BUILTINS[spec.builtin] : undefined;
     const parameters = builtin?.parameters ?? spec.parameters ?? { type: 'object' };
     if (parameters.type !== 'object')
-      fail('task.tool-parameters', `tool "${spec.name}": parameters must be an object schema (type: object)`);
+      fail(
+        'task.tool-parameters',
+        `tool "${spec.name}": parameters must be an object schema (type: object)`,
+        '/parameters',
+      );
     let validate: TaskTool['validate'];
     try {
       validate = compileUserSchema(parameters) as TaskTool['validate'];
@@ -118,6 +124,7 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
       return fail(
         'task.tool-parameters',
         `tool "${spec.name}": parameters is not a usable JSON Schema: ${(error as Error).message}`,
+        '/parameters',
       );
     }
     const tool: TaskTool = {
