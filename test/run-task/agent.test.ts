@@ -797,3 +797,63 @@ test('mistakes in tools are named by file:line:column, code and pointer before a
   }
   assert.equal(server.requests.length, first);
 });
+
+test('--record keeps whole trajectories; --provider replay gives the same rows offline', async () => {
+  const task = agentTask('rec', 'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n', [
+    { id: 'a', input: 'paris minus oslo', target: '14' },
+    { id: 'b', input: 'oslo minus paris', target: '-14' },
+  ]);
+  const fixture = join(dir, 'rec.fixture.jsonl');
+  const live = join(dir, 'rec-live');
+  const result = await runAgent(
+    task,
+    live,
+    (ctx) => {
+      const results = toolResults(ctx.body);
+      const sample = sampleOf(ctx.sampleId);
+      if (results.length === 0)
+        return {
+          toolCalls: [
+            { id: 'p', name: 'weather', arguments: '{"city": "Paris"}' },
+            { id: 'o', name: 'weather', arguments: '{"city": "Oslo"}' },
+          ],
+        };
+      if (results.length === 2)
+        return {
+          toolCalls: [
+            {
+              id: 'c',
+              name: 'calculator',
+              arguments: JSON.stringify({ expression: sample === 'a' ? '18 - 4' : '4 - 18' }),
+            },
+          ],
+        };
+      return { text: `It is ${results[2].content}` };
+    },
+    ['--record', fixture],
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const first = server.requests.length;
+  const replayed = join(dir, 'rec-replay');
+  const r = await cli([
+    'run',
+    task,
+    '--provider',
+    'replay',
+    '--replay-from',
+    fixture,
+    '--model',
+    'm',
+    '-o',
+    replayed,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(server.requests.length, first);
+  const rowsOf = (root: string) =>
+    only(root).rows.map((x: any) => [x.sample_id, x.messages, x.evaluation, x.metadata.stop_reason]);
+  assert.deepEqual(rowsOf(replayed), rowsOf(live));
+  assert.deepEqual(
+    only(replayed).rows.map((x: any) => x.evaluation.score),
+    [1, 1, 1, 1],
+  );
+});
