@@ -160,6 +160,7 @@ export function taskRecord(
           ...(t.command
             ? {
                 command: JSON.stringify(t.command.source),
+                ...(t.command.sha256 !== null ? { sha256: t.command.sha256 } : {}),
                 timeout_ms: String(t.command.timeoutMs),
                 max_output_bytes: String(t.command.maxOutputBytes),
               }

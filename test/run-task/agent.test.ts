@@ -3,6 +3,7 @@
 // never stops, each limit; the records are EEE agentic rows that validate, and every trajectory scorer's value is
 // checked against what the test derives from the recorded messages.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { openaiRun, recordsUnder, resultOf, writeTask, type WrittenRecord } from './helpers.js';
 import { calculate } from '../../src/run/task/calculator.js';
+import { loadTask } from '../../src/run/task/load.js';
 import { upstreamValidators } from '../convert/sources-helpers.js';
 import { projectRoot, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 
@@ -557,6 +559,9 @@ process.stdin.on('data', (c) => (input += c)).on('end', () => {
     kind: 'command',
     json_schema: '{"type":"object"}',
     command: '["./sleepy.mjs"]',
+    sha256: createHash('sha256')
+      .update(readFileSync(join(d, 'sleepy.mjs')))
+      .digest('hex'),
     timeout_ms: '300',
     max_output_bytes: '65536',
   });
@@ -856,4 +861,33 @@ test('--record keeps whole trajectories; --provider replay gives the same rows o
     only(replayed).rows.map((x: any) => x.evaluation.score),
     [1, 1, 1, 1],
   );
+});
+
+test("the task's digest (what a journal is resumed under) covers every tool: a command's script and bounds, a table's rows", () => {
+  const d = join(dir, 'digest');
+  const write = (tools: string, files: Record<string, string>) =>
+    writeTask(
+      d,
+      'g',
+      `name: g\ndataset: {path: g.jsonl}\ntools:\n${tools}scorers: [match]\n`,
+      [{ input: 'x', target: 'y' }],
+      files,
+    );
+  const base = (timeout: number) =>
+    `  - {name: c, command: [./c.mjs, a], timeout_ms: ${timeout}}\n  - {name: t, table: t.jsonl}\n`;
+  const table = (r: number) => JSON.stringify({ arguments: {}, result: r }) + '\n';
+  const digest = (tools: string, files: Record<string, string>) => loadTask(write(tools, files)).digest;
+  const d0 = digest(base(100), { 'c.mjs': 'one', 't.jsonl': table(1) });
+  assert.equal(digest(base(100), { 'c.mjs': 'one', 't.jsonl': table(1) }), d0);
+  const variants = [
+    digest(base(100), { 'c.mjs': 'two', 't.jsonl': table(1) }),
+    digest(base(200), { 'c.mjs': 'one', 't.jsonl': table(1) }),
+    digest(base(100).replace('a]', 'b]'), { 'c.mjs': 'one', 't.jsonl': table(1) }),
+    digest(base(100), { 'c.mjs': 'one', 't.jsonl': table(2) }),
+    digest(base(100).replace('timeout_ms: 100', 'timeout_ms: 100, max_output_bytes: 9'), {
+      'c.mjs': 'one',
+      't.jsonl': table(1),
+    }),
+  ];
+  assert.equal(new Set([d0, ...variants]).size, 6);
 });

@@ -350,6 +350,14 @@ export function taskDigest(task: Task): string {
                 description: t.description,
                 parameters: t.parameters,
                 kind: t.kind,
+                ...(t.command
+                  ? {
+                      command: t.command.source,
+                      sha256: t.command.sha256,
+                      timeout_ms: t.command.timeoutMs,
+                      max_output_bytes: t.command.maxOutputBytes,
+                    }
+                  : {}),
                 ...(t.table
                   ? { table: [...t.table.results].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) }
                   : {}),

@@ -5,6 +5,8 @@
  * failure — arguments that are no JSON, an unknown tool, arguments the schema refuses, a table without the row, a
  * calculator error — is an error result the model sees on its next turn and the row records, never a crash.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { DataError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { confinedPath } from '../../io/confined-path.js';
@@ -33,7 +35,7 @@ export interface TaskTool {
   /** A table tool's file (relative to the task file, as written) and its results by canonical arguments. */
   table?: { source: string; results: Map<string, unknown> };
   /** A command tool's executable and bounds (`source`: the command as the task file writes it). */
-  command?: CommandSpec & { source: string[] };
+  command?: CommandSpec & { source: string[]; sha256: string | null };
   validate: ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 }
 
@@ -162,6 +164,8 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
       );
       tool.command = {
         source: spec.command,
+        // What the executable is (a changed script changes the task's digest, so its journal is not resumed).
+        sha256: fileSha256(file),
         argv: [file, ...spec.command.slice(1)],
         timeoutMs: spec.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
         maxOutputBytes: spec.max_output_bytes ?? DEFAULT_TOOL_MAX_OUTPUT_BYTES,
@@ -170,6 +174,15 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
     tools.push(tool);
   });
   return tools;
+}
+
+/** The sha256 of a regular file, or null when there is none to read (the call then fails as the tool's result). */
+function fileSha256(path: string): string | null {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return null;
+  }
 }
 
 /** The limits of the task file with their defaults. */
