@@ -19,6 +19,16 @@ export {
   runTask,
   taskConfigKey,
   JUDGE_GENERATION,
+  calculate,
+  runToolCall,
+  type TaskTool,
+  type ToolCall,
+  type ToolOutcome,
+  type TaskLimits,
+  type AgentTrace,
+  type StopReason,
+  type Trajectory,
+  type TrajectoryCall,
   type Task,
   type TaskSample,
   type TaskScorer,
@@ -39,4 +49,10 @@ export {
   type SampleResult,
   type EpochResult,
 } from '../run/task/index.js';
-export { taskRecord, reducedValues, rowSampleId, RUN_COLLECTION } from '../convert/task-record.js';
+export {
+  taskRecord,
+  reducedValues,
+  rowSampleId,
+  agentMessages,
+  RUN_COLLECTION,
+} from '../convert/task-record.js';

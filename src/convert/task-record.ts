@@ -15,7 +15,10 @@ import type { EpochResult, RunModel, SampleResult, TaskRun } from '../run/task/e
 import { JUDGE_GENERATION } from '../run/task/engine.js';
 import type { TaskScorer } from '../run/task/types.js';
 import { RecordDriver } from './driver.js';
-import { buildModel, epochSeconds, FieldReport, rowMaker, type BuiltModel } from './record.js';
+import { buildModel, epochSeconds, FieldReport, rowMaker, stringMap, type BuiltModel } from './record.js';
+import { parseArguments } from '../run/task/tools.js';
+import type { AgentTrace } from '../run/task/agent.js';
+import type { ChatMessage } from '../run/task/types.js';
 import type { ConvertedRecord, ConvertOverrides } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -144,6 +147,36 @@ export function taskRecord(
     max_tokens: run.generation.max_tokens,
   };
   if (run.generation.top_p !== undefined) generationArgs.top_p = run.generation.top_p;
+  if (task.tools !== undefined) {
+    const limits = task.limits!;
+    generationArgs.agentic_eval_config = {
+      available_tools: task.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: {
+          kind: t.kind,
+          json_schema: JSON.stringify(t.parameters),
+          ...(t.table ? { table: t.table.source } : {}),
+          ...(t.command
+            ? {
+                command: JSON.stringify(t.command.source),
+                ...(t.command.sha256 !== null ? { sha256: t.command.sha256 } : {}),
+                timeout_ms: String(t.command.timeoutMs),
+                max_output_bytes: String(t.command.maxOutputBytes),
+              }
+            : {}),
+        },
+      })),
+      additional_details: stringMap({
+        max_turns: limits.max_turns,
+        ...(limits.max_tool_calls !== undefined ? { max_tool_calls: limits.max_tool_calls } : {}),
+      }),
+    };
+    generationArgs.eval_limits = {
+      ...(limits.time_limit_s !== undefined ? { time_limit: limits.time_limit_s } : {}),
+      ...(limits.token_limit !== undefined ? { token_limit: limits.token_limit } : {}),
+    };
+  }
   const generationDetails: Record<string, string> = { epochs: String(task.epochs) };
   if (run.generation.seed !== undefined) generationDetails.seed = String(run.generation.seed);
   if (run.generation.stop.length > 0) generationDetails.stop = JSON.stringify(run.generation.stop);
@@ -261,6 +294,7 @@ export function taskRecord(
     const usage = e.answer.usage;
     const judged = e.judged[scorer.name];
     const error = e.answer.error ?? (score?.value === null ? score.error : undefined);
+    const agent = e.agent !== undefined ? agentMessages(r.messages, e.agent) : undefined;
     return makeRow({
       evaluationName: task.name,
       evaluationResultId: `${task.name}.${scorer.name}`,
@@ -271,21 +305,42 @@ export function taskRecord(
         reference: r.sample.targets,
         ...(r.sample.choices ? { choices: r.sample.choices } : {}),
       },
-      // A single-turn row needs an output: a failed request's is empty (its reason is in `error`).
-      output: { raw: [e.answer.text ?? ''] },
+      // A single-turn row needs an output: a failed request's is empty (its reason is in `error`). An agentic row
+      // has none (EEE 0.3.0 wants its output null): the whole conversation is in `messages`.
+      ...(agent !== undefined
+        ? { interactionType: 'agentic' as const, messages: agent.messages }
+        : { output: { raw: [e.answer.text ?? ''] } }),
       answerAttribution:
-        score?.extracted !== undefined
-          ? [
-              {
-                turn_idx: 0,
-                source: 'output.raw',
-                extracted_value: score.extracted,
-                extraction_method: scorer.type,
-                is_terminal: true,
-              },
-            ]
-          : [],
-      evaluation: { score: score?.value ?? 0, is_correct: score?.value === 1 },
+        agent !== undefined
+          ? e.answer.error !== undefined
+            ? []
+            : [
+                {
+                  turn_idx: agent.answerTurn,
+                  source: agent.answerSource,
+                  extracted_value: score?.extracted ?? e.answer.text ?? '',
+                  extraction_method: scorer.type,
+                  is_terminal: true,
+                },
+              ]
+          : score?.extracted !== undefined
+            ? [
+                {
+                  turn_idx: 0,
+                  source: 'output.raw',
+                  extracted_value: score.extracted,
+                  extraction_method: scorer.type,
+                  is_terminal: true,
+                },
+              ]
+            : [],
+      evaluation: {
+        score: score?.value ?? 0,
+        is_correct: score?.value === 1,
+        ...(agent !== undefined
+          ? { num_turns: Math.max(1, agent.modelTurns), tool_calls_count: e.agent!.toolCalls }
+          : {}),
+      },
       tokenUsage:
         usage && Number.isInteger(usage.input_tokens) && Number.isInteger(usage.output_tokens)
           ? {
@@ -303,10 +358,69 @@ export function taskRecord(
         finish_reason: e.answer.finish_reason ?? '',
         ...(score?.value === null || e.answer.error !== undefined ? { score_missing: 'true' } : {}),
         ...(judged?.text ? { judge_reply: judged.text } : {}),
+        ...(e.agent !== undefined ? { stop_reason: e.agent.stop, final_answer: e.answer.text ?? '' } : {}),
       },
     });
   };
   return d.record({ aggregate, rows: run.results.length > 0 ? rows : undefined });
+}
+
+/**
+ * An agent sample's conversation as EEE 0.3.0 messages: the prompt, then each model turn (its text, its tool calls
+ * with the arguments as EEE wants them — a map of strings — and the exact JSON text the model sent beside them in
+ * `arguments_json`) and each tool result (`tool_call_id`, and `error` with its code when the call failed). Where the
+ * final answer is: the last model turn's content, or the `submit` call's `answer` argument.
+ */
+export function agentMessages(
+  prompt: ChatMessage[],
+  trace: AgentTrace,
+): { messages: Obj[]; answerTurn: number; answerSource: string; modelTurns: number } {
+  const messages: Obj[] = prompt.map((m, i) => ({ turn_idx: i, role: m.role, content: m.content }));
+  let answerTurn = Math.max(0, messages.length - 1);
+  let answerSource = 'messages[-1].content';
+  let modelTurns = 0;
+  for (const turn of trace.turns) {
+    if (turn.call.error !== undefined) continue;
+    modelTurns++;
+    const idx = messages.length;
+    const calls = turn.call.tool_calls ?? [];
+    messages.push({
+      turn_idx: idx,
+      role: 'assistant',
+      content: turn.call.text === '' || turn.call.text === null ? null : turn.call.text,
+      ...(calls.length > 0
+        ? {
+            tool_calls: calls.map((c) => {
+              const args = parseArguments(c.arguments);
+              return {
+                id: c.id,
+                name: c.name,
+                arguments: args.ok ? stringMap(args.value) : null,
+                arguments_json: c.arguments,
+              };
+            }),
+          }
+        : {}),
+    });
+    answerTurn = idx;
+    answerSource = `messages[${idx}].content`;
+    calls.forEach((c, j) => {
+      const result = turn.results?.[j];
+      if (result === undefined) return;
+      if (result.submitted !== undefined) {
+        answerTurn = idx;
+        answerSource = `messages[${idx}].tool_calls[${j}].arguments.answer`;
+      }
+      messages.push({
+        turn_idx: messages.length,
+        role: 'tool',
+        content: result.content,
+        tool_call_id: [c.id],
+        ...(result.error !== undefined ? { error: result.error } : {}),
+      });
+    });
+  }
+  return { messages, answerTurn, answerSource, modelTurns };
 }
 
 function llmScoring(run: TaskRun, scorer: TaskScorer & { kind: 'judge' }): Obj {

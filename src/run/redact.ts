@@ -27,6 +27,16 @@ export function redactingProvider(inner: Provider, redactor: Redactor): Provider
       return {
         ...completion,
         text: redactor.text(completion.text),
+        // A tool call's name and arguments are model text too (they are journaled, sent back and recorded).
+        ...(completion.toolCalls !== undefined
+          ? {
+              toolCalls: completion.toolCalls.map((c) => ({
+                id: redactor.text(c.id),
+                name: redactor.text(c.name),
+                arguments: redactor.text(c.arguments),
+              })),
+            }
+          : {}),
         finishReason: completion.finishReason === null ? null : redactor.text(completion.finishReason),
         requestId: completion.requestId === null ? null : redactor.text(completion.requestId),
       };

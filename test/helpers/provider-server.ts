@@ -32,6 +32,13 @@ export type Behaviour =
       /** Sent as the OpenAI `usage` object verbatim (to send nonsense counts). */
       rawUsage?: unknown;
     }
+  | {
+      /** An OpenAI chat-completions reply that calls tools (several: parallel calls); `arguments` sent verbatim. */
+      toolCalls: { id?: string; name: string; arguments: string }[];
+      text?: string;
+      delayMs?: number;
+      usage?: { input: number; output: number };
+    }
   | { endless: true; delayMs?: number }
   | { status: number; retryAfter?: string; retryAfterMs?: number; message?: string; delayMs?: number }
   | { drop: true; delayMs?: number }
@@ -216,8 +223,13 @@ export async function startProviderServer(
       res.writeHead(behaviour.status, headers).end(JSON.stringify(payload));
       return;
     }
-    const input = behaviour.usage?.input ?? Math.ceil((user.length + (system?.length ?? 0)) / 4);
-    const output = behaviour.usage?.output ?? Math.max(1, Math.ceil(behaviour.text.length / 4));
+    // A reply that calls tools (OpenAI chat completions): its text may be null, its input the whole conversation.
+    const calls = 'toolCalls' in behaviour ? behaviour.toolCalls : undefined;
+    const text = 'toolCalls' in behaviour ? (behaviour.text ?? null) : behaviour.text;
+    const prompt = calls ? JSON.stringify(body.messages ?? []).length : user.length + (system?.length ?? 0);
+    const input = behaviour.usage?.input ?? Math.ceil(prompt / 4);
+    const output = behaviour.usage?.output ?? Math.max(1, Math.ceil((text ?? '').length / 4));
+    const finishReason = 'finishReason' in behaviour ? behaviour.finishReason : undefined;
     if (protocol === 'openai') {
       const payload = {
         id: `chatcmpl-${id}`,
@@ -227,12 +239,24 @@ export async function startProviderServer(
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: behaviour.text },
-            finish_reason: behaviour.finishReason ?? 'stop',
+            message: {
+              role: 'assistant',
+              content: text,
+              ...(calls
+                ? {
+                    tool_calls: calls.map((c, i) => ({
+                      id: c.id ?? `call_${id}_${i}`,
+                      type: 'function',
+                      function: { name: c.name, arguments: c.arguments },
+                    })),
+                  }
+                : {}),
+            },
+            finish_reason: calls ? 'tool_calls' : (finishReason ?? 'stop'),
           },
         ],
         usage:
-          behaviour.rawUsage !== undefined
+          'rawUsage' in behaviour && behaviour.rawUsage !== undefined
             ? behaviour.rawUsage
             : { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
       };
@@ -245,8 +269,8 @@ export async function startProviderServer(
         type: 'message',
         role: 'assistant',
         model: body.model,
-        content: [{ type: 'text', text: behaviour.text }],
-        stop_reason: behaviour.finishReason ?? 'end_turn',
+        content: [{ type: 'text', text: text ?? '' }],
+        stop_reason: finishReason ?? 'end_turn',
         stop_sequence: null,
         usage: { input_tokens: input, output_tokens: output },
       };

@@ -1,6 +1,9 @@
 // Shared by the `evalkit run` tests: task folders written by the test, and reading the records a run wrote.
-import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { projectRoot } from '../helpers/shared.js';
 
 /** Writes a task file and its dataset (JSONL) into `dir`; returns the task file's path. */
 export function writeTask(
@@ -84,4 +87,44 @@ export function readTree(root: string): string {
     .filter((e) => e.isFile())
     .map((e) => readFileSync(join(e.parentPath ?? (e as any).path, e.name), 'utf8'))
     .join('\n');
+}
+
+/** The journal's finished calls (`type: sample` lines; a torn last line left out), or none without a journal. */
+export function journalSamples(path: string): { item: string; sample: { sample_index: number } }[] {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.type === 'sample');
+}
+
+export interface SpawnedRun {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: string | null }>;
+}
+
+/** `node ARGV` as its own process (the CLI command and its arguments), from the project root, output ignored. */
+export function spawnRun(argv: string[]): SpawnedRun {
+  const child = spawn(process.execPath, argv, {
+    cwd: projectRoot,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: 'ignore',
+  });
+  const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, done };
+}
+
+/** Kills the run with SIGKILL once `ready()` holds; fails when the run finished first. */
+export async function killWhen(run: SpawnedRun, ready: () => boolean): Promise<void> {
+  let finished = false;
+  run.done.then(() => (finished = true));
+  while (!finished && !ready()) await new Promise((r) => setTimeout(r, 2));
+  assert.equal(finished, false, 'the run finished before it could be killed');
+  run.child.kill('SIGKILL');
+  assert.equal((await run.done).signal, 'SIGKILL');
 }

@@ -2,31 +2,20 @@
 // call requested again, the kill known to have landed while calls were still outstanding.
 // test-runner: own process (it spawns the CLI and kills it).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliCommand } from '../helpers/cli.js';
 import { startProviderServer } from '../helpers/provider-server.js';
-import { projectRoot } from '../helpers/shared.js';
-import { recordsUnder, requestKey, writeTask } from './helpers.js';
+import { journalSamples, killWhen, recordsUnder, requestKey, spawnRun, writeTask } from './helpers.js';
 
 const SAMPLES = 40;
 const EPOCHS = 2;
 
 /** The journal's finished calls as `key#epoch`. */
-function journaled(path: string): string[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.type === 'sample')
-    .map((l) => `${l.item}#${l.sample.sample_index}`);
-}
+const journaled = (path: string): string[] =>
+  journalSamples(path).map((l) => `${l.item}#${l.sample.sample_index}`);
 
 /** What must not differ between a resumed and an uninterrupted run (ids, timestamps and latencies do). */
 const stable = (rows: any[]) =>
@@ -74,17 +63,7 @@ test(
         '-o',
         out,
       ];
-      const start = (out: string) => {
-        const child = spawn(process.execPath, args(out), {
-          cwd: projectRoot,
-          env: { ...process.env, NO_COLOR: '1' },
-          stdio: 'ignore',
-        });
-        const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-          child.on('close', (code, signal) => resolve({ code, signal })),
-        );
-        return { child, done };
-      };
+      const start = (out: string) => spawnRun(args(out));
 
       // Uninterrupted.
       const whole = join(dir, 'whole');
@@ -94,14 +73,7 @@ test(
       const out = join(dir, 'killed');
       const journal = join(`${out}.journal`, 'kill', 'openai--m.jsonl');
       const firstRequest = server.requests.length;
-      const run = start(out);
-      let finished = false;
-      run.done.then(() => (finished = true));
-      while (!finished && server.requests.length - firstRequest < (SAMPLES * EPOCHS) / 3)
-        await new Promise((r) => setTimeout(r, 2));
-      assert.equal(finished, false, 'the run finished before it could be killed');
-      run.child.kill('SIGKILL');
-      assert.equal((await run.done).signal, 'SIGKILL');
+      await killWhen(start(out), () => server.requests.length - firstRequest >= (SAMPLES * EPOCHS) / 3);
       const before = journaled(journal);
       // The kill landed mid-run: some calls finished, not all.
       assert.ok(before.length > 0 && before.length < SAMPLES * EPOCHS, `journaled ${before.length}`);

@@ -35,6 +35,7 @@ import {
 } from '../../run/task/index.js';
 import { isPromptfooConfig, loadPromptfooConfig, type PromptfooTarget } from '../../run/task/promptfoo.js';
 import { keyRedactor, redactedError, redactTask } from '../../run/task/redact-task.js';
+import { toolEnvironment } from '../../run/task/command-tool.js';
 import type { RunOptions } from '../../run/settings.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { intArg, json } from '../options.js';
@@ -112,9 +113,13 @@ interface RunOutcome {
 
 function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | 'json'): void {
   const prompts = tasks.flatMap((task) =>
-    task.samples
-      .slice(0, limit)
-      .map((s) => ({ task: task.name, sample: s.id, messages: buildMessages(task, s) })),
+    task.samples.slice(0, limit).map((s) => ({
+      task: task.name,
+      sample: s.id,
+      messages: buildMessages(task, s),
+      // An agent task: the tools the model is offered and the limits of its loop.
+      ...(task.tools !== undefined ? { tools: task.tools.map((t) => t.name), limits: task.limits } : {}),
+    })),
   );
   if (format === 'json') {
     io.stdout.write(json({ prompts }));
@@ -123,6 +128,12 @@ function printDryRun(io: CliIO, tasks: Task[], limit: number, format: 'text' | '
   for (const p of prompts) {
     io.stdout.write(`── ${p.task} / ${p.sample}\n`);
     for (const m of p.messages) io.stdout.write(`[${m.role}]\n${m.content}\n`);
+    if (p.tools !== undefined)
+      io.stdout.write(
+        `[tools] ${p.tools.join(', ')}; limits ${Object.entries(p.limits ?? {})
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}\n`,
+      );
     io.stdout.write('\n');
   }
   io.stdout.write(
@@ -297,13 +308,20 @@ export function refusalReason(ingested: IngestResult, item: IngestItem): string 
 }
 
 /** The values of every API key the run may use (and base-URL credentials): nothing written or printed holds them. */
-function runSecrets(opts: RunCliOptions, io: CliIO, tasks: Task[] = []): Redactor {
-  const names = [
+/** The environment variables that hold the run's API keys. */
+function runKeyNames(opts: RunCliOptions, tasks: Task[]): (string | undefined)[] {
+  return [
     ...PROVIDERS.filter((p) => p !== 'replay').map(defaultApiKeyEnv),
     opts.apiKeyEnv,
     ...tasks.flatMap((t) => t.scorers.map((s) => (s.kind === 'judge' ? s.judge.apiKeyEnv : undefined))),
   ];
-  return keyRedactor(io.env, names, [...urlSecrets(opts.baseUrl), ...urlSecrets(opts.judgeBaseUrl)]);
+}
+
+function runSecrets(opts: RunCliOptions, io: CliIO, tasks: Task[] = []): Redactor {
+  return keyRedactor(io.env, runKeyNames(opts, tasks), [
+    ...urlSecrets(opts.baseUrl),
+    ...urlSecrets(opts.judgeBaseUrl),
+  ]);
 }
 
 async function runAction(taskPaths: string[], opts: RunCliOptions, io: CliIO): Promise<number> {
@@ -490,6 +508,8 @@ async function runWithSecrets(
             log,
             signal: interrupt.signal,
             onProgress: progress.update,
+            // Command tools see no API key: none of the run's key variables, nothing named like a credential.
+            toolEnv: toolEnvironment(io.env, runKeyNames(opts, tasks)),
           });
         } catch (error) {
           progress.done();
@@ -497,8 +517,11 @@ async function runWithSecrets(
           if (interrupt.signal.aborted && reason instanceof InterruptedError)
             throw new InterruptedError(
               reason.signal,
-              `interrupted: ${journaledCount(journalPath)} of ` +
-                `${plannedCalls(task, opts.limit)} calls journaled; rerun the same command to resume`,
+              task.tools !== undefined
+                ? // An agent's turns are not known in advance: the journal's lines (model turns and tool results).
+                  `interrupted: ${journaledCount(journalPath)} model turns and tool results journaled; rerun the same command to resume each sample at its last turn`
+                : `interrupted: ${journaledCount(journalPath)} of ` +
+                    `${plannedCalls(task, opts.limit)} calls journaled; rerun the same command to resume`,
             );
           throw error;
         }

@@ -34,6 +34,11 @@ export const SCORER_TYPES = [
   'choice',
   'json',
   'model_graded',
+  'tool_used',
+  'tool_sequence',
+  'tool_args_match',
+  'step_count',
+  'tool_call_f1',
 ] as const;
 export type ScorerType = (typeof SCORER_TYPES)[number];
 
@@ -103,7 +108,117 @@ export const TaskScorerSchema = Type.Union([
     }),
     name: Name,
   }),
+  scorer(
+    'tool_used',
+    {
+      name: Type.String({ pattern: NON_BLANK, description: 'The tool that must be called.' }),
+      metric: Name,
+      min: Type.Integer({ minimum: 0, description: 'Fewest calls (default 1).' }),
+      max: Type.Integer({ minimum: 0, description: 'Most calls (default no bound).' }),
+    },
+    ['name'],
+  ),
+  scorer('tool_sequence', {
+    name: Name,
+    names: Type.Array(Type.String({ pattern: NON_BLANK }), {
+      minItems: 1,
+      description: "The expected tool names; default each row's expected_tools.",
+    }),
+    mode: Type.Union([Type.Literal('exact'), Type.Literal('in_order'), Type.Literal('any_order')], {
+      description:
+        'exact: the calls are these names; in_order: they occur in this order (default); any_order: all occur.',
+    }),
+  }),
+  scorer(
+    'tool_args_match',
+    {
+      name: Type.String({ pattern: NON_BLANK, description: 'The tool whose call is checked.' }),
+      metric: Name,
+      args: Type.Record(Type.String(), Type.Unknown(), {
+        description: "The expected arguments; default each row's expected_args.",
+      }),
+      mode: Type.Union([Type.Literal('exact'), Type.Literal('partial')], {
+        description: 'exact: the arguments are these; partial: they include these (default).',
+      }),
+    },
+    ['name'],
+  ),
+  scorer(
+    'step_count',
+    {
+      name: Name,
+      max: Type.Integer({ minimum: 1, description: 'Most model turns: 1 within, 0 over.' }),
+    },
+    ['max'],
+  ),
+  scorer('tool_call_f1', {
+    name: Name,
+    expected: Type.Array(Type.String({ pattern: NON_BLANK }), {
+      description: "The tool names expected to be called; default each row's expected_tools.",
+    }),
+  }),
 ]);
+
+const ToolName = Type.String({
+  pattern: '^[A-Za-z0-9_-]{1,64}$',
+  description: 'The tool name the model calls.',
+});
+
+export const TaskToolSchema = Type.Object(
+  {
+    name: ToolName,
+    description: Type.Optional(Type.String({ description: 'What the tool does, as the model reads it.' })),
+    parameters: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'JSON Schema of the arguments (an object schema); a call is checked against it before it runs.',
+      }),
+    ),
+    table: Type.Optional(
+      Type.String({
+        pattern: NON_BLANK,
+        description:
+          'A JSONL file of {arguments, result} (relative to the task file): the result of each call.',
+      }),
+    ),
+    command: Type.Optional(
+      Type.Array(Type.String({ pattern: NON_BLANK }), {
+        minItems: 1,
+        description:
+          'An executable inside the task folder and its arguments, run without a shell: the call arguments as JSON on stdin, the result from stdout.',
+      }),
+    ),
+    timeout_ms: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'A command tool is stopped after this long (default 10000).' }),
+    ),
+    max_output_bytes: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'A command tool printing more is stopped (default 65536).' }),
+    ),
+    builtin: Type.Optional(
+      Type.Union([Type.Literal('calculator'), Type.Literal('submit')], {
+        description:
+          'calculator: + - * / ^ and parentheses on numbers; submit: ends the sample with its answer.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TaskLimitsSchema = Type.Object(
+  {
+    max_turns: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Most model turns per sample (default 10).' }),
+    ),
+    max_tool_calls: Type.Optional(Type.Integer({ minimum: 0, description: 'Most tool calls per sample.' })),
+    token_limit: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Most input + output tokens per sample, summed over turns.' }),
+    ),
+    time_limit_s: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Most seconds per sample (model latency and tool time).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const TaskMessageSchema = Type.Object(
   {
@@ -159,6 +274,13 @@ export const TaskSchema = Type.Object(
       }),
     ),
     scorers: Type.Array(TaskScorerSchema, { minItems: 1 }),
+    tools: Type.Optional(
+      Type.Array(TaskToolSchema, {
+        minItems: 1,
+        description: 'Tools the model may call (an agent task): each a table or a built-in.',
+      }),
+    ),
+    limits: Type.Optional(TaskLimitsSchema),
     epochs: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 100, description: 'Samples drawn per item (default 1).' }),
     ),

@@ -16,7 +16,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
         model: request.model,
         max_tokens: request.maxTokens,
         messages: request.messages
-          ? request.messages.map((m) => ({ role: m.role, content: m.content }))
+          ? // Tool use is not sent through this provider yet (an agent task is refused before any call).
+            request.messages.map((m) => ({
+              role: m.role === 'assistant' ? 'assistant' : 'user',
+              content: m.content,
+            }))
           : [{ role: 'user', content: request.user }],
         temperature: request.temperature,
       };

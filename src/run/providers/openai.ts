@@ -25,7 +25,21 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
       if (request.system !== null) messages.push({ role: 'system', content: request.system });
       if (request.messages)
-        for (const m of request.messages) messages.push({ role: m.role, content: m.content });
+        for (const m of request.messages) {
+          if (m.role === 'tool')
+            messages.push({ role: 'tool', content: m.content, tool_call_id: m.tool_call_id });
+          else if (m.role === 'assistant' && m.tool_calls !== undefined && m.tool_calls.length > 0)
+            messages.push({
+              role: 'assistant',
+              content: m.content === '' ? null : m.content,
+              tool_calls: m.tool_calls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            });
+          else messages.push({ role: m.role, content: m.content });
+        }
       else messages.push({ role: 'user', content: request.user });
       const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
         model: request.model,
@@ -37,6 +51,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       if (request.topP !== undefined) body.top_p = request.topP;
       if (request.seed !== undefined) body.seed = request.seed;
       if (request.stop.length > 0) body.stop = request.stop;
+      if (request.tools !== undefined && request.tools.length > 0)
+        body.tools = request.tools.map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        }));
       let response: OpenAI.Chat.ChatCompletion;
       let httpRequestId: string | null = null;
       try {
@@ -49,11 +68,18 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
         throw fromSdkError(error);
       }
       const choice = response?.choices?.[0];
-      const text = choice?.message?.content;
+      const calls = (choice?.message?.tool_calls ?? []).flatMap((c) =>
+        c.type === 'function'
+          ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }]
+          : [],
+      );
+      // A turn that calls tools may have no text.
+      const text = choice?.message?.content ?? (calls.length > 0 ? '' : undefined);
       if (!choice || typeof text !== 'string') throw emptyBody();
       const usage = response.usage;
       return {
         text,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
         finishReason: choice.finish_reason ?? null,
         usage: usage
           ? {

@@ -8,7 +8,9 @@ export interface CompletionRequest {
    * The whole conversation after the system message (user and assistant turns), when it is more than one user
    * message (`evalkit run` tasks with few-shot `messages`); `user` is then its last user message.
    */
-  messages?: { role: 'user' | 'assistant'; content: string }[];
+  messages?: ProviderMessage[];
+  /** The tools the model may call (an agent task): each function's name, description and JSON Schema of arguments. */
+  tools?: { name: string; description: string; parameters: Record<string, unknown> }[];
   temperature: number;
   maxTokens: number;
   topP?: number;
@@ -20,6 +22,18 @@ export interface CompletionRequest {
   sampleIndex: number;
 }
 
+/** A tool call as the model made it: `arguments` is the JSON text it sent (not necessarily valid JSON). */
+export interface ProviderToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ProviderMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: ProviderToolCall[] }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
 export interface CompletionUsage {
   input_tokens: number | null;
   output_tokens: number | null;
@@ -28,6 +42,8 @@ export interface CompletionUsage {
 
 export interface Completion {
   text: string;
+  /** The tools the model called in this turn (absent or empty: a final answer). */
+  toolCalls?: ProviderToolCall[];
   finishReason: string | null;
   usage: CompletionUsage | null;
   /** The provider's id for the call (response id or x-request-id), when it gives one. */

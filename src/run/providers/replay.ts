@@ -21,6 +21,8 @@ export function replayRequest(request: CompletionRequest): Record<string, unknow
     user: request.user,
     // Only a conversation of more than one message adds its turns, so recordings of single prompts keep their keys.
     ...(request.messages ? { messages: request.messages } : {}),
+    // Only an agent task's requests carry tools, so other recordings keep their keys.
+    ...(request.tools ? { tools: request.tools } : {}),
     temperature: request.temperature,
     max_tokens: request.maxTokens,
     top_p: request.topP ?? null,
@@ -40,6 +42,7 @@ interface FixtureLine {
   key: string;
   response: {
     text: string;
+    tool_calls?: Completion['toolCalls'];
     finish_reason?: string | null;
     usage?: Completion['usage'];
     request_id?: string | null;
@@ -92,6 +95,7 @@ export async function createReplayProvider(path: string): Promise<Provider> {
       }
       return {
         text: hit.text,
+        ...(hit.tool_calls !== undefined && hit.tool_calls.length > 0 ? { toolCalls: hit.tool_calls } : {}),
         finishReason: hit.finish_reason ?? null,
         usage: hit.usage ?? null,
         requestId: hit.request_id ?? null,
@@ -116,6 +120,7 @@ export async function recordingProvider(
         request: replayRequest(request),
         response: {
           text: completion.text,
+          ...(completion.toolCalls !== undefined ? { tool_calls: completion.toolCalls } : {}),
           finish_reason: completion.finishReason,
           usage: completion.usage,
           request_id: completion.requestId,

@@ -7,19 +7,30 @@
  */
 import { randomUUID, createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { DataError } from '../../errors.js';
+import { DataError, UsageError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { withLock } from '../../io/lock.js';
 import { redactUrl } from '../../io/net/redact.js';
 import { withRetry } from '../../io/net/retry.js';
 import { openJournal } from '../journal.js';
-import type { CompletionRequest, Provider } from '../providers/provider.js';
+import type {
+  CompletionRequest,
+  Provider,
+  ProviderMessage,
+  ProviderToolCall,
+} from '../providers/provider.js';
 import { createRateLimiter } from '../rate-limit.js';
 import { nullRunLog } from '../run-log.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunControl } from '../runner.js';
 import { checkUsage } from '../usage.js';
 import { WorkerPool } from '../workers.js';
+import { agentLoop, trajectoryOf, transcriptText, type AgentTrace, type ToolsRecord } from './agent.js';
 import { buildMessages } from './prompt.js';
+import { toolDeclarations, type ToolRunContext } from './tools.js';
+import { toolEnvironment } from './command-tool.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ChatMessage, GenerationConfig, JudgeScorer, Score, Task, TaskSample } from './types.js';
 
 /** One provider call as the journal keeps it: the answer (or the judge's reply), or why there is none. */
@@ -27,6 +38,8 @@ export interface CallRecord {
   /** The epoch (0-based). */
   sample_index: number;
   text: string | null;
+  /** The tools the model called in this turn (an agent task). */
+  tool_calls?: ProviderToolCall[];
   error?: string;
   finish_reason: string | null;
   usage: { input_tokens: number | null; output_tokens: number | null } | null;
@@ -51,11 +64,16 @@ export interface TaskRunOptions extends RunControl {
   journalPath: string;
   /** Only the first N samples. */
   limit?: number;
+  /** The environment command tools run with (default this process's, without credentials). */
+  toolEnv?: NodeJS.ProcessEnv;
 }
 
 export interface EpochResult {
   epoch: number;
+  /** The answer call; for an agent task, its final answer with the turns' usage and latency summed. */
   answer: CallRecord;
+  /** An agent task's turns, tool results and stop reason. */
+  agent?: AgentTrace;
   /** By scorer name; absent when the answer failed (an error is not scored). */
   scores: Record<string, Score>;
   /** The judge calls, by scorer name. */
@@ -104,6 +122,28 @@ export interface TaskRun {
 }
 
 const answerKey = (sample: TaskSample): string => `answer/${sample.id}`;
+const turnKey = (sample: TaskSample, turn: number): string => `turn/${sample.id}/${turn}`;
+const toolsKey = (sample: TaskSample, turn: number): string => `tools/${sample.id}/${turn}`;
+
+/** An agent sample's answer as one call: the final answer, the turns' usage and latency summed. */
+function agentAnswer(trace: AgentTrace, epoch: number): CallRecord {
+  const calls = trace.turns.map((t) => t.call);
+  const sum = (f: (c: CallRecord) => number | null | undefined): number | null =>
+    calls.every((c) => Number.isInteger(f(c))) ? calls.reduce((n, c) => n + f(c)!, 0) : null;
+  const failed = calls.find((c) => c.error !== undefined);
+  const input = sum((c) => c.usage?.input_tokens);
+  const output = sum((c) => c.usage?.output_tokens);
+  return {
+    sample_index: epoch,
+    text: failed ? null : trace.answer,
+    ...(failed ? { error: failed.error } : {}),
+    finish_reason: calls.at(-1)?.finish_reason ?? null,
+    usage: input === null || output === null ? null : { input_tokens: input, output_tokens: output },
+    latency_ms: calls.reduce((n, c) => n + c.latency_ms, 0),
+    request_id: calls.at(-1)?.request_id ?? null,
+    attempts: calls.reduce((n, c) => n + c.attempts, 0),
+  };
+}
 const judgeKey = (scorer: string, sample: TaskSample): string => `judge/${scorer}/${sample.id}`;
 const describe = (m: RunModel) => ({
   provider: m.providerName,
@@ -181,7 +221,12 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   const samples = task.samples.slice(0, options.limit ?? task.samples.length);
   const epochs = task.epochs;
   const configKey = taskConfigKey(task, target, judges);
-  const journal = await openJournal<CallRecord>(options.journalPath, {
+  if (task.tools !== undefined && target.providerName === 'anthropic')
+    throw new UsageError(
+      'run.tools-unsupported',
+      `task "${task.name}" has tools: agent tasks run through OpenAI-compatible chat completions (--provider openai, openrouter or replay); Anthropic tool use is not supported yet`,
+    );
+  const journal = await openJournal<CallRecord | ToolsRecord>(options.journalPath, {
     run_id: randomUUID(),
     config_hash: createHash('sha256').update(canonicalJson(configKey)).digest('hex').slice(0, 16),
     config: configKey,
@@ -247,7 +292,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     model: RunModel,
     req: CompletionRequest,
   ): Promise<CallRecord> => {
-    const prior = journal.done.get(key)?.get(epoch);
+    const prior = journal.done.get(key)?.get(epoch) as CallRecord | undefined;
     if (prior !== undefined && !(options.retryFailed && prior.error !== undefined)) {
       summary.reused++;
       count(prior);
@@ -274,6 +319,9 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
       record = {
         sample_index: epoch,
         text: result.value.text,
+        ...(result.value.toolCalls !== undefined && result.value.toolCalls.length > 0
+          ? { tool_calls: result.value.toolCalls }
+          : {}),
         finish_reason: result.value.finishReason,
         usage: usage
           ? { input_tokens: usage.input_tokens ?? null, output_tokens: usage.output_tokens ?? null }
@@ -337,14 +385,66 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     }
   };
 
+  /** An agent sample: turn after turn through the agent loop, each turn and its tool results journaled. */
+  const toolEnv = options.toolEnv ?? toolEnvironment(process.env, []);
+  const runAgent = async (r: SampleResult, epoch: number): Promise<AgentTrace> => {
+    const tools = task.tools!;
+    const system = r.messages[0]?.role === 'system' ? r.messages[0].content : null;
+    // Command tools run in a fresh folder per sample, made on first use and removed when the sample ends.
+    let folder: Promise<string> | undefined;
+    const toolContext: ToolRunContext = {
+      cwd: () => (folder ??= mkdtemp(join(tmpdir(), 'evalkit-tool-'))),
+      env: toolEnv,
+      signal,
+    };
+    try {
+      return await agentLoop({
+        toolContext,
+        tools,
+        limits: task.limits!,
+        messages: r.messages,
+        epoch,
+        request: (messages: ProviderMessage[], turn: number): CompletionRequest => ({
+          model: target.model,
+          system,
+          user: [...messages].reverse().find((m) => m.role === 'user')?.content ?? '',
+          messages: [...messages],
+          tools: toolDeclarations(tools),
+          temperature: task.generation.temperature,
+          maxTokens: task.generation.max_tokens,
+          topP: task.generation.top_p,
+          seed: task.generation.seed,
+          stop: task.generation.stop,
+          sampleId: `${runId}:${r.sample.id}:epoch-${epoch + 1}:turn-${turn + 1}`,
+          sampleIndex: epoch,
+        }),
+        call: (turn, req) => call(turnKey(r.sample, turn), epoch, target, req),
+        journaledTools: (turn) =>
+          journal.done.get(toolsKey(r.sample, turn))?.get(epoch) as ToolsRecord | undefined,
+        saveTools: (turn, record) => {
+          // A tool stopped by Ctrl-C has no result to keep: the resumed run runs it again.
+          if (signal.aborted) throw signal.reason;
+          pool.track(journal.append(toolsKey(r.sample, turn), record));
+        },
+      });
+    } finally {
+      if (folder !== undefined) await rm(await folder, { recursive: true, force: true });
+    }
+  };
+
   const runUnit = async (r: SampleResult, epoch: number): Promise<void> => {
-    const answer = await call(
-      answerKey(r.sample),
-      epoch,
-      target,
-      request(target, r.messages, task.generation, `${runId}:${r.sample.id}:epoch-${epoch + 1}`, epoch),
-    );
-    const result: EpochResult = { epoch, answer, scores: {}, judged: {} };
+    const agent = task.tools !== undefined ? await runAgent(r, epoch) : undefined;
+    const answer =
+      agent !== undefined
+        ? agentAnswer(agent, epoch)
+        : await call(
+            answerKey(r.sample),
+            epoch,
+            target,
+            request(target, r.messages, task.generation, `${runId}:${r.sample.id}:epoch-${epoch + 1}`, epoch),
+          );
+    const trajectory = agent !== undefined ? trajectoryOf(agent) : undefined;
+    const result: EpochResult = { epoch, answer, ...(agent ? { agent } : {}), scores: {}, judged: {} };
     if (answer.error !== undefined) {
       summary.failed++;
       const kind = answer.error.split(':')[0];
@@ -354,7 +454,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
       for (const scorer of scorers) {
         if (scorer.kind === 'derived') continue;
         if (scorer.kind === 'local') {
-          result.scores[scorer.name] = bounded(() => scorer.score(answer.text!, r.sample));
+          result.scores[scorer.name] = bounded(() => scorer.score(answer.text!, r.sample, trajectory));
           continue;
         }
         const judge = judges.get(scorer.name)!;
@@ -364,7 +464,11 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
           judge,
           request(
             judge,
-            scorer.prompt(answer.text!, r.sample),
+            scorer.prompt(
+              answer.text!,
+              r.sample,
+              agent !== undefined ? transcriptText(r.messages, agent) : undefined,
+            ),
             JUDGE_GENERATION,
             `${runId}:${r.sample.id}:epoch-${epoch + 1}:judge-${scorer.name}`,
             epoch,

@@ -23,3 +23,13 @@ export {
   type PromptfooTask,
   type PromptfooTarget,
 } from './promptfoo.js';
+export { calculate, CalculatorError } from './calculator.js';
+export {
+  compileTools,
+  runToolCall,
+  type TaskTool,
+  type ToolCall,
+  type ToolOutcome,
+  type TaskLimits,
+} from './tools.js';
+export { agentLoop, trajectoryOf, type AgentTrace, type StopReason } from './agent.js';

@@ -20,6 +20,7 @@ import { compiledValidator } from '../../validate/schemas.js';
 import { explainSchemaErrors } from '../../validate/schema-errors.js';
 import { scorerDefinition } from './scorers.js';
 import { buildMessages } from './prompt.js';
+import { compileTools, taskLimits } from './tools.js';
 import type { Row, Task, TaskSample, TaskScorer } from './types.js';
 
 interface Located {
@@ -266,6 +267,22 @@ export function loadTask(taskPath: string): Task {
       'task.reducer-k',
       `${path}:${at('/k')} error task.reducer-k k is only read by reducer pass_at_k (at /k)`,
     );
+  const tools =
+    file.tools !== undefined ? compileTools(file.tools, dir, (p) => `${path}:${at(p)}`) : undefined;
+  if (tools === undefined) {
+    if (file.limits !== undefined)
+      throw new DataError(
+        'task.limits-without-tools',
+        `${path}:${at('/limits')} error task.limits-without-tools limits apply to an agent task: add tools (at /limits)`,
+      );
+    scorers.forEach((s, i) => {
+      if (s.kind === 'local' && s.trajectory)
+        throw new DataError(
+          'task.trajectory-without-tools',
+          `${path}:${at(`/scorers/${i}`)} error task.trajectory-without-tools the ${s.type} scorer reads tool calls: the task has no tools (at /scorers/${i})`,
+        );
+    });
+  }
   const g = file.generation ?? {};
   const task: Task = {
     name: file.name,
@@ -285,6 +302,7 @@ export function loadTask(taskPath: string): Task {
       ...(g.seed !== undefined ? { seed: g.seed } : {}),
       stop: g.stop ?? [],
     },
+    ...(tools !== undefined ? { tools, limits: taskLimits(file.limits) } : {}),
     digest: '',
   };
   // Every sample can be scored and every prompt rendered before anything is sent.
@@ -298,7 +316,8 @@ export function loadTask(taskPath: string): Task {
           `${sample.where} error task.unscorable ${problem} (scorer "${scorers[i].name}")`,
         );
       const s = scorers[i];
-      if (s.kind === 'judge') s.prompt('', sample);
+      // An agent task's judge may also read {{transcript}}.
+      if (s.kind === 'judge') s.prompt('', sample, tools !== undefined ? '' : undefined);
     });
   }
   task.digest = taskDigest(task);
@@ -323,6 +342,29 @@ export function taskDigest(task: Task): string {
         })),
         reducer: task.reducer,
         generation: task.generation,
+        // Only an agent task adds its tools and limits, so the digests (and journals) of other tasks stay as they were.
+        ...(task.tools !== undefined
+          ? {
+              tools: task.tools.map((t) => ({
+                name: t.name,
+                description: t.description,
+                parameters: t.parameters,
+                kind: t.kind,
+                ...(t.command
+                  ? {
+                      command: t.command.source,
+                      sha256: t.command.sha256,
+                      timeout_ms: t.command.timeoutMs,
+                      max_output_bytes: t.command.maxOutputBytes,
+                    }
+                  : {}),
+                ...(t.table
+                  ? { table: [...t.table.results].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) }
+                  : {}),
+              })),
+              limits: task.limits ?? null,
+            }
+          : {}),
       }),
     )
     .digest('hex');

@@ -51,7 +51,13 @@ export function redactTask(task: Task, redactor: Redactor): void {
     s.template.text = text(s.template.text);
     // What a judge is sent holds more than the template (a promptfoo rubric, filled with the test's vars).
     const prompt = s.prompt.bind(s);
-    s.prompt = (answer, sample) => redactMessages(prompt(answer, sample), text);
+    s.prompt = (answer, sample, transcript) => redactMessages(prompt(answer, sample, transcript), text);
+  }
+  // An agent task's tools: what the model reads of them (descriptions, table results) is sent in prompts.
+  for (const tool of task.tools ?? []) {
+    tool.description = text(tool.description);
+    if (tool.table !== undefined)
+      for (const [key, result] of tool.table.results) tool.table.results.set(key, redactValue(result, text));
   }
   for (const sample of task.samples) {
     sample.row = redactValue(sample.row, text) as typeof sample.row;

@@ -11,6 +11,7 @@ import { boundedRegExp, type BoundedRegExp } from '../../io/bounded-regex.js';
 import { compileUserSchema, parseAnswerJson } from './json-answer.js';
 import type { ScorerType } from '../../formats/evalkit/task.js';
 import { choiceLetter, renderTemplate, templateValues } from './template.js';
+import { TRAJECTORY_SCORERS } from './trajectory-scorers.js';
 import type {
   ChatMessage,
   JudgeScorer,
@@ -333,10 +334,10 @@ export const SCORERS: readonly ScorerDefinition[] = [
         template,
         grades,
         details: { template: template.source, grades: JSON.stringify(grades) },
-        prompt(answer: string, sample: TaskSample): ChatMessage[] {
+        prompt(answer: string, sample: TaskSample, transcript?: string): ChatMessage[] {
           const content = renderTemplate(
             template.text,
-            templateValues(sample, { output: answer }),
+            templateValues(sample, { output: answer, ...(transcript !== undefined ? { transcript } : {}) }),
             `${sample.where} (judge template ${template.source})`,
           );
           return [{ role: 'user', content }];
@@ -345,6 +346,8 @@ export const SCORERS: readonly ScorerDefinition[] = [
       };
     },
   },
+  // An agent task's trajectory scorers read the recorded tool calls (trajectory-scorers.ts).
+  ...TRAJECTORY_SCORERS,
 ];
 
 export function scorerDefinition(type: string): ScorerDefinition | undefined {

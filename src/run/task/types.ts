@@ -4,6 +4,7 @@
  * (engine.ts) and the same EEE writer (convert/task-record.ts).
  */
 import type { ScorerType } from '../../formats/evalkit/task.js';
+import type { TaskLimits, TaskTool } from './tools.js';
 
 export type { ScorerType };
 
@@ -66,12 +67,28 @@ export interface Score {
   code?: string;
 }
 
-/** A scorer that needs no model: a pure function of the answer and the sample. */
+/** One tool call of a recorded trajectory: the tool's name and its arguments (null when they were no JSON object). */
+export interface TrajectoryCall {
+  name: string;
+  arguments: Record<string, unknown> | null;
+}
+
+/** What an agent sample did, as trajectory scorers read it from the recorded messages. */
+export interface Trajectory {
+  /** Every tool call, in order (parallel calls of one turn in the order the model gave them). */
+  calls: TrajectoryCall[];
+  /** The model's turns (assistant messages). */
+  turns: number;
+}
+
+/** A scorer that needs no model: a pure function of the answer and the sample (and the trajectory, for agents). */
 export interface LocalScorer {
   kind: 'local';
   type: ScorerType | `promptfoo:${string}`;
   name: string;
-  score(answer: string, sample: TaskSample): Score;
+  /** A trajectory scorer reads the tool calls: only an agent task (with `tools:`) can use it. */
+  trajectory?: boolean;
+  score(answer: string, sample: TaskSample, trajectory?: Trajectory): Score;
   /** Facts for metric_config.additional_details. */
   details: Record<string, string>;
 }
@@ -85,7 +102,8 @@ export interface JudgeScorer {
   /** The template's text and where it came from. */
   template: { text: string; source: string };
   grades: Record<string, number>;
-  prompt(answer: string, sample: TaskSample): ChatMessage[];
+  /** `transcript`: an agent sample's whole conversation as text (`{{transcript}}` in the template). */
+  prompt(answer: string, sample: TaskSample, transcript?: string): ChatMessage[];
   grade(reply: string): Score;
   details: Record<string, string>;
 }
@@ -116,6 +134,9 @@ export interface Task {
   epochs: number;
   reducer: Reducer;
   generation: GenerationConfig;
+  /** An agent task's tools: the model may call them, turn after turn, within `limits`. */
+  tools?: TaskTool[];
+  limits?: TaskLimits;
   /** sha256 of what decides the requests and the scores (the task as parsed and the rows). */
   digest: string;
 }
