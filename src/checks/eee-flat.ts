@@ -8,10 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { lstat, open, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import {
+  FLAT_DIR,
   FLAT_INDEXES,
   FLAT_OBJECTS,
   flatInstancePath,
@@ -52,6 +53,74 @@ export function flatRootsOf(paths: string[]): string[] {
   return [...roots].sort();
 }
 
+/**
+ * Whether a row has the shape of a flat index row (an object naming `object_path`, `object_uuid`, `sha256` and
+ * `size_bytes`): how an index lying outside `flat/indexes/by_collection/` is recognised by its content, such as
+ * the `aggregate.jsonl` that upstream's community-evals converter reads (rows of the datastore's index, their
+ * `object_path` relative to the datastore).
+ */
+export function looksLikeFlatIndexRow(row: unknown): boolean {
+  return (
+    isJsonObject(row) &&
+    'object_path' in row &&
+    'object_uuid' in row &&
+    'sha256' in row &&
+    'size_bytes' in row
+  );
+}
+
+/** Whether a `.jsonl` file lying anywhere is an index of flat rows, from its first non-blank line. */
+export async function isLooseFlatIndexFile(path: string): Promise<boolean> {
+  if (!/\.jsonl$/i.test(path) || isFlatIndexFile(path)) return false;
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const buffer = Buffer.alloc(65536);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const line = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .split('\n')
+      .find((l) => l.trim() !== '');
+    if (line === undefined) return false;
+    try {
+      return looksLikeFlatIndexRow(JSON.parse(line));
+    } catch {
+      return false;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The datastore an index lying outside `flat/indexes/` belongs to: its own folder when that holds `flat/`, else
+ * the one folder beside it that holds `flat/` (upstream's converter fixture: `aggregate.jsonl` beside `datastore/`),
+ * else its own folder (its objects are then reported missing).
+ */
+export async function looseIndexRoot(indexFile: string): Promise<string> {
+  const dir = dirname(resolve(indexFile));
+  const holdsFlat = async (d: string): Promise<boolean> =>
+    (await stat(join(d, FLAT_DIR)).catch(() => undefined))?.isDirectory() === true;
+  if (await holdsFlat(dir)) return dir;
+  const siblings = (await readdir(dir, { withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isDirectory())
+    .map((e) => join(dir, e.name));
+  const found: string[] = [];
+  for (const s of siblings) if (await holdsFlat(s)) found.push(s);
+  return found.length === 1 ? found[0] : dir;
+}
+
+/** Loose indexes (absolute paths) by the datastore root they belong to. */
+export async function looseIndexesByRoot(indexFiles: string[]): Promise<Map<string, string[]>> {
+  const byRoot = new Map<string, string[]>();
+  for (const f of [...new Set(indexFiles.map((p) => resolve(p)))].sort()) {
+    const root = await looseIndexRoot(f);
+    byRoot.set(root, [...(byRoot.get(root) ?? []), f]);
+  }
+  return byRoot;
+}
+
 /** One row of a collection index, as read. */
 export interface FlatIndexEntry {
   /** Absolute path of the index file. */
@@ -62,13 +131,19 @@ export interface FlatIndexEntry {
   row: unknown;
 }
 
-/** Every row of every collection index of a flat datastore root, in file then line order. */
-export async function readFlatIndexes(root: string): Promise<FlatIndexEntry[]> {
+/**
+ * Every row of every collection index of a flat datastore root, in file then line order, then the rows of the
+ * loose indexes given for it (their collection is each row's `benchmark`).
+ */
+export async function readFlatIndexes(root: string, loose: string[] = []): Promise<FlatIndexEntry[]> {
   const dir = join(root, FLAT_INDEXES);
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
+  const files = [
+    ...names.map((name) => ({ indexFile: join(dir, name), collection: name.slice(0, -'.jsonl'.length) })),
+    ...loose.map((indexFile) => ({ indexFile: resolve(indexFile), collection: undefined })),
+  ];
   const entries: FlatIndexEntry[] = [];
-  for (const name of names) {
-    const indexFile = join(dir, name);
+  for (const { indexFile, collection } of files) {
     const text = await readFile(indexFile, 'utf8');
     let line = 0;
     for (const raw of text.split('\n')) {
@@ -81,7 +156,8 @@ export async function readFlatIndexes(root: string): Promise<FlatIndexEntry[]> {
       } catch {
         row = undefined;
       }
-      entries.push({ indexFile, collection: name.slice(0, -'.jsonl'.length), line, text: lineText, row });
+      const benchmark = isJsonObject(row) && typeof row.benchmark === 'string' ? row.benchmark : '';
+      entries.push({ indexFile, collection: collection ?? benchmark, line, text: lineText, row });
     }
   }
   return entries;
@@ -128,9 +204,13 @@ const isSha256 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f
 const isSize = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** Runs the flat datastore checks over each root; every finding as a Diagnostic. */
-export async function checkEeeFlat(roots: string[]): Promise<Diagnostic[]> {
+export async function checkEeeFlat(
+  roots: string[],
+  loose: Map<string, string[]> = new Map(),
+): Promise<Diagnostic[]> {
   const findings = new Findings();
-  for (const root of roots) await checkRoot(root, findings);
+  const all = [...new Set([...roots, ...loose.keys()])].sort();
+  for (const root of all) await checkRoot(root, findings, loose.get(root) ?? []);
   return findings.diagnostics();
 }
 
@@ -167,13 +247,13 @@ type RowAt = (
   severity?: 'error' | 'warning',
 ) => { text: string; firstLine: number; pointer: string; severity: 'error' | 'warning' };
 
-async function checkRoot(root: string, findings: Findings): Promise<void> {
+async function checkRoot(root: string, findings: Findings, loose: string[]): Promise<void> {
   const named = new Set<string>();
   const object = objectReader(root);
   // The first row of each object path; rows repeating one (same bytes) are one diagnostic per object.
   const first = new Map<string, { entry: FlatIndexEntry; at: RowAt }>();
   const repeats = new Map<string, number[]>();
-  for (const entry of await readFlatIndexes(root)) {
+  for (const entry of await readFlatIndexes(root, loose)) {
     const at: RowAt = (pointer, severity = 'error') => ({
       text: entry.text,
       firstLine: entry.line,

@@ -72,7 +72,7 @@ class Tree {
   ) {}
 
   private locationOf(path: string): DatastoreLocation | undefined {
-    return this.flat ? undefined : datastoreLocation(path);
+    return this.flat || isFlatObjectPath(path) ? undefined : datastoreLocation(path);
   }
 
   async loadAggregate(path: string): Promise<AggregateFile | undefined> {
@@ -166,7 +166,10 @@ export async function prepareEeeTree(
   const findings = new Findings();
   const tree = new Tree(findings, json, options.flat === true);
   const given = [...new Set(paths.map((p) => resolve(p)))]
-    .filter((p) => (options.flat ? isFlatObjectPath(p) : datastoreLocation(p) !== undefined))
+    // A flat object (`…/flat/objects/…`) is never a tree file, whatever `data/` folder lies above it.
+    .filter((p) =>
+      options.flat ? isFlatObjectPath(p) : !isFlatObjectPath(p) && datastoreLocation(p) !== undefined,
+    )
     .sort();
 
   for (const path of given) {

@@ -8,7 +8,7 @@ import {
   type RowCheckResult,
   type SamplesRowChecks,
 } from './eee-tree.js';
-import { checkEeeFlat, flatRootsOf } from './eee-flat.js';
+import { checkEeeFlat, flatRootsOf, looseIndexesByRoot } from './eee-flat.js';
 import { JsonCache } from './json-cache.js';
 
 export { CHECK_CODES, checkMessage, type CheckCode, type CheckCodeId } from './codes.js';
@@ -22,7 +22,13 @@ export {
   type RowCheckResult,
 } from './eee-tree.js';
 export { checkBenchOutputPaths } from './bench-paths.js';
-export { checkEeeFlat, flatRootsOf, isFlatIndexFile, readFlatIndexes } from './eee-flat.js';
+export {
+  checkEeeFlat,
+  flatRootsOf,
+  isFlatIndexFile,
+  isLooseFlatIndexFile,
+  readFlatIndexes,
+} from './eee-flat.js';
 export { checkBenchmarkHashes, loadBenchmarkHash, isInferevalEvaluation } from './benchmark-hash.js';
 export * from './path-policy.js';
 export * from './names.js';
@@ -33,6 +39,8 @@ export interface TreeCheckOptions {
   benchmark?: string;
   /** Files given besides the documents (a flat datastore's indexes), so the flat checks find their datastore. */
   flatIndexes?: string[];
+  /** Index files of flat rows lying outside `flat/indexes/` (recognised by content), read as their datastore's. */
+  looseFlatIndexes?: string[];
 }
 
 /**
@@ -81,7 +89,10 @@ export async function prepareTreeChecks(
       const diagnostics = [
         ...(await trees[0].finish()),
         ...(await trees[1].finish()),
-        ...(await checkEeeFlat(flatRootsOf([...files, ...(options.flatIndexes ?? [])]))),
+        ...(await checkEeeFlat(
+          flatRootsOf([...files, ...(options.flatIndexes ?? [])]),
+          await looseIndexesByRoot(options.looseFlatIndexes ?? []),
+        )),
         ...(await checkBenchOutputPaths(files, json)),
       ];
       if (options.benchmark !== undefined)

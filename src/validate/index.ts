@@ -5,7 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve, sep } from 'node:path';
-import { isFlatIndexFile, prepareTreeChecks } from '../checks/index.js';
+import { isFlatIndexFile, isLooseFlatIndexFile, prepareTreeChecks } from '../checks/index.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IoError, UsageError } from '../errors.js';
 import { expandPaths, globToRegExp, isJsonlPath } from '../io/files.js';
@@ -197,7 +197,14 @@ export async function validatePaths(
   const cwd = options.cwd ?? process.cwd();
   const expanded = excludeMatching(await expandPaths(paths, cwd), options.exclude ?? []);
   // A flat datastore's collection indexes are read by the flat checks, not validated as documents.
-  const flatIndexes = expanded.filter((p) => p !== '-' && isFlatIndexFile(resolve(cwd, p)));
+  // So is an index of flat rows lying elsewhere (recognised by its first row), as its datastore's index.
+  const looseIndexes: string[] = [];
+  for (const p of expanded)
+    if (p !== '-' && (await isLooseFlatIndexFile(resolve(cwd, p)))) looseIndexes.push(p);
+  const flatIndexes = [
+    ...expanded.filter((p) => p !== '-' && isFlatIndexFile(resolve(cwd, p))),
+    ...looseIndexes,
+  ];
   const list = expanded.filter((p) => !flatIndexes.includes(p));
   const sizes = new Map<string, number>();
   let bytesTotal = 0;
@@ -230,7 +237,8 @@ export async function validatePaths(
     ? undefined
     : await prepareTreeChecks(absolute, {
         benchmark: options.benchmark,
-        flatIndexes: flatIndexes.map((p) => resolve(cwd, p)),
+        flatIndexes: flatIndexes.filter((p) => !looseIndexes.includes(p)).map((p) => resolve(cwd, p)),
+        looseFlatIndexes: looseIndexes.map((p) => resolve(cwd, p)),
       });
   if (jobs > 1 && onDisk.length > 0) {
     const engine = {
