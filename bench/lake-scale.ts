@@ -5,7 +5,7 @@
 // compared byte for byte): `leaderboard --lake` and `compare --lake` (two models, one benchmark) on a lake of
 // BENCHMARKS_SMALL benchmarks, and on one of BENCHMARKS_LARGE (the growth: the same compare on a lake 8× larger).
 // Targets: each ≤ 1.0 s and peak RSS ≤ 400 MB on 32 records × 300,000 rows; the compare on the larger lake ≤ 1.3×
-// the smaller's. LAKE_ITEMS (300000), LAKE_MODELS (4), LAKE_SMALL (1), LAKE_LARGE (8), BENCH_ROUNDS (3).
+// the smaller's. LAKE_ITEMS (300000), LAKE_MODELS (4), LAKE_SMALL (1), LAKE_LARGE (8), BENCH_ROUNDS (3), LAKE_KEEP.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -151,11 +151,13 @@ export async function run(): Promise<void> {
             `leaderboard ${lb.lake <= 1 ? 'met' : 'MISSED'} ≤ 1.0 s, compare ${cmp.lake <= 1 ? 'met' : 'MISSED'} ≤ 1.0 s, ` +
             `RSS ${Math.max(lb.lakeRss, cmp.lakeRss) <= 400 ? 'met' : 'MISSED'} ≤ 400 MB`,
         );
-      rmSync(db, { force: true });
+      if (!process.env.LAKE_KEEP) rmSync(db, { force: true });
     }
     for (const line of lines) console.log(line);
     console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // LAKE_KEEP=1: the stores and lakes are kept (their folder printed), to profile a command on them.
+    if (process.env.LAKE_KEEP) console.log(`kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
