@@ -7,7 +7,7 @@
  * and tool time), so a resumed run stops where an uninterrupted one would.
  */
 import type { CompletionRequest, ProviderMessage, ProviderToolCall } from '../providers/provider.js';
-import type { CallRecord } from './engine.js';
+import type { CallRecord } from './types.js';
 import {
   parseArguments,
   runToolCall,

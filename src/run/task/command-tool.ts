@@ -6,7 +6,14 @@
  * crash of the run. The executable (the command's first element) is read from the task's folder and below only.
  */
 import { spawn } from 'node:child_process';
-import type { ToolOutcome } from './tools.js';
+
+/** What a call gave back: the text the model sees, and, for an error, its stable code. */
+export interface ToolOutcome {
+  content: string;
+  error?: string;
+  /** The answer a `submit` call ends the sample with. */
+  submitted?: string;
+}
 
 export interface CommandSpec {
   /** The executable (absolute, inside the task's folder) and its arguments. */

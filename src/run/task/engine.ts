@@ -13,12 +13,7 @@ import { withLock } from '../../io/lock.js';
 import { redactUrl } from '../../io/net/redact.js';
 import { withRetry } from '../../io/net/retry.js';
 import { openJournal } from '../journal.js';
-import type {
-  CompletionRequest,
-  Provider,
-  ProviderMessage,
-  ProviderToolCall,
-} from '../providers/provider.js';
+import type { CompletionRequest, Provider, ProviderMessage } from '../providers/provider.js';
 import { createRateLimiter } from '../rate-limit.js';
 import { nullRunLog } from '../run-log.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, type RunControl } from '../runner.js';
@@ -31,22 +26,17 @@ import { toolEnvironment } from './command-tool.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatMessage, GenerationConfig, JudgeScorer, Score, Task, TaskSample } from './types.js';
+import type {
+  CallRecord,
+  ChatMessage,
+  GenerationConfig,
+  JudgeScorer,
+  Score,
+  Task,
+  TaskSample,
+} from './types.js';
 
-/** One provider call as the journal keeps it: the answer (or the judge's reply), or why there is none. */
-export interface CallRecord {
-  /** The epoch (0-based). */
-  sample_index: number;
-  text: string | null;
-  /** The tools the model called in this turn (an agent task). */
-  tool_calls?: ProviderToolCall[];
-  error?: string;
-  finish_reason: string | null;
-  usage: { input_tokens: number | null; output_tokens: number | null } | null;
-  latency_ms: number;
-  request_id: string | null;
-  attempts: number;
-}
+export type { CallRecord } from './types.js';
 
 /** A model behind a provider, as a run names it. */
 export interface RunModel {

@@ -268,7 +268,9 @@ export function loadTask(taskPath: string): Task {
       `${path}:${at('/k')} error task.reducer-k k is only read by reducer pass_at_k (at /k)`,
     );
   const tools =
-    file.tools !== undefined ? compileTools(file.tools, dir, (p) => `${path}:${at(p)}`) : undefined;
+    file.tools !== undefined
+      ? compileTools(file.tools, dir, (p) => `${path}:${at(p)}`, readDataset)
+      : undefined;
   if (tools === undefined) {
     if (file.limits !== undefined)
       throw new DataError(

@@ -19,25 +19,10 @@ import {
   DEFAULT_TOOL_TIMEOUT_MS,
   runCommand,
   type CommandContext,
-  type CommandSpec,
+  type ToolOutcome,
 } from './command-tool.js';
 import { compileUserSchema } from './json-answer.js';
-import { readDataset } from './load.js';
-
-export type ToolKind = 'table' | 'command' | 'calculator' | 'submit';
-
-export interface TaskTool {
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments (sent to the model as the function's parameters). */
-  parameters: Record<string, unknown>;
-  kind: ToolKind;
-  /** A table tool's file (relative to the task file, as written) and its results by canonical arguments. */
-  table?: { source: string; results: Map<string, unknown> };
-  /** A command tool's executable and bounds (`source`: the command as the task file writes it). */
-  command?: CommandSpec & { source: string[]; sha256: string | null };
-  validate: ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
-}
+import type { TaskLimits, TaskTool } from './types.js';
 
 /** One tool call as the model made it: `arguments` is the JSON text it sent. */
 export interface ToolCall {
@@ -46,20 +31,8 @@ export interface ToolCall {
   arguments: string;
 }
 
-/** What a call gave back: the text the model sees, and, for an error, its stable code. */
-export interface ToolOutcome {
-  content: string;
-  error?: string;
-  /** The answer a `submit` call ends the sample with. */
-  submitted?: string;
-}
-
-export type TaskLimits = {
-  max_turns: number;
-  max_tool_calls?: number;
-  token_limit?: number;
-  time_limit_s?: number;
-};
+export type { ToolOutcome } from './command-tool.js';
+export type { TaskLimits, TaskTool, ToolKind } from './types.js';
 
 export const DEFAULT_MAX_TURNS = 10;
 
@@ -90,7 +63,15 @@ const BUILTINS: Record<
 type ToolSpec = NonNullable<TaskFile['tools']>[number];
 
 /** The task file's tools, compiled; `where(pointer)` locates a value of the task file for messages. */
-export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: string) => string): TaskTool[] {
+/** Reads a table tool's JSONL file into rows, each with where it is (load.ts's `readDataset`). */
+export type ReadRows = (path: string) => { row: Record<string, unknown>; where: string }[];
+
+export function compileTools(
+  specs: ToolSpec[],
+  dir: string,
+  where: (pointer: string) => string,
+  readRows: ReadRows,
+): TaskTool[] {
   const tools: TaskTool[] = [];
   specs.forEach((spec, i) => {
     const pointer = `/tools/${i}`;
@@ -144,7 +125,7 @@ export function compileTools(specs: ToolSpec[], dir: string, where: (pointer: st
         'task.file-outside',
       );
       const results = new Map<string, unknown>();
-      for (const { row, where: rowAt } of readDataset(path)) {
+      for (const { row, where: rowAt } of readRows(path)) {
         if (!isObject(row.arguments) || !('result' in row))
           throw new DataError(
             'task.tool-table',

@@ -4,7 +4,8 @@
  * (engine.ts) and the same EEE writer (convert/task-record.ts).
  */
 import type { ScorerType } from '../../formats/evalkit/task.js';
-import type { TaskLimits, TaskTool } from './tools.js';
+import type { ProviderToolCall } from '../providers/provider.js';
+import type { CommandSpec } from './command-tool.js';
 
 export type { ScorerType };
 
@@ -139,4 +140,41 @@ export interface Task {
   limits?: TaskLimits;
   /** sha256 of what decides the requests and the scores (the task as parsed and the rows). */
   digest: string;
+}
+
+export type ToolKind = 'table' | 'command' | 'calculator' | 'submit';
+
+export interface TaskTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (sent to the model as the function's parameters). */
+  parameters: Record<string, unknown>;
+  kind: ToolKind;
+  /** A table tool's file (relative to the task file, as written) and its results by canonical arguments. */
+  table?: { source: string; results: Map<string, unknown> };
+  /** A command tool's executable and bounds (`source`: the command as the task file writes it). */
+  command?: CommandSpec & { source: string[]; sha256: string | null };
+  validate: ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+}
+
+export type TaskLimits = {
+  max_turns: number;
+  max_tool_calls?: number;
+  token_limit?: number;
+  time_limit_s?: number;
+};
+
+/** One provider call as the journal keeps it: the answer (or the judge's reply), or why there is none. */
+export interface CallRecord {
+  /** The epoch (0-based). */
+  sample_index: number;
+  text: string | null;
+  /** The tools the model called in this turn (an agent task). */
+  tool_calls?: ProviderToolCall[];
+  error?: string;
+  finish_reason: string | null;
+  usage: { input_tokens: number | null; output_tokens: number | null } | null;
+  latency_ms: number;
+  request_id: string | null;
+  attempts: number;
 }
