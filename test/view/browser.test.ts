@@ -3,6 +3,7 @@
 // test-runner: own process (long: as a job of its own it keeps the batches short).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { BrowserContext } from 'playwright-core';
 import { skipWithoutChromium } from '../helpers/browser.js';
 import { querySamples } from '../../src/view/data.js';
 import { pageRequest } from '../../src/view/shared/query.js';
@@ -31,6 +32,23 @@ after(async () => {
   await browser?.close();
   await fx?.close();
 });
+
+/** Every hashchange listener of the context's pages runs 300 ms late, as the app does on a loaded machine. */
+async function delayHashchange(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const add = EventTarget.prototype.addEventListener;
+    EventTarget.prototype.addEventListener = function (
+      this: EventTarget,
+      type: string,
+      listener: EventListenerOrEventListenerObject | null,
+      options?: boolean | AddEventListenerOptions,
+    ) {
+      if (type !== 'hashchange' || typeof listener !== 'function')
+        return add.call(this, type, listener, options);
+      return add.call(this, type, (e: Event) => setTimeout(() => listener.call(this, e), 300), options);
+    };
+  });
+}
 
 test(
   'server: every page renders without console errors, requests nothing elsewhere, and is screenshotted',
@@ -75,19 +93,7 @@ test(
     await browser.withContext(async (context) => {
       // Every hashchange listener of the page runs 300 ms late: a check that reads the page, or changes the next
       // control, before the app has rendered the previous change sees the view before it.
-      await context.addInitScript(() => {
-        const add = EventTarget.prototype.addEventListener;
-        EventTarget.prototype.addEventListener = function (
-          this: EventTarget,
-          type: string,
-          listener: EventListenerOrEventListenerObject | null,
-          options?: boolean | AddEventListenerOptions,
-        ) {
-          if (type !== 'hashchange' || typeof listener !== 'function')
-            return add.call(this, type, listener, options);
-          return add.call(this, type, (e: Event) => setTimeout(() => listener.call(this, e), 300), options);
-        };
-      });
+      await delayHashchange(context);
       await checkSamplesState(context, fx.server.url);
     });
   },
@@ -99,19 +105,7 @@ test(
   async () => {
     await browser.withContext(async (context) => {
       // The app draws each change 300 ms late, as on a loaded machine; the user does not wait for it.
-      await context.addInitScript(() => {
-        const add = EventTarget.prototype.addEventListener;
-        EventTarget.prototype.addEventListener = function (
-          this: EventTarget,
-          type: string,
-          listener: EventListenerOrEventListenerObject | null,
-          options?: boolean | AddEventListenerOptions,
-        ) {
-          if (type !== 'hashchange' || typeof listener !== 'function')
-            return add.call(this, type, listener, options);
-          return add.call(this, type, (e: Event) => setTimeout(() => listener.call(this, e), 300), options);
-        };
-      });
+      await delayHashchange(context);
       const w = await watchedPage(context, new URL(fx.server.url).origin);
       await openView(w.page, viewUrl(fx.server.url, `#/samples?record=${A}&result=0`));
       await w.page.fill('input[name=q]', 'question 1');
