@@ -6,7 +6,6 @@
 // BENCHMARKS_SMALL benchmarks, and on one of BENCHMARKS_LARGE (the growth: the same compare on a lake 8× larger).
 // Targets: each ≤ 1.0 s and peak RSS ≤ 400 MB on 32 records × 300,000 rows; the compare on the larger lake ≤ 1.3×
 // the smaller's. LAKE_ITEMS (300000), LAKE_MODELS (4), LAKE_SMALL (1), LAKE_LARGE (8), BENCH_ROUNDS (3), LAKE_KEEP.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openStore } from '../src/store/db.js';
 import { publish } from '../src/store/lake.js';
 import { backfillResultItems } from '../src/store/result-items.js';
+import { measureCommand } from './_whole-command.js';
 
 const ITEMS = Number(process.env.LAKE_ITEMS ?? 300_000);
 const MODELS = Number(process.env.LAKE_MODELS ?? 4);
@@ -75,27 +75,10 @@ async function cliBundle(): Promise<string> {
   return bundleCli(join(here, '.data', 'bundle'));
 }
 
-/** Wall seconds, peak RSS (MB, from /usr/bin/time) and standard output of the whole command. */
+/** Wall seconds, peak RSS (MB) and standard output of the whole command. */
 function measured(cli: string, args: string[]): { seconds: number; rssMb: number; stdout: string } {
-  const t0 = performance.now();
-  const r = spawnSync(
-    '/usr/bin/time',
-    [
-      '-f',
-      '%M',
-      process.execPath,
-      '--input-type=module',
-      '-e',
-      `const { main } = await import(${JSON.stringify(pathToFileURL(cli).href)}); process.exitCode = await main(process.argv);`,
-      'evalkit',
-      ...args,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 << 20 },
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`evalkit ${args.join(' ')} failed: ${r.stderr}`);
-  const rssMb = Number(r.stderr.trim().split('\n').at(-1)) / 1024;
-  return { seconds, rssMb, stdout: r.stdout };
+  const m = measureCommand(cli, args, true);
+  return { ...m, rssMb: m.rssMb! };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

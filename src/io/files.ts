@@ -2,6 +2,7 @@
  * Expanding what the user typed into files: plain paths, directories (walked, skipping .git, node_modules and
  * virtualenvs), globs with `*`, `?`, `[...]`, `{a,b}` and `**` (globstar: zero or more directories), and `-`.
  */
+import { statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { IoError } from '../errors.js';
@@ -11,6 +12,15 @@ import { describeFileKind } from './file-kind.js';
 export const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.hg', '.svn']);
 
 /** Extensions read when a directory is walked. */
+/** True when a regular file (or a link to one) is at the path, at once (the sources' probes of a run's files). */
+export function isFileSync(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** True when something exists at the path (a file, a folder, a link). */
 export const pathExists = (path: string): Promise<boolean> =>
   stat(path).then(

@@ -29,6 +29,7 @@ import {
   COMPACTIONS_DIR,
   listLake,
   partColumns,
+  PART_ORDER,
   replacedUnits,
   sqlString,
   unitOf,
@@ -38,16 +39,6 @@ import {
 } from './lake-files.js';
 import { checkLakeDir, LAKE_TABLES, type LakeTable } from './lake-read.js';
 import { finishCompactions, lockLake, removeDeadStaging, removeUnpublished, STAGING_PREFIX } from './lake.js';
-
-/** The order of each table's rows in a compacted file (as a writer orders them: by record first). */
-const ORDER: Record<LakeTable, string> = {
-  records: 'record_key',
-  results: 'record_key, result_index',
-  samples: 'record_key, row_index',
-  documents: 'record_key, kind',
-  result_items: 'record_key, result_index, pos',
-  result_item_sets: 'record_key, result_index',
-};
 
 export interface CompactOptions {
   /** A partition is compacted when it has at least this many units (runs) of files (default 2). */
@@ -139,7 +130,7 @@ export async function compactLake(dir: string, options: CompactOptions = {}): Pr
         await c.run(
           `COPY (SELECT ${partColumns(table).join(', ')}
                  FROM read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = false)
-                 ORDER BY ${ORDER[table]})
+                 ORDER BY ${PART_ORDER[table]})
            TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`,
         );
         made.push(join(table, partition, `part-${run}_0.parquet`));

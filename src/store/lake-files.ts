@@ -23,6 +23,19 @@ export interface LakePart {
   partition: string;
 }
 
+/**
+ * The order of each table's rows in a part file, by record first (`ingest --lake` and `lake compact` write them so):
+ * a reader's filter on a record keeps only that record's row groups, by their footer statistics.
+ */
+export const PART_ORDER: Record<string, string> = {
+  records: 'record_key',
+  results: 'record_key, result_index',
+  samples: 'record_key, row_index',
+  documents: 'record_key',
+  result_items: 'record_key, result_index, pos',
+  result_item_sets: 'record_key, result_index',
+};
+
 /** A writer's unit of publishing: its run in one partition (its records file is renamed into place last). */
 export const unitOf = (p: LakePart): string => `${p.run}\u0000${p.partition}`;
 

@@ -27,6 +27,7 @@ import {
   COMPACTIONS_DIR,
   lakeParts,
   partFilesByName,
+  PART_ORDER,
   partsScan,
   readManifests,
   replacedUnits,
@@ -214,13 +215,13 @@ export async function publish(store: Store, root: string, staging: string, run: 
   if (n === 0) return;
   const collection = `coalesce(r.collection, ${sqlString(NULL_PARTITION)}) AS collection`;
   const queries: Record<LakeTable, string> = {
-    records: `SELECT r.* EXCLUDE (collection), ${collection} FROM records r WHERE r.record_key IN (${mine}) ORDER BY r.record_key`,
-    results: `SELECT t.*, ${collection} FROM results t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index`,
-    samples: `SELECT t.*, ${collection} FROM samples t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.row_index`,
-    documents: `SELECT t.*, ${collection} FROM documents t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key`,
+    records: `SELECT r.* EXCLUDE (collection), ${collection} FROM records r WHERE r.record_key IN (${mine}) ORDER BY ${PART_ORDER.records}`,
+    results: `SELECT t.*, ${collection} FROM results t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY ${PART_ORDER.results}`,
+    samples: `SELECT t.*, ${collection} FROM samples t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY ${PART_ORDER.samples}`,
+    documents: `SELECT t.*, ${collection} FROM documents t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY ${PART_ORDER.documents}`,
     // Each result's items as the staging store derived them (result-items.ts), so a reader pairs items, not rows.
-    result_items: `SELECT t.* EXCLUDE (k_1, k_2), ${collection} FROM result_items t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index, t.pos`,
-    result_item_sets: `SELECT t.*, ${collection} FROM result_item_sets t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY t.record_key, t.result_index`,
+    result_items: `SELECT t.* EXCLUDE (k_1, k_2), ${collection} FROM result_items t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY ${PART_ORDER.result_items}`,
+    result_item_sets: `SELECT t.*, ${collection} FROM result_item_sets t JOIN records r USING (record_key) WHERE r.record_key IN (${mine}) ORDER BY ${PART_ORDER.result_item_sets}`,
   };
   const written: Record<string, string[]> = {};
   await mkdir(join(staging, 'out'), { recursive: true });

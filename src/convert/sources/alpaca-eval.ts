@@ -22,6 +22,7 @@ import { basename, dirname, join } from 'node:path';
 import { DataError } from '../../errors.js';
 import { decodeCsvBytes, parseCsv } from '../../io/csv-reader.js';
 import { isJsonObject } from '../../io/json-value.js';
+import { isFileSync } from '../../io/files.js';
 import type { DeclaredFacts } from '../../checks/reconciliation.js';
 import { RecordDriver } from '../driver.js';
 import { readBytes, readJsonSource } from '../read.js';
@@ -251,7 +252,7 @@ async function* convertLeaderboard(path: string, options: ConvertOptions): Async
   // The annotations beside the leaderboard (AlpacaEval writes both into one folder) make the record of their model.
   const beside = join(dirname(path), 'annotations.json');
   const annotated = new Set<string>();
-  if (isFile(beside)) {
+  if (isFileSync(beside)) {
     for await (const record of convertAnnotationsFile(beside, options)) {
       annotated.add(generatorOf(record));
       yield record;
@@ -372,14 +373,6 @@ function leaderboardRecord(
 // ---------------------------------------------------------------------------------------------------------------
 // Annotations
 
-const isFile = (p: string): boolean => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
-
 async function* convertAnnotationsFile(
   path: string,
   options: ConvertOptions,
@@ -422,7 +415,7 @@ async function* convertAnnotations(
 
 function leaderboardBeside(path: string): { path: string; board: Leaderboard } | undefined {
   const candidate = join(dirname(path), 'leaderboard.csv');
-  if (!isFile(candidate)) return undefined;
+  if (!isFileSync(candidate)) return undefined;
   try {
     const bytes = readFileSync(candidate);
     return { path: candidate, board: readLeaderboard(candidate, bytes) };
@@ -623,7 +616,7 @@ function annotationsBelow(dir: string): string[] {
     }
     for (const n of names) {
       const p = join(d, n);
-      if (n === 'annotations.json' && depth > 0 && isFile(p)) out.push(p);
+      if (n === 'annotations.json' && depth > 0 && isFileSync(p)) out.push(p);
       else if (depth < 3 && !n.startsWith('.')) {
         try {
           if (statSync(p).isDirectory()) walk(p, depth + 1);

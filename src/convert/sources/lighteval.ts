@@ -17,6 +17,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { decompress as zstdDecompress } from 'fzstd';
 import { DataError } from '../../errors.js';
 import { isJsonObject } from '../../io/json-value.js';
+import { isFileSync } from '../../io/files.js';
 import type { DeclaredFacts } from '../../checks/reconciliation.js';
 import { RecordDriver } from '../driver.js';
 import { metricFacts } from '../metric-facts.js';
@@ -103,14 +104,6 @@ const isDir = (p: string): boolean => {
     return false;
   }
 };
-const isFile = (p: string): boolean => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
-
 /** The details folder of a results file: `<root>/details/<model path>/<date>/` for `<root>/results/<model path>/results_<date>.json`. */
 function detailsFolderOf(resultsPath: string, date: string): string | undefined {
   const dir = dirname(resultsPath);
@@ -134,13 +127,13 @@ function resultsFileOf(detailsPath: string): string | undefined {
   const date = basename(dateDir);
   const modelDir = dirname(dateDir);
   const beside = join(modelDir, `results_${date}.json`);
-  if (isFile(beside)) return beside;
+  if (isFileSync(beside)) return beside;
   const parts = modelDir.split(sep);
   for (let i = parts.length - 1; i >= 0; i--) {
     if (parts[i] !== 'details') continue;
     const root = parts.slice(0, i).join(sep);
     const candidate = join(root, 'results', ...parts.slice(i + 1), `results_${date}.json`);
-    if (isFile(candidate)) return candidate;
+    if (isFileSync(candidate)) return candidate;
   }
   return undefined;
 }
