@@ -257,18 +257,26 @@ export async function onConnections<T>(
   );
   const results: T[] = new Array(jobs.length);
   let next = 0;
-  try {
-    await Promise.all(
-      [store, ...extra].map(async (connection) => {
-        while (next < jobs.length) {
-          const i = next++;
+  let failed = false;
+  // Every connection's query is waited for, even after one has failed: closing a connection (or, in the caller,
+  // the store) while DuckDB still executes a statement on it deadlocks the thread that runs it (or crashes the
+  // process), and a process with such a thread never exits.
+  const settled = await Promise.allSettled(
+    [store, ...extra].map(async (connection) => {
+      while (!failed && next < jobs.length) {
+        const i = next++;
+        try {
           results[i] = await jobs[i]!(connection);
+        } catch (error) {
+          failed = true;
+          throw error;
         }
-      }),
-    );
-  } finally {
-    for (const connection of extra) connection.close();
-  }
+      }
+    }),
+  );
+  for (const connection of extra) connection.close();
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
   return results;
 }
 

@@ -260,3 +260,49 @@ test('ingest writes the items; a store without them gets them at its next ingest
   assert.deepEqual(olderItems, freshItems);
   assert.deepEqual(olderSets, freshSets);
 });
+
+test('onConnections: when one query fails, the others still running finish before their connections close', async () => {
+  // Closing a DuckDB connection while a statement still runs on it deadlocks the thread running it (the process
+  // then never exits) or crashes it: the failure is reported only once every job that had started has ended.
+  const { onConnections } = await import('../../src/store/result-items.js');
+  const store = await openStore(join(temp, 'connections.duckdb'), { readOnly: false });
+  try {
+    let slowEnded = false;
+    let laterStarted = false;
+    const failure = new Error('the first query fails');
+    await assert.rejects(
+      onConnections(
+        store,
+        [
+          async () => {
+            throw failure;
+          },
+          async (connection) => {
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            await connection.all('SELECT 1 AS one');
+            slowEnded = true;
+          },
+          async () => {
+            laterStarted = true;
+          },
+          async () => {
+            laterStarted = true;
+          },
+          async () => {
+            laterStarted = true;
+          },
+        ],
+        2,
+      ),
+      (error) => error === failure,
+    );
+    assert.equal(
+      slowEnded,
+      true,
+      'the failure was reported (and the connections closed) while a query still ran',
+    );
+    assert.equal(laterStarted, false, 'jobs after the failure are not started');
+  } finally {
+    store.close();
+  }
+});
