@@ -27,7 +27,9 @@ after(async () => {
 /** Every tool_result block of a Messages API request (they ride in user messages). */
 const toolResults = (body: any): any[] =>
   (body.messages ?? []).flatMap((m: any) =>
-    m.role === 'user' && Array.isArray(m.content) ? m.content.filter((b: any) => b.type === 'tool_result') : [],
+    m.role === 'user' && Array.isArray(m.content)
+      ? m.content.filter((b: any) => b.type === 'tool_result')
+      : [],
   );
 const turnOf = (body: any): number => (body.messages ?? []).filter((m: any) => m.role === 'assistant').length;
 const sampleOf = (sampleId: string): string => sampleId.split(':')[1];
@@ -114,7 +116,10 @@ test('tools go as {name, description, input_schema}; parallel tool_use blocks, a
   assert.equal(results[1].content, '{"temp_c":4}');
   assert.match(results[2].content, /^error: the arguments of weather do not match its parameters/);
   assert.match(results[3].content, /^error: unknown tool "browser"/);
-  assert.match(results[4].content, /^error: the arguments of weather are not valid JSON: .*not a JSON object/);
+  assert.match(
+    results[4].content,
+    /^error: the arguments of weather are not valid JSON: .*not a JSON object/,
+  );
 
   // The row is the same agentic row an OpenAI run writes.
   const rec = onlyRecord(out);
@@ -188,7 +193,9 @@ test('a model that never stops hits max_turns (and token_limit on the summed usa
 });
 
 test('a reply cut at max_tokens: a cut tool_use is an error result the model reads; a cut text is the answer', async () => {
-  const task = writeAgentTask(dir, 'cut', 'scorers: [match]\n', [{ id: 'q', input: 'go', target: 'It is 1' }]);
+  const task = writeAgentTask(dir, 'cut', 'scorers: [match]\n', [
+    { id: 'q', input: 'go', target: 'It is 1' },
+  ]);
   const out = join(dir, 'cut-out');
   const result = await runAgent(task, out, (ctx) =>
     turnOf(ctx.body) === 0
@@ -257,10 +264,15 @@ test('429 rate_limit_error, 529 overloaded_error and 500 api_error mid-trajector
 });
 
 test('--record keeps whole Anthropic trajectories; --provider replay gives the same rows offline', async () => {
-  const task = writeAgentTask(dir, 'rec', 'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n', [
-    { id: 'a', input: 'paris minus oslo', target: '14' },
-    { id: 'b', input: 'oslo minus paris', target: '-14' },
-  ]);
+  const task = writeAgentTask(
+    dir,
+    'rec',
+    'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n',
+    [
+      { id: 'a', input: 'paris minus oslo', target: '14' },
+      { id: 'b', input: 'oslo minus paris', target: '-14' },
+    ],
+  );
   const fixture = join(dir, 'rec.fixture.jsonl');
   const live = join(dir, 'rec-live');
   const result = await runAgent(

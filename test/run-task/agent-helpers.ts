@@ -60,7 +60,8 @@ export function callsOf(row: any): { name: string; args: any }[] {
 }
 
 /** The model's turns of a row (its assistant messages). */
-export const modelTurns = (row: any): number => row.messages.filter((m: any) => m.role === 'assistant').length;
+export const modelTurns = (row: any): number =>
+  row.messages.filter((m: any) => m.role === 'assistant').length;
 
 /** The record under the upstream EEE 0.3.0 schemas (a visible skip without the reference data). */
 export async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {

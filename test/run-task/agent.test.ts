@@ -11,14 +11,7 @@ import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { openaiRun, recordsUnder, resultOf, writeTask } from './helpers.js';
-import {
-  assertUpstream,
-  callsOf,
-  modelTurns,
-  onlyRecord,
-  WEATHER,
-  writeAgentTask,
-} from './agent-helpers.js';
+import { assertUpstream, callsOf, modelTurns, onlyRecord, WEATHER, writeAgentTask } from './agent-helpers.js';
 import { calculate } from '../../src/run/task/calculator.js';
 import { loadTask } from '../../src/run/task/load.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -39,7 +32,8 @@ const conversation = (body: any): any[] => body.messages ?? [];
 const toolResults = (body: any): any[] => conversation(body).filter((m) => m.role === 'tool');
 const sampleOf = (sampleId: string): string => sampleId.split(':')[1];
 
-const agentTask = (name: string, extra = '', rows?: object[]): string => writeAgentTask(dir, name, extra, rows);
+const agentTask = (name: string, extra = '', rows?: object[]): string =>
+  writeAgentTask(dir, name, extra, rows);
 
 async function runAgent(task: string, out: string, script: Script, extra: string[] = []) {
   server.setScript(script);

@@ -57,14 +57,12 @@ export function anthropicMessages(messages: ProviderMessage[]): Anthropic.Messag
         role: 'assistant',
         content: [
           ...(m.content !== '' ? [{ type: 'text' as const, text: m.content }] : []),
-          ...m.tool_calls.map(
-            (c): Anthropic.ToolUseBlockParam => ({
-              type: 'tool_use',
-              id: c.id,
-              name: c.name,
-              input: toolInput(c),
-            }),
-          ),
+          ...m.tool_calls.map((c): Anthropic.ToolUseBlockParam => ({
+            type: 'tool_use',
+            id: c.id,
+            name: c.name,
+            input: toolInput(c),
+          })),
         ],
       });
     else out.push({ role: m.role, content: m.content });
