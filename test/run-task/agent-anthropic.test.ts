@@ -11,7 +11,14 @@ import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { ANTHROPIC_KEY_ENV, anthropicRun } from './helpers.js';
-import { assertUpstream, callsOf, modelTurns, onlyRecord, writeAgentTask } from './agent-helpers.js';
+import {
+  assertRecordReplay,
+  assertUpstream,
+  callsOf,
+  modelTurns,
+  onlyRecord,
+  writeAgentTask,
+} from './agent-helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -263,66 +270,11 @@ test('429 rate_limit_error, 529 overloaded_error and 500 api_error mid-trajector
   await assertUpstream(t, rec);
 });
 
-test('--record keeps whole Anthropic trajectories; --provider replay gives the same rows offline', async () => {
-  const task = writeAgentTask(
+test('--record keeps whole Anthropic trajectories; --provider replay gives the same rows offline', () =>
+  assertRecordReplay({
     dir,
-    'rec',
-    'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n',
-    [
-      { id: 'a', input: 'paris minus oslo', target: '14' },
-      { id: 'b', input: 'oslo minus paris', target: '-14' },
-    ],
-  );
-  const fixture = join(dir, 'rec.fixture.jsonl');
-  const live = join(dir, 'rec-live');
-  const result = await runAgent(
-    task,
-    live,
-    (ctx) => {
-      const results = toolResults(ctx.body);
-      if (results.length === 0)
-        return {
-          toolCalls: [
-            { id: 'toolu_p', name: 'weather', arguments: '{"city": "Paris"}' },
-            { id: 'toolu_o', name: 'weather', arguments: '{"city": "Oslo"}' },
-          ],
-        };
-      if (results.length === 2)
-        return {
-          toolCalls: [
-            {
-              id: 'toolu_c',
-              name: 'calculator',
-              arguments: JSON.stringify({ expression: sampleOf(ctx.sampleId) === 'a' ? '18 - 4' : '4 - 18' }),
-            },
-          ],
-        };
-      return { text: `It is ${results[2].content}` };
-    },
-    ['--record', fixture],
-  );
-  assert.equal(result.code, 0, result.stderr);
-  const first = server.requests.length;
-  const replayed = join(dir, 'rec-replay');
-  const r = await cli([
-    'run',
-    task,
-    '--provider',
-    'replay',
-    '--replay-from',
-    fixture,
-    '--model',
-    'claude-t',
-    '-o',
-    replayed,
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(server.requests.length, first);
-  const rowsOf = (root: string) =>
-    onlyRecord(root).rows.map((x: any) => [x.sample_id, x.messages, x.evaluation, x.metadata.stop_reason]);
-  assert.deepEqual(rowsOf(replayed), rowsOf(live));
-  assert.deepEqual(
-    onlyRecord(replayed).rows.map((x: any) => x.evaluation.score),
-    [1, 1, 1, 1],
-  );
-});
+    server,
+    model: 'claude-t',
+    results: (body) => toolResults(body).map((b) => b.content),
+    runLive: runAgent,
+  }));

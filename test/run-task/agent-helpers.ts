@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { upstreamValidators } from '../convert/sources-helpers.js';
+import { cli, type CliResult } from '../helpers/cli.js';
+import type { ProviderServer, Script } from '../helpers/provider-server.js';
 import { UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 import { recordsUnder, writeTask, type WrittenRecord } from './helpers.js';
 
@@ -75,5 +77,71 @@ export async function assertUpstream(t: TestContext, rec: WrittenRecord): Promis
       for (const r of rec.rows)
         assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
     },
+  );
+}
+
+/**
+ * A two-sample weather-then-calculator task run live with --record (`runLive`: the run through one protocol), then
+ * with --provider replay from the recording: nothing is sent and the rows are the live run's. `results` reads a
+ * request's tool results (their content, in order) as the protocol carries them.
+ */
+export async function assertRecordReplay(options: {
+  dir: string;
+  server: ProviderServer;
+  model: string;
+  results: (body: any) => string[];
+  runLive: (task: string, out: string, script: Script, extra: string[]) => Promise<CliResult>;
+}): Promise<void> {
+  const { dir, server, results } = options;
+  const task = writeAgentTask(
+    dir,
+    'rec',
+    'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n',
+    [
+      { id: 'a', input: 'paris minus oslo', target: '14' },
+      { id: 'b', input: 'oslo minus paris', target: '-14' },
+    ],
+  );
+  const fixture = join(dir, 'rec.fixture.jsonl');
+  const live = join(dir, 'rec-live');
+  const script: Script = (ctx) => {
+    const got = results(ctx.body);
+    if (got.length === 0)
+      return {
+        toolCalls: [
+          { id: 'p', name: 'weather', arguments: '{"city": "Paris"}' },
+          { id: 'o', name: 'weather', arguments: '{"city": "Oslo"}' },
+        ],
+      };
+    if (got.length === 2) {
+      const expression = ctx.sampleId.split(':')[1] === 'a' ? '18 - 4' : '4 - 18';
+      return { toolCalls: [{ id: 'c', name: 'calculator', arguments: JSON.stringify({ expression }) }] };
+    }
+    return { text: `It is ${got[2]}` };
+  };
+  const result = await options.runLive(task, live, script, ['--record', fixture]);
+  assert.equal(result.code, 0, result.stderr);
+  const first = server.requests.length;
+  const replayed = join(dir, 'rec-replay');
+  const r = await cli([
+    'run',
+    task,
+    '--provider',
+    'replay',
+    '--replay-from',
+    fixture,
+    '--model',
+    options.model,
+    '-o',
+    replayed,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(server.requests.length, first);
+  const rowsOf = (root: string) =>
+    onlyRecord(root).rows.map((x: any) => [x.sample_id, x.messages, x.evaluation, x.metadata.stop_reason]);
+  assert.deepEqual(rowsOf(replayed), rowsOf(live));
+  assert.deepEqual(
+    onlyRecord(replayed).rows.map((x: any) => x.evaluation.score),
+    [1, 1, 1, 1],
   );
 }

@@ -11,7 +11,15 @@ import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { openaiRun, recordsUnder, resultOf, writeTask } from './helpers.js';
-import { assertUpstream, callsOf, modelTurns, onlyRecord, WEATHER, writeAgentTask } from './agent-helpers.js';
+import {
+  assertRecordReplay,
+  assertUpstream,
+  callsOf,
+  modelTurns,
+  onlyRecord,
+  WEATHER,
+  writeAgentTask,
+} from './agent-helpers.js';
 import { calculate } from '../../src/run/task/calculator.js';
 import { loadTask } from '../../src/run/task/load.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -711,65 +719,14 @@ test('mistakes in tools are named by file:line:column, code and pointer before a
   assert.equal(server.requests.length, first);
 });
 
-test('--record keeps whole trajectories; --provider replay gives the same rows offline', async () => {
-  const task = agentTask('rec', 'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n', [
-    { id: 'a', input: 'paris minus oslo', target: '14' },
-    { id: 'b', input: 'oslo minus paris', target: '-14' },
-  ]);
-  const fixture = join(dir, 'rec.fixture.jsonl');
-  const live = join(dir, 'rec-live');
-  const result = await runAgent(
-    task,
-    live,
-    (ctx) => {
-      const results = toolResults(ctx.body);
-      const sample = sampleOf(ctx.sampleId);
-      if (results.length === 0)
-        return {
-          toolCalls: [
-            { id: 'p', name: 'weather', arguments: '{"city": "Paris"}' },
-            { id: 'o', name: 'weather', arguments: '{"city": "Oslo"}' },
-          ],
-        };
-      if (results.length === 2)
-        return {
-          toolCalls: [
-            {
-              id: 'c',
-              name: 'calculator',
-              arguments: JSON.stringify({ expression: sample === 'a' ? '18 - 4' : '4 - 18' }),
-            },
-          ],
-        };
-      return { text: `It is ${results[2].content}` };
-    },
-    ['--record', fixture],
-  );
-  assert.equal(result.code, 0, result.stderr);
-  const first = server.requests.length;
-  const replayed = join(dir, 'rec-replay');
-  const r = await cli([
-    'run',
-    task,
-    '--provider',
-    'replay',
-    '--replay-from',
-    fixture,
-    '--model',
-    'm',
-    '-o',
-    replayed,
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(server.requests.length, first);
-  const rowsOf = (root: string) =>
-    only(root).rows.map((x: any) => [x.sample_id, x.messages, x.evaluation, x.metadata.stop_reason]);
-  assert.deepEqual(rowsOf(replayed), rowsOf(live));
-  assert.deepEqual(
-    only(replayed).rows.map((x: any) => x.evaluation.score),
-    [1, 1, 1, 1],
-  );
-});
+test('--record keeps whole trajectories; --provider replay gives the same rows offline', () =>
+  assertRecordReplay({
+    dir,
+    server,
+    model: 'm',
+    results: (body) => toolResults(body).map((m: any) => m.content),
+    runLive: runAgent,
+  }));
 
 test("the task's digest (what a journal is resumed under) covers every tool: a command's script and bounds, a table's rows", () => {
   const d = join(dir, 'digest');

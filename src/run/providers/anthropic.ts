@@ -33,7 +33,7 @@ function toolInput(call: ProviderToolCall): Record<string, unknown> {
  * The conversation as Messages API turns: an assistant turn's text then its `tool_use` blocks, and the results that
  * follow it as one `user` message of `tool_result` blocks in the calls' order (`is_error` on error results).
  */
-export function anthropicMessages(messages: ProviderMessage[]): Anthropic.MessageParam[] {
+function anthropicMessages(messages: ProviderMessage[]): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = [];
   let results: Anthropic.ToolResultBlockParam[] | undefined;
   for (const m of messages) {
