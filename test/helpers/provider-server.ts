@@ -33,9 +33,15 @@ export type Behaviour =
       rawUsage?: unknown;
     }
   | {
-      /** An OpenAI chat-completions reply that calls tools (several: parallel calls); `arguments` sent verbatim. */
-      toolCalls: { id?: string; name: string; arguments: string }[];
+      /**
+       * A reply that calls tools (several: parallel calls). OpenAI: `tool_calls` with `arguments` sent verbatim;
+       * Anthropic: `tool_use` content blocks (stop_reason `tool_use`) whose `input` is `input` when given, else the
+       * arguments parsed (the Messages API sends JSON, never text).
+       */
+      toolCalls: { id?: string; name: string; arguments: string; input?: unknown }[];
       text?: string;
+      /** Instead of `tool_calls` / `tool_use` (a reply cut at max_tokens mid-call). */
+      finishReason?: string;
       delayMs?: number;
       usage?: { input: number; output: number };
     }
@@ -104,6 +110,20 @@ function contentText(content: unknown): string {
   if (Array.isArray(content))
     return content.map((c: any) => (typeof c?.text === 'string' ? c.text : '')).join('');
   return '';
+}
+
+/** The Messages API's error type for an HTTP status (its error body is `{type: "error", error: {type, message}}`). */
+function anthropicErrorType(status: number): string {
+  const types: Record<number, string> = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    529: 'overloaded_error',
+  };
+  return types[status] ?? 'api_error';
 }
 
 /** The CLI options that point a run at the server: `--provider openai --model m --base-url <server>`. */
@@ -215,15 +235,12 @@ export async function startProviderServer(
       const message = behaviour.message ?? `scripted ${behaviour.status}`;
       const payload =
         protocol === 'anthropic'
-          ? {
-              type: 'error',
-              error: { type: behaviour.status === 529 ? 'overloaded_error' : 'api_error', message },
-            }
+          ? { type: 'error', error: { type: anthropicErrorType(behaviour.status), message } }
           : { error: { message, type: 'scripted', code: behaviour.status } };
       res.writeHead(behaviour.status, headers).end(JSON.stringify(payload));
       return;
     }
-    // A reply that calls tools (OpenAI chat completions): its text may be null, its input the whole conversation.
+    // A reply that calls tools: its text may be absent, its input the whole conversation.
     const calls = 'toolCalls' in behaviour ? behaviour.toolCalls : undefined;
     const text = 'toolCalls' in behaviour ? (behaviour.text ?? null) : behaviour.text;
     const prompt = calls ? JSON.stringify(body.messages ?? []).length : user.length + (system?.length ?? 0);
@@ -252,7 +269,7 @@ export async function startProviderServer(
                   }
                 : {}),
             },
-            finish_reason: calls ? 'tool_calls' : (finishReason ?? 'stop'),
+            finish_reason: finishReason ?? (calls ? 'tool_calls' : 'stop'),
           },
         ],
         usage:
@@ -269,8 +286,16 @@ export async function startProviderServer(
         type: 'message',
         role: 'assistant',
         model: body.model,
-        content: [{ type: 'text', text: text ?? '' }],
-        stop_reason: finishReason ?? 'end_turn',
+        content: [
+          ...(text !== null && (text !== '' || !calls) ? [{ type: 'text', text }] : []),
+          ...(calls ?? []).map((c, i) => ({
+            type: 'tool_use',
+            id: c.id ?? `toolu_${id}_${i}`,
+            name: c.name,
+            input: 'input' in c ? c.input : JSON.parse(c.arguments),
+          })),
+        ],
+        stop_reason: finishReason ?? (calls ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
         usage: { input_tokens: input, output_tokens: output },
       };

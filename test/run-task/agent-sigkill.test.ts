@@ -1,5 +1,6 @@
-// An agent run killed with SIGKILL mid-run and resumed: each sample continues at its last journaled turn, no
-// journaled turn is requested again, and the records equal an uninterrupted run's.
+// An agent run (OpenAI chat completions, Anthropic Messages) killed with SIGKILL mid-run and resumed: each sample
+// continues at its last journaled turn, no journaled turn is requested again, and the records equal an uninterrupted
+// run's.
 // test-runner: own process (it spawns the CLI and kills it).
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,8 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cliCommand } from '../helpers/cli.js';
-import { startProviderServer } from '../helpers/provider-server.js';
-import { journalSamples, killWhen, openaiRun, recordsUnder, spawnRun, writeTask } from './helpers.js';
+import { startProviderServer, type Protocol } from '../helpers/provider-server.js';
+import {
+  ANTHROPIC_KEY_ENV,
+  anthropicRun,
+  journalSamples,
+  killWhen,
+  openaiRun,
+  recordsUnder,
+  spawnRun,
+  writeTask,
+} from './helpers.js';
 
 const SAMPLES = 24;
 const TURNS = 4;
@@ -25,95 +35,129 @@ const turnOf = (sampleId: string): string => {
   return `${sample}/${Number(turn.replace('turn-', '')) - 1}`;
 };
 
-test(
-  'SIGKILL mid-run of an agent task, then the same command: no turn paid twice, same records',
-  { timeout: 180_000 },
-  async () => {
-    const server = await startProviderServer({
-      latencyMs: 20,
-      script: (ctx) => {
-        const messages: any[] = ctx.body.messages ?? [];
-        const turn = messages.filter((m) => m.role === 'assistant').length;
-        const sample = ctx.sampleId.split(':')[1];
-        if (turn < TURNS - 1)
-          return {
-            toolCalls: [
-              {
-                id: `c${turn}`,
-                name: 'calculator',
-                arguments: `{"expression": "${sample.slice(1)} + ${turn}"}`,
-              },
-            ],
-          };
-        const last = messages.filter((m) => m.role === 'tool').at(-1);
-        return { text: `answer ${last?.content}` };
-      },
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'evalkit-agent-kill-'));
-    try {
-      const task = writeTask(
-        dir,
-        'ak',
-        'name: ak\ndataset: {path: ak.jsonl}\ntools: [{name: calculator, builtin: calculator}]\nscorers: [numeric, {step_count: {max: 3}}]\n',
-        Array.from({ length: SAMPLES }, (_, i) => ({
-          id: `s${i}`,
-          input: `q ${i}`,
-          target: String(i + TURNS - 2),
-        })),
-      );
-      const command = await cliCommand();
-      const start = (out: string) =>
-        spawnRun([...command, ...openaiRun(task, server.openaiBaseUrl, out, ['--concurrency', '4'])]);
+/** The conversation of a request, read the same way for both protocols: the model's turns and the last result. */
+function readConversation(protocol: Protocol, body: any): { turn: number; lastResult: string | undefined } {
+  const messages: any[] = body.messages ?? [];
+  const turn = messages.filter((m) => m.role === 'assistant').length;
+  const results =
+    protocol === 'openai'
+      ? messages.filter((m) => m.role === 'tool').map((m) => m.content)
+      : messages.flatMap((m) =>
+          m.role === 'user' && Array.isArray(m.content)
+            ? m.content.filter((b: any) => b.type === 'tool_result').map((b: any) => b.content)
+            : [],
+        );
+  return { turn, lastResult: results.at(-1) };
+}
 
-      const whole = join(dir, 'whole');
-      assert.equal((await start(whole).done).code, 0);
+for (const protocol of ['openai', 'anthropic'] as const)
+  test(
+    `SIGKILL mid-run of an agent task (${protocol}), then the same command: no turn paid twice, same records`,
+    { timeout: 180_000 },
+    async () => {
+      const server = await startProviderServer({
+        latencyMs: 20,
+        script: (ctx) => {
+          const { turn, lastResult } = readConversation(protocol, ctx.body);
+          const sample = ctx.sampleId.split(':')[1];
+          if (turn < TURNS - 1)
+            return {
+              toolCalls: [
+                {
+                  id: `c${turn}`,
+                  name: 'calculator',
+                  arguments: `{"expression": "${sample.slice(1)} + ${turn}"}`,
+                },
+              ],
+            };
+          return { text: `answer ${lastResult}` };
+        },
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'evalkit-agent-kill-'));
+      try {
+        const task = writeTask(
+          dir,
+          'ak',
+          'name: ak\ndataset: {path: ak.jsonl}\ntools: [{name: calculator, builtin: calculator}]\nscorers: [numeric, {step_count: {max: 3}}]\n',
+          Array.from({ length: SAMPLES }, (_, i) => ({
+            id: `s${i}`,
+            input: `q ${i}`,
+            target: String(i + TURNS - 2),
+          })),
+        );
+        const command = await cliCommand();
+        const runArgs = (out: string) =>
+          protocol === 'openai'
+            ? openaiRun(task, server.openaiBaseUrl, out, ['--concurrency', '4'])
+            : anthropicRun(task, server.anthropicBaseUrl, out, ['--concurrency', '4']);
+        const start = (out: string) => spawnRun([...command, ...runArgs(out)], ANTHROPIC_KEY_ENV);
 
-      const out = join(dir, 'killed');
-      const journal = join(`${out}.journal`, 'ak', 'openai--m.jsonl');
-      const first = server.requests.length;
-      await killWhen(start(out), () => server.requests.length - first >= (SAMPLES * TURNS) / 3);
-      const before = journaledTurns(journal);
-      assert.ok(before.length > 0 && before.length < SAMPLES * TURNS, `journaled ${before.length}`);
-      // Some sample was caught between turns: it has a journaled turn but not its last.
-      const bySample = new Map<string, number>();
-      for (const k of before) bySample.set(k.split('/')[0], (bySample.get(k.split('/')[0]) ?? 0) + 1);
-      assert.ok(
-        [...bySample.values()].some((n) => n < TURNS),
-        'no sample was interrupted mid-trajectory',
-      );
+        const whole = join(dir, 'whole');
+        assert.equal((await start(whole).done).code, 0);
 
-      const resumedFrom = server.requests.length;
-      assert.equal((await start(out).done).code, 0);
-      const again = server.requests.slice(resumedFrom).map((r) => turnOf(r.sampleId));
-      const done = new Set(before);
-      assert.deepEqual(
-        again.filter((k) => done.has(k)),
-        [],
-        'a journaled turn was requested again',
-      );
-      assert.equal(
-        before.length + again.length,
-        SAMPLES * TURNS,
-        'every turn requested exactly once overall',
-      );
+        const out = join(dir, 'killed');
+        const journal = join(
+          `${out}.journal`,
+          'ak',
+          protocol === 'openai' ? 'openai--m.jsonl' : 'anthropic--claude-t.jsonl',
+        );
+        const first = server.requests.length;
+        await killWhen(start(out), () => server.requests.length - first >= (SAMPLES * TURNS) / 3);
+        const before = journaledTurns(journal);
+        assert.ok(before.length > 0 && before.length < SAMPLES * TURNS, `journaled ${before.length}`);
+        // Some sample was caught between turns: it has a journaled turn but not its last.
+        const bySample = new Map<string, number>();
+        for (const k of before) bySample.set(k.split('/')[0], (bySample.get(k.split('/')[0]) ?? 0) + 1);
+        assert.ok(
+          [...bySample.values()].some((n) => n < TURNS),
+          'no sample was interrupted mid-trajectory',
+        );
 
-      const stable = (root: string) =>
-        [...recordsUnder(root).values()][0].rows.map((r) => [
-          r.sample_id,
-          r.evaluation.score,
-          r.metadata.stop_reason,
-          JSON.stringify(
-            r.messages.map((m: any) => [m.role, m.content, m.tool_calls?.map((c: any) => c.arguments_json)]),
-          ),
-        ]);
-      assert.deepEqual(stable(out), stable(whole));
-      assert.ok(stable(out).every((r) => r[2] === 'answered'));
-    } finally {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  },
-);
+        const resumedFrom = server.requests.length;
+        assert.equal((await start(out).done).code, 0);
+        const again = server.requests.slice(resumedFrom);
+        assert.ok(again.every((r) => r.protocol === protocol));
+        const done = new Set(before);
+        assert.deepEqual(
+          again.map((r) => turnOf(r.sampleId)).filter((k) => done.has(k)),
+          [],
+          'a journaled turn was requested again',
+        );
+        assert.equal(
+          before.length + again.length,
+          SAMPLES * TURNS,
+          'every turn requested exactly once overall',
+        );
+
+        const stable = (root: string) =>
+          [...recordsUnder(root).values()][0].rows.map((r) => [
+            r.sample_id,
+            r.evaluation.score,
+            r.metadata.stop_reason,
+            JSON.stringify(
+              r.messages.map((m: any) => [
+                m.role,
+                m.content,
+                m.tool_calls?.map((c: any) => c.arguments_json),
+              ]),
+            ),
+          ]);
+        assert.deepEqual(stable(out), stable(whole));
+        assert.ok(stable(out).every((r) => r[2] === 'answered'));
+        // numeric: each answer is the last sum the tool gave; step_count: four turns are more than three.
+        assert.deepEqual(
+          [...recordsUnder(out).values()][0].rows.map((r) => [r.evaluation_result_id, r.evaluation.score]),
+          Array.from({ length: SAMPLES }, () => [
+            ['ak.numeric', 1],
+            ['ak.step_count', 0],
+          ]).flat(),
+        );
+      } finally {
+        await server.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
 test(
   'Ctrl-C while a command tool runs: the stopped call is not journaled, the resumed run runs it again',

@@ -7,14 +7,22 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { openaiRun, recordsUnder, resultOf, writeTask, type WrittenRecord } from './helpers.js';
+import { openaiRun, recordsUnder, resultOf, writeTask } from './helpers.js';
+import {
+  assertRecordReplay,
+  assertUpstream,
+  callsOf,
+  modelTurns,
+  onlyRecord,
+  WEATHER,
+  writeAgentTask,
+} from './agent-helpers.js';
 import { calculate } from '../../src/run/task/calculator.js';
 import { loadTask } from '../../src/run/task/load.js';
-import { upstreamValidators } from '../convert/sources-helpers.js';
-import { projectRoot, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
+import { projectRoot } from '../helpers/shared.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -32,75 +40,15 @@ const conversation = (body: any): any[] => body.messages ?? [];
 const toolResults = (body: any): any[] => conversation(body).filter((m) => m.role === 'tool');
 const sampleOf = (sampleId: string): string => sampleId.split(':')[1];
 
-const WEATHER = [
-  { arguments: { city: 'Paris' }, result: { temp_c: 18 } },
-  { arguments: { city: 'Oslo' }, result: { temp_c: 4 } },
-];
-
-const TOOLS = `tools:
-  - name: weather
-    description: Current temperature of a city
-    parameters: {type: object, properties: {city: {type: string}}, required: [city], additionalProperties: false}
-    table: weather.jsonl
-  - {name: calculator, builtin: calculator}
-  - {name: submit, builtin: submit}
-`;
-
-function agentTask(
-  name: string,
-  extra = '',
-  rows: object[] = [{ id: 'q1', input: 'go', target: '14' }],
-): string {
-  return writeTask(
-    join(dir, name),
-    name,
-    `name: ${name}\ndataset: {path: ${name}.jsonl}\n${TOOLS}${extra}`,
-    rows,
-    { 'weather.jsonl': WEATHER.map((r) => JSON.stringify(r)).join('\n') + '\n' },
-  );
-}
+const agentTask = (name: string, extra = '', rows?: object[]): string =>
+  writeAgentTask(dir, name, extra, rows);
 
 async function runAgent(task: string, out: string, script: Script, extra: string[] = []) {
   server.setScript(script);
   return cli(openaiRun(task, server.openaiBaseUrl, out, extra));
 }
 
-const only = (out: string): WrittenRecord => {
-  const records = [...recordsUnder(out).values()];
-  assert.equal(records.length, 1);
-  return records[0];
-};
-
-/** What the test reads back from a row's messages: the calls in order and the model's turns. */
-function callsOf(row: any): { name: string; args: any }[] {
-  return row.messages
-    .filter((m: any) => m.role === 'assistant')
-    .flatMap((m: any) =>
-      (m.tool_calls ?? []).map((c: any) => {
-        let args: any = null;
-        try {
-          args = JSON.parse(c.arguments_json);
-        } catch {}
-        return { name: c.name, args };
-      }),
-    );
-}
-/** The record under the upstream EEE 0.3.0 schemas (a visible skip without the reference data). */
-async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {
-  await withReference(
-    t,
-    UPSTREAM_EEE_SCHEMAS,
-    'the upstream EEE 0.3.0 schemas accept the record',
-    async () => {
-      const v = await upstreamValidators();
-      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
-      for (const r of rec.rows)
-        assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
-    },
-  );
-}
-
-const modelTurns = (row: any) => row.messages.filter((m: any) => m.role === 'assistant').length;
+const only = onlyRecord;
 
 test('calculator: the grammar, with errors instead of eval', () => {
   assert.equal(calculate('2 + 3 * 4'), 14);
@@ -206,16 +154,7 @@ test('parallel calls, a bad-JSON call, an unknown tool and refused arguments are
   assert.equal(args.agentic_eval_config.additional_details.max_turns, '10');
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
-  await withReference(
-    t,
-    UPSTREAM_EEE_SCHEMAS,
-    'the upstream EEE 0.3.0 schemas accept the record',
-    async () => {
-      const v = await upstreamValidators();
-      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
-      for (const r of rec.rows) assert.ok(v.instance(r), JSON.stringify(v.instance.errors));
-    },
-  );
+  await assertUpstream(t, rec);
 });
 
 test('a model that never stops hits max_turns; each other limit stops with its own reason', async (t) => {
@@ -740,29 +679,6 @@ test('a model_graded judge of an agent task reads the whole transcript through {
   assert.equal(row.interaction_type, 'agentic');
 });
 
-test('an agent task through the Anthropic provider is refused before anything is sent (not supported yet)', async () => {
-  const task = agentTask('anth', 'scorers: [match]\n');
-  const first = server.requests.length;
-  const r = await cli(
-    [
-      'run',
-      task,
-      '--provider',
-      'anthropic',
-      '--model',
-      'c',
-      '--base-url',
-      server.anthropicBaseUrl,
-      '-o',
-      join(dir, 'anth-out'),
-    ],
-    { env: { ANTHROPIC_API_KEY: 'k' } },
-  );
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /run\.tools-unsupported/);
-  assert.equal(server.requests.length, first);
-});
-
 test('mistakes in tools are named by file:line:column, code and pointer before anything is sent', async () => {
   const cases: [string, RegExp][] = [
     [
@@ -803,65 +719,14 @@ test('mistakes in tools are named by file:line:column, code and pointer before a
   assert.equal(server.requests.length, first);
 });
 
-test('--record keeps whole trajectories; --provider replay gives the same rows offline', async () => {
-  const task = agentTask('rec', 'scorers: [numeric, {tool_sequence: {names: [weather, calculator]}}]\n', [
-    { id: 'a', input: 'paris minus oslo', target: '14' },
-    { id: 'b', input: 'oslo minus paris', target: '-14' },
-  ]);
-  const fixture = join(dir, 'rec.fixture.jsonl');
-  const live = join(dir, 'rec-live');
-  const result = await runAgent(
-    task,
-    live,
-    (ctx) => {
-      const results = toolResults(ctx.body);
-      const sample = sampleOf(ctx.sampleId);
-      if (results.length === 0)
-        return {
-          toolCalls: [
-            { id: 'p', name: 'weather', arguments: '{"city": "Paris"}' },
-            { id: 'o', name: 'weather', arguments: '{"city": "Oslo"}' },
-          ],
-        };
-      if (results.length === 2)
-        return {
-          toolCalls: [
-            {
-              id: 'c',
-              name: 'calculator',
-              arguments: JSON.stringify({ expression: sample === 'a' ? '18 - 4' : '4 - 18' }),
-            },
-          ],
-        };
-      return { text: `It is ${results[2].content}` };
-    },
-    ['--record', fixture],
-  );
-  assert.equal(result.code, 0, result.stderr);
-  const first = server.requests.length;
-  const replayed = join(dir, 'rec-replay');
-  const r = await cli([
-    'run',
-    task,
-    '--provider',
-    'replay',
-    '--replay-from',
-    fixture,
-    '--model',
-    'm',
-    '-o',
-    replayed,
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(server.requests.length, first);
-  const rowsOf = (root: string) =>
-    only(root).rows.map((x: any) => [x.sample_id, x.messages, x.evaluation, x.metadata.stop_reason]);
-  assert.deepEqual(rowsOf(replayed), rowsOf(live));
-  assert.deepEqual(
-    only(replayed).rows.map((x: any) => x.evaluation.score),
-    [1, 1, 1, 1],
-  );
-});
+test('--record keeps whole trajectories; --provider replay gives the same rows offline', () =>
+  assertRecordReplay({
+    dir,
+    server,
+    model: 'm',
+    results: (body) => toolResults(body).map((m: any) => m.content),
+    runLive: runAgent,
+  }));
 
 test("the task's digest (what a journal is resumed under) covers every tool: a command's script and bounds, a table's rows", () => {
   const d = join(dir, 'digest');

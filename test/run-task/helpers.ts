@@ -81,6 +81,24 @@ export const openaiRun = (task: string, baseUrl: string, out: string, extra: str
   ...extra,
 ];
 
+/** `run TASK` against model `claude-t` of an Anthropic Messages API server, writing under `out` (key: ANTHROPIC_KEY_ENV). */
+export const anthropicRun = (task: string, baseUrl: string, out: string, extra: string[] = []): string[] => [
+  'run',
+  task,
+  '--provider',
+  'anthropic',
+  '--model',
+  'claude-t',
+  '--base-url',
+  baseUrl,
+  '-o',
+  out,
+  ...extra,
+];
+
+/** The environment an Anthropic run needs (a key; the local server takes any). */
+export const ANTHROPIC_KEY_ENV = { ANTHROPIC_API_KEY: 'sk-ant-test' };
+
 /** Every file under a folder, concatenated (to search for what must not be written). */
 export function readTree(root: string): string {
   return readdirSync(root, { recursive: true, withFileTypes: true })
@@ -106,11 +124,11 @@ export interface SpawnedRun {
   done: Promise<{ code: number | null; signal: string | null }>;
 }
 
-/** `node ARGV` as its own process (the CLI command and its arguments), from the project root, output ignored. */
-export function spawnRun(argv: string[]): SpawnedRun {
+/** `node ARGV` as its own process (the CLI command and its arguments), from the project root, output ignored; `env` added. */
+export function spawnRun(argv: string[], env: Record<string, string> = {}): SpawnedRun {
   const child = spawn(process.execPath, argv, {
     cwd: projectRoot,
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: 'ignore',
   });
   const done = new Promise<{ code: number | null; signal: string | null }>((resolve) =>

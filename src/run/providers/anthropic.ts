@@ -1,10 +1,74 @@
-/** Anthropic Messages API over the official SDK. */
+/**
+ * Anthropic Messages API over the official SDK, tool use included: the task's tools are sent as `tools`
+ * ({name, description, input_schema}); the reply's `tool_use` blocks become the same tool calls the OpenAI path
+ * gives (`arguments` the JSON text of their `input`), and a turn's tool results go back as one `user` message of
+ * `tool_result` blocks.
+ */
 import Anthropic from '@anthropic-ai/sdk';
-import type { Completion, CompletionRequest, Provider } from './provider.js';
+import type {
+  Completion,
+  CompletionRequest,
+  Provider,
+  ProviderMessage,
+  ProviderToolCall,
+} from './provider.js';
 import { sdkClientOptions, type SdkClientSettings } from './sdk-client.js';
 import { emptyBody, fromSdkError } from './sdk-errors.js';
 
 export type AnthropicProviderOptions = SdkClientSettings;
+
+/** A tool call's JSON text as a tool_use block's input (an object; the API sent one, so this is what it sent). */
+function toolInput(call: ProviderToolCall): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(call.arguments);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // Not JSON: the model's input was no object (its tool result says so); the block still needs one.
+  }
+  return {};
+}
+
+/**
+ * The conversation as Messages API turns: an assistant turn's text then its `tool_use` blocks, and the results that
+ * follow it as one `user` message of `tool_result` blocks in the calls' order (`is_error` on error results).
+ */
+function anthropicMessages(messages: ProviderMessage[]): Anthropic.MessageParam[] {
+  const out: Anthropic.MessageParam[] = [];
+  let results: Anthropic.ToolResultBlockParam[] | undefined;
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      const block: Anthropic.ToolResultBlockParam = {
+        type: 'tool_result',
+        tool_use_id: m.tool_call_id,
+        // An empty text block is refused by the API; a result without content is not.
+        ...(m.content !== '' ? { content: m.content } : {}),
+        ...(m.is_error ? { is_error: true } : {}),
+      };
+      if (results === undefined) {
+        results = [block];
+        out.push({ role: 'user', content: results });
+      } else results.push(block);
+      continue;
+    }
+    results = undefined;
+    if (m.role === 'assistant' && m.tool_calls !== undefined && m.tool_calls.length > 0)
+      out.push({
+        role: 'assistant',
+        content: [
+          ...(m.content !== '' ? [{ type: 'text' as const, text: m.content }] : []),
+          ...m.tool_calls.map((c): Anthropic.ToolUseBlockParam => ({
+            type: 'tool_use',
+            id: c.id,
+            name: c.name,
+            input: toolInput(c),
+          })),
+        ],
+      });
+    else out.push({ role: m.role, content: m.content });
+  }
+  return out;
+}
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const client = new Anthropic(sdkClientOptions(options));
@@ -16,17 +80,19 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
         model: request.model,
         max_tokens: request.maxTokens,
         messages: request.messages
-          ? // Tool use is not sent through this provider yet (an agent task is refused before any call).
-            request.messages.map((m) => ({
-              role: m.role === 'assistant' ? 'assistant' : 'user',
-              content: m.content,
-            }))
+          ? anthropicMessages(request.messages)
           : [{ role: 'user', content: request.user }],
         temperature: request.temperature,
       };
       if (request.system !== null) body.system = request.system;
       if (request.topP !== undefined) body.top_p = request.topP;
       if (request.stop.length > 0) body.stop_sequences = request.stop;
+      if (request.tools !== undefined && request.tools.length > 0)
+        body.tools = request.tools.map((t) => ({
+          name: t.name,
+          ...(t.description !== '' ? { description: t.description } : {}),
+          input_schema: t.parameters as Anthropic.Tool.InputSchema,
+        }));
       let message: Anthropic.Message;
       let httpRequestId: string | null = null;
       try {
@@ -43,8 +109,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
         .filter((block): block is Anthropic.TextBlock => block.type === 'text')
         .map((block) => block.text)
         .join('');
+      // Several tool_use blocks in one reply are parallel calls, kept in the reply's order.
+      const calls: ProviderToolCall[] = message.content
+        .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
+        .map((block) => ({
+          id: block.id,
+          name: block.name,
+          arguments: block.input === undefined ? '' : JSON.stringify(block.input),
+        }));
       return {
         text,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
         finishReason: message.stop_reason ?? null,
         usage: message.usage
           ? {

@@ -32,7 +32,8 @@ export interface ProviderToolCall {
 export type ProviderMessage =
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; tool_calls?: ProviderToolCall[] }
-  | { role: 'tool'; content: string; tool_call_id: string };
+  /** A tool's result; `is_error` when it is an error result (Anthropic's tool_result says so, OpenAI's has no field). */
+  | { role: 'tool'; content: string; tool_call_id: string; is_error?: boolean };
 
 export interface CompletionUsage {
   input_tokens: number | null;

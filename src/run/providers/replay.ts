@@ -12,7 +12,13 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DataError, IoError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
-import { ProviderError, type Completion, type CompletionRequest, type Provider } from './provider.js';
+import {
+  ProviderError,
+  type Completion,
+  type CompletionRequest,
+  type Provider,
+  type ProviderMessage,
+} from './provider.js';
 
 export function replayRequest(request: CompletionRequest): Record<string, unknown> {
   return {
@@ -20,7 +26,9 @@ export function replayRequest(request: CompletionRequest): Record<string, unknow
     system: request.system,
     user: request.user,
     // Only a conversation of more than one message adds its turns, so recordings of single prompts keep their keys.
-    ...(request.messages ? { messages: request.messages } : {}),
+    // A tool result's is_error is left out of the key, so recordings made before it existed keep their keys; an
+    // error result says so in its content (`error: …`), which the key covers.
+    ...(request.messages ? { messages: request.messages.map(withoutErrorFlag) } : {}),
     // Only an agent task's requests carry tools, so other recordings keep their keys.
     ...(request.tools ? { tools: request.tools } : {}),
     temperature: request.temperature,
@@ -30,6 +38,12 @@ export function replayRequest(request: CompletionRequest): Record<string, unknow
     stop: request.stop,
     sample_index: request.sampleIndex,
   };
+}
+
+function withoutErrorFlag(m: ProviderMessage): ProviderMessage {
+  if (m.role !== 'tool' || m.is_error === undefined) return m;
+  const { is_error: _, ...rest } = m;
+  return rest;
 }
 
 export function replayKey(request: CompletionRequest): string {

@@ -121,9 +121,15 @@ export async function agentLoop(deps: AgentDeps): Promise<AgentTrace> {
     turn.results = record.tool_results;
     toolCalls += calls.length;
     elapsedMs += record.tool_ms;
-    calls.forEach((c, i) =>
-      conversation.push({ role: 'tool', content: record.tool_results[i].content, tool_call_id: c.id }),
-    );
+    calls.forEach((c, i) => {
+      const result = record.tool_results[i];
+      conversation.push({
+        role: 'tool',
+        content: result.content,
+        tool_call_id: c.id,
+        ...(result.error !== undefined ? { is_error: true } : {}),
+      });
+    });
     const submitted = record.tool_results.find((r) => r.submitted !== undefined);
     if (submitted !== undefined) return { turns, stop: 'submit', answer: submitted.submitted!, toolCalls };
     if (limits.token_limit !== undefined && tokens >= limits.token_limit)

@@ -7,7 +7,7 @@
  */
 import { randomUUID, createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { DataError, UsageError } from '../../errors.js';
+import { DataError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { withLock } from '../../io/lock.js';
 import { redactUrl } from '../../io/net/redact.js';
@@ -211,11 +211,6 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   const samples = task.samples.slice(0, options.limit ?? task.samples.length);
   const epochs = task.epochs;
   const configKey = taskConfigKey(task, target, judges);
-  if (task.tools !== undefined && target.providerName === 'anthropic')
-    throw new UsageError(
-      'run.tools-unsupported',
-      `task "${task.name}" has tools: agent tasks run through OpenAI-compatible chat completions (--provider openai, openrouter or replay); Anthropic tool use is not supported yet`,
-    );
   const journal = await openJournal<CallRecord | ToolsRecord>(options.journalPath, {
     run_id: randomUUID(),
     config_hash: createHash('sha256').update(canonicalJson(configKey)).digest('hex').slice(0, 16),

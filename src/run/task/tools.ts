@@ -255,7 +255,7 @@ export async function runToolCall(
   }
 }
 
-/** The tools as an OpenAI-compatible request names them. */
+/** The tools as a request names them (each provider sends them in its own wire form). */
 export function toolDeclarations(tools: readonly TaskTool[]) {
   return tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
 }
