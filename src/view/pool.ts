@@ -36,8 +36,12 @@ export interface ReadPool {
   runIdle(use: (store: Store) => Promise<unknown>, options?: { affinity?: string }): Promise<void>;
   /** Requests waiting for a connection now. */
   waiting(): number;
-  /** Closes the extra connections (not the store's own). */
-  close(): void;
+  /**
+   * Closes the extra connections (not the store's own) once the work on every connection has ended: background work
+   * is interrupted, requests still waiting are refused (closing a connection while DuckDB runs a statement on it
+   * deadlocks the thread running it, and the process then never exits).
+   */
+  close(): Promise<void>;
 }
 
 interface Slot {
@@ -101,13 +105,16 @@ export async function openReadPool(
   const slots: Slot[] = [{ store, busy: false }];
   for (let i = 1; i < size; i++) slots.push({ store: await store.connect(), busy: false });
   const lastFor = new Map<string, Slot>();
-  const queue: { take: (slot: Slot) => void; affinity?: string }[] = [];
+  const queue: { take: (slot: Slot) => void; reject: (error: Error) => void; affinity?: string }[] = [];
   const interrupters = new Set<() => void>();
 
+  /** Called when the last busy slot is freed, while the pool closes. */
+  let onIdle: (() => void) | undefined;
   const free = (slot: Slot) => {
     const next = queue.shift();
     if (next) next.take(slot);
     else slot.busy = false;
+    if (onIdle && slots.every((s) => !s.busy)) onIdle();
   };
 
   const acquire = (affinity: string | undefined, signal: AbortSignal | undefined): Promise<Slot> => {
@@ -126,6 +133,10 @@ export async function openReadPool(
         take: (s: Slot) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(s);
+        },
+        reject: (error: Error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
         },
       };
       const onAbort = () => {
@@ -173,7 +184,10 @@ export async function openReadPool(
         free(slot);
       }
     },
-    close() {
+    async close() {
+      for (const entry of queue.splice(0)) entry.reject(new ServerBusy(0));
+      for (const slot of slots) slot.background?.abort();
+      if (slots.some((s) => s.busy)) await new Promise<void>((resolve) => (onIdle = resolve));
       for (const stop of interrupters) stop();
       for (const slot of slots.slice(1)) slot.store.close();
     },

@@ -241,8 +241,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => {
-          pool.close();
-          resolve();
+          void pool.close().then(resolve);
         });
       }),
   };
