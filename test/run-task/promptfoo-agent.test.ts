@@ -35,13 +35,16 @@ const PLANS: Record<string, { name: string; arguments: string }[][]> = {
       { name: 'weather', arguments: '{"city": "Paris"}' },
       { name: 'search_flights', arguments: '{"to": "Paris", "page": 2}' },
     ],
-    [{ name: 'weather', arguments: '{"city": "Oslo"}' }],
+    [{ name: 'weather', arguments: '{"city": "Oslo", "days": [1]}' }],
     [{ name: 'submit', arguments: '{"answer": "go"}' }],
   ],
   Oslo: [[{ name: 'search_flights', arguments: '{"to": "Oslo", "page": 1, "request_id": "r9"}' }]],
   Rome: [],
   // Arguments that are no JSON, then a call of "Weather" (no such tool: an error result, but a recorded call).
-  Lima: [[{ name: 'weather', arguments: '{"city": ' }], [{ name: 'Weather', arguments: '{"city": "Lima"}' }]],
+  Lima: [
+    [{ name: 'weather', arguments: '{"city": ' }],
+    [{ name: 'Weather', arguments: '{"city": "Lima", "days": [1, 2]}' }],
+  ],
 };
 
 const ASSERTS = `
@@ -56,6 +59,7 @@ const ASSERTS = `
     - type: 'trajectory:tool-args-match'
       value: {pattern: 'search_*', mode: exact, args: {to: Oslo, request_id: x}, defaults: {page: 1}, ignore: ['*_ID']}
     - {type: 'trajectory:tool-args-match', value: {name: weather, mode: exact, arguments: {city: Paris}}}
+    - {type: 'trajectory:tool-args-match', value: {pattern: weather, args: {days: [1]}}}
     - {type: 'trajectory:step-count', value: {max: 4}}
     - {type: 'trajectory:step-count', value: {type: message, min: 2}}
     - {type: 'not-trajectory:step-count', value: {type: tool, pattern: 'WEATHER', min: 2}}
@@ -76,7 +80,7 @@ providers:
           function:
             name: weather
             description: Current temperature of a city
-            parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+            parameters: {type: object, properties: {city: {type: string}, days: {type: array}}, required: [city]}
         - type: function
           function:
             name: search_flights
@@ -302,4 +306,93 @@ test("a promptfoo agent config: every trajectory assertion by promptfoo's rules,
   for (const [name, v] of values) assert.ok(v.some((x) => x > 0) && v.some((x) => x < 1), `${name}: ${v}`);
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+});
+
+test('what evalkit cannot run in a promptfoo agent config is refused with its code before any request', async () => {
+  const url = server.openaiBaseUrl;
+  const base = parse(CONFIG(url));
+  const variant = (edit: (c: any) => void): string => {
+    const c = structuredClone(base);
+    c.defaultTest.assert = [{ type: 'trajectory:tool-used', value: 'weather' }];
+    edit(c);
+    return JSON.stringify(c);
+  };
+  const cfg = (c: any) => c.providers[0].config;
+  const cases: [string, string, RegExp][] = [
+    [
+      'no tools',
+      variant((c) => (c.providers[0].config = { apiBaseUrl: url })),
+      /promptfoo\.trajectory-without-tools/,
+    ],
+    [
+      'no runner',
+      variant((c) => delete cfg(c).evalkit.tools.weather),
+      /promptfoo\.tool-runner.*"weather" has no runner/,
+    ],
+    [
+      'runner of an undeclared tool',
+      variant((c) => (cfg(c).evalkit.tools.lookup = { table: 'weather.jsonl' })),
+      /promptfoo\.tool-runner.*lookup/,
+    ],
+    [
+      'another kind of tool',
+      variant((c) => cfg(c).tools.push({ type: 'code_interpreter' })),
+      /promptfoo\.tool-type.*code_interpreter/,
+    ],
+    [
+      'JavaScript callbacks',
+      variant((c) => (cfg(c).functionToolCallbacks = { weather: 'async (args) => 1' })),
+      /promptfoo\.tool-callbacks/,
+    ],
+    [
+      'tools on an Anthropic provider',
+      variant((c) => (c.providers[0].id = 'anthropic:messages:claude')),
+      /promptfoo\.tools-provider/,
+    ],
+    [
+      'a runner the task schema refuses',
+      variant((c) => (cfg(c).evalkit.tools.weather = { table: 'weather.jsonl', timeout_ms: 0 })),
+      /promptfoo\.tool-spec.*tool "weather"/,
+    ],
+    [
+      'limits the task schema refuses',
+      variant((c) => (cfg(c).evalkit.limits = { max_turns: 0 })),
+      /promptfoo\.tool-spec.*config\.evalkit\.limits/,
+    ],
+    [
+      'a table outside the folder',
+      variant((c) => (cfg(c).evalkit.tools.weather = { table: '../elsewhere.jsonl' })),
+      /task\.file-outside/,
+    ],
+    [
+      'a mode promptfoo does not have',
+      variant(
+        (c) =>
+          (c.defaultTest.assert = [
+            { type: 'trajectory:tool-sequence', value: { mode: 'any_order', steps: ['weather'] } },
+          ]),
+      ),
+      /promptfoo\.assert-value.*mode is in_order or exact/,
+    ],
+    [
+      'step-count without min or max',
+      variant((c) => (c.defaultTest.assert = [{ type: 'trajectory:step-count', value: { type: 'tool' } }])),
+      /promptfoo\.assert-value.*min or max/,
+    ],
+    [
+      'tool-call-f1 with nothing expected',
+      variant((c) => (c.defaultTest.assert = [{ type: 'tool-call-f1', value: ' , ' }])),
+      /promptfoo\.assert-value.*at least one/,
+    ],
+  ];
+  for (const [name, text, code] of cases) {
+    const config = writeConfig(`bad-${cases.findIndex((c) => c[0] === name)}`, text);
+    const before = server.requests.length;
+    const result = await cli(['run', config, '-o', join(dir, 'bad-out')], { env: ENV });
+    // A usage the config cannot have exits 2, a value it cannot hold 1: never 0, never a crash.
+    assert.ok(result.code === 1 || result.code === 2, `${name}: exit ${result.code}: ${result.stderr}`);
+    assert.match(result.stderr, code, name);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, `${name}: no stack trace`);
+    assert.equal(server.requests.length, before, `${name}: nothing sent`);
+  }
 });
