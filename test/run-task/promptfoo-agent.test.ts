@@ -12,6 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
+import { loadPromptfooConfig } from '../../src/run/task/promptfoo.js';
 import { recordsUnder } from './helpers.js';
 
 let server: ProviderServer;
@@ -365,6 +366,16 @@ test('what evalkit cannot run in a promptfoo agent config is refused with its co
       /task\.file-outside/,
     ],
     [
+      'a tools file outside the folder',
+      variant((c) => (cfg(c).tools = 'file://../tools.yaml')),
+      /promptfoo\.file-outside/,
+    ],
+    [
+      'a tools file that is no list',
+      variant((c) => (cfg(c).tools = 'file://weather.jsonl')),
+      /promptfoo\.tool-type/,
+    ],
+    [
       'a mode promptfoo does not have',
       variant(
         (c) =>
@@ -395,4 +406,44 @@ test('what evalkit cannot run in a promptfoo agent config is refused with its co
     assert.doesNotMatch(result.stderr, /\n\s+at /, `${name}: no stack trace`);
     assert.equal(server.requests.length, before, `${name}: nothing sent`);
   }
+});
+
+test("tools from a file:// list; the tools and their tables are part of the task's digest (a journal under others is refused)", async () => {
+  const text = (tools: string) =>
+    JSON.stringify({
+      prompts: ['Plan a trip to {{city}}'],
+      providers: [
+        {
+          id: 'openai:chat:agent',
+          config: {
+            apiBaseUrl: server.openaiBaseUrl,
+            tools,
+            evalkit: { tools: { weather: { table: 'weather.jsonl' }, submit: { builtin: 'submit' } } },
+          },
+        },
+      ],
+      tests: [{ vars: { city: 'Paris' }, assert: [{ type: 'trajectory:tool-used', value: 'weather' }] }],
+    });
+  const config = writeConfig('from-file', text('file://tools.yaml'));
+  const d = join(dir, 'from-file');
+  writeFileSync(
+    join(d, 'tools.yaml'),
+    '- {type: function, function: {name: weather, parameters: {type: object, properties: {city: {type: string}}}}}\n',
+  );
+  server.setScript(agentScript);
+  const before = server.requests.length;
+  const result = await cli(['run', config, '-o', join(d, 'out')], { env: ENV });
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(
+    server.requests[before].body.tools.map((t: any) => t.function.name),
+    ['weather', 'submit'],
+  );
+  const digest = () => loadPromptfooConfig(config, parse(text('file://tools.yaml')))[0].task.digest;
+  const first = digest();
+  assert.equal(digest(), first);
+  writeFileSync(
+    join(d, 'weather.jsonl'),
+    JSON.stringify({ arguments: { city: 'Paris' }, result: 'warm' }) + '\n',
+  );
+  assert.notEqual(digest(), first);
 });

@@ -3,7 +3,8 @@
  * (its `config` decides the decoding), whose samples are every test × prompt with the same ids under every provider,
  * so they pair. Each sample carries its prompt rendered with the test's vars and its own scorers (the test's
  * assertions, defaultTest's first, and the test's pass). Every unsupported assertion type is refused, named with its
- * test, before anything is sent.
+ * test, before anything is sent. A provider whose config declares tools is an agent (promptfoo-tools.ts), scored
+ * also by promptfoo's trajectory assertions (promptfoo-trajectory.ts).
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname, extname, resolve } from 'node:path';
