@@ -3,6 +3,7 @@
  * scorer whose value is the assertion's score (1 or 0, llm-rubric's grader score) and whose `extracted` says whether
  * it passed (`pass` or `fail`); `not-X` inverts X. The test's pass is one more scorer, derived from the others by
  * promptfoo's rule: with a test threshold, the weighted mean score ≥ the threshold; else every assertion passes.
+ * The trajectory assertions (promptfoo-trajectory.ts) read an agent sample's recorded tool calls.
  */
 import { DataError } from '../../errors.js';
 import { boundedRegExp, type BoundedRegExp } from '../../io/bounded-regex.js';
