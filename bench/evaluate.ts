@@ -19,10 +19,20 @@ const gc = runInNewContext('gc') as () => void;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 
-export async function startServer(latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(
+  latencyMs: number,
+  extra: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(root, 'test/helpers/provider-server.ts'), '--latency', String(latencyMs)],
+    [
+      '--import',
+      'tsx',
+      join(root, 'test/helpers/provider-server.ts'),
+      '--latency',
+      String(latencyMs),
+      ...extra,
+    ],
     {
       cwd: root,
       stdio: ['pipe', 'pipe', 'inherit'], // the server exits when this stdin closes, even if we are killed

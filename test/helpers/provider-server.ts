@@ -341,16 +341,32 @@ export async function startProviderServer(
   };
 }
 
-// Standalone: `node --import tsx test/helpers/provider-server.ts --latency 50 --port 0`.
+/**
+ * An agent that takes `turns` model turns: it calls the calculator on each turn until the conversation holds
+ * `turns - 1` tool results, then answers GOOD (the bench's agent, `--agent-turns N` standalone).
+ */
+export const agentTurns =
+  (turns: number): Script =>
+  (ctx) => {
+    const results = (ctx.body?.messages ?? []).filter((m: any) => m.role === 'tool').length;
+    if (results >= turns - 1) return { text: 'GOOD' };
+    return {
+      toolCalls: [{ id: `c${results}`, name: 'calculator', arguments: `{"expression": "${results} + 1"}` }],
+    };
+  };
+
+// Standalone: `node --import tsx test/helpers/provider-server.ts --latency 50 --port 0 [--agent-turns N]`.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const arg = (name: string): string | undefined => {
     const i = process.argv.indexOf(name);
     return i >= 0 ? process.argv[i + 1] : undefined;
   };
+  const turns = arg('--agent-turns');
   const server = await startProviderServer({
     latencyMs: Number(arg('--latency') ?? 0),
     port: Number(arg('--port') ?? 0),
     log: false,
+    ...(turns !== undefined ? { script: agentTurns(Number(turns)) } : {}),
   });
   process.stdout.write(`listening ${new URL(server.url).port}\n`);
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

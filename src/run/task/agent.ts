@@ -140,10 +140,10 @@ export async function agentLoop(deps: AgentDeps): Promise<AgentTrace> {
 
 /** The tool calls and turns of a trace, as the trajectory scorers read them. */
 export function trajectoryOf(trace: AgentTrace): Trajectory {
-  const calls = trace.turns.flatMap((t) =>
+  const calls = trace.turns.flatMap((t, turn) =>
     (t.call.tool_calls ?? []).map((c: ProviderToolCall) => {
       const args = parseArguments(c.arguments);
-      return { name: c.name, arguments: args.ok ? args.value : null };
+      return { name: c.name, turn, arguments: args.ok ? args.value : null };
     }),
   );
   return { calls, turns: trace.turns.filter((t) => t.call.error === undefined).length };

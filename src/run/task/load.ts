@@ -21,7 +21,7 @@ import { explainSchemaErrors } from '../../validate/schema-errors.js';
 import { scorerDefinition } from './scorers.js';
 import { buildMessages } from './prompt.js';
 import { compileTools, taskLimits } from './tools.js';
-import type { Row, Task, TaskSample, TaskScorer } from './types.js';
+import type { Row, Task, TaskLimits, TaskSample, TaskScorer, TaskTool } from './types.js';
 
 interface Located {
   value: unknown;
@@ -345,29 +345,30 @@ export function taskDigest(task: Task): string {
         reducer: task.reducer,
         generation: task.generation,
         // Only an agent task adds its tools and limits, so the digests (and journals) of other tasks stay as they were.
-        ...(task.tools !== undefined
-          ? {
-              tools: task.tools.map((t) => ({
-                name: t.name,
-                description: t.description,
-                parameters: t.parameters,
-                kind: t.kind,
-                ...(t.command
-                  ? {
-                      command: t.command.source,
-                      sha256: t.command.sha256,
-                      timeout_ms: t.command.timeoutMs,
-                      max_output_bytes: t.command.maxOutputBytes,
-                    }
-                  : {}),
-                ...(t.table
-                  ? { table: [...t.table.results].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) }
-                  : {}),
-              })),
-              limits: task.limits ?? null,
-            }
-          : {}),
+        ...(task.tools !== undefined ? agentDigestFacts(task.tools, task.limits) : {}),
       }),
     )
     .digest('hex');
+}
+
+/** What decides an agent's calls beyond its prompts: every tool (a command's script and bounds, a table's rows), the limits. */
+export function agentDigestFacts(tools: TaskTool[], limits: TaskLimits | undefined): Record<string, unknown> {
+  return {
+    tools: tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      kind: t.kind,
+      ...(t.command
+        ? {
+            command: t.command.source,
+            sha256: t.command.sha256,
+            timeout_ms: t.command.timeoutMs,
+            max_output_bytes: t.command.maxOutputBytes,
+          }
+        : {}),
+      ...(t.table ? { table: [...t.table.results].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) } : {}),
+    })),
+    limits: limits ?? null,
+  };
 }

@@ -3,10 +3,12 @@
  * scorer whose value is the assertion's score (1 or 0, llm-rubric's grader score) and whose `extracted` says whether
  * it passed (`pass` or `fail`); `not-X` inverts X. The test's pass is one more scorer, derived from the others by
  * promptfoo's rule: with a test threshold, the weighted mean score ≥ the threshold; else every assertion passes.
+ * The trajectory assertions (promptfoo-trajectory.ts) read an agent sample's recorded tool calls.
  */
 import { DataError } from '../../errors.js';
 import { boundedRegExp, type BoundedRegExp } from '../../io/bounded-regex.js';
 import { compileUserSchema, jsonValuesIn, parseAnswerJson } from './json-answer.js';
+import { compileTrajectoryAssertion, TRAJECTORY_ASSERTIONS } from './promptfoo-trajectory.js';
 import type { ChatMessage, DerivedScorer, JudgeScorer, LocalScorer, Score, TaskScorer } from './types.js';
 
 export interface Assertion {
@@ -152,8 +154,21 @@ export function rubricVerdict(reply: string, threshold: number | undefined, nega
   return verdict(pass, score);
 }
 
-/** The types evalkit runs (each also as `not-X`). */
-export const SUPPORTED_ASSERTIONS = [...Object.keys(CHECKS), 'llm-rubric'];
+/** The types evalkit runs (each also as `not-X`); the trajectory ones need a provider with tools. */
+export const SUPPORTED_ASSERTIONS = [...Object.keys(CHECKS), 'llm-rubric', ...TRAJECTORY_ASSERTIONS];
+
+export const isTrajectoryAssertion = (type: string): boolean =>
+  TRAJECTORY_ASSERTIONS.includes(type.replace(/^not-/, ''));
+
+/** A value with the test's vars filled into each string of it (promptfoo renders a structured value too). */
+const renderDeep = (value: unknown, render: (s: string) => string): unknown =>
+  typeof value === 'string'
+    ? render(value)
+    : Array.isArray(value)
+      ? value.map((v) => renderDeep(v, render))
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderDeep(v, render)]))
+        : value;
 
 export const isSupported = (type: string): boolean =>
   SUPPORTED_ASSERTIONS.includes(type.replace(/^not-/, ''));
@@ -173,6 +188,18 @@ export function compileAssertion(
   const value = typeof a.value === 'string' ? render(a.value) : a.value;
   const weight = a.weight ?? 1;
   const details: Record<string, string> = { assertion: a.type };
+  if (TRAJECTORY_ASSERTIONS.includes(base)) {
+    const scorer = compileTrajectoryAssertion(
+      base,
+      renderDeep(a.value, render),
+      negate,
+      a.threshold,
+      name,
+      where,
+      details,
+    );
+    return { scorer, weight };
+  }
   if (base === 'llm-rubric') {
     const rubric = text(value, where);
     const scorer: JudgeScorer = {

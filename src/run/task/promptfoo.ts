@@ -3,7 +3,8 @@
  * (its `config` decides the decoding), whose samples are every test × prompt with the same ids under every provider,
  * so they pair. Each sample carries its prompt rendered with the test's vars and its own scorers (the test's
  * assertions, defaultTest's first, and the test's pass). Every unsupported assertion type is refused, named with its
- * test, before anything is sent.
+ * test, before anything is sent. A provider whose config declares tools is an agent (promptfoo-tools.ts), scored
+ * also by promptfoo's trajectory assertions (promptfoo-trajectory.ts).
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname, extname, resolve } from 'node:path';
@@ -14,8 +15,15 @@ import { confinedPath } from '../../io/confined-path.js';
 import { isObject } from '../../io/json-value.js';
 import { parseStrictJson } from '../../io/strict-json.js';
 import type { ProviderName } from '../setup.js';
-import { compileAssertion, isSupported, passScorer, type Assertion } from './promptfoo-asserts.js';
-import { readText } from './load.js';
+import {
+  compileAssertion,
+  isSupported,
+  isTrajectoryAssertion,
+  passScorer,
+  type Assertion,
+} from './promptfoo-asserts.js';
+import { providerAgent } from './promptfoo-tools.js';
+import { agentDigestFacts, readDataset, readText } from './load.js';
 import { renderTemplate } from './template.js';
 import type { ChatMessage, JudgeSpec, Task, TaskSample, TaskScorer } from './types.js';
 
@@ -325,10 +333,25 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
     });
   });
 
+  const trajectory = tests.flatMap((t) =>
+    t.assert.filter((a) => isTrajectoryAssertion(a.type)).map((a) => `${t.where}: ${a.type}`),
+  );
   return providers.map((p, i) => {
     const where = `${path}: providers[${i}]`;
     const { providerName, model } = providerOf(p.id, where);
     const c = p.config;
+    const agent = providerAgent(c, {
+      dir,
+      where,
+      providerName,
+      readRef: (ref, what) => readData(configFile(dir, ref, `${where} ${what}`), `${what} file`),
+      readRows: readDataset,
+    });
+    if (agent === undefined && trajectory.length > 0)
+      throw new UsageError(
+        'promptfoo.trajectory-without-tools',
+        `${where}: provider "${p.id}" has no tools (config.tools), so there is no trajectory for these assertions:\n  ${trajectory.join('\n  ')}`,
+      );
     const task: Task = {
       name,
       ...(typeof config.description === 'string' ? { description: config.description } : {}),
@@ -344,10 +367,19 @@ export function loadPromptfooConfig(configPath: string, value: unknown): Promptf
         max_tokens: typeof c.max_tokens === 'number' ? c.max_tokens : 256,
         stop: [],
       },
+      ...(agent !== undefined ? { tools: agent.tools, limits: agent.limits } : {}),
       digest: '',
     };
     task.digest = createHash('sha256')
-      .update(canonicalJson({ prompts, tests, generation: task.generation }))
+      .update(
+        canonicalJson({
+          prompts,
+          tests,
+          generation: task.generation,
+          // Only a provider with tools adds them, so the digests (and journals) of other configs stay as they were.
+          ...(agent !== undefined ? agentDigestFacts(agent.tools, agent.limits) : {}),
+        }),
+      )
       .digest('hex');
     return {
       task,

@@ -75,11 +75,24 @@ function need(options: Options, key: string, type: string, context: { where: str
     );
 }
 
-/** Is `wanted` a subsequence of `seen` (in order, gaps allowed)? */
-function inOrder(seen: string[], wanted: string[]): boolean {
+/** Is `wanted` a subsequence of `seen` (in order, gaps allowed; each wanted taken by its first fit)? */
+export function inOrder<S, W>(
+  seen: readonly S[],
+  wanted: readonly W[],
+  fits: (s: S, w: W) => boolean = (s, w) => (s as unknown) === w,
+): boolean {
   let i = 0;
-  for (const name of seen) if (i < wanted.length && name === wanted[i]) i++;
+  for (const s of seen) if (i < wanted.length && fits(s, wanted[i])) i++;
   return i === wanted.length;
+}
+
+/** F1 of a set of called names against an expected set (0 when they share none). */
+export function f1Score(called: ReadonlySet<string>, expected: ReadonlySet<string>): number {
+  const hits = [...called].filter((n) => expected.has(n)).length;
+  if (hits === 0) return 0;
+  const precision = hits / called.size;
+  const recall = hits / expected.size;
+  return (2 * precision * recall) / (precision + recall);
 }
 
 /** Does `seen` hold every name of `wanted`, each as often as listed? */
@@ -187,11 +200,7 @@ export const TRAJECTORY_SCORERS: readonly TrajectoryScorerDefinition[] = [
         const called = new Set(t.calls.map((c) => c.name));
         const extracted = JSON.stringify([...called]);
         if (called.size === 0 && expected.size === 0) return { value: 1, extracted };
-        const hits = [...called].filter((n) => expected.has(n)).length;
-        if (hits === 0) return { value: 0, extracted };
-        const precision = hits / called.size;
-        const recall = hits / expected.size;
-        return { value: (2 * precision * recall) / (precision + recall), extracted };
+        return { value: f1Score(called, expected), extracted };
       });
     },
   },

@@ -71,6 +71,8 @@ export interface Score {
 /** One tool call of a recorded trajectory: the tool's name and its arguments (null when they were no JSON object). */
 export interface TrajectoryCall {
   name: string;
+  /** The model turn (0-based) that made the call. */
+  turn: number;
   arguments: Record<string, unknown> | null;
 }
 
