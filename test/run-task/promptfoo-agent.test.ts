@@ -261,8 +261,13 @@ test("a promptfoo agent config: every trajectory assertion by promptfoo's rules,
   );
   assert.equal(sent.length, 3 + 2 + 1 + 3); // Paris ends with submit, Rome answers at once
 
+  await checkTrajectoryScores(out, CONFIG(server.openaiBaseUrl));
+});
+
+/** Each row's scores are those promptfoo's rules give on the row's recorded messages; the record validates. */
+async function checkTrajectoryScores(out: string, configText: string): Promise<void> {
   const [record] = [...recordsUnder(out).values()];
-  const cfg = parse(CONFIG(server.openaiBaseUrl));
+  const cfg = parse(configText);
   const asserts: any[] = cfg.defaultTest.assert;
   const byName = new Map<string, any>();
   const seen = new Map<string, number>();
@@ -307,6 +312,53 @@ test("a promptfoo agent config: every trajectory assertion by promptfoo's rules,
   for (const [name, v] of values) assert.ok(v.some((x) => x > 0) && v.some((x) => x < 1), `${name}: ${v}`);
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+}
+
+test("an anthropic: provider with tools in Anthropic's shape runs the same agents through the Messages API", async () => {
+  // The Messages API sends a call's input as JSON: Lima's arguments that are no JSON come as an input that is a
+  // string (not an object), which the tool's schema refuses as well.
+  server.setScript((ctx) => {
+    const reply: any = agentScript(ctx);
+    const input = (text: string): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return text;
+      }
+    };
+    return reply.toolCalls
+      ? { toolCalls: reply.toolCalls.map((c: any) => ({ ...c, input: input(c.arguments) })) }
+      : reply;
+  });
+  const openai = parse(CONFIG(server.openaiBaseUrl));
+  const provider = openai.providers[0];
+  provider.id = 'anthropic:messages:agent';
+  provider.config.apiBaseUrl = server.anthropicBaseUrl;
+  provider.config.tools = provider.config.tools.map((t: any) => ({
+    name: t.function.name,
+    description: t.function.description,
+    input_schema: t.function.parameters,
+  }));
+  const text = JSON.stringify(openai);
+  const config = writeConfig('agent-anthropic', text);
+  const out = join(dir, 'agent-anthropic-out');
+  const before = server.requests.length;
+  const result = await cli(['run', config, '-o', out, '--format', 'json'], {
+    env: { ANTHROPIC_API_KEY: 'sk-ant-test' },
+  });
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  const sent = server.requests.slice(before);
+  assert.ok(sent.every((r) => r.protocol === 'anthropic'));
+  assert.deepEqual(
+    sent[0].body.tools.map((t: any) => [t.name, Object.keys(t.input_schema.properties ?? {})]),
+    [
+      ['weather', ['city', 'days']],
+      ['search_flights', ['to', 'page', 'request_id']],
+      ['submit', ['answer']],
+    ],
+  );
+  assert.equal(sent.length, 3 + 2 + 1 + 3);
+  await checkTrajectoryScores(out, text);
 });
 
 test('what evalkit cannot run in a promptfoo agent config is refused with its code before any request', async () => {
@@ -344,11 +396,6 @@ test('what evalkit cannot run in a promptfoo agent config is refused with its co
       'JavaScript callbacks',
       variant((c) => (cfg(c).functionToolCallbacks = { weather: 'async (args) => 1' })),
       /promptfoo\.tool-callbacks/,
-    ],
-    [
-      'tools on an Anthropic provider',
-      variant((c) => (c.providers[0].id = 'anthropic:messages:claude')),
-      /promptfoo\.tools-provider/,
     ],
     [
       'a runner the task schema refuses',

@@ -1,12 +1,12 @@
 /**
  * A promptfoo provider's tools as an agent task's tools. promptfoo declares them in the provider's `config.tools` as
- * OpenAI function tools (`{type: function, function: {name, description, parameters}}`, or a `file://` list of
- * them); how evalkit runs each is said beside them in `config.evalkit.tools` (the task file's runners: `table`,
+ * OpenAI function tools (`{type: function, function: {name, description, parameters}}`) or, for an `anthropic:`
+ * provider, in Anthropic's shape (`{name, description, input_schema}`), or as a `file://` list of them; how evalkit runs each is said beside them in `config.evalkit.tools` (the task file's runners: `table`,
  * `command`, `builtin`), and the loop's limits in `config.evalkit.limits`. Both are checked against the task file's
  * own schema, then compiled by the task file's tool compiler, so a promptfoo agent runs exactly as a task file's
  * does. What evalkit cannot run is refused, with a code, before anything is sent: another kind of tool
  * (`promptfoo.tool-type`), JavaScript callbacks (`promptfoo.tool-callbacks`), a declared tool without a runner
- * (`promptfoo.tool-runner`), tools on an Anthropic provider (`promptfoo.tools-provider`).
+ * (`promptfoo.tool-runner`).
  */
 import { DataError, UsageError } from '../../errors.js';
 import { isObject } from '../../io/json-value.js';
@@ -70,11 +70,6 @@ export function providerAgent(config: Obj, ctx: ProviderToolsContext): ProviderA
       );
     return undefined;
   }
-  if (ctx.providerName === 'anthropic')
-    throw new UsageError(
-      'promptfoo.tools-provider',
-      `${where}: a provider with tools runs through OpenAI-compatible chat completions (openai:chat:M); Anthropic tool use is not supported yet`,
-    );
   const runners = own?.tools ?? {};
   if (!isObject(runners))
     throw new DataError(
@@ -120,11 +115,23 @@ function declaredTools(value: unknown, ctx: ProviderToolsContext): ({ name: stri
       `${ctx.where}: config.tools is a list of {type: function, function: {name, description, parameters}} (or a file:// path to one)`,
     );
   return list.map((t, i) => {
+    // Anthropic's shape, as promptfoo's anthropic provider takes it: {name, description, input_schema}.
+    if (
+      isObject(t) &&
+      (t.type === undefined || t.type === 'custom') &&
+      typeof t.name === 'string' &&
+      isObject(t.input_schema)
+    )
+      return {
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        parameters: t.input_schema,
+      };
     const fn = isObject(t) ? t.function : undefined;
     if (!isObject(t) || t.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string')
       throw new UsageError(
         'promptfoo.tool-type',
-        `${ctx.where}: config.tools[${i}]${isObject(t) && typeof t.type === 'string' ? ` (type ${t.type})` : ''} is not an OpenAI function tool {type: function, function: {name, …}}; evalkit runs function tools only`,
+        `${ctx.where}: config.tools[${i}]${isObject(t) && typeof t.type === 'string' ? ` (type ${t.type})` : ''} is not a function tool ({type: function, function: {name, …}}, or Anthropic's {name, input_schema}); evalkit runs function tools only`,
       );
     return {
       name: fn.name as string,
