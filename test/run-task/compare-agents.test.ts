@@ -12,6 +12,7 @@ import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
 import { recordsUnder, writeTask, type WrittenRecord } from './helpers.js';
 import { pairedTTest } from '../../src/metrics/stats/paired.js';
+import type { Comparison } from '../../src/store/compare.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -109,23 +110,6 @@ const agents: Script = (ctx) => {
   if (turn < plan.length) return { toolCalls: plan[turn]! };
   return { text: String(TEMPS[a]! - TEMPS[b]! + (ctx.body.model === 'careful' ? 0 : 1)) };
 };
-
-interface Comparison {
-  benchmark: string;
-  metric: string;
-  paired: boolean;
-  reason: string | null;
-  n_paired: number;
-  n_unpaired_a: number;
-  n_unpaired_b: number;
-  mean_a: number;
-  mean_b: number;
-  difference: number;
-  se: number | null;
-  p_value: number | null;
-  test: string;
-  mcnemar: { a_only: number; b_only: number; p_value: number } | null;
-}
 
 /** A record's value of a metric for each sample (the row's score, by the sample it was drawn from). */
 function valuesOf(rec: WrittenRecord, metric: string): Map<string, number> {
