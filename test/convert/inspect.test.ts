@@ -235,6 +235,28 @@ test(
 // A generated .eval: deflate and zstd members, 2 epochs, 2 scorers, tools, an error, a lost score.
 
 const sampleMessages = (id: number, epoch: number): Obj[] => {
+  if (id === 3 && epoch === 1)
+    // A call that failed: Inspect leaves the result empty and says why in its error.
+    return [
+      { role: 'user', content: 'list files' },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [
+          { id: 'c1', function: 'bash', arguments: { cmd: 'ls' } },
+          { id: 'c2', function: 'bash', arguments: { cmd: 'sleep 99' } },
+        ],
+      },
+      { role: 'tool', content: 'a\nb', tool_call_id: 'c1', function: 'bash', error: null },
+      {
+        role: 'tool',
+        content: '',
+        tool_call_id: 'c2',
+        function: 'bash',
+        error: { type: 'timeout', message: 'Command timed out before completing.' },
+      },
+      { role: 'assistant', content: 'a and b' },
+    ];
   if (id === 3)
     return [
       { role: 'user', content: 'list files' },
@@ -447,6 +469,18 @@ test('a generated .eval (deflate + zstd members, epochs, two scorers, tools, an 
     ]);
     assert.deepEqual(agentic.messages[2].tool_call_id, ['c1']);
     assert.equal(agentic.messages[3].reasoning_trace, 'two files');
+    assert.equal(agentic.messages[2].error, undefined, 'a result without an error has none');
+    // A failed call's result keeps Inspect's error (type: message), as evalkit run's rows keep theirs.
+    const failed = row('3#epoch1@match/accuracy');
+    assert.equal(failed.evaluation.tool_calls_count, 2);
+    assert.deepEqual(failed.messages[2].error, undefined);
+    assert.deepEqual(failed.messages[3], {
+      turn_idx: 3,
+      role: 'tool',
+      content: '',
+      tool_call_id: ['c2'],
+      error: 'timeout: Command timed out before completing.',
+    });
     assert.deepEqual(agentic.input.reference, ['a', 'b']);
     assert.equal(row('2#epoch2@judge/mean'), undefined, 'an unscored sample is no row, never a wrong 0');
     assert.equal(row('2#epoch2@match/accuracy').error, 'grader timed out');

@@ -252,6 +252,12 @@ function convertMessages(list: unknown): ConvertedMessages {
       toolCalls += (out.tool_calls as unknown[]).length;
     }
     if (typeof m.tool_call_id === 'string') out.tool_call_id = [m.tool_call_id];
+    // A failed call's result: Inspect's ToolCallError {type, message} as `type: message`, where evalkit run's rows
+    // keep their error code.
+    if (role === 'tool' && isObj(m.error)) {
+      const parts = [m.error.type, m.error.message].filter((p) => typeof p === 'string' && p !== '');
+      out.error = parts.length > 0 ? parts.join(': ') : detailString(m.error);
+    }
     if (role === 'assistant') (assistantTurns++, (lastAssistant = turn));
     if (role === 'user') userTurns++;
     messages.push(out);

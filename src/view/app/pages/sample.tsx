@@ -3,52 +3,19 @@ import { href } from '../route.js';
 import { fmt, Fields, Json, Show, TextBlock, useApi } from '../ui.js';
 import type { SampleDetail } from '../../shared/types.js';
 import { PromptBlock } from '../messages.js';
+import { LongText, Transcript } from '../transcript.js';
+import { outcomeOf, text, type Message } from '../transcript-model.js';
+import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
 
-interface Message {
-  turn_idx?: number;
-  role?: string;
-  content?: unknown;
-  reasoning_trace?: unknown;
-  tool_calls?: { id?: string; name?: string; arguments?: unknown }[] | null;
-  tool_call_id?: unknown;
-}
-
-const asText = (v: unknown): string | null =>
-  v === null || v === undefined
-    ? null
-    : typeof v === 'string'
-      ? v
-      : Array.isArray(v) && v.every((x) => typeof x === 'string')
-        ? v.join('\n')
-        : JSON.stringify(v, null, 2);
-
-function Transcript(props: { messages: Message[] }) {
+/** A <details> whose content is rendered only once opened (the whole row's JSON can be megabytes). */
+function LazyDetails(props: { summary: string; children: () => ComponentChildren }) {
+  const [open, setOpen] = useState(false);
   return (
-    <ol class="transcript" data-testid="transcript">
-      {props.messages.map((m) => (
-        <li class={`message role-${String(m.role ?? 'unknown').replace(/[^a-z_]/gi, '')}`}>
-          <div class="message-head">
-            <strong>{String(m.role ?? '?')}</strong>
-            {m.turn_idx !== undefined ? <span class="muted"> · turn {m.turn_idx}</span> : null}
-            {m.tool_call_id ? <span class="muted"> · answers {asText(m.tool_call_id)}</span> : null}
-          </div>
-          {m.content !== null && m.content !== undefined ? <TextBlock text={asText(m.content)} /> : null}
-          {m.reasoning_trace ? (
-            <details>
-              <summary>reasoning</summary>
-              <TextBlock text={asText(m.reasoning_trace)} />
-            </details>
-          ) : null}
-          {(m.tool_calls ?? []).map((call) => (
-            <div class="tool-call">
-              <span class="muted">tool call</span> <span class="mono">{String(call.name ?? '?')}</span>
-              {call.id ? <span class="muted"> ({String(call.id)})</span> : null}
-              <TextBlock text={asText(call.arguments)} />
-            </div>
-          ))}
-        </li>
-      ))}
-    </ol>
+    <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{props.summary}</summary>
+      {open ? props.children() : null}
+    </details>
   );
 }
 
@@ -61,6 +28,11 @@ export function SamplePage(props: { route: Route }) {
         const raw = s.raw;
         const output = (raw.output ?? null) as { reasoning_trace?: unknown } | null;
         const messages = Array.isArray(raw.messages) ? (raw.messages as Message[]) : [];
+        // An agentic or multi-turn row: how it ended and its final answer (EEE wants no output there).
+        const conversation = messages.length > 0 || s.interaction_type === 'agentic';
+        const outcome = conversation ? outcomeOf(raw, s.output_text) : null;
+        const evaluation = (raw.evaluation ?? {}) as { num_turns?: unknown; tool_calls_count?: unknown };
+        const count = (v: unknown) => (typeof v === 'number' ? fmt(v) : null);
         return (
           <>
             <h1>
@@ -76,30 +48,52 @@ export function SamplePage(props: { route: Route }) {
                 ['Score', fmt(s.score, 4)],
                 ['Correct', s.is_correct === null ? null : s.is_correct ? 'yes' : 'no'],
                 ['Sample hash', <span class="mono">{s.sample_hash ?? '—'}</span>],
+                ...(outcome
+                  ? ([
+                      [
+                        'Stop reason',
+                        outcome.stopReason ? <span class="mono">{outcome.stopReason}</span> : null,
+                      ],
+                      ['Model turns', count(evaluation.num_turns)],
+                      ['Tool calls', count(evaluation.tool_calls_count)],
+                      ...(outcome.error !== null ? [['Error', outcome.error]] : []),
+                    ] as [string, ComponentChildren][])
+                  : []),
               ]}
             />
             <h2>Input</h2>
             <PromptBlock text={s.input_text} label="input" />
             <h2>Reference</h2>
             <TextBlock text={s.reference_text} label="reference" />
-            <h2>Output</h2>
-            <TextBlock text={s.output_text} label="output" />
+            {outcome ? (
+              <>
+                <h2>Final answer</h2>
+                <TextBlock text={outcome.finalAnswer} label="final answer" />
+                {outcome.answerSource ? (
+                  <p class="muted">
+                    from <span class="mono">{outcome.answerSource}</span>
+                  </p>
+                ) : null}
+              </>
+            ) : (
+              <>
+                <h2>Output</h2>
+                <TextBlock text={s.output_text} label="output" />
+              </>
+            )}
             {output?.reasoning_trace ? (
               <>
                 <h2>Reasoning trace</h2>
-                <TextBlock text={asText(output.reasoning_trace)} label="reasoning" />
+                <LongText text={text(output.reasoning_trace)} label="reasoning" />
               </>
             ) : null}
             {messages.length > 0 ? (
               <>
                 <h2>Transcript ({messages.length} messages)</h2>
-                <Transcript messages={messages} />
+                <Transcript messages={messages} outcome={outcome} />
               </>
             ) : null}
-            <details>
-              <summary>The whole instance row (JSON)</summary>
-              <Json value={raw} />
-            </details>
+            <LazyDetails summary="The whole instance row (JSON)">{() => <Json value={raw} />}</LazyDetails>
           </>
         );
       }}
