@@ -75,12 +75,20 @@ function movable(value: unknown, kind: Kind): boolean {
 const stringsJoined = (v: unknown): string | null =>
   Array.isArray(v) && v.every((s) => typeof s === 'string') ? v.join('\n') : null;
 
-/** The last assistant message's text content (the output of a multi-turn or agentic row). */
-function lastAssistantText(messages: unknown): string | null {
+/**
+ * The answer of a row without `output` (a multi-turn or agentic row: EEE 0.3.0 wants `output: null` there): the
+ * final answer `evalkit run` states in `metadata.final_answer` (e.g. what `submit` was given), else the last
+ * assistant message with text (a turn that only called tools has none).
+ */
+function conversationAnswer(row: JsonObject): string | null {
+  if (isJsonObject(row.metadata) && typeof row.metadata.final_answer === 'string')
+    return row.metadata.final_answer;
+  const messages = row.messages;
   if (!Array.isArray(messages)) return null;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as JsonObject;
-    if (isJsonObject(m) && m.role === 'assistant' && typeof m.content === 'string') return m.content;
+    if (isJsonObject(m) && m.role === 'assistant' && typeof m.content === 'string' && m.content !== '')
+      return m.content;
   }
   return null;
 }
@@ -120,7 +128,7 @@ export function splitSampleRow(row: JsonObject): SampleColumns {
   // Derived columns, filled even when the field stays in the rest.
   if (columns.reference_text === undefined) columns.reference_text = stringsJoined(input?.reference);
   if (columns.output_text === undefined)
-    columns.output_text = stringsJoined(output?.raw) ?? (output ? null : lastAssistantText(row.messages));
+    columns.output_text = stringsJoined(output?.raw) ?? (output ? null : conversationAnswer(row));
   return {
     schema_version: (columns.schema_version as string) ?? null,
     evaluation_id: (columns.evaluation_id as string) ?? null,
@@ -228,10 +236,12 @@ function insertFromJsonlSql(): string {
     `CASE WHEN ${type(v)} = 'ARRAY' AND list_bool_and(list_transform(json_extract(${v}, '$[*]'), x -> json_type(x) = 'VARCHAR')) IS NOT false ` +
     `THEN array_to_string(json_extract_string(${v}, '$[*]'), chr(10)) END`;
   const messages = at('$.messages');
-  const lastAssistant = `list_filter(json_extract(${messages}, '$[*]'), m -> json_type(m) = 'OBJECT' AND json_extract_string(m, '$.role') = 'assistant' AND json_type(m, '$.content') = 'VARCHAR')`;
+  const finalAnswer = at('$.metadata.final_answer');
+  const lastAssistant = `list_filter(json_extract(${messages}, '$[*]'), m -> json_type(m) = 'OBJECT' AND json_extract_string(m, '$.role') = 'assistant' AND json_type(m, '$.content') = 'VARCHAR' AND json_extract_string(m, '$.content') <> '')`;
   const outputText =
     `CASE WHEN ${movedWhen(field('output_text'))} THEN ${value(field('output_text'))} ` +
     `WHEN ${type(at('$.output'))} = 'OBJECT' THEN ${joined(at('$.output.raw'))} ` +
+    `WHEN ${type(finalAnswer)} = 'VARCHAR' THEN json_extract_string(${finalAnswer}, '$') ` +
     `WHEN ${type(messages)} = 'ARRAY' THEN json_extract_string(${lastAssistant}[-1], '$.content') END`;
   const referenceText = `CASE WHEN ${movedWhen(field('reference_text'))} THEN ${value(field('reference_text'))} ELSE ${joined(at('$.input.reference'))} END`;
   const e = at('$.metadata.epoch');

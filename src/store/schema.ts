@@ -96,7 +96,7 @@ export const STORE_DDL: readonly string[] = [
      interaction_type VARCHAR,              -- 'single_turn' | 'multi_turn' | 'agentic'
      input_text VARCHAR,                    -- input.raw
      reference_text VARCHAR,                -- input.reference joined by newlines
-     output_text VARCHAR,                   -- output.raw joined by newlines (last assistant message for multi-turn)
+     output_text VARCHAR,                   -- output.raw joined by newlines (multi-turn: metadata.final_answer or the last assistant text)
      score DOUBLE,                          -- evaluation.score; NULL (the value kept in raw) on a row whose metadata.score_missing is "true": an unscored row
      is_correct BOOLEAN,                    -- evaluation.is_correct; NULL (kept in raw) on an unscored row, as score
      raw JSON NOT NULL,                     -- the rest of the row: every field no column above holds (see sample_rows)

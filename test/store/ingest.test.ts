@@ -424,6 +424,36 @@ test('DuckDB splits a JSONL file into the samples columns exactly as splitSample
       evaluation: { score: 0.125, is_correct: false, num_turns: 4 },
       metadata: { epoch: 'x' },
     },
+    // An agent that ended with submit: its answer is the stated final answer, not the empty last message.
+    {
+      ...base,
+      interaction_type: 'agentic',
+      input: { raw: 'q', reference: ['42'] },
+      output: null,
+      messages: [
+        { turn_idx: 0, role: 'user', content: 'u' },
+        { turn_idx: 1, role: 'assistant', content: 'thinking' },
+        {
+          turn_idx: 2,
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 'c', name: 'submit', arguments: '{}' }],
+        },
+      ],
+      metadata: { final_answer: '42' },
+    },
+    // Without it: the last assistant message with text.
+    {
+      ...base,
+      interaction_type: 'agentic',
+      input: { raw: 'q' },
+      output: null,
+      messages: [
+        { turn_idx: 0, role: 'assistant', content: 'thinking' },
+        { turn_idx: 1, role: 'assistant', content: '' },
+      ],
+      metadata: { final_answer: 7 },
+    },
     {
       ...base,
       input: { raw: 'q', reference: ['a'], choices: ['1', '2'] },
@@ -469,4 +499,41 @@ test('DuckDB splits a JSONL file into the samples columns exactly as splitSample
       ],
     );
   });
+});
+
+test("an agentic row's answer (output null): metadata.final_answer, else the last assistant text; the row rebuilds", () => {
+  const messages = [
+    { turn_idx: 0, role: 'user', content: 'What is 6 × 7?' },
+    {
+      turn_idx: 1,
+      role: 'assistant',
+      content: 'Let me compute.',
+      tool_calls: [{ id: 'c1', name: 'calculator', arguments: '{}' }],
+    },
+    { turn_idx: 2, role: 'tool', content: '42', tool_call_id: 'c1' },
+    {
+      turn_idx: 3,
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'c2', name: 'submit', arguments: '{"answer":"42"}' }],
+    },
+  ];
+  const row = {
+    schema_version: '0.3.0',
+    evaluation_id: 'e',
+    model_id: 'm',
+    evaluation_name: 'b',
+    sample_id: 's1',
+    interaction_type: 'agentic',
+    input: { raw: 'What is 6 × 7?', reference: ['42'] },
+    output: null,
+    messages,
+    evaluation: { score: 1, is_correct: true },
+    metadata: { final_answer: '42' },
+  };
+  const c = splitSampleRow(row);
+  assert.equal(c.output_text, '42', 'the answer submit was given');
+  assert.deepEqual(sampleRow(c), row);
+  // Without the stated answer: the last assistant message that has text (the submit turn has none).
+  assert.equal(splitSampleRow({ ...row, metadata: {} }).output_text, 'Let me compute.');
 });
