@@ -113,12 +113,15 @@ test('--prices: each row has its sample cost, the result the run total, recomput
   server.setScript(script);
   const out = join(dir, 'caps-out');
   const fixture = join(dir, 'caps.fixture.jsonl');
+  const db = join(dir, 'caps.duckdb');
   const args = [
     ...runArgs(task, out, ['acme/m', 'acme/unpriced']),
     '--judge-model',
     'judge',
     '--prices',
     prices,
+    '--db',
+    db,
   ];
   const result = await cli([...args, '--record', fixture, '--format', 'json']);
   assert.equal(result.code, 0, result.stderr);
@@ -157,6 +160,25 @@ test('--prices: each row has its sample cost, the result the run total, recomput
   const summary = JSON.parse(result.stdout).find((o: any) => o.model === 'acme/m').run;
   close(summary.costUsd, total, 'summary');
   await assertUpstream(t, rec);
+  // Stored as it runs: the leaderboard shows each model's cost, and none for the model without a price.
+  const board = await cli([
+    'leaderboard',
+    '--db',
+    db,
+    '--show',
+    'cost',
+    '--format',
+    'json',
+    '--metric',
+    'includes',
+  ]);
+  assert.equal(board.code, 0, board.stderr);
+  const byModel = new Map<string, any>(
+    JSON.parse(board.stdout).leaderboards[0].rows.map((r: any) => [r.model_id, r]),
+  );
+  close(byModel.get('acme/m').cost.total_usd, total, 'leaderboard total');
+  close(byModel.get('acme/m').cost.per_sample_usd, total / 3, 'leaderboard per sample');
+  assert.equal(byModel.get('acme/unpriced').cost, null);
 
   // Replayed from the recording: the same usage, so the same cost on every row and the same total.
   const replayOut = join(dir, 'caps-replay');
