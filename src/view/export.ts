@@ -112,6 +112,7 @@ async function writeSite(
   };
   await board({});
   await put('leaderboard', { composite: '1' });
+  await put('cost', {});
   for (const name of new Set(overview.benchmarks.map((b) => b.evaluation_name))) {
     await board({ benchmark: name });
   }
