@@ -294,6 +294,18 @@ test('cost_limit_usd stops an agent between turns once its turns cost that much;
     close(Number(row.metadata.cost), turns * perTurn, 'agent turns');
     await assertUpstream(t, rec);
   }
+  // Under a cost limit the price decides where a sample stops: the journal refuses another price.
+  const capped = join(dir, 'capped0001', 'capped0001.task.yaml');
+  const dearer = writePrices('dearer.json', JSON.stringify({ 'acme/a': { input: 20, output: 20 } }));
+  const sentBefore = server.requests.length;
+  const refused = await cli([
+    ...runArgs(capped, join(dir, 'capped0001-out'), ['acme/a']),
+    '--prices',
+    dearer,
+  ]);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /price/);
+  assert.equal(server.requests.length, sentBefore);
   const task = writeTask(
     join(dir, 'nolimit'),
     'nolimit',
