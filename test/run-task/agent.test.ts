@@ -7,14 +7,20 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { openaiRun, recordsUnder, resultOf, writeTask, type WrittenRecord } from './helpers.js';
+import {
+  assertUpstream,
+  openaiRun,
+  recordsUnder,
+  resultOf,
+  writeTask,
+  type WrittenRecord,
+} from './helpers.js';
 import { calculate } from '../../src/run/task/calculator.js';
 import { loadTask } from '../../src/run/task/load.js';
-import { upstreamValidators } from '../convert/sources-helpers.js';
-import { projectRoot, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
+import { projectRoot } from '../helpers/shared.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -85,21 +91,6 @@ function callsOf(row: any): { name: string; args: any }[] {
       }),
     );
 }
-/** The record under the upstream EEE 0.3.0 schemas (a visible skip without the reference data). */
-async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {
-  await withReference(
-    t,
-    UPSTREAM_EEE_SCHEMAS,
-    'the upstream EEE 0.3.0 schemas accept the record',
-    async () => {
-      const v = await upstreamValidators();
-      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
-      for (const r of rec.rows)
-        assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
-    },
-  );
-}
-
 const modelTurns = (row: any) => row.messages.filter((m: any) => m.role === 'assistant').length;
 
 test('calculator: the grammar, with errors instead of eval', () => {
@@ -206,16 +197,7 @@ test('parallel calls, a bad-JSON call, an unknown tool and refused arguments are
   assert.equal(args.agentic_eval_config.additional_details.max_turns, '10');
   const validate = await cli(['validate', join(out, 'data')]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
-  await withReference(
-    t,
-    UPSTREAM_EEE_SCHEMAS,
-    'the upstream EEE 0.3.0 schemas accept the record',
-    async () => {
-      const v = await upstreamValidators();
-      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
-      for (const r of rec.rows) assert.ok(v.instance(r), JSON.stringify(v.instance.errors));
-    },
-  );
+  await assertUpstream(t, rec);
 });
 
 test('a model that never stops hits max_turns; each other limit stops with its own reason', async (t) => {

@@ -5,12 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { recordsUnder, requestKey, resultOf, writeTask, type WrittenRecord } from './helpers.js';
-import { upstreamValidators } from '../convert/sources-helpers.js';
-import { UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
+import { assertUpstream, openaiRun, recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -34,20 +32,8 @@ function writePrices(name: string, text: string): string {
   return path;
 }
 
-const runArgs = (task: string, out: string, models: string[], extra: string[] = []): string[] => [
-  'run',
-  task,
-  '--provider',
-  'openai',
-  ...models.flatMap((m) => ['--model', m]),
-  '--base-url',
-  server.openaiBaseUrl,
-  '-o',
-  out,
-  '--retry-base-ms',
-  '1',
-  ...extra,
-];
+const runArgs = (task: string, out: string, models: string[]): string[] =>
+  openaiRun(task, server.openaiBaseUrl, out, ['--retry-base-ms', '1'], models);
 
 /** The cost of a row's recorded usage at a price (cached tokens a part of the input, priced apart). */
 function costOf(usage: any, price: { input: number; output: number; cached_input?: number }): number {
@@ -62,20 +48,6 @@ function costOf(usage: any, price: { input: number; output: number; cached_input
 
 const close = (actual: number, expected: number, what: string) =>
   assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual} ≠ ${expected}`);
-
-async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {
-  await withReference(
-    t,
-    UPSTREAM_EEE_SCHEMAS,
-    'the upstream EEE 0.3.0 schemas accept the record',
-    async () => {
-      const v = await upstreamValidators();
-      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
-      for (const r of rec.rows)
-        assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
-    },
-  );
-}
 
 const SAMPLES = [
   { id: 's1', input: 'Capital of France?', target: 'Paris' },
