@@ -73,7 +73,7 @@ test(
   { skip: skipWithoutReference(PROMPTFOO) },
   async () => {
     const source = JSON.parse(readFileSync(reference(PROMPTFOO)!, 'utf8'));
-    const costs: number[] = source.results.results.map((r: any) => r.cost);
+    const sourceCosts: number[] = source.results.results.map((r: any) => r.cost);
     const out = join(temp, 'pf');
     const converted = await cli(['convert', '--from', 'promptfoo', reference(PROMPTFOO)!, '-o', out]);
     assert.equal(converted.code, 0, converted.stderr);
@@ -89,7 +89,7 @@ test(
     const passRows = [...rowsByRecord.values()]
       .flat()
       .filter((r) => r.evaluation_result_id.endsWith('test_pass_rate'));
-    assert.deepEqual(passRows.map((r) => Number(r.metadata.cost)).sort(), [...costs].sort());
+    assert.deepEqual(passRows.map((r) => Number(r.metadata.cost)).sort(), [...sourceCosts].sort());
     const db = join(temp, 'pf.duckdb');
     assert.equal((await cli(['ingest', '--db', db, '--no-progress', out])).code, 0);
     const all = await boards(db);
@@ -108,6 +108,13 @@ test(
     const assertions = all.find((b) => b.metric === 'assertion pass rate').rows[0];
     assert.equal(assertions.evaluation_id, row.evaluation_id);
     close(assertions.cost.total_usd, row.cost.total_usd, 'assertion total');
+    // The Parquet lake answers with the same costs through the same functions.
+    const lake = join(temp, 'pf-lake');
+    assert.equal((await cli(['ingest', '--lake', lake, '--no-progress', out])).code, 0);
+    const fromLake = await cli(['leaderboard', '--lake', lake, '--show', 'cost', '--format', 'json']);
+    assert.equal(fromLake.code, 0, fromLake.stderr);
+    const costs = (boards: any[]) => boards.map((b) => [b.metric, b.rows.map((r: any) => r.cost)]);
+    assert.deepEqual(costs(JSON.parse(fromLake.stdout).leaderboards), costs(all));
     // A result without rows states no cost: null, not 0.
     assert.equal(all.find((b) => b.metric === 'mean test score').rows[0].cost, null);
   },
