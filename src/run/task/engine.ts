@@ -23,7 +23,7 @@ import { agentLoop, trajectoryOf, transcriptText, type AgentTrace, type ToolsRec
 import { buildMessages } from './prompt.js';
 import { toolDeclarations, type ToolRunContext } from './tools.js';
 import { toolEnvironment } from './command-tool.js';
-import { callCost, callsCost, type ModelPrice } from './prices.js';
+import { callCost, callsCost, roundUsd, type ModelPrice } from './prices.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -556,6 +556,9 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   }
   for (const r of results) r.epochs.sort((a, b) => a.epoch - b.epoch);
   summary.elapsedMs = performance.now() - t0;
+  // Dollars as the record states them (no float noise from summing).
+  if (summary.costUsd !== null) summary.costUsd = roundUsd(summary.costUsd);
+  if (summary.judgeCostUsd !== null) summary.judgeCostUsd = roundUsd(summary.judgeCostUsd);
   log.event('finish', { ...summary });
   return {
     task,
