@@ -17,6 +17,7 @@ import type { TaskScorer } from '../run/task/types.js';
 import { RecordDriver } from './driver.js';
 import { buildModel, epochSeconds, FieldReport, rowMaker, stringMap, type BuiltModel } from './record.js';
 import { parseArguments } from '../run/task/tools.js';
+import { roundUsd } from '../run/task/prices.js';
 import type { AgentTrace } from '../run/task/agent.js';
 import type { ChatMessage } from '../run/task/types.js';
 import type { ConvertedRecord, ConvertOverrides } from './types.js';
@@ -180,6 +181,7 @@ export function taskRecord(
   const generationDetails: Record<string, string> = { epochs: String(task.epochs) };
   if (run.generation.seed !== undefined) generationDetails.seed = String(run.generation.seed);
   if (run.generation.stop.length > 0) generationDetails.stop = JSON.stringify(run.generation.stop);
+  Object.assign(generationDetails, costDetails(run));
   // The prompt's templates as the task gives them (the default single user message when it gives none).
   const promptTemplate =
     task.promptTemplate ??
@@ -249,7 +251,12 @@ export function taskRecord(
           }
         : {}),
       numSamples: stats?.n ?? 0,
-      details: { samples_without_value: missing.samples, scorer_type: scorer.type, ...noValue },
+      details: {
+        samples_without_value: missing.samples,
+        scorer_type: scorer.type,
+        ...noValue,
+        ...(scorer.kind === 'judge' ? judgeCostDetails(run, scorer.name) : {}),
+      },
       declared,
       generationConfig: {
         generation_args: { ...generationArgs, prompt_template: promptTemplate },
@@ -347,6 +354,9 @@ export function taskRecord(
               input_tokens: usage.input_tokens,
               output_tokens: usage.output_tokens,
               total_tokens: usage.input_tokens! + usage.output_tokens!,
+              ...(typeof usage.cached_input_tokens === 'number'
+                ? { input_tokens_cache_read: usage.cached_input_tokens }
+                : {}),
             }
           : undefined,
       performance: { latency_ms: e.answer.latency_ms },
@@ -358,6 +368,11 @@ export function taskRecord(
         finish_reason: e.answer.finish_reason ?? '',
         ...(score?.value === null || e.answer.error !== undefined ? { score_missing: 'true' } : {}),
         ...(judged?.text ? { judge_reply: judged.text } : {}),
+        // US dollars (EEE has no cost field): the model's calls, the judge's apart (see costDetails).
+        ...(e.cost !== null ? { cost: roundUsd(e.cost) } : {}),
+        ...(typeof e.judgeCost[scorer.name] === 'number'
+          ? { judge_cost: roundUsd(e.judgeCost[scorer.name]!) }
+          : {}),
         ...(e.agent !== undefined ? { stop_reason: e.agent.stop, final_answer: e.answer.text ?? '' } : {}),
       },
     });
@@ -421,6 +436,33 @@ export function agentMessages(
     });
   }
   return { messages, answerTurn, answerSource, modelTurns };
+}
+
+/**
+ * The run's cost in each result's `generation_config.additional_details` (where upstream EEE records of HAL keep
+ * theirs): `total_cost_usd` the epochs' costs of the model's calls summed (judges apart), `cost_samples` how many
+ * epochs had a cost, `price_usd_per_million` the price used. Nothing when the model had no price.
+ */
+function costDetails(run: TaskRun): Record<string, string> {
+  const price = run.prices?.target;
+  if (price === undefined) return {};
+  const epochs = run.results.flatMap((r) => r.epochs);
+  const priced = epochs.filter((e) => e.cost !== null);
+  if (priced.length === 0) return { cost_samples: '0', price_usd_per_million: JSON.stringify(price) };
+  return {
+    total_cost_usd: String(roundUsd(priced.reduce((n, e) => n + e.cost!, 0))),
+    cost_samples: String(priced.length),
+    price_usd_per_million: JSON.stringify(price),
+  };
+}
+
+/** A judge scorer's own cost (its result's score_details.details), when the judge had a price. */
+function judgeCostDetails(run: TaskRun, scorer: string): Record<string, string> {
+  if (run.prices?.judges?.[scorer] === undefined) return {};
+  const costs = run.results
+    .flatMap((r) => r.epochs.map((e) => e.judgeCost[scorer]))
+    .filter((c): c is number => typeof c === 'number');
+  return costs.length === 0 ? {} : { judge_cost_usd: String(roundUsd(costs.reduce((a, b) => a + b, 0))) };
 }
 
 function llmScoring(run: TaskRun, scorer: TaskScorer & { kind: 'judge' }): Obj {

@@ -5,7 +5,7 @@
  */
 import type { CompletionUsage } from './providers/provider.js';
 
-const FIELDS = ['input_tokens', 'output_tokens', 'reasoning_tokens'] as const;
+const FIELDS = ['input_tokens', 'output_tokens', 'reasoning_tokens', 'cached_input_tokens'] as const;
 
 export interface CheckedUsage {
   usage: CompletionUsage | null;

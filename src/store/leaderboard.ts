@@ -31,6 +31,7 @@ import { tInference, unpairedComparison } from '../metrics/stats/paired.js';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
 import { disagreementText } from '../checks/reconciliation.js';
+import { costOf, resultCosts, type ResultCost } from './costs.js';
 import {
   gapAggregatesSql,
   gapStats,
@@ -69,6 +70,8 @@ export interface LeaderboardOptions extends Omit<
   composite?: boolean;
   /** Rank unfinished runs too (marked by their run_status); by default only finished runs are ranked. */
   includePartial?: boolean;
+  /** More columns: `cost`, each result's cost (costs.ts; null when it has none). */
+  show?: readonly 'cost'[];
 }
 export interface LeaderboardRow {
   rank: number;
@@ -90,6 +93,8 @@ export interface LeaderboardRow {
   disagreement: string | null;
   /** "complete", or the unfinished run's status (error, cancelled, started, partial): shown beside the model. */
   run_status: string;
+  /** With `show: ['cost']`: what the result cost (null: it states no cost). */
+  cost?: ResultCost | null;
 }
 export interface Leaderboard {
   benchmark: string;
@@ -152,7 +157,7 @@ function leaderboardSql(
       ${ITEM_STATS_SQL}, ${gapAggregatesSql('va', 'vb')}
       FROM grouped GROUP BY slot
     )
-    SELECT c.record_key, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
+    SELECT c.record_key, c.result_index, c.benchmark, c.metric, c.lower_is_better, c.score, c.standard_error, c.ci_lower,
            c.ci_upper, c.num_samples, c.min_score, c.max_score, c.direction_status, c.disagreement, c.model_id, c.developer, c.evaluation_id, c.source, c.date, c.run_status,
            own.n AS items, own.mean AS item_mean, own.var AS item_var, own.binary, own.successes,
            gap.paired_n, gap.mean_d, gap.var_d, gap.constant_d, gap.positive_d, gap.negative_d
@@ -353,7 +358,11 @@ export function tierAssignment(
   return { tiers };
 }
 
-function buildLeaderboard(group: RankedResult[], tiers: number[]): Leaderboard {
+function buildLeaderboard(
+  group: RankedResult[],
+  tiers: number[],
+  costs?: ReadonlyMap<string, ResultCost>,
+): Leaderboard {
   const first = group[0]!;
   const intervals = group.map(resultInterval);
   const ranks = competitionRanks(group.map((r) => r.score));
@@ -377,6 +386,9 @@ function buildLeaderboard(group: RankedResult[], tiers: number[]): Leaderboard {
       date: displayDate(r.date),
       disagreement: r.disagreement === null ? null : disagreementText(r.disagreement),
       run_status: r.run_status,
+      ...(costs !== undefined
+        ? { cost: costOf(costs, { record_key: r.record_key, result_index: r.result_index! }) }
+        : {}),
     };
   });
   return {
@@ -484,7 +496,13 @@ export async function leaderboards(
     else groups.push([row]);
   }
   const tiers = await boardTiers(store, filters, groups);
-  const boards = groups.map((g, i) => buildLeaderboard(g, tiers[i]!));
+  const costs = options.show?.includes('cost')
+    ? await resultCosts(
+        store,
+        rows.map((r) => ({ record_key: r.record_key, result_index: Number(r.result_index) })),
+      )
+    : undefined;
+  const boards = groups.map((g, i) => buildLeaderboard(g, tiers[i]!, costs));
   return {
     leaderboards: boards,
     ...(options.composite ? { composite: meanWinRates(boards) } : {}),

@@ -19,6 +19,7 @@ import {
   textPiece,
 } from './data.js';
 import { retrievalQuery, retrievalStoreOverview } from './retrieval-store.js';
+import { costBoards } from './cost.js';
 import { ENDPOINTS, pageRequest, type Endpoint, type Params } from './shared/query.js';
 
 export function isEndpoint(name: string): name is Endpoint {
@@ -136,5 +137,11 @@ export async function answer(
       return retrievalQuery(store, required(params, 'id'));
     case 'text':
       return textPiece(store, params);
+    case 'cost':
+      // Each board's models by score and cost, as `evalkit leaderboard --show cost` gives them.
+      return costBoards(store, {
+        benchmark: params.benchmark || undefined,
+        metric: params.metric || undefined,
+      });
   }
 }

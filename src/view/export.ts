@@ -112,8 +112,10 @@ async function writeSite(
   };
   await board({});
   await put('leaderboard', { composite: '1' });
+  await put('cost', {});
   for (const name of new Set(overview.benchmarks.map((b) => b.evaluation_name))) {
     await board({ benchmark: name });
+    await put('cost', { benchmark: name });
   }
   for (const b of overview.benchmarks) {
     if (b.metric_name) await board({ benchmark: b.evaluation_name, metric: b.metric_name });

@@ -28,7 +28,7 @@ export type Behaviour =
       text: string;
       finishReason?: string;
       delayMs?: number;
-      usage?: { input: number; output: number };
+      usage?: { input: number; output: number; cached?: number };
       /** Sent as the OpenAI `usage` object verbatim (to send nonsense counts). */
       rawUsage?: unknown;
     }
@@ -43,7 +43,7 @@ export type Behaviour =
       /** Instead of `tool_calls` / `tool_use` (a reply cut at max_tokens mid-call). */
       finishReason?: string;
       delayMs?: number;
-      usage?: { input: number; output: number };
+      usage?: { input: number; output: number; cached?: number };
     }
   | { endless: true; delayMs?: number }
   | { status: number; retryAfter?: string; retryAfterMs?: number; message?: string; delayMs?: number }
@@ -275,7 +275,15 @@ export async function startProviderServer(
         usage:
           'rawUsage' in behaviour && behaviour.rawUsage !== undefined
             ? behaviour.rawUsage
-            : { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+            : {
+                prompt_tokens: input,
+                completion_tokens: output,
+                total_tokens: input + output,
+                // OpenAI's count of the prompt tokens served from its cache (a part of prompt_tokens).
+                ...(behaviour.usage?.cached !== undefined
+                  ? { prompt_tokens_details: { cached_tokens: behaviour.usage.cached } }
+                  : {}),
+              },
       };
       res
         .writeHead(200, { 'content-type': 'application/json', 'x-request-id': id })

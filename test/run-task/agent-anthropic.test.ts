@@ -10,15 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { ANTHROPIC_KEY_ENV, anthropicRun } from './helpers.js';
-import {
-  assertRecordReplay,
-  assertUpstream,
-  callsOf,
-  modelTurns,
-  onlyRecord,
-  writeAgentTask,
-} from './agent-helpers.js';
+import { ANTHROPIC_KEY_ENV, anthropicRun, assertUpstream } from './helpers.js';
+import { assertRecordReplay, callsOf, modelTurns, onlyRecord, writeAgentTask } from './agent-helpers.js';
 
 let server: ProviderServer;
 let dir: string;

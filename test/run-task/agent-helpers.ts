@@ -1,11 +1,8 @@
 // Shared by the agent-task tests (OpenAI and Anthropic tool use): the weather task, and reading its rows back.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
-import { upstreamValidators } from '../convert/sources-helpers.js';
 import { cli, type CliResult } from '../helpers/cli.js';
 import type { ProviderServer, Script } from '../helpers/provider-server.js';
-import { UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
 import { recordsUnder, writeTask, type WrittenRecord } from './helpers.js';
 
 /** The weather table: a city's temperature. */
@@ -64,21 +61,6 @@ export function callsOf(row: any): { name: string; args: any }[] {
 /** The model's turns of a row (its assistant messages). */
 export const modelTurns = (row: any): number =>
   row.messages.filter((m: any) => m.role === 'assistant').length;
-
-/** The record under the upstream EEE 0.3.0 schemas (a visible skip without the reference data). */
-export async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {
-  await withReference(
-    t,
-    UPSTREAM_EEE_SCHEMAS,
-    'the upstream EEE 0.3.0 schemas accept the record',
-    async () => {
-      const v = await upstreamValidators();
-      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
-      for (const r of rec.rows)
-        assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
-    },
-  );
-}
 
 /**
  * A two-sample weather-then-calculator task run live with --record (`runLive`: the run through one protocol), then

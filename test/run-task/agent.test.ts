@@ -10,10 +10,9 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { openaiRun, recordsUnder, resultOf, writeTask } from './helpers.js';
+import { assertUpstream, openaiRun, recordsUnder, resultOf, writeTask } from './helpers.js';
 import {
   assertRecordReplay,
-  assertUpstream,
   callsOf,
   modelTurns,
   onlyRecord,

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../helpers/shared.js';
+import type { TestContext } from 'node:test';
+import { projectRoot, UPSTREAM_EEE_SCHEMAS, withReference } from '../helpers/shared.js';
+import { upstreamValidators } from '../convert/sources-helpers.js';
 
 /** Writes a task file and its dataset (JSONL) into `dir`; returns the task file's path. */
 export function writeTask(
@@ -66,14 +68,19 @@ export function requestKey(header: string): { sample: string; epoch: number; jud
   return { sample, epoch: Number(epoch?.replace('epoch-', '')), judge: judge !== undefined };
 }
 
-/** `run TASK` against model `m` of an OpenAI-compatible server, writing under `out`. */
-export const openaiRun = (task: string, baseUrl: string, out: string, extra: string[] = []): string[] => [
+/** `run TASK` against model `m` (or `models`) of an OpenAI-compatible server, writing under `out`. */
+export const openaiRun = (
+  task: string,
+  baseUrl: string,
+  out: string,
+  extra: string[] = [],
+  models: string[] = ['m'],
+): string[] => [
   'run',
   task,
   '--provider',
   'openai',
-  '--model',
-  'm',
+  ...models.flatMap((m) => ['--model', m]),
   '--base-url',
   baseUrl,
   '-o',
@@ -145,4 +152,19 @@ export async function killWhen(run: SpawnedRun, ready: () => boolean): Promise<v
   assert.equal(finished, false, 'the run finished before it could be killed');
   run.child.kill('SIGKILL');
   assert.equal((await run.done).signal, 'SIGKILL');
+}
+
+/** The record and each of its rows under the upstream EEE 0.3.0 schemas (a visible skip without the reference data). */
+export async function assertUpstream(t: TestContext, rec: WrittenRecord): Promise<void> {
+  await withReference(
+    t,
+    UPSTREAM_EEE_SCHEMAS,
+    'the upstream EEE 0.3.0 schemas accept the record',
+    async () => {
+      const v = await upstreamValidators();
+      assert.ok(v.aggregate(rec.aggregate), JSON.stringify(v.aggregate.errors));
+      for (const r of rec.rows)
+        assert.ok(v.instance(r), `${r.sample_id}: ${JSON.stringify(v.instance.errors)}`);
+    },
+  );
 }

@@ -1,12 +1,19 @@
 import { Option } from 'commander';
-import type { Leaderboard, CompositeRow, LeaderboardOptions } from '../../store/leaderboard.js';
+import type {
+  Leaderboard,
+  CompositeRow,
+  LeaderboardOptions,
+  LeaderboardRow,
+} from '../../store/leaderboard.js';
 import type { CommandModule } from '../context.js';
 import { csvTable, markdownTable, textTable } from '../../report/tables.js';
-import { formatInterval, formatNumber } from '../output/numbers.js';
+import { formatInterval, formatNumber, formatUsd } from '../output/numbers.js';
+import { UsageError } from '../../errors.js';
 import { addDbOption, addLakeOption, storeTargetOf, lakeWarnings, json } from '../options.js';
 import { retrievalLeaderboardCommand } from './retrieval-stats.js';
 
-interface LeaderboardFlags extends LeaderboardOptions {
+interface LeaderboardFlags extends Omit<LeaderboardOptions, 'show'> {
+  show?: string;
   db?: string;
   lake?: string;
   retrieval?: boolean;
@@ -14,8 +21,24 @@ interface LeaderboardFlags extends LeaderboardOptions {
 }
 
 const HEADER = ['rank', 'tier', 'model', 'score', '95% CI', 'CI method', 'n', 'source', 'date'];
+const COST_HEADER = ['cost', 'cost/sample'];
+/** The columns `--show` adds. */
+const SHOWABLE = ['cost'] as const;
 
-function cells(board: Leaderboard): string[][] {
+/** A result's cost as the table shows it: "no cost" when it states none, never 0. */
+function costCells(r: LeaderboardRow): string[] {
+  const c = r.cost;
+  if (c === null || c === undefined) return ['no cost', 'no cost'];
+  const partial =
+    c.priced_samples !== null && c.samples !== null && c.priced_samples < c.samples
+      ? ` (${c.priced_samples} of ${c.samples} rows)`
+      : c.from === 'record'
+        ? ' (record)'
+        : '';
+  return [`${formatUsd(c.total_usd)}${partial}`, formatUsd(c.per_sample_usd)];
+}
+
+function cells(board: Leaderboard, withCost = false): string[][] {
   return board.rows.map((r) => [
     String(r.rank),
     String(r.tier),
@@ -26,6 +49,7 @@ function cells(board: Leaderboard): string[][] {
     `${r.n === null ? '' : String(r.n)}${r.disagreement ? ' !' : ''}`,
     r.source ?? '',
     r.date ?? 'unknown',
+    ...(withCost ? costCells(r) : []),
   ]);
 }
 
@@ -47,8 +71,13 @@ const COMPOSITE_HEADER = ['rank', 'model', 'mean win rate', 'benchmarks'];
 function render(
   format: LeaderboardFlags['format'],
   result: { leaderboards: Leaderboard[]; composite?: CompositeRow[] },
+  withCost = false,
 ): string {
   const { leaderboards, composite } = result;
+  const header = withCost ? [...HEADER, ...COST_HEADER] : HEADER;
+  const costColumns = withCost
+    ? ['cost_usd', 'cost_per_sample_usd', 'cost_priced_rows', 'cost_rows', 'cost_from']
+    : [];
   switch (format) {
     case 'json':
       return json(result);
@@ -80,6 +109,7 @@ function render(
           'direction_assumed',
           'run_status',
           'disagreement',
+          ...costColumns,
         ],
         leaderboards.flatMap((b) =>
           b.rows.map((r) => [
@@ -103,13 +133,22 @@ function render(
             b.direction_assumed,
             r.run_status,
             r.disagreement,
+            ...(withCost
+              ? [
+                  r.cost?.total_usd ?? null,
+                  r.cost?.per_sample_usd ?? null,
+                  r.cost?.priced_samples ?? null,
+                  r.cost?.samples ?? null,
+                  r.cost?.from ?? null,
+                ]
+              : []),
           ]),
         ),
       );
     case 'markdown': {
       const parts = leaderboards.map(
         (b) =>
-          `## ${title(b)}\n\n${markdownTable(HEADER, cells(b))}${disagreements(b) ? `\n${disagreements(b)}` : ''}`,
+          `## ${title(b)}\n\n${markdownTable(header, cells(b, withCost))}${disagreements(b) ? `\n${disagreements(b)}` : ''}`,
       );
       if (composite)
         parts.push(
@@ -119,7 +158,8 @@ function render(
     }
     default: {
       const parts = leaderboards.map(
-        (b) => `${title(b)}\n${textTable(HEADER, cells(b), [0, 1, 3, 6])}${disagreements(b)}`,
+        (b) =>
+          `${title(b)}\n${textTable(header, cells(b, withCost), [0, 1, 3, 6, ...(withCost ? [9, 10] : [])])}${disagreements(b)}`,
       );
       if (composite)
         parts.push(
@@ -128,6 +168,22 @@ function render(
       return parts.join('\n');
     }
   }
+}
+
+/** `--show a,b`: each a column SHOWABLE names. */
+function showColumns(value: string | undefined): (typeof SHOWABLE)[number][] {
+  if (value === undefined) return [];
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const name of names)
+    if (!(SHOWABLE as readonly string[]).includes(name))
+      throw new UsageError(
+        'usage.bad-option',
+        `--show: unknown column "${name}" (one of: ${SHOWABLE.join(', ')})`,
+      );
+  return names as (typeof SHOWABLE)[number][];
 }
 
 export const leaderboardCommand: CommandModule = {
@@ -153,6 +209,9 @@ export const leaderboardCommand: CommandModule = {
           '--composite adds the mean win rate across benchmarks (HELM): on each leaderboard a model wins against\n' +
           'every model it outscores (ties count one half), divided by the other models; averaged over its\n' +
           'leaderboards. With --format csv and --composite only the composite table is printed.\n\n' +
+          '--show cost adds what each result cost in US dollars, in total and per sample: the sum of its instance\n' +
+          "rows' metadata.cost (evalkit run --prices, Inspect's total_cost, promptfoo's cost; rows of one call\n" +
+          'counted once), else the record\'s total_cost_usd; a result that states none says "no cost" (null in JSON).\n\n' +
           'Exit codes: 0 ok (also when nothing matches the filters), 2 usage or I/O error (no store, unknown\n' +
           'benchmark or metric).',
       )
@@ -166,6 +225,10 @@ export const leaderboardCommand: CommandModule = {
       .option('--composite', 'add the composite mean win rate across benchmarks')
       .option('--include-partial', 'rank unfinished runs too (error, cancelled, started), marked')
       .option(
+        '--show <columns>',
+        "more columns, comma-separated: cost (each result's US dollars in total and per sample, from the rows' metadata.cost, else the record's total_cost_usd; \"no cost\" when it states none)",
+      )
+      .option(
         '--retrieval',
         'rank retrieval systems (model_id, tool_id, layer, agent_id) from retrieval result rows',
       )
@@ -177,6 +240,7 @@ export const leaderboardCommand: CommandModule = {
     addLakeOption(addDbOption(command)).action((flags: LeaderboardFlags) =>
       run(async () => {
         if (flags.retrieval) return retrievalLeaderboardCommand(io, flags);
+        const show = showColumns(flags.show);
         const { withReadStore } = await import('../../store/open.js');
         const { leaderboards } = await import('../../store/leaderboard.js');
         const result = await withReadStore(storeTargetOf(flags, io), lakeWarnings(io), (store) =>
@@ -190,11 +254,12 @@ export const leaderboardCommand: CommandModule = {
             collection: flags.collection,
             composite: flags.composite,
             includePartial: flags.includePartial,
+            show,
           }),
         );
         if (result.leaderboards.length === 0 && flags.format === 'text')
           io.stdout.write('no results match (the store is empty or the filters exclude every result)\n');
-        else io.stdout.write(render(flags.format, result));
+        else io.stdout.write(render(flags.format, result, show.includes('cost')));
         if (result.unranked_partial_runs !== undefined && flags.format !== 'json')
           io.stderr.write(
             `note: ${result.unranked_partial_runs} unfinished run(s) (error, cancelled, started) not ranked; --include-partial ranks them, marked\n`,

@@ -36,6 +36,7 @@ import {
 import { isPromptfooConfig, loadPromptfooConfig, type PromptfooTarget } from '../../run/task/promptfoo.js';
 import { keyRedactor, redactedError, redactTask } from '../../run/task/redact-task.js';
 import { toolEnvironment } from '../../run/task/command-tool.js';
+import { loadPrices, priceOf, type ModelPrice, type Prices } from '../../run/task/prices.js';
 import type { RunOptions } from '../../run/settings.js';
 import { useColor, type CliIO, type CommandModule } from '../context.js';
 import { intArg, json } from '../options.js';
@@ -74,6 +75,7 @@ interface RunCliOptions extends Omit<Pick<RunOptions, (typeof RUN_COMMAND_OPTION
   judgeModel?: string;
   judgeBaseUrl?: string;
   modelMap?: string;
+  prices?: string;
   log?: string;
   dryRun?: boolean;
   format: 'text' | 'json';
@@ -148,6 +150,11 @@ function outcomeText(o: RunOutcome, color: boolean): string {
     `${c.bold(o.task)} × ${c.bold(o.model)}: ${o.status} ${o.aggregate}${s.resumed ? ' (resumed)' : ''}`,
     `  samples ${s.samples} × ${s.epochs} epoch${s.epochs === 1 ? '' : 's'}; calls ${s.called} made, ${s.reused} from the journal, ${s.retries} retries; tokens ${s.inputTokens} in, ${s.outputTokens} out`,
   ];
+  if (s.costUsd !== null || s.judgeCostUsd !== null)
+    lines.push(
+      `  cost ${s.costUsd === null ? 'unknown' : `$${s.costUsd.toFixed(6)}`}` +
+        (s.judgeCostUsd !== null ? `; judges $${s.judgeCostUsd.toFixed(6)}` : ''),
+    );
   for (const r of o.scores)
     lines.push(
       `  ${r.scorer.padEnd(16)} ${r.score === null ? `no value (${r.missing})` : r.score.toFixed(4)}` +
@@ -226,6 +233,10 @@ export const runCommand: CommandModule = {
         '--model-map <file>',
         'JSON map from model names to the ids to write ({"gpt-4o": {"id": "openai/gpt-4o"}})',
       )
+      .option(
+        '--prices <file>',
+        "YAML or JSON map from models to US dollars per million input, output and cached_input tokens: each sample's cost and the run's go in the records",
+      )
       .option('--log <run.jsonl>', 'structured run log (run, sample, retry, finish events)')
       .option(
         '--dry-run',
@@ -283,6 +294,36 @@ async function moreCompleteCopy(
   if (compareCompleteness(mine, theirs) >= 0) return undefined;
   const said = (r: RunIdentity) => `${r.status}, ${r.scoredSamples} scored answers`;
   return `${said(theirs)}; this run: ${said(mine)}`;
+}
+
+/**
+ * An agent task's `cost_limit_usd` needs the price of every model it runs: checked for all before anything is sent
+ * (the engine checks each run again).
+ */
+function checkCostLimits(
+  jobs: Job[],
+  models: string[],
+  opts: RunCliOptions,
+  prices: Prices | undefined,
+  priceFor: (provider: string, model: string, baseUrl: string | undefined) => ModelPrice | undefined,
+): void {
+  for (const job of jobs) {
+    const limit = job.task.limits?.cost_limit_usd;
+    if (limit === undefined) continue;
+    if (prices === undefined)
+      throw new UsageError(
+        'run.cost-limit-without-price',
+        `task "${job.task.name}" has limits.cost_limit_usd ${limit}: give the models' prices with --prices FILE`,
+      );
+    for (const model of job.target ? [job.target.model] : models) {
+      const provider = (job.target?.providerName ?? opts.provider)!;
+      if (priceFor(provider, model, job.target?.baseUrl ?? opts.baseUrl) === undefined)
+        throw new UsageError(
+          'run.cost-limit-without-price',
+          `task "${job.task.name}" has limits.cost_limit_usd ${limit}: ${opts.prices} has no price for the model "${model}"`,
+        );
+    }
+  }
 }
 
 /** The calls a task's run makes at most: each sample's epochs, each answer and its judges' verdicts. */
@@ -383,6 +424,11 @@ async function runWithSecrets(
   });
   const modelMap =
     opts.modelMap === undefined ? undefined : await readModelMap(resolve(io.cwd, opts.modelMap));
+  const prices = opts.prices === undefined ? undefined : loadPrices(resolve(io.cwd, opts.prices));
+  // A model's price: as --model names it, else its record id (after --model-map).
+  const priceFor = (providerName: string, model: string, baseUrl: string | undefined) =>
+    priceOf(prices, model, runModelOf({ providerName, model, baseUrl }, modelMap ? { modelMap } : {}).id);
+  checkCostLimits(jobs, models, opts, prices, priceFor);
   const retry = {
     ...DEFAULT_RETRY,
     maxAttempts: opts.maxAttempts,
@@ -420,8 +466,10 @@ async function runWithSecrets(
     }
     return client.provider;
   };
+  let judgePrices: Record<string, ModelPrice> = {};
   const judgesOf = async (task: Task): Promise<Map<string, RunModel>> => {
     const judges = new Map<string, RunModel>();
+    judgePrices = {};
     for (const s of task.scorers) {
       if (s.kind !== 'judge') continue;
       const providerName = s.judge.provider ?? opts.judgeProvider ?? opts.provider;
@@ -439,6 +487,8 @@ async function runWithSecrets(
       const baseUrl =
         s.judge.baseUrl === null ? undefined : (s.judge.baseUrl ?? opts.judgeBaseUrl ?? opts.baseUrl);
       const apiKeyEnv = s.judge.apiKeyEnv ?? (providerName === opts.provider ? opts.apiKeyEnv : undefined);
+      const price = priceOf(prices, model);
+      if (price !== undefined) judgePrices[s.name] = price;
       judges.set(s.name, {
         providerName,
         model,
@@ -485,6 +535,13 @@ async function runWithSecrets(
               `name it as org/name (--model acme/${named.name}) or map it with --model-map\n`,
           );
         }
+        const price = priceFor(target.providerName, model, target.baseUrl);
+        if (prices !== undefined && price === undefined && !warned.has(`price:${model}`)) {
+          warned.add(`price:${model}`);
+          io.stderr.write(
+            `evalkit: warning: ${opts.prices} has no price for the model "${model}" (nor for ${named.id}): its records have no cost\n`,
+          );
+        }
         const progress = progressReporter(io, `${task.name} × ${model}`);
         const journalPath = journalPathOf(outDir, task, target.providerName, model);
         const stale = staleLockOwner(journalPath);
@@ -510,6 +567,7 @@ async function runWithSecrets(
             onProgress: progress.update,
             // Command tools see no API key: none of the run's key variables, nothing named like a credential.
             toolEnv: toolEnvironment(io.env, runKeyNames(opts, tasks)),
+            prices: { target: price, judges: judgePrices },
           });
         } catch (error) {
           progress.done();

@@ -18,3 +18,10 @@ export function formatP(p: number | null | undefined): string {
 export function formatInterval(ci: readonly [number, number] | null, signed = false): string {
   return ci === null ? 'n/a' : `[${formatNumber(ci[0], signed)}, ${formatNumber(ci[1], signed)}]`;
 }
+
+/** US dollars: 4 significant digits below $1 (costs per sample are often micro-dollars), else cents. */
+export function formatUsd(x: number | null | undefined): string {
+  if (x === null || x === undefined || Number.isNaN(x)) return 'n/a';
+  if (x === 0) return '$0';
+  return x < 1 ? `$${Number(x.toPrecision(4))}` : `$${x.toFixed(2)}`;
+}

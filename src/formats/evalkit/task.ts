@@ -216,6 +216,12 @@ export const TaskLimitsSchema = Type.Object(
     time_limit_s: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Most seconds per sample (model latency and tool time).' }),
     ),
+    cost_limit_usd: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: "Most US dollars per sample, at the model's price in --prices, summed over turns.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

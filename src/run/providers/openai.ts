@@ -86,6 +86,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
               input_tokens: usage.prompt_tokens ?? null,
               output_tokens: usage.completion_tokens ?? null,
               reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? null,
+              ...(typeof usage.prompt_tokens_details?.cached_tokens === 'number'
+                ? { cached_input_tokens: usage.prompt_tokens_details.cached_tokens }
+                : {}),
             }
           : null,
         requestId: httpRequestId ?? response.id ?? null,

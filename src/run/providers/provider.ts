@@ -39,6 +39,8 @@ export interface CompletionUsage {
   input_tokens: number | null;
   output_tokens: number | null;
   reasoning_tokens?: number | null;
+  /** Input tokens served from the provider's prompt cache (a part of input_tokens), when it says. */
+  cached_input_tokens?: number | null;
 }
 
 export interface Completion {

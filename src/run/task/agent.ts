@@ -4,7 +4,7 @@
  * call (key `turn/<sample>/<n>`), and each turn's tool results one journal line (`tools/<sample>/<n>`), so a killed
  * run resumes every sample at its last completed turn and pays no turn twice; the conversation is rebuilt from the
  * journal. Limits are checked between turns on journaled quantities only (turns, tool calls, tokens, model latency
- * and tool time), so a resumed run stops where an uninterrupted one would.
+ * and tool time, the cost of the turns' usage at the model's price), so a resumed run stops where an uninterrupted one would.
  */
 import type { CompletionRequest, ProviderMessage, ProviderToolCall } from '../providers/provider.js';
 import type { CallRecord } from './types.js';
@@ -26,7 +26,8 @@ export type StopReason =
   | 'limit:max_turns'
   | 'limit:max_tool_calls'
   | 'limit:token_limit'
-  | 'limit:time_limit_s';
+  | 'limit:time_limit_s'
+  | 'limit:cost_limit_usd';
 
 export interface AgentTurn {
   call: CallRecord;
@@ -65,6 +66,8 @@ export interface AgentDeps {
   /** Where and how command tools run for this sample. */
   toolContext?: ToolRunContext;
   epoch: number;
+  /** A turn's cost in US dollars from its usage (given when the model has a price; unknown usage counts 0). */
+  cost?: (usage: CallRecord['usage']) => number;
 }
 
 /** The conversation after the system message, as the provider sends it. */
@@ -85,6 +88,7 @@ export async function agentLoop(deps: AgentDeps): Promise<AgentTrace> {
   let toolCalls = 0;
   let tokens = 0;
   let elapsedMs = 0;
+  let spent = 0;
   const overTime = (): boolean =>
     limits.time_limit_s !== undefined && elapsedMs >= limits.time_limit_s * 1000;
   const lastText = (): string => turns.at(-1)?.call.text ?? '';
@@ -96,6 +100,7 @@ export async function agentLoop(deps: AgentDeps): Promise<AgentTrace> {
     if (call.error !== undefined) return { turns, stop: 'error', answer: '', toolCalls };
     tokens += (call.usage?.input_tokens ?? 0) + (call.usage?.output_tokens ?? 0);
     elapsedMs += call.latency_ms;
+    spent += deps.cost?.(call.usage) ?? 0;
     const calls = call.tool_calls ?? [];
     conversation.push({
       role: 'assistant',
@@ -135,6 +140,8 @@ export async function agentLoop(deps: AgentDeps): Promise<AgentTrace> {
     if (limits.token_limit !== undefined && tokens >= limits.token_limit)
       return { turns, stop: 'limit:token_limit', answer: call.text ?? '', toolCalls };
     if (overTime()) return { turns, stop: 'limit:time_limit_s', answer: call.text ?? '', toolCalls };
+    if (limits.cost_limit_usd !== undefined && spent >= limits.cost_limit_usd)
+      return { turns, stop: 'limit:cost_limit_usd', answer: call.text ?? '', toolCalls };
   }
 }
 

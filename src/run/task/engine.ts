@@ -7,7 +7,7 @@
  */
 import { randomUUID, createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { DataError } from '../../errors.js';
+import { DataError, UsageError } from '../../errors.js';
 import { canonicalJson } from '../../io/canonical.js';
 import { withLock } from '../../io/lock.js';
 import { redactUrl } from '../../io/net/redact.js';
@@ -23,6 +23,7 @@ import { agentLoop, trajectoryOf, transcriptText, type AgentTrace, type ToolsRec
 import { buildMessages } from './prompt.js';
 import { toolDeclarations, type ToolRunContext } from './tools.js';
 import { toolEnvironment } from './command-tool.js';
+import { callCost, callsCost, roundUsd, type ModelPrice } from './prices.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,16 @@ export interface TaskRunOptions extends RunControl {
   limit?: number;
   /** The environment command tools run with (default this process's, without credentials). */
   toolEnv?: NodeJS.ProcessEnv;
+  /**
+   * The prices of the model and of each judge (by scorer name), US dollars per million tokens: each sample's cost
+   * is computed from its journaled usage. A model without a price has no cost; `limits.cost_limit_usd` needs it.
+   */
+  prices?: RunPrices;
+}
+
+export interface RunPrices {
+  target?: ModelPrice;
+  judges?: Record<string, ModelPrice>;
 }
 
 export interface EpochResult {
@@ -68,6 +79,13 @@ export interface EpochResult {
   scores: Record<string, Score>;
   /** The judge calls, by scorer name. */
   judged: Record<string, CallRecord>;
+  /**
+   * What the model's calls of this epoch cost in US dollars (an agent's turns summed); null without a price, when
+   * no call answered, or when one that answered reported no usage.
+   */
+  cost: number | null;
+  /** What each judge's call cost, by scorer name (null as for cost). */
+  judgeCost: Record<string, number | null>;
 }
 
 export interface SampleResult {
@@ -96,6 +114,9 @@ export interface TaskRunSummary {
   failuresByKind: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
+  /** The epochs' costs summed (those with a cost; null when none has one), the judges' apart. */
+  costUsd: number | null;
+  judgeCostUsd: number | null;
   elapsedMs: number;
 }
 
@@ -109,6 +130,8 @@ export interface TaskRun {
   generation: GenerationConfig;
   results: SampleResult[];
   summary: TaskRunSummary;
+  /** The prices the costs were computed at (absent: none). */
+  prices?: RunPrices;
 }
 
 const answerKey = (sample: TaskSample): string => `answer/${sample.id}`;
@@ -123,12 +146,21 @@ function agentAnswer(trace: AgentTrace, epoch: number): CallRecord {
   const failed = calls.find((c) => c.error !== undefined);
   const input = sum((c) => c.usage?.input_tokens);
   const output = sum((c) => c.usage?.output_tokens);
+  const cached = calls.filter((c) => typeof c.usage?.cached_input_tokens === 'number');
+  const cachedSum = cached.reduce((n, c) => n + c.usage!.cached_input_tokens!, 0);
   return {
     sample_index: epoch,
     text: failed ? null : trace.answer,
     ...(failed ? { error: failed.error } : {}),
     finish_reason: calls.at(-1)?.finish_reason ?? null,
-    usage: input === null || output === null ? null : { input_tokens: input, output_tokens: output },
+    usage:
+      input === null || output === null
+        ? null
+        : {
+            input_tokens: input,
+            output_tokens: output,
+            ...(cached.length > 0 ? { cached_input_tokens: cachedSum } : {}),
+          },
     latency_ms: calls.reduce((n, c) => n + c.latency_ms, 0),
     request_id: calls.at(-1)?.request_id ?? null,
     attempts: calls.reduce((n, c) => n + c.attempts, 0),
@@ -210,7 +242,18 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   setMaxListeners(0, signal);
   const samples = task.samples.slice(0, options.limit ?? task.samples.length);
   const epochs = task.epochs;
-  const configKey = taskConfigKey(task, target, judges);
+  const prices = options.prices ?? {};
+  const costLimit = task.limits?.cost_limit_usd;
+  if (costLimit !== undefined && prices.target === undefined)
+    throw new UsageError(
+      'run.cost-limit-without-price',
+      `task "${task.name}" has limits.cost_limit_usd ${costLimit}: it needs the price of the model ${target.model} (--prices FILE with an entry for it)`,
+    );
+  // Under a cost limit the price decides where a sample stops: a journal made at another price is refused.
+  const configKey = {
+    ...taskConfigKey(task, target, judges),
+    ...(costLimit !== undefined ? { price: prices.target } : {}),
+  };
   const journal = await openJournal<CallRecord | ToolsRecord>(options.journalPath, {
     run_id: randomUUID(),
     config_hash: createHash('sha256').update(canonicalJson(configKey)).digest('hex').slice(0, 16),
@@ -234,6 +277,8 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     failuresByKind: {},
     inputTokens: 0,
     outputTokens: 0,
+    costUsd: null,
+    judgeCostUsd: null,
     elapsedMs: 0,
   };
   log.event('run', {
@@ -309,7 +354,13 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
           : {}),
         finish_reason: result.value.finishReason,
         usage: usage
-          ? { input_tokens: usage.input_tokens ?? null, output_tokens: usage.output_tokens ?? null }
+          ? {
+              input_tokens: usage.input_tokens ?? null,
+              output_tokens: usage.output_tokens ?? null,
+              ...(typeof usage.cached_input_tokens === 'number'
+                ? { cached_input_tokens: usage.cached_input_tokens }
+                : {}),
+            }
           : null,
         latency_ms: Math.round(result.lastAttemptMs),
         request_id: result.value.requestId,
@@ -387,6 +438,7 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
         toolContext,
         tools,
         limits: task.limits!,
+        cost: prices.target === undefined ? undefined : (usage) => callCost(usage, prices.target!) ?? 0,
         messages: r.messages,
         epoch,
         request: (messages: ProviderMessage[], turn: number): CompletionRequest => ({
@@ -429,7 +481,17 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
             request(target, r.messages, task.generation, `${runId}:${r.sample.id}:epoch-${epoch + 1}`, epoch),
           );
     const trajectory = agent !== undefined ? trajectoryOf(agent) : undefined;
-    const result: EpochResult = { epoch, answer, ...(agent ? { agent } : {}), scores: {}, judged: {} };
+    const cost = callsCost(agent !== undefined ? agent.turns.map((t) => t.call) : [answer], prices.target);
+    const result: EpochResult = {
+      epoch,
+      answer,
+      ...(agent ? { agent } : {}),
+      scores: {},
+      judged: {},
+      cost,
+      judgeCost: {},
+    };
+    if (cost !== null) summary.costUsd = (summary.costUsd ?? 0) + cost;
     if (answer.error !== undefined) {
       summary.failed++;
       const kind = answer.error.split(':')[0];
@@ -460,6 +522,9 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
           ),
         );
         result.judged[scorer.name] = verdict;
+        const judgeCost = callsCost([verdict], prices.judges?.[scorer.name]);
+        result.judgeCost[scorer.name] = judgeCost;
+        if (judgeCost !== null) summary.judgeCostUsd = (summary.judgeCostUsd ?? 0) + judgeCost;
         const score =
           verdict.error !== undefined
             ? { value: null, error: `judge failed: ${verdict.error}` }
@@ -486,6 +551,9 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
   }
   for (const r of results) r.epochs.sort((a, b) => a.epoch - b.epoch);
   summary.elapsedMs = performance.now() - t0;
+  // Dollars as the record states them (no float noise from summing).
+  if (summary.costUsd !== null) summary.costUsd = roundUsd(summary.costUsd);
+  if (summary.judgeCostUsd !== null) summary.judgeCostUsd = roundUsd(summary.judgeCostUsd);
   log.event('finish', { ...summary });
   return {
     task,
@@ -498,5 +566,6 @@ async function runTaskUnlocked(options: TaskRunOptions): Promise<TaskRun> {
     generation: task.generation,
     results,
     summary,
+    ...(prices.target !== undefined || prices.judges !== undefined ? { prices } : {}),
   };
 }

@@ -23,7 +23,7 @@ import { buildMessages } from './prompt.js';
 import { compileTools, taskLimits } from './tools.js';
 import type { Row, Task, TaskLimits, TaskSample, TaskScorer, TaskTool } from './types.js';
 
-interface Located {
+export interface Located {
   value: unknown;
   /** line:column of the value at a JSON pointer (its nearest existing ancestor). */
   at(pointer: string): string;
@@ -55,15 +55,18 @@ const pointerPath = (pointer: string): string[] =>
         .split('/')
         .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 
-/** Parses YAML or JSON (by extension; .json is strict JSON), keeping a way back from pointers to positions. */
-function parseTaskText(path: string, text: string): Located {
+/**
+ * Parses YAML or JSON (by extension; .json is strict JSON), keeping a way back from pointers to positions. A
+ * syntax error is a DataError whose code starts with `prefix` (`task.yaml`, `prices.json-…`).
+ */
+export function parseLocatedText(path: string, text: string, prefix = 'task'): Located {
   if (extname(path).toLowerCase() === '.json') {
     const parsed = parseStrictJson(text);
     const fatal = jsonProblem(parsed);
     if (fatal)
       throw new DataError(
-        `task.${fatal.code}`,
-        `${path}:${fatal.line}:${fatal.column} error task.${fatal.code} ${fatal.message}`,
+        `${prefix}.${fatal.code}`,
+        `${path}:${fatal.line}:${fatal.column} error ${prefix}.${fatal.code} ${fatal.message}`,
       );
     return {
       value: parsed.value,
@@ -79,8 +82,8 @@ function parseTaskText(path: string, text: string): Located {
   if (error) {
     const pos = lineCounter.linePos(error.pos[0]);
     throw new DataError(
-      'task.yaml',
-      `${path}:${pos.line}:${pos.col} error task.yaml ${error.message.split('\n')[0]}`,
+      `${prefix}.yaml`,
+      `${path}:${pos.line}:${pos.col} error ${prefix}.yaml ${error.message.split('\n')[0]}`,
     );
   }
   return {
@@ -103,7 +106,7 @@ function parseTaskText(path: string, text: string): Located {
 
 /** The task file's value, checked against the schema; every mistake in one error. */
 export function readTaskFile(path: string): { file: TaskFile; at: (pointer: string) => string } {
-  const located = parseTaskText(path, readText(path, 'task file'));
+  const located = parseLocatedText(path, readText(path, 'task file'));
   const validate = compiledValidator(evalkitTaskType.versions[0]);
   if (!validate(located.value)) {
     const issues = explainSchemaErrors(validate.errors ?? []);

@@ -173,6 +173,7 @@ export function taskLimits(spec: TaskFile['limits']): TaskLimits {
     ...(spec?.max_tool_calls !== undefined ? { max_tool_calls: spec.max_tool_calls } : {}),
     ...(spec?.token_limit !== undefined ? { token_limit: spec.token_limit } : {}),
     ...(spec?.time_limit_s !== undefined ? { time_limit_s: spec.time_limit_s } : {}),
+    ...(spec?.cost_limit_usd !== undefined ? { cost_limit_usd: spec.cost_limit_usd } : {}),
   };
 }
 

@@ -164,6 +164,8 @@ export type TaskLimits = {
   max_tool_calls?: number;
   token_limit?: number;
   time_limit_s?: number;
+  /** Most US dollars per sample, summed over turns at the model's price (needs --prices). */
+  cost_limit_usd?: number;
 };
 
 /** One provider call as the journal keeps it: the answer (or the judge's reply), or why there is none. */
@@ -175,7 +177,12 @@ export interface CallRecord {
   tool_calls?: ProviderToolCall[];
   error?: string;
   finish_reason: string | null;
-  usage: { input_tokens: number | null; output_tokens: number | null } | null;
+  /** `cached_input_tokens` (a part of the input tokens, served from the provider's cache) only when reported. */
+  usage: {
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cached_input_tokens?: number | null;
+  } | null;
   latency_ms: number;
   request_id: string | null;
   attempts: number;

@@ -4,6 +4,7 @@ import './bidi.js';
 import { staticMode } from './api.js';
 import { href, useRoute } from './route.js';
 import { ComparePage } from './pages/compare.js';
+import { CostPage } from './pages/cost.js';
 import { InferevalPage } from './pages/infereval.js';
 import { LeaderboardPage } from './pages/leaderboard.js';
 import { ModelPage } from './pages/model.js';
@@ -17,6 +18,7 @@ const NAV: [string, string][] = [
   ['overview', 'Overview'],
   ['leaderboard', 'Leaderboard'],
   ['compare', 'Compare'],
+  ['cost', 'Cost'],
   ['infereval', 'infereval'],
   ['retrieval', 'Retrieval'],
 ];
@@ -39,6 +41,8 @@ function App() {
         return <SamplePage route={route} />;
       case 'compare':
         return <ComparePage route={route} />;
+      case 'cost':
+        return <CostPage route={route} />;
       case 'infereval':
         return <InferevalPage route={route} />;
       case 'retrieval':

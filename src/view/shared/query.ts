@@ -21,6 +21,7 @@ export const ENDPOINTS = [
   'retrieval-store',
   'retrieval-query',
   'text',
+  'cost',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 

@@ -383,3 +383,33 @@ export interface RetrievalQueryDetail {
   tags: string[] | null;
   rows: RetrievalQueryRow[];
 }
+
+// ---------------------------------------------------------------- score versus cost (view/cost.ts)
+
+/** One model on a board's score-versus-cost chart. */
+export interface CostPoint {
+  model_id: string;
+  score: number;
+  ci: [number, number] | null;
+  /** US dollars on the chart's axis (per sample, or in total: CostBoard.axis); null: the result states no cost. */
+  cost_usd: number | null;
+  total_usd: number | null;
+  per_sample_usd: number | null;
+  /** On the Pareto front: no other model is at most as costly and better, or cheaper and as good. */
+  pareto: boolean;
+  evaluation_id: string;
+  record_key?: string;
+}
+
+export interface CostBoard {
+  benchmark: string;
+  metric: string;
+  lower_is_better: boolean;
+  /** `per_sample` when every costed model has a cost per sample, else `total`. */
+  axis: 'per_sample' | 'total';
+  points: CostPoint[];
+}
+
+export interface CostBoards {
+  boards: CostBoard[];
+}
