@@ -305,7 +305,14 @@ export async function startProviderServer(
         ],
         stop_reason: finishReason ?? (calls ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
-        usage: { input_tokens: input, output_tokens: output },
+        // The Messages API's input_tokens leave out the prompt tokens read from its cache (counted apart).
+        usage: {
+          input_tokens: input - (behaviour.usage?.cached ?? 0),
+          output_tokens: output,
+          ...(behaviour.usage?.cached !== undefined
+            ? { cache_read_input_tokens: behaviour.usage.cached }
+            : {}),
+        },
       };
       res
         .writeHead(200, { 'content-type': 'application/json', 'request-id': id })

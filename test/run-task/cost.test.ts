@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { assertUpstream, openaiRun, recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
+import {
+  ANTHROPIC_KEY_ENV,
+  anthropicRun,
+  assertUpstream,
+  openaiRun,
+  recordsUnder,
+  requestKey,
+  resultOf,
+  writeTask,
+} from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -189,6 +198,33 @@ test('--prices: each row has its sample cost, the result the run total, recomput
     JSON.parse(rerun.stdout).every((o: any) => o.status === 'unchanged'),
     rerun.stdout,
   );
+});
+
+test('Anthropic: the prompt tokens read from its cache (counted apart from input_tokens) are input, priced as cached', async () => {
+  const task = writeTask(
+    join(dir, 'anth'),
+    'anth',
+    'name: anth\ndataset: {path: anth.jsonl}\nscorers: [includes]\n',
+    SAMPLES,
+  );
+  const prices = writePrices('anth-prices.yaml', `claude-t: ${JSON.stringify(PRICES['acme/m'])}\n`);
+  server.setScript(script);
+  const out = join(dir, 'anth-out');
+  const result = await cli([...anthropicRun(task, server.anthropicBaseUrl, out), '--prices', prices], {
+    env: ANTHROPIC_KEY_ENV,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const [rec] = [...recordsUnder(out).values()];
+  for (const r of rec.rows) {
+    const sample = r.sample_id.split('/')[0];
+    assert.equal(r.token_usage.input_tokens, USAGE[sample].input, `${sample}: the whole prompt`);
+    assert.equal(
+      r.token_usage.input_tokens_cache_read,
+      USAGE[sample].cached,
+      `${sample}: read from the cache`,
+    );
+    close(Number(r.metadata.cost), costOf(r.token_usage, PRICES['acme/m']), r.sample_id);
+  }
 });
 
 test('a prices file with mistakes is refused with file:line:column, code and pointer, before anything is sent', async () => {

@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type {
   Completion,
   CompletionRequest,
+  CompletionUsage,
   Provider,
   ProviderMessage,
   ProviderToolCall,
@@ -121,14 +122,30 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
         text,
         ...(calls.length > 0 ? { toolCalls: calls } : {}),
         finishReason: message.stop_reason ?? null,
-        usage: message.usage
-          ? {
-              input_tokens: message.usage.input_tokens ?? null,
-              output_tokens: message.usage.output_tokens ?? null,
-            }
-          : null,
+        usage: message.usage ? usageOf(message.usage) : null,
         requestId: httpRequestId ?? message.id ?? null,
       };
     },
+  };
+}
+
+/**
+ * The Messages API's usage as evalkit counts it: its `input_tokens` leaves out the prompt tokens read from the
+ * cache (`cache_read_input_tokens`) and written to it (`cache_creation_input_tokens`), so the prompt's tokens are
+ * their sum, and the ones read from the cache are `cached_input_tokens` (a part of the input, priced apart), as
+ * OpenAI counts them.
+ */
+function usageOf(usage: {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}): CompletionUsage {
+  const read = usage.cache_read_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  return {
+    input_tokens: typeof usage.input_tokens === 'number' ? usage.input_tokens + read + written : null,
+    output_tokens: usage.output_tokens ?? null,
+    ...(read > 0 ? { cached_input_tokens: read } : {}),
   };
 }
