@@ -28,7 +28,7 @@ import { loadDuckDb, readerLockdown, storeOver, type Store } from './db.js';
 import {
   DERIVED_COLUMNS,
   listLake,
-  partColumns,
+  partColumnsOver,
   partsScan,
   replacedUnits,
   sqlString,
@@ -182,11 +182,11 @@ export const partsVanished = (store: LakeStore): Promise<boolean> => anyVanished
 /** The SQL of a table's rows over its parts: its columns in the store's order, the derived ones computed. */
 function tableOverParts(table: LakeTable, parts: readonly LakePart[]): string {
   const derived = DERIVED_COLUMNS[table] ?? {};
-  const stored = new Set(partColumns(table));
+  const { columns, mixed } = partColumnsOver(table, parts);
   const select = tableColumns(table)
-    .map((c) => (stored.has(c.name) ? c.name : `${derived[c.name]} AS ${c.name}`))
+    .map((c) => columns.get(c.name) ?? `${derived[c.name]} AS ${c.name}`)
     .join(', ');
-  return `SELECT ${select} FROM ${partsScan(parts)}`;
+  return `SELECT ${select} FROM ${partsScan(parts, mixed)}`;
 }
 
 /**

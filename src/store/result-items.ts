@@ -12,11 +12,15 @@
  *
  * Pairing two item lists: when both have the same number of items and the same keys at every position (the usual
  * case: two models on one benchmark), a positional join; otherwise a hash join on (k_1, k_2), the two 64-bit hashes
- * of k the pairing SQL groups on. Either way every pair is checked by its keys, so the result never depends on
- * the order DuckDB returns rows in.
+ * of k the pairing SQL groups on. Whether the keys line up is known without reading them when both sets have the
+ * same `key_digest` (a digest of the whole key sequence, written with the items): the join then reads the values
+ * and positions only, and pairs rows of equal position (equal digests: equal keys there). Otherwise every pair is
+ * checked by its keys. Either way the result never depends on the order DuckDB returns rows in.
  *
  * A store written before these tables existed, or a result without its `result_item_sets` row, is read through
  * the pairing SQL; `ingest` fills in the items of older records when it opens such a store (backfillResultItems).
+ * A set without a digest (a store or lake part written before it existed) is paired by checking its keys; `ingest`
+ * fills in the digests of a store's older sets too.
  */
 import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import type { Store } from './db.js';
@@ -27,6 +31,17 @@ import {
   kindOf,
   reducedItemSql,
 } from './selection.js';
+
+/** The columns of result_item_sets, in order (named on insert, so that an upgraded older table takes them too). */
+const SET_TABLE_COLUMNS =
+  'record_key, result_index, by_hash, items, n, mean, var, is_binary, successes, key_digest';
+
+/**
+ * The digest of one result's key sequence (an aggregate over its result_items rows): sha256 of every key in
+ * position order, each written as its length in bytes, ':' and the key, so that no two sequences give the same text
+ * (a different key anywhere, another order, a key more or less); NULL for no items.
+ */
+export const KEY_DIGEST_SQL = `sha256(string_agg(strlen(k)::VARCHAR || ':' || k, '' ORDER BY pos))`;
 
 /** Writes the items of one record's results (inside the transaction that stores the record, after its results). */
 export async function writeResultItems(connection: DuckDBConnection, recordKey: string): Promise<void> {
@@ -65,14 +80,17 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
       [recordKey],
     );
     await connection.run(
-      `INSERT INTO result_item_sets
+      `INSERT INTO result_item_sets (${SET_TABLE_COLUMNS})
       SELECT r.record_key, r.result_index, coalesce(s.by_hash, false), coalesce(s.items, 0), s.n, s.mean, s.var,
-             s.is_binary, s.successes
+             s.is_binary, s.successes, d.key_digest
       FROM results r LEFT JOIN (
         SELECT result_index, any_value(by_hash) AS by_hash, count(*) AS items, CAST(count(v) AS DOUBLE) AS n,
                avg(v) AS mean, var_samp(v) AS var, bool_and(v = 0 OR v = 1) AS is_binary, sum(v) AS successes
         FROM pending_items GROUP BY result_index
-      ) s USING (result_index)
+      ) s USING (result_index) LEFT JOIN (
+        SELECT result_index, ${KEY_DIGEST_SQL} AS key_digest FROM result_items WHERE record_key = $1
+        GROUP BY result_index
+      ) d USING (result_index)
       WHERE r.record_key = $1`,
       [recordKey],
     );
@@ -91,6 +109,15 @@ export async function backfillResultItems(store: Store): Promise<number> {
      ORDER BY r.record_key`,
   );
   for (const { record_key } of missing) await remakeResultItems(store.connection, record_key);
+  // Sets written before the key digest existed (their table was given the column when the store was opened).
+  await store.connection.run(
+    `UPDATE result_item_sets s SET key_digest = d.key_digest FROM (
+       SELECT record_key, result_index, ${KEY_DIGEST_SQL} AS key_digest FROM result_items
+       WHERE (record_key, result_index) IN (
+         SELECT (record_key, result_index) FROM result_item_sets WHERE key_digest IS NULL AND items > 0)
+       GROUP BY record_key, result_index
+     ) d WHERE s.record_key = d.record_key AND s.result_index = d.result_index`,
+  );
   return missing.length;
 }
 
@@ -127,6 +154,8 @@ export interface ItemSet {
   var: number | null;
   is_binary: boolean | null;
   successes: number | null;
+  /** KEY_DIGEST_SQL of its keys; null (or absent: a store written before it) when unknown. */
+  key_digest?: string | null;
 }
 
 /**
@@ -151,6 +180,8 @@ export interface SetColumns {
   item_var: number | null;
   binary: boolean | null;
   successes: number | null;
+  /** The set's key digest, when the query reads it (keyDigestSql). */
+  key_digest?: string | null;
 }
 
 /** The item set of a row with SET_COLUMNS_SQL's columns (has_set true). */
@@ -164,23 +195,34 @@ export const setOfRow = (r: SetColumns): ItemSet => ({
   var: r.item_var,
   is_binary: r.binary,
   successes: r.successes,
+  key_digest: r.key_digest ?? null,
 });
 
-const withItems = new WeakMap<DuckDBConnection, boolean>();
+const withItems = new WeakMap<DuckDBConnection, { sets: boolean; digests: boolean }>();
 
-/** Whether the store has the items tables (a lake and a store written before them have not). */
-export async function hasResultItems(store: Store): Promise<boolean> {
+/** Whether the store has the items tables, and whether its item sets have their key digests. */
+async function itemTables(store: Store): Promise<{ sets: boolean; digests: boolean }> {
   let known = withItems.get(store.connection);
   if (known === undefined) {
-    const [{ n }] = await store.all<{ n: number }>(
-      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database()
+    const columns = await store.all<{ column_name: string }>(
+      `SELECT column_name FROM duckdb_columns() WHERE database_name = current_database()
          AND schema_name = 'main' AND table_name = 'result_item_sets'`,
     );
-    known = n === 1;
+    known = {
+      sets: columns.length > 0,
+      digests: columns.some((c) => c.column_name === 'key_digest'),
+    };
     withItems.set(store.connection, known);
   }
   return known;
 }
+
+/** Whether the store has the items tables (a store written before them has not). */
+export const hasResultItems = async (store: Store): Promise<boolean> => (await itemTables(store)).sets;
+
+/** The SQL of the key digest of the item set `s` (NULL in a store written before the digests). */
+export const keyDigestSql = async (store: Store): Promise<string> =>
+  (await itemTables(store)).digests ? 's.key_digest' : 'CAST(NULL AS VARCHAR)';
 
 /**
  * The item sets of the given results (record_key, result_index), in their order; undefined when the store has no
@@ -214,13 +256,27 @@ export const pairable = (a: ItemSet, b: ItemSet): boolean =>
   a.items === 0 || b.items === 0 || a.by_hash === b.by_hash;
 
 /** The SQL of one result's items and its two parameters. */
-function itemsOf(set: ItemSet, params: DuckDBValue[]): string {
+function itemsOf(set: ItemSet, params: DuckDBValue[], columns = 'pos, k, k_1, k_2, v'): string {
   params.push(set.record_key, set.result_index);
-  return `(SELECT pos, k, k_1, k_2, v FROM result_items WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
+  return `(SELECT ${columns} FROM result_items WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
 }
 
 /** Whether two item lists can be paired by position (then checked key by key). */
 const samePositions = (a: ItemSet, b: ItemSet): boolean => a.items > 0 && a.items === b.items;
+
+/** Whether two item lists have the same keys at every position, as their digests say (see KEY_DIGEST_SQL). */
+const sameKeys = (a: ItemSet, b: ItemSet): boolean =>
+  samePositions(a, b) && typeof a.key_digest === 'string' && a.key_digest === b.key_digest;
+
+/**
+ * The columns of the positional pairing of two item lists `a` and `b`, and the SQL of `same`: whether a row pairs
+ * the same key (the same position, when the digests say the keys line up; else the same key hashes).
+ */
+function positionalSql(a: ItemSet, b: ItemSet): { columns: string; same: string } {
+  return sameKeys(a, b)
+    ? { columns: 'pos, v', same: 'a.pos = b.pos' }
+    : { columns: 'pos, k_1, k_2, v', same: 'a.pos = b.pos AND a.k_1 = b.k_1 AND a.k_2 = b.k_2' };
+}
 
 /** The statistics of the paired differences d = a − b that the leaderboard's tier gaps test. */
 export interface GapStats {
@@ -286,9 +342,10 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
     return { paired_n: 0, mean_d: null, var_d: null, constant_d: null, positive_d: 0, negative_d: 0 };
   if (samePositions(a, b)) {
     const params: DuckDBValue[] = [];
+    const { columns, same } = positionalSql(a, b);
     const [row] = await store.all<GapStats & { rows: number; aligned: boolean | null }>(
-      `SELECT ${GAP_AGGREGATES}, count(*)::BIGINT AS rows, bool_and(a.k_1 = b.k_1 AND a.k_2 = b.k_2) AS aligned
-       FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`,
+      `SELECT ${GAP_AGGREGATES}, count(*)::BIGINT AS rows, bool_and(${same}) AS aligned
+       FROM ${itemsOf(a, params, columns)} a POSITIONAL JOIN ${itemsOf(b, params, columns)} b`,
       params,
     );
     if (row && row.aligned === true && row.rows === a.items) {
@@ -330,9 +387,9 @@ export async function appendPairedItems(
 ): Promise<void> {
   if (samePositions(a, b)) {
     const params: DuckDBValue[] = [];
-    const sql = `SELECT a.pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb,
-        a.pos = b.pos AND a.k_1 = b.k_1 AND a.k_2 = b.k_2 AS same
-      FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`;
+    const { columns, same } = positionalSql(a, b);
+    const sql = `SELECT a.pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb, ${same} AS same
+      FROM ${itemsOf(a, params, columns)} a POSITIONAL JOIN ${itemsOf(b, params, columns)} b`;
     if (await appendRows(store, sql, params, pair, out, true)) return;
   }
   const params: DuckDBValue[] = [];
