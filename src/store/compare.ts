@@ -511,23 +511,31 @@ export async function compareModels(
     if (j < 0) continue;
     const rb = chosen[j]!;
     const range = byPair.get(i + 1) ?? { start: 0, end: 0 };
-    const a: number[] = [];
-    const b: number[] = [];
+    let a: number[] = [];
+    let b: number[] = [];
     const clusters: string[] = [];
     const onlyA: number[] = [];
     const onlyB: number[] = [];
-    for (let j = range.start; j < range.end; j++) {
-      // NaN: that side has no value for the item.
-      const va = columns.va[j]!;
-      const vb = columns.vb[j]!;
-      if (!Number.isNaN(va) && !Number.isNaN(vb)) {
-        a.push(va);
-        b.push(vb);
-        // Each item its own cluster unless a cluster column is read (clusters are read only when clustering).
-        if (cluster !== null) clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
-      } else if (!Number.isNaN(va)) onlyA.push(va);
-      else if (!Number.isNaN(vb)) onlyB.push(vb);
-    }
+    // Usually every item has both values (and no cluster is read): the two columns' slices are the pairs then.
+    let everyPaired = cluster === null;
+    for (let j = range.start; j < range.end && everyPaired; j++)
+      everyPaired = !Number.isNaN(columns.va[j]!) && !Number.isNaN(columns.vb[j]!);
+    if (everyPaired) {
+      a = columns.va.slice(range.start, range.end);
+      b = columns.vb.slice(range.start, range.end);
+    } else
+      for (let j = range.start; j < range.end; j++) {
+        // NaN: that side has no value for the item.
+        const va = columns.va[j]!;
+        const vb = columns.vb[j]!;
+        if (!Number.isNaN(va) && !Number.isNaN(vb)) {
+          a.push(va);
+          b.push(vb);
+          // Each item its own cluster unless a cluster column is read (clusters are read only when clustering).
+          if (cluster !== null) clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
+        } else if (!Number.isNaN(va)) onlyA.push(va);
+        else if (!Number.isNaN(vb)) onlyB.push(vb);
+      }
     comparisons.push({
       ...compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
       run_status_a: ra.run_status,
@@ -691,20 +699,18 @@ function compareOne(
   const shown = newcombe
     ? { ci: [newcombe.lower, newcombe.upper] as [number, number], clipped: false }
     : keptInside(t.ci, range);
-  let mcnemar: Comparison['mcnemar'] = null;
-  if (binary) {
-    let aOnly = 0;
-    let bOnly = 0;
-    for (let i = 0; i < a.length; i++) {
-      if (a[i] === 1 && b[i] === 0) aOnly++;
-      else if (a[i] === 0 && b[i] === 1) bOnly++;
-    }
-    mcnemar = { a_only: aOnly, b_only: bOnly, p_value: mcnemarExact(aOnly, bOnly) };
-  }
-  const d = a.map((x, i) => x - b[i]!);
+  // The discordant pairs of 0/1 scores are the table's: A right and B wrong, B right and A wrong.
+  const mcnemar: Comparison['mcnemar'] = table
+    ? { a_only: table.aOnly, b_only: table.bOnly, p_value: mcnemarExact(table.aOnly, table.bOnly) }
+    : null;
   // Every paired difference equal: sd(d) = 0 and the t statistic is undefined (not infinite); the exact test on
   // the signs of the differences (McNemar's on 0/1 scores) is what the data can say.
   const zeroVariance = t.se === 0;
+  // The differences, made only for what reads them.
+  const d =
+    zeroVariance || clustered || options.bootstrap !== undefined || options.gate
+      ? a.map((x, i) => x - b[i]!)
+      : [];
   const exact = zeroVariance ? exactSignTest(d) : null;
   const clusterCount = clustered ? new Set(clusters).size : 0;
   const c = clustered ? clusteredInference(d, clusters, CONFIDENCE) : null;

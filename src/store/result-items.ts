@@ -388,12 +388,14 @@ export async function appendPairedItems(
   if (samePositions(a, b)) {
     const params: DuckDBValue[] = [];
     const { columns, same } = positionalSql(a, b);
-    const sql = `SELECT a.pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb, ${same} AS same
+    // pos −1: the row does not pair the same key on both sides.
+    const sql = `SELECT CASE WHEN ${same} THEN a.pos ELSE -1 END AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va,
+        coalesce(b.v, 'NaN'::DOUBLE) AS vb
       FROM ${itemsOf(a, params, columns)} a POSITIONAL JOIN ${itemsOf(b, params, columns)} b`;
     if (await appendRows(store, sql, params, pair, out, true)) return;
   }
   const params: DuckDBValue[] = [];
-  const sql = `SELECT 0 AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb, true AS same
+  const sql = `SELECT 0 AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb
     FROM ${itemsOf(a, params)} a FULL OUTER JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
     ORDER BY coalesce(a.k, b.k)`;
   await appendRows(store, sql, params, pair, out, false);
@@ -428,9 +430,15 @@ export function doubles(vector: DuckDBVector<DuckDBValue>): Float64Array | undef
   return items instanceof Float64Array ? items : undefined;
 }
 
+/** An INTEGER vector's values as they lie in its chunk (an Int32Array), if it has one. */
+function integers(vector: DuckDBVector<DuckDBValue>): Int32Array | undefined {
+  const items = (vector as { items?: unknown }).items;
+  return items instanceof Int32Array ? items : undefined;
+}
+
 /**
- * Appends the (pos, va, vb, same) rows of `sql` to `out` (NaN as null). With `positional`, each row must be the
- * next position with the same key on both sides; at the first that is not, the rows appended are taken back and
+ * Appends the (pos, va, vb) rows of `sql` to `out` (NaN as null). With `positional`, each row's pos must be the
+ * next position (−1: the row does not pair one key); at the first that is not, the rows appended are taken back and
  * the result is false.
  */
 async function appendRows(
@@ -443,12 +451,16 @@ async function appendRows(
 ): Promise<boolean> {
   const start = out.va.length;
   const whole = await eachChunk(store, sql, params, (column, rows) => {
-    const [pos, same] = [column<number>(0), column<boolean>(3)];
-    // va and vb are never NULL (coalesced to NaN): their doubles are read as they lie in the chunk.
+    // No column is NULL (pos is −1 or a position, va and vb coalesced to NaN): their values are read as they lie
+    // in the chunk.
+    const pos = integers(column(0));
     const va = doubles(column(1));
     const vb = doubles(column(2));
+    const next = out.va.length - start;
+    if (positional)
+      for (let i = 0; i < rows; i++)
+        if ((pos ? pos[i] : column<number>(0).getItem(i)) !== next + i) return false;
     for (let i = 0; i < rows; i++) {
-      if (positional && (pos.getItem(i) !== out.va.length - start || same.getItem(i) !== true)) return false;
       out.pair.push(pair);
       out.va.push(va ? va[i]! : (column<number>(1).getItem(i) ?? NaN));
       out.vb.push(vb ? vb[i]! : (column<number>(2).getItem(i) ?? NaN));
