@@ -101,7 +101,8 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
 
 /**
  * Writes the items of every stored result that has none (a store written before the items existed, or by an
- * older evalkit), one record per transaction. Resolves to the number of records done.
+ * older evalkit), one record per transaction, and the key digest of every item set written without one. Resolves
+ * to the number of records whose items were written.
  */
 export async function backfillResultItems(store: Store): Promise<number> {
   const missing = await store.all<{ record_key: string }>(
@@ -109,15 +110,19 @@ export async function backfillResultItems(store: Store): Promise<number> {
      ORDER BY r.record_key`,
   );
   for (const { record_key } of missing) await remakeResultItems(store.connection, record_key);
-  // Sets written before the key digest existed (their table was given the column when the store was opened).
-  await store.connection.run(
-    `UPDATE result_item_sets s SET key_digest = d.key_digest FROM (
-       SELECT record_key, result_index, ${KEY_DIGEST_SQL} AS key_digest FROM result_items
-       WHERE (record_key, result_index) IN (
-         SELECT (record_key, result_index) FROM result_item_sets WHERE key_digest IS NULL AND items > 0)
-       GROUP BY record_key, result_index
-     ) d WHERE s.record_key = d.record_key AND s.result_index = d.result_index`,
+  // Sets written before the key digest existed (their table was given the column when the store was opened), one
+  // at a time: a digest holds its set's keys in memory while it is computed.
+  const undigested = await store.all<{ record_key: string; result_index: number }>(
+    `SELECT record_key, result_index FROM result_item_sets WHERE key_digest IS NULL AND items > 0
+     ORDER BY record_key, result_index`,
   );
+  for (const { record_key, result_index } of undigested)
+    await store.connection.run(
+      `UPDATE result_item_sets SET key_digest = (
+         SELECT ${KEY_DIGEST_SQL} FROM result_items WHERE record_key = $1 AND result_index = $2)
+       WHERE record_key = $1 AND result_index = $2`,
+      [record_key, result_index],
+    );
   return missing.length;
 }
 
