@@ -39,6 +39,12 @@ export interface Store {
    * no file to open again (a lake's snapshot); a store file is opened again by its path.
    */
   reopen?(writableDirectories: readonly string[]): Promise<Store>;
+  /**
+   * Where a query for one result's items reads them, when not the `result_items` table (a lake: its part files
+   * themselves, without the view's check that each row's record was read, which a query for a result whose item
+   * set was read does not need).
+   */
+  readonly itemsSql?: string;
 }
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';

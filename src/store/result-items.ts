@@ -260,10 +260,10 @@ export async function itemSetsOf(
 export const pairable = (a: ItemSet, b: ItemSet): boolean =>
   a.items === 0 || b.items === 0 || a.by_hash === b.by_hash;
 
-/** The SQL of one result's items and its two parameters. */
-function itemsOf(set: ItemSet, params: DuckDBValue[], columns = 'pos, k, k_1, k_2, v'): string {
+/** The SQL of one result's items (read where the store keeps them: `Store.itemsSql`) and its two parameters. */
+function itemsOf(store: Store, set: ItemSet, params: DuckDBValue[], columns = 'pos, k, k_1, k_2, v'): string {
   params.push(set.record_key, set.result_index);
-  return `(SELECT ${columns} FROM result_items WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
+  return `(SELECT ${columns} FROM ${store.itemsSql ?? 'result_items'} WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
 }
 
 /** Whether two item lists can be paired by position (then checked key by key). */
@@ -350,7 +350,7 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
     const { columns, same } = positionalSql(a, b);
     const [row] = await store.all<GapStats & { rows: number; aligned: boolean | null }>(
       `SELECT ${GAP_AGGREGATES}, count(*)::BIGINT AS rows, bool_and(${same}) AS aligned
-       FROM ${itemsOf(a, params, columns)} a POSITIONAL JOIN ${itemsOf(b, params, columns)} b`,
+       FROM ${itemsOf(store, a, params, columns)} a POSITIONAL JOIN ${itemsOf(store, b, params, columns)} b`,
       params,
     );
     if (row && row.aligned === true && row.rows === a.items) {
@@ -361,7 +361,7 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
   const params: DuckDBValue[] = [];
   const [row] = await store.all<GapStats>(
     `SELECT ${GAP_AGGREGATES}
-     FROM ${itemsOf(a, params)} a JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2`,
+     FROM ${itemsOf(store, a, params)} a JOIN ${itemsOf(store, b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2`,
     params,
   );
   return row!;
@@ -396,12 +396,12 @@ export async function appendPairedItems(
     // pos −1: the row does not pair the same key on both sides.
     const sql = `SELECT CASE WHEN ${same} THEN a.pos ELSE -1 END AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va,
         coalesce(b.v, 'NaN'::DOUBLE) AS vb
-      FROM ${itemsOf(a, params, columns)} a POSITIONAL JOIN ${itemsOf(b, params, columns)} b`;
+      FROM ${itemsOf(store, a, params, columns)} a POSITIONAL JOIN ${itemsOf(store, b, params, columns)} b`;
     if (await appendRows(store, sql, params, pair, out, true)) return;
   }
   const params: DuckDBValue[] = [];
   const sql = `SELECT 0 AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb
-    FROM ${itemsOf(a, params)} a FULL OUTER JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
+    FROM ${itemsOf(store, a, params)} a FULL OUTER JOIN ${itemsOf(store, b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
     ORDER BY coalesce(a.k, b.k)`;
   await appendRows(store, sql, params, pair, out, false);
 }
