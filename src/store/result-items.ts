@@ -368,14 +368,44 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
 }
 
 /**
- * Paired rows as columns: the comparison each belongs to, A's and B's value (NaN: none; item values are finite, so
- * the columns stay arrays of unboxed doubles), the cluster (only when clustering: else empty).
+ * Paired rows as columns: A's and B's value (NaN: none; item values are finite) in two growing arrays of doubles,
+ * the cluster (only when clustering: else empty), and the rows of each comparison (`ranges`, by its number; the rows
+ * of one comparison are appended together).
  */
-export interface PairedColumns {
-  pair: number[];
-  va: number[];
-  vb: number[];
-  cl: (string | null)[];
+export class PairedColumns {
+  va = new Float64Array(1024);
+  vb = new Float64Array(1024);
+  /** Rows in va and vb. */
+  length = 0;
+  cl: (string | null)[] = [];
+  readonly ranges = new Map<number, { start: number; end: number }>();
+
+  /** Room for `rows` more rows. */
+  reserve(rows: number): void {
+    if (this.length + rows <= this.va.length) return;
+    const size = Math.max(this.length + rows, this.va.length * 2);
+    for (const side of ['va', 'vb'] as const) {
+      const grown = new Float64Array(size);
+      grown.set(this[side].subarray(0, this.length));
+      this[side] = grown;
+    }
+  }
+
+  /** Marks the rows from `start` to the end as comparison `pair`'s. */
+  close(pair: number, start: number): void {
+    const range = this.ranges.get(pair);
+    if (range) range.end = this.length;
+    else this.ranges.set(pair, { start, end: this.length });
+  }
+
+  /** Appends one row of comparison `pair`. */
+  push(pair: number, va: number, vb: number): void {
+    this.reserve(1);
+    this.va[this.length] = va;
+    this.vb[this.length] = vb;
+    this.length++;
+    this.close(pair, this.length - 1);
+  }
 }
 
 /**
@@ -454,23 +484,25 @@ async function appendRows(
   out: PairedColumns,
   positional: boolean,
 ): Promise<boolean> {
-  const start = out.va.length;
+  const start = out.length;
   const whole = await eachChunk(store, sql, params, (column, rows) => {
     // No column is NULL (pos is −1 or a position, va and vb coalesced to NaN): their values are read as they lie
     // in the chunk.
     const pos = integers(column(0));
     const va = doubles(column(1));
     const vb = doubles(column(2));
-    const next = out.va.length - start;
+    const next = out.length - start;
     if (positional)
       for (let i = 0; i < rows; i++)
         if ((pos ? pos[i] : column<number>(0).getItem(i)) !== next + i) return false;
-    for (let i = 0; i < rows; i++) {
-      out.pair.push(pair);
-      out.va.push(va ? va[i]! : (column<number>(1).getItem(i) ?? NaN));
-      out.vb.push(vb ? vb[i]! : (column<number>(2).getItem(i) ?? NaN));
-    }
+    out.reserve(rows);
+    if (va) out.va.set(va.subarray(0, rows), out.length);
+    else for (let i = 0; i < rows; i++) out.va[out.length + i] = column<number>(1).getItem(i) ?? NaN;
+    if (vb) out.vb.set(vb.subarray(0, rows), out.length);
+    else for (let i = 0; i < rows; i++) out.vb[out.length + i] = column<number>(2).getItem(i) ?? NaN;
+    out.length += rows;
   });
-  if (!whole) for (const column of [out.pair, out.va, out.vb]) column.length = start;
+  if (!whole) out.length = start;
+  else if (out.length > start) out.close(pair, start);
   return whole;
 }

@@ -14,6 +14,7 @@ import {
   gapStats,
   itemSetsOf,
   KEY_DIGEST_SQL,
+  PairedColumns,
   type ItemSet,
 } from '../../src/store/result-items.js';
 import { projectRoot } from '../helpers/shared.js';
@@ -86,11 +87,11 @@ async function assertPairedByKey(store: Store, what: string): Promise<void> {
   assert.ok(Math.abs(gap.mean_d! - mean) < 1e-12, `${what}: mean ${gap.mean_d} vs ${mean}`);
   assert.equal(gap.positive_d, d.filter((x) => x > 0).length, what);
   assert.equal(gap.negative_d, d.filter((x) => x < 0).length, what);
-  const out = { pair: [] as number[], va: [] as number[], vb: [] as number[], cl: [] };
+  const out = new PairedColumns();
   await appendPairedItems(store, a, b, 1, out);
   const nan = (x: number | undefined) => (x === undefined ? NaN : x);
   assert.deepEqual(
-    out.va.map((x, i) => [x, out.vb[i]]),
+    Array.from(out.va.subarray(0, out.length), (x, i) => [x, out.vb[i]]),
     keys.map((k) => [nan(va.get(k)), nan(vb.get(k))]),
     `${what}: compare's pairs, in key order`,
   );
