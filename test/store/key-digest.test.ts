@@ -17,8 +17,8 @@ import {
   PairedColumns,
   type ItemSet,
 } from '../../src/store/result-items.js';
-import { projectRoot } from '../helpers/shared.js';
 import { evalkit } from './inproc.js';
+import { freshAndOlderStores } from './older-store.js';
 import { binaryRows, freshStore, insertRecord } from './stats-fixture.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-digest-'));
@@ -128,50 +128,39 @@ test('the digest covers every key, their order and their boundaries', async () =
   }
 });
 
-test('the same keys in another order are paired by key, not by position', async () => {
-  const path = join(temp, 'reordered.duckdb');
+/** On a copy of the store, b's keys rewritten by `change`: its digest is no longer a's, and the two pair by key. */
+async function rewrittenPairByKey(what: string, change: string): Promise<void> {
+  const path = join(temp, `${what.replace(/ /g, '-')}.duckdb`);
   copyFileSync(db, path);
   const store = await openStore(path, { readOnly: false });
   try {
-    // b's keys at positions 0 and 3 swapped (h0 ↔ h11, where both models' values differ): the same key set, in
-    // another order.
-    await rewriteKeys(
-      store,
-      `CASE pos WHEN 0 THEN (SELECT k FROM result_items WHERE record_key = 'record-b' AND pos = 3)
-                WHEN 3 THEN (SELECT k FROM result_items WHERE record_key = 'record-b' AND pos = 0) ELSE k END`,
-    );
-    await assertPairedByKey(store, 'reordered keys');
+    await rewriteKeys(store, change);
+    await assertPairedByKey(store, what);
     const [a, b] = [await setOf(store, 'record-a'), await setOf(store, 'record-b')];
-    assert.notEqual(a.key_digest, b.key_digest);
+    assert.notEqual(a.key_digest, b.key_digest, what);
   } finally {
     store.close();
   }
-});
+}
 
-test('one key different is paired by key, not by position', async () => {
-  const path = join(temp, 'one-key.duckdb');
-  copyFileSync(db, path);
-  const store = await openStore(path, { readOnly: false });
-  try {
-    // b's last key (h9) renamed h99: still sorted, as many items, one key that a has not.
-    await rewriteKeys(store, `CASE WHEN k = 'h9' THEN 'h99' ELSE k END`);
-    await assertPairedByKey(store, 'one key different');
-    const [a, b] = [await setOf(store, 'record-a'), await setOf(store, 'record-b')];
-    assert.notEqual(a.key_digest, b.key_digest);
-  } finally {
-    store.close();
-  }
-});
+test('the same keys in another order are paired by key, not by position', () =>
+  // b's keys at positions 0 and 3 swapped (h0 ↔ h11, where both models' values differ): the same key set, in
+  // another order.
+  rewrittenPairByKey(
+    'reordered keys',
+    `CASE pos WHEN 0 THEN (SELECT k FROM result_items WHERE record_key = 'record-b' AND pos = 3)
+              WHEN 3 THEN (SELECT k FROM result_items WHERE record_key = 'record-b' AND pos = 0) ELSE k END`,
+  ));
+
+test('one key different is paired by key, not by position', () =>
+  // b's last key (h9) renamed h99: still sorted, as many items, one key that a has not.
+  rewrittenPairByKey('one key different', `CASE WHEN k = 'h9' THEN 'h99' ELSE k END`));
 
 test('a store written before the digests reads the same, and an ingest gives it the digests', async () => {
-  const inputs = ['examples/compare', 'examples/eee/data'].map((p) => join(projectRoot, p));
-  const fresh = join(temp, 'fresh.duckdb');
-  const older = join(temp, 'older.duckdb');
-  assert.equal((await evalkit(['ingest', inputs[0]!, '--db', fresh, '--no-progress'])).code, 0);
-  copyFileSync(fresh, older);
-  const drop = await openStore(older, { readOnly: false });
-  await drop.connection.run('ALTER TABLE result_item_sets DROP COLUMN key_digest; CHECKPOINT');
-  drop.close();
+  const { fresh, older, next } = await freshAndOlderStores(
+    temp,
+    'ALTER TABLE result_item_sets DROP COLUMN key_digest',
+  );
   for (const args of [
     ['leaderboard', '--format', 'json'],
     ['compare', 'acme/tiny-model-1b', 'acme/tiny-model-3b', '--format', 'json'],
@@ -183,7 +172,7 @@ test('a store written before the digests reads the same, and an ingest gives it 
     assert.equal(before.stdout, now.stdout, args.join(' '));
   }
   for (const path of [fresh, older])
-    assert.equal((await evalkit(['ingest', inputs[1]!, '--db', path, '--no-progress'])).code, 0);
+    assert.equal((await evalkit(['ingest', next, '--db', path, '--no-progress'])).code, 0);
   const sets = async (path: string) => {
     const store = await openStore(path, { readOnly: true });
     try {
