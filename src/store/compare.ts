@@ -41,7 +41,7 @@ import {
 } from './compare-gate.js';
 import type { Store } from './db.js';
 import { clipInterval, resultInterval } from './result-interval.js';
-import { appendPairedItems, eachChunk, itemSetsOf, pairable, type PairedColumns } from './result-items.js';
+import { appendPairedItems, eachChunk, itemSetsOf, pairable, PairedColumns } from './result-items.js';
 import {
   BY_HASH_SQL,
   SAMPLE_COLUMNS,
@@ -356,13 +356,11 @@ async function readPairedColumns(
   params: DuckDBValue[],
   withClusters: boolean,
 ): Promise<PairedColumns> {
-  const out: PairedColumns = { pair: [], va: [], vb: [], cl: [] };
+  const out = new PairedColumns();
   await eachChunk(store, sql, params, (column, rows) => {
     const [pair, va, vb, cl] = [column<number>(0), column<number>(1), column<number>(2), column<string>(3)];
     for (let i = 0; i < rows; i++) {
-      out.pair.push(pair.getItem(i)!);
-      out.va.push(va.getItem(i) ?? NaN);
-      out.vb.push(vb.getItem(i) ?? NaN);
+      out.push(pair.getItem(i)!, va.getItem(i) ?? NaN, vb.getItem(i) ?? NaN);
       if (withClusters) out.cl.push(cl.getItem(i));
     }
   });
@@ -388,7 +386,7 @@ async function pairedFromItems(store: Store, chosen: ChosenRow[]): Promise<Paire
     return j >= 0 ? [[sets[i]!, sets[j]!, i + 1] as const] : [];
   });
   if (pairs.some(([a, b]) => !pairable(a, b))) return undefined;
-  const out: PairedColumns = { pair: [], va: [], vb: [], cl: [] };
+  const out = new PairedColumns();
   for (const [a, b, pair] of pairs) await appendPairedItems(store, a, b, pair, out);
   return out;
 }
@@ -493,16 +491,6 @@ export async function compareModels(
       cluster !== null,
     ));
 
-  // The rows of each comparison, by the ord of A's chosen result.
-  const byPair = new Map<number, { start: number; end: number }>();
-  const total = columns.pair?.length ?? 0;
-  for (let i = 0; i < total; i++) {
-    const p = columns.pair[i]!;
-    const range = byPair.get(p);
-    if (range) range.end = i + 1;
-    else byPair.set(p, { start: i, end: i + 1 });
-  }
-
   const comparisons: Comparison[] = [];
   for (let i = 0; i < chosen.length; i++) {
     const ra = chosen[i]!;
@@ -510,23 +498,35 @@ export async function compareModels(
     const j = partnerOf(chosen, i);
     if (j < 0) continue;
     const rb = chosen[j]!;
-    const range = byPair.get(i + 1) ?? { start: 0, end: 0 };
-    const a: number[] = [];
-    const b: number[] = [];
+    // The rows of the comparison, by the ord of A's chosen result.
+    const range = columns.ranges.get(i + 1) ?? { start: 0, end: 0 };
+    let a: ArrayLike<number> = [];
+    let b: ArrayLike<number> = [];
     const clusters: string[] = [];
     const onlyA: number[] = [];
     const onlyB: number[] = [];
-    for (let j = range.start; j < range.end; j++) {
-      // NaN: that side has no value for the item.
-      const va = columns.va[j]!;
-      const vb = columns.vb[j]!;
-      if (!Number.isNaN(va) && !Number.isNaN(vb)) {
-        a.push(va);
-        b.push(vb);
-        // Each item its own cluster unless a cluster column is read (clusters are read only when clustering).
-        if (cluster !== null) clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
-      } else if (!Number.isNaN(va)) onlyA.push(va);
-      else if (!Number.isNaN(vb)) onlyB.push(vb);
+    // Usually every item has both values (and no cluster is read): the two columns' rows are the pairs then.
+    let everyPaired = cluster === null;
+    for (let j = range.start; j < range.end && everyPaired; j++)
+      everyPaired = !Number.isNaN(columns.va[j]!) && !Number.isNaN(columns.vb[j]!);
+    if (everyPaired) {
+      a = columns.va.subarray(range.start, range.end);
+      b = columns.vb.subarray(range.start, range.end);
+    } else {
+      const [pa, pb]: number[][] = [[], []];
+      [a, b] = [pa, pb];
+      for (let j = range.start; j < range.end; j++) {
+        // NaN: that side has no value for the item.
+        const va = columns.va[j]!;
+        const vb = columns.vb[j]!;
+        if (!Number.isNaN(va) && !Number.isNaN(vb)) {
+          pa.push(va);
+          pb.push(vb);
+          // Each item its own cluster unless a cluster column is read (clusters are read only when clustering).
+          if (cluster !== null) clusters.push(columns.cl[j] ?? `\u0000item ${j}`);
+        } else if (!Number.isNaN(va)) onlyA.push(va);
+        else if (!Number.isNaN(vb)) onlyB.push(vb);
+      }
     }
     comparisons.push({
       ...compareOne(ra, rb, a, b, clusters, onlyA, onlyB, labelA, labelB, options, cluster !== null),
@@ -619,8 +619,8 @@ function clippedCi(ci: [number, number], range: [number, number] | null) {
 function compareOne(
   ra: ChosenRow,
   rb: ChosenRow,
-  a: number[],
-  b: number[],
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
   clusters: string[],
   onlyA: number[],
   onlyB: number[],
@@ -638,9 +638,9 @@ function compareOne(
   if (a.length < 2) {
     const u = unpairedComparison(
       ra.score,
-      resultSe(ra, [...a, ...onlyA]),
+      resultSe(ra, [...Array.from(a), ...onlyA]),
       rb.score,
-      resultSe(rb, [...b, ...onlyB]),
+      resultSe(rb, [...Array.from(b), ...onlyB]),
     );
     return {
       ...head(
@@ -691,20 +691,18 @@ function compareOne(
   const shown = newcombe
     ? { ci: [newcombe.lower, newcombe.upper] as [number, number], clipped: false }
     : keptInside(t.ci, range);
-  let mcnemar: Comparison['mcnemar'] = null;
-  if (binary) {
-    let aOnly = 0;
-    let bOnly = 0;
-    for (let i = 0; i < a.length; i++) {
-      if (a[i] === 1 && b[i] === 0) aOnly++;
-      else if (a[i] === 0 && b[i] === 1) bOnly++;
-    }
-    mcnemar = { a_only: aOnly, b_only: bOnly, p_value: mcnemarExact(aOnly, bOnly) };
-  }
-  const d = a.map((x, i) => x - b[i]!);
+  // The discordant pairs of 0/1 scores are the table's: A right and B wrong, B right and A wrong.
+  const mcnemar: Comparison['mcnemar'] = table
+    ? { a_only: table.aOnly, b_only: table.bOnly, p_value: mcnemarExact(table.aOnly, table.bOnly) }
+    : null;
   // Every paired difference equal: sd(d) = 0 and the t statistic is undefined (not infinite); the exact test on
   // the signs of the differences (McNemar's on 0/1 scores) is what the data can say.
   const zeroVariance = t.se === 0;
+  // The differences, made only for what reads them.
+  const d =
+    zeroVariance || clustered || options.bootstrap !== undefined || options.gate
+      ? Array.from(a, (x, i) => x - b[i]!)
+      : [];
   const exact = zeroVariance ? exactSignTest(d) : null;
   const clusterCount = clustered ? new Set(clusters).size : 0;
   const c = clustered ? clusteredInference(d, clusters, CONFIDENCE) : null;

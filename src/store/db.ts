@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { open } from 'node:fs/promises';
 import { IoError } from '../errors.js';
 import { describeFileKind, readError } from '../io/file-kind.js';
-import { STORE_DDL, STORE_SCHEMA_VERSION } from './schema.js';
+import { STORE_DDL, STORE_SCHEMA_VERSION, STORE_UPGRADES } from './schema.js';
 import { storeSettings } from './settings.js';
 
 export interface Store {
@@ -39,6 +39,12 @@ export interface Store {
    * no file to open again (a lake's snapshot); a store file is opened again by its path.
    */
   reopen?(writableDirectories: readonly string[]): Promise<Store>;
+  /**
+   * Where a query for one result's items reads them, when not the `result_items` table (a lake: its part files
+   * themselves, without the view's check that each row's record was read, which a query for a result whose item
+   * set was read does not need).
+   */
+  readonly itemsSql?: string;
 }
 
 export { storePath, DEFAULT_STORE_FILE } from './path.js';
@@ -239,7 +245,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     throw error;
   });
   if (!options.readOnly) {
-    for (const ddl of STORE_DDL) await connection.run(ddl);
+    for (const ddl of [...STORE_DDL, ...STORE_UPGRADES]) await connection.run(ddl);
     await connection.run(
       `INSERT INTO store_meta VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING`,
       [String(STORE_SCHEMA_VERSION)],

@@ -28,7 +28,7 @@ import { loadDuckDb } from './db.js';
 import {
   COMPACTIONS_DIR,
   listLake,
-  partColumns,
+  partColumnsOver,
   PART_ORDER,
   replacedUnits,
   sqlString,
@@ -127,9 +127,11 @@ export async function compactLake(dir: string, options: CompactOptions = {}): Pr
         if (parts.length === 0) continue;
         const file = join(staging, table, partition, `part-${run}_0.parquet`);
         await mkdir(join(file, '..'), { recursive: true });
+        // Parts an older evalkit wrote may lack a column (read as NULL: partColumnsOver).
+        const { columns, mixed } = partColumnsOver(table, parts);
         await c.run(
-          `COPY (SELECT ${partColumns(table).join(', ')}
-                 FROM read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = false)
+          `COPY (SELECT ${[...columns.values()].join(', ')}
+                 FROM read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = false${mixed ? ', union_by_name = true' : ''})
                  ORDER BY ${PART_ORDER[table]})
            TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`,
         );

@@ -21,6 +21,8 @@ export interface LakePart {
   file: string;
   run: string;
   partition: string;
+  /** Columns the part lacks because an older evalkit wrote it (ADDED_COLUMNS): read as NULL. Set by vetParts. */
+  missing?: readonly string[];
 }
 
 /**
@@ -53,6 +55,34 @@ export function partColumns(table: string): string[] {
   return tableColumns(table)
     .map((c) => c.name)
     .filter((c) => !NOT_IN_PARTS[table]?.includes(c));
+}
+
+/**
+ * Columns added to a table's parts after lakes were first written (schema.ts, STORE_UPGRADES): a part an older
+ * evalkit wrote lacks them, and is read with NULL there.
+ */
+const ADDED_COLUMNS: Record<string, readonly string[]> = { result_item_sets: ['key_digest'] };
+
+/**
+ * The SQL of each part column read from `parts` (by name), and whether their files differ in columns: a column
+ * that none of the parts holds is NULL; one that some hold is read from those (`partsScan(parts, true)` gives the
+ * others NULL there).
+ */
+export function partColumnsOver(
+  table: string,
+  parts: readonly LakePart[],
+): { columns: Map<string, string>; mixed: boolean } {
+  const types = new Map(tableColumns(table).map((c) => [c.name, c.type]));
+  const columns = new Map<string, string>();
+  for (const name of partColumns(table)) {
+    const lacking = parts.filter((p) => p.missing?.includes(name)).length;
+    columns.set(
+      name,
+      parts.length > 0 && lacking === parts.length ? `CAST(NULL AS ${types.get(name)}) AS ${name}` : name,
+    );
+  }
+  const shapes = new Set(parts.map((p) => (p.missing ?? []).join(',')));
+  return { columns, mixed: shapes.size > 1 };
 }
 
 /** The stored columns a reader computes from a part's columns (SQL over the part's columns, by name). */
@@ -137,6 +167,10 @@ export async function vetParts(
   skip: (file: string, why: string) => void,
 ): Promise<{ parts: LakePart[]; refused: LakePart[] }> {
   const expected = partColumns(table).join(', ');
+  const added = ADDED_COLUMNS[table] ?? [];
+  const older = partColumns(table)
+    .filter((c) => !added.includes(c))
+    .join(', ');
   const good: LakePart[] = [];
   const refused: LakePart[] = [];
   // Every footer in one statement (a lake may have thousands of parts); one by one when some footer fails.
@@ -159,6 +193,7 @@ export async function vetParts(
       continue;
     }
     if (names.join(', ') === expected) good.push(part);
+    else if (added.length > 0 && names.join(', ') === older) good.push({ ...part, missing: added });
     else {
       const shown =
         names.length > 5 ? `${names.slice(0, 4).join(', ')}, … (${names.length})` : names.join(', ');
@@ -197,9 +232,13 @@ async function footerColumns(
   }
 }
 
-/** `read_parquet` over the given part files, the partition column read back from the folder name as VARCHAR. */
-export function partsScan(parts: readonly LakePart[]): string {
-  return `read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = true, hive_types = {'collection': VARCHAR})`;
+/**
+ * `read_parquet` over the given part files, the partition column read back from the folder name as VARCHAR; with
+ * `byName`, files whose columns differ (partColumnsOver's `mixed`) are read by column name, a column a file lacks
+ * read as NULL.
+ */
+export function partsScan(parts: readonly LakePart[], byName = false): string {
+  return `read_parquet([${parts.map((p) => sqlString(p.file)).join(', ')}], hive_partitioning = true, hive_types = {'collection': VARCHAR}${byName ? ', union_by_name = true' : ''})`;
 }
 
 /**

@@ -28,7 +28,7 @@ import { loadDuckDb, readerLockdown, storeOver, type Store } from './db.js';
 import {
   DERIVED_COLUMNS,
   listLake,
-  partColumns,
+  partColumnsOver,
   partsScan,
   replacedUnits,
   sqlString,
@@ -104,9 +104,13 @@ export async function openLake(dir: string, options: LakeReadOptions = {}): Prom
     // A compaction may remove files between the listing and their reading: the lake is then read again, from a
     // new listing (which sees the compaction's new files), and only the warnings of the reading kept are told.
     let inPlaceParts: string[] = [];
+    let itemsSql: string | undefined;
     for (let attempt = 0; ; attempt++) {
       instance = await DuckDBInstance.create(':memory:', { temp_directory: temp.path });
       connection = await instance.connect();
+      // Each query over the parts reads their footers again unless DuckDB keeps them (the files never change: a
+      // writer adds and removes whole files).
+      await connection.run('SET parquet_metadata_cache = true');
       const warnings: [string, string][] = [];
       const read = await readLake(connection, root, {
         ...options,
@@ -119,14 +123,20 @@ export async function openLake(dir: string, options: LakeReadOptions = {}): Prom
       }
       for (const [code, message] of warnings) options.onWarning?.(code, message);
       inPlaceParts = read.inPlace;
+      itemsSql = read.itemsSql;
       break;
     }
     const writable = (options.writableDirectories ?? []).map((d) => (d.endsWith('/') ? d : `${d}/`));
     for (const setting of readerLockdown(writable, inPlaceParts)) await connection.run(setting);
     const store = storeOver(instance, connection, root, true);
-    return {
-      ...store,
+    const lakeOf = (s: Store): Store => ({
+      ...s,
       snapshot: true,
+      itemsSql,
+      connect: async () => lakeOf(await s.connect()),
+    });
+    return {
+      ...lakeOf(store),
       inPlaceParts,
       reopen: (writableDirectories) => openLake(dir, { ...options, writableDirectories }),
       close() {
@@ -182,11 +192,11 @@ export const partsVanished = (store: LakeStore): Promise<boolean> => anyVanished
 /** The SQL of a table's rows over its parts: its columns in the store's order, the derived ones computed. */
 function tableOverParts(table: LakeTable, parts: readonly LakePart[]): string {
   const derived = DERIVED_COLUMNS[table] ?? {};
-  const stored = new Set(partColumns(table));
+  const { columns, mixed } = partColumnsOver(table, parts);
   const select = tableColumns(table)
-    .map((c) => (stored.has(c.name) ? c.name : `${derived[c.name]} AS ${c.name}`))
+    .map((c) => columns.get(c.name) ?? `${derived[c.name]} AS ${c.name}`)
     .join(', ');
-  return `SELECT ${select} FROM ${partsScan(parts)}`;
+  return `SELECT ${select} FROM ${partsScan(parts, mixed)}`;
 }
 
 /**
@@ -197,7 +207,7 @@ async function readLake(
   c: DuckDBConnection,
   root: string,
   options: LakeReadOptions,
-): Promise<{ inPlace: string[]; listed: string[] }> {
+): Promise<{ inPlace: string[]; listed: string[]; itemsSql?: string }> {
   const skip = (path: string, why: string): void =>
     options.onWarning?.('store.lake-file-skipped', `${path} skipped: ${why}`);
   for (const table of ['store_meta', 'ingests', ...LAKE_TABLES])
@@ -288,6 +298,7 @@ async function readLake(
   }
   // The large tables: views over the readable parts, the rows of records not read left out.
   const inPlace: string[] = [];
+  let itemsSql: string | undefined;
   for (const table of IN_PLACE) {
     const own = parts.get(table)!.filter(readable);
     if (own.length === 0) {
@@ -295,12 +306,17 @@ async function readLake(
       continue;
     }
     inPlace.push(...own.map((p) => p.file));
+    if (table === 'result_items') itemsSql = `(${tableOverParts(table, own)})`;
     await c.run(
       `CREATE VIEW ${table} AS ${tableOverParts(table, own)} WHERE record_key IN (SELECT record_key FROM records)`,
     );
   }
   for (const ddl of STORE_DDL) if (/^CREATE OR REPLACE VIEW/.test(ddl)) await c.run(ddl);
-  return { inPlace, listed: [...listing.parts.values()].flat().map((p) => p.file) };
+  return {
+    inPlace,
+    listed: [...listing.parts.values()].flat().map((p) => p.file),
+    ...(itemsSql === undefined ? {} : { itemsSql }),
+  };
 }
 
 /** Whether some of the files gone since they were listed (a compaction removed them). */

@@ -36,6 +36,7 @@ import {
   gapAggregatesSql,
   gapStats,
   hasResultItems,
+  keyDigestSql,
   onConnections,
   pairable,
   SET_COLUMNS_SQL,
@@ -189,7 +190,7 @@ async function rankedFromItems(store: Store, options: SelectionFilters): Promise
   const params: DuckDBValue[] = [];
   const rows = await store.all<Omit<RankedResult, keyof GapStats> & SetColumns>(
     `WITH chosen AS (SELECT *, ${POSITION_SQL} AS pos FROM (${chosenResultsSql(options, params)}))
-     SELECT c.*, ${SET_COLUMNS_SQL}
+     SELECT c.*, ${SET_COLUMNS_SQL}, ${await keyDigestSql(store)} AS key_digest
      FROM chosen c LEFT JOIN result_item_sets s USING (record_key, result_index)
      ORDER BY c.benchmark, c.metric, c.pos`,
     params,

@@ -12,11 +12,15 @@
  *
  * Pairing two item lists: when both have the same number of items and the same keys at every position (the usual
  * case: two models on one benchmark), a positional join; otherwise a hash join on (k_1, k_2), the two 64-bit hashes
- * of k the pairing SQL groups on. Either way every pair is checked by its keys, so the result never depends on
- * the order DuckDB returns rows in.
+ * of k the pairing SQL groups on. Whether the keys line up is known without reading them when both sets have the
+ * same `key_digest` (a digest of the whole key sequence, written with the items): the join then reads the values
+ * and positions only, and pairs rows of equal position (equal digests: equal keys there). Otherwise every pair is
+ * checked by its keys. Either way the result never depends on the order DuckDB returns rows in.
  *
  * A store written before these tables existed, or a result without its `result_item_sets` row, is read through
  * the pairing SQL; `ingest` fills in the items of older records when it opens such a store (backfillResultItems).
+ * A set without a digest (a store or lake part written before it existed) is paired by checking its keys; `ingest`
+ * fills in the digests of a store's older sets too.
  */
 import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import type { Store } from './db.js';
@@ -27,6 +31,17 @@ import {
   kindOf,
   reducedItemSql,
 } from './selection.js';
+
+/** The columns of result_item_sets, in order (named on insert, so that an upgraded older table takes them too). */
+const SET_TABLE_COLUMNS =
+  'record_key, result_index, by_hash, items, n, mean, var, is_binary, successes, key_digest';
+
+/**
+ * The digest of one result's key sequence (an aggregate over its result_items rows): sha256 of every key in
+ * position order, each written as its length in bytes, ':' and the key, so that no two sequences give the same text
+ * (a different key anywhere, another order, a key more or less); NULL for no items.
+ */
+export const KEY_DIGEST_SQL = `sha256(string_agg(strlen(k)::VARCHAR || ':' || k, '' ORDER BY pos))`;
 
 /** Writes the items of one record's results (inside the transaction that stores the record, after its results). */
 export async function writeResultItems(connection: DuckDBConnection, recordKey: string): Promise<void> {
@@ -65,14 +80,17 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
       [recordKey],
     );
     await connection.run(
-      `INSERT INTO result_item_sets
+      `INSERT INTO result_item_sets (${SET_TABLE_COLUMNS})
       SELECT r.record_key, r.result_index, coalesce(s.by_hash, false), coalesce(s.items, 0), s.n, s.mean, s.var,
-             s.is_binary, s.successes
+             s.is_binary, s.successes, d.key_digest
       FROM results r LEFT JOIN (
         SELECT result_index, any_value(by_hash) AS by_hash, count(*) AS items, CAST(count(v) AS DOUBLE) AS n,
                avg(v) AS mean, var_samp(v) AS var, bool_and(v = 0 OR v = 1) AS is_binary, sum(v) AS successes
         FROM pending_items GROUP BY result_index
-      ) s USING (result_index)
+      ) s USING (result_index) LEFT JOIN (
+        SELECT result_index, ${KEY_DIGEST_SQL} AS key_digest FROM result_items WHERE record_key = $1
+        GROUP BY result_index
+      ) d USING (result_index)
       WHERE r.record_key = $1`,
       [recordKey],
     );
@@ -83,7 +101,8 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
 
 /**
  * Writes the items of every stored result that has none (a store written before the items existed, or by an
- * older evalkit), one record per transaction. Resolves to the number of records done.
+ * older evalkit), one record per transaction, and the key digest of every item set written without one. Resolves
+ * to the number of records whose items were written.
  */
 export async function backfillResultItems(store: Store): Promise<number> {
   const missing = await store.all<{ record_key: string }>(
@@ -91,6 +110,19 @@ export async function backfillResultItems(store: Store): Promise<number> {
      ORDER BY r.record_key`,
   );
   for (const { record_key } of missing) await remakeResultItems(store.connection, record_key);
+  // Sets written before the key digest existed (their table was given the column when the store was opened), one
+  // at a time: a digest holds its set's keys in memory while it is computed.
+  const undigested = await store.all<{ record_key: string; result_index: number }>(
+    `SELECT record_key, result_index FROM result_item_sets WHERE key_digest IS NULL AND items > 0
+     ORDER BY record_key, result_index`,
+  );
+  for (const { record_key, result_index } of undigested)
+    await store.connection.run(
+      `UPDATE result_item_sets SET key_digest = (
+         SELECT ${KEY_DIGEST_SQL} FROM result_items WHERE record_key = $1 AND result_index = $2)
+       WHERE record_key = $1 AND result_index = $2`,
+      [record_key, result_index],
+    );
   return missing.length;
 }
 
@@ -127,6 +159,8 @@ export interface ItemSet {
   var: number | null;
   is_binary: boolean | null;
   successes: number | null;
+  /** KEY_DIGEST_SQL of its keys; null (or absent: a store written before it) when unknown. */
+  key_digest?: string | null;
 }
 
 /**
@@ -151,6 +185,8 @@ export interface SetColumns {
   item_var: number | null;
   binary: boolean | null;
   successes: number | null;
+  /** The set's key digest, when the query reads it (keyDigestSql). */
+  key_digest?: string | null;
 }
 
 /** The item set of a row with SET_COLUMNS_SQL's columns (has_set true). */
@@ -164,23 +200,34 @@ export const setOfRow = (r: SetColumns): ItemSet => ({
   var: r.item_var,
   is_binary: r.binary,
   successes: r.successes,
+  key_digest: r.key_digest ?? null,
 });
 
-const withItems = new WeakMap<DuckDBConnection, boolean>();
+const withItems = new WeakMap<DuckDBConnection, { sets: boolean; digests: boolean }>();
 
-/** Whether the store has the items tables (a lake and a store written before them have not). */
-export async function hasResultItems(store: Store): Promise<boolean> {
+/** Whether the store has the items tables, and whether its item sets have their key digests. */
+async function itemTables(store: Store): Promise<{ sets: boolean; digests: boolean }> {
   let known = withItems.get(store.connection);
   if (known === undefined) {
-    const [{ n }] = await store.all<{ n: number }>(
-      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = current_database()
+    const columns = await store.all<{ column_name: string }>(
+      `SELECT column_name FROM duckdb_columns() WHERE database_name = current_database()
          AND schema_name = 'main' AND table_name = 'result_item_sets'`,
     );
-    known = n === 1;
+    known = {
+      sets: columns.length > 0,
+      digests: columns.some((c) => c.column_name === 'key_digest'),
+    };
     withItems.set(store.connection, known);
   }
   return known;
 }
+
+/** Whether the store has the items tables (a store written before them has not). */
+export const hasResultItems = async (store: Store): Promise<boolean> => (await itemTables(store)).sets;
+
+/** The SQL of the key digest of the item set `s` (NULL in a store written before the digests). */
+export const keyDigestSql = async (store: Store): Promise<string> =>
+  (await itemTables(store)).digests ? 's.key_digest' : 'CAST(NULL AS VARCHAR)';
 
 /**
  * The item sets of the given results (record_key, result_index), in their order; undefined when the store has no
@@ -213,14 +260,28 @@ export async function itemSetsOf(
 export const pairable = (a: ItemSet, b: ItemSet): boolean =>
   a.items === 0 || b.items === 0 || a.by_hash === b.by_hash;
 
-/** The SQL of one result's items and its two parameters. */
-function itemsOf(set: ItemSet, params: DuckDBValue[]): string {
+/** The SQL of one result's items (read where the store keeps them: `Store.itemsSql`) and its two parameters. */
+function itemsOf(store: Store, set: ItemSet, params: DuckDBValue[], columns = 'pos, k, k_1, k_2, v'): string {
   params.push(set.record_key, set.result_index);
-  return `(SELECT pos, k, k_1, k_2, v FROM result_items WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
+  return `(SELECT ${columns} FROM ${store.itemsSql ?? 'result_items'} WHERE record_key = $${params.length - 1} AND result_index = $${params.length}::INTEGER)`;
 }
 
 /** Whether two item lists can be paired by position (then checked key by key). */
 const samePositions = (a: ItemSet, b: ItemSet): boolean => a.items > 0 && a.items === b.items;
+
+/** Whether two item lists have the same keys at every position, as their digests say (see KEY_DIGEST_SQL). */
+const sameKeys = (a: ItemSet, b: ItemSet): boolean =>
+  samePositions(a, b) && typeof a.key_digest === 'string' && a.key_digest === b.key_digest;
+
+/**
+ * The columns of the positional pairing of two item lists `a` and `b`, and the SQL of `same`: whether a row pairs
+ * the same key (the same position, when the digests say the keys line up; else the same key hashes).
+ */
+function positionalSql(a: ItemSet, b: ItemSet): { columns: string; same: string } {
+  return sameKeys(a, b)
+    ? { columns: 'pos, v', same: 'a.pos = b.pos' }
+    : { columns: 'pos, k_1, k_2, v', same: 'a.pos = b.pos AND a.k_1 = b.k_1 AND a.k_2 = b.k_2' };
+}
 
 /** The statistics of the paired differences d = a − b that the leaderboard's tier gaps test. */
 export interface GapStats {
@@ -286,9 +347,10 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
     return { paired_n: 0, mean_d: null, var_d: null, constant_d: null, positive_d: 0, negative_d: 0 };
   if (samePositions(a, b)) {
     const params: DuckDBValue[] = [];
+    const { columns, same } = positionalSql(a, b);
     const [row] = await store.all<GapStats & { rows: number; aligned: boolean | null }>(
-      `SELECT ${GAP_AGGREGATES}, count(*)::BIGINT AS rows, bool_and(a.k_1 = b.k_1 AND a.k_2 = b.k_2) AS aligned
-       FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`,
+      `SELECT ${GAP_AGGREGATES}, count(*)::BIGINT AS rows, bool_and(${same}) AS aligned
+       FROM ${itemsOf(store, a, params, columns)} a POSITIONAL JOIN ${itemsOf(store, b, params, columns)} b`,
       params,
     );
     if (row && row.aligned === true && row.rows === a.items) {
@@ -299,21 +361,51 @@ export async function gapStats(store: Store, a: ItemSet, b: ItemSet): Promise<Ga
   const params: DuckDBValue[] = [];
   const [row] = await store.all<GapStats>(
     `SELECT ${GAP_AGGREGATES}
-     FROM ${itemsOf(a, params)} a JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2`,
+     FROM ${itemsOf(store, a, params)} a JOIN ${itemsOf(store, b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2`,
     params,
   );
   return row!;
 }
 
 /**
- * Paired rows as columns: the comparison each belongs to, A's and B's value (NaN: none; item values are finite, so
- * the columns stay arrays of unboxed doubles), the cluster (only when clustering: else empty).
+ * Paired rows as columns: A's and B's value (NaN: none; item values are finite) in two growing arrays of doubles,
+ * the cluster (only when clustering: else empty), and the rows of each comparison (`ranges`, by its number; the rows
+ * of one comparison are appended together).
  */
-export interface PairedColumns {
-  pair: number[];
-  va: number[];
-  vb: number[];
-  cl: (string | null)[];
+export class PairedColumns {
+  va = new Float64Array(1024);
+  vb = new Float64Array(1024);
+  /** Rows in va and vb. */
+  length = 0;
+  cl: (string | null)[] = [];
+  readonly ranges = new Map<number, { start: number; end: number }>();
+
+  /** Room for `rows` more rows. */
+  reserve(rows: number): void {
+    if (this.length + rows <= this.va.length) return;
+    const size = Math.max(this.length + rows, this.va.length * 2);
+    for (const side of ['va', 'vb'] as const) {
+      const grown = new Float64Array(size);
+      grown.set(this[side].subarray(0, this.length));
+      this[side] = grown;
+    }
+  }
+
+  /** Marks the rows from `start` to the end as comparison `pair`'s. */
+  close(pair: number, start: number): void {
+    const range = this.ranges.get(pair);
+    if (range) range.end = this.length;
+    else this.ranges.set(pair, { start, end: this.length });
+  }
+
+  /** Appends one row of comparison `pair`. */
+  push(pair: number, va: number, vb: number): void {
+    this.reserve(1);
+    this.va[this.length] = va;
+    this.vb[this.length] = vb;
+    this.length++;
+    this.close(pair, this.length - 1);
+  }
 }
 
 /**
@@ -330,14 +422,16 @@ export async function appendPairedItems(
 ): Promise<void> {
   if (samePositions(a, b)) {
     const params: DuckDBValue[] = [];
-    const sql = `SELECT a.pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb,
-        a.pos = b.pos AND a.k_1 = b.k_1 AND a.k_2 = b.k_2 AS same
-      FROM ${itemsOf(a, params)} a POSITIONAL JOIN ${itemsOf(b, params)} b`;
+    const { columns, same } = positionalSql(a, b);
+    // pos −1: the row does not pair the same key on both sides.
+    const sql = `SELECT CASE WHEN ${same} THEN a.pos ELSE -1 END AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va,
+        coalesce(b.v, 'NaN'::DOUBLE) AS vb
+      FROM ${itemsOf(store, a, params, columns)} a POSITIONAL JOIN ${itemsOf(store, b, params, columns)} b`;
     if (await appendRows(store, sql, params, pair, out, true)) return;
   }
   const params: DuckDBValue[] = [];
-  const sql = `SELECT 0 AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb, true AS same
-    FROM ${itemsOf(a, params)} a FULL OUTER JOIN ${itemsOf(b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
+  const sql = `SELECT 0 AS pos, coalesce(a.v, 'NaN'::DOUBLE) AS va, coalesce(b.v, 'NaN'::DOUBLE) AS vb
+    FROM ${itemsOf(store, a, params)} a FULL OUTER JOIN ${itemsOf(store, b, params)} b ON a.k_1 = b.k_1 AND a.k_2 = b.k_2
     ORDER BY coalesce(a.k, b.k)`;
   await appendRows(store, sql, params, pair, out, false);
 }
@@ -371,9 +465,15 @@ export function doubles(vector: DuckDBVector<DuckDBValue>): Float64Array | undef
   return items instanceof Float64Array ? items : undefined;
 }
 
+/** An INTEGER vector's values as they lie in its chunk (an Int32Array), if it has one. */
+function integers(vector: DuckDBVector<DuckDBValue>): Int32Array | undefined {
+  const items = (vector as { items?: unknown }).items;
+  return items instanceof Int32Array ? items : undefined;
+}
+
 /**
- * Appends the (pos, va, vb, same) rows of `sql` to `out` (NaN as null). With `positional`, each row must be the
- * next position with the same key on both sides; at the first that is not, the rows appended are taken back and
+ * Appends the (pos, va, vb) rows of `sql` to `out` (NaN as null). With `positional`, each row's pos must be the
+ * next position (−1: the row does not pair one key); at the first that is not, the rows appended are taken back and
  * the result is false.
  */
 async function appendRows(
@@ -384,19 +484,25 @@ async function appendRows(
   out: PairedColumns,
   positional: boolean,
 ): Promise<boolean> {
-  const start = out.va.length;
+  const start = out.length;
   const whole = await eachChunk(store, sql, params, (column, rows) => {
-    const [pos, same] = [column<number>(0), column<boolean>(3)];
-    // va and vb are never NULL (coalesced to NaN): their doubles are read as they lie in the chunk.
+    // No column is NULL (pos is −1 or a position, va and vb coalesced to NaN): their values are read as they lie
+    // in the chunk.
+    const pos = integers(column(0));
     const va = doubles(column(1));
     const vb = doubles(column(2));
-    for (let i = 0; i < rows; i++) {
-      if (positional && (pos.getItem(i) !== out.va.length - start || same.getItem(i) !== true)) return false;
-      out.pair.push(pair);
-      out.va.push(va ? va[i]! : (column<number>(1).getItem(i) ?? NaN));
-      out.vb.push(vb ? vb[i]! : (column<number>(2).getItem(i) ?? NaN));
-    }
+    const next = out.length - start;
+    if (positional)
+      for (let i = 0; i < rows; i++)
+        if ((pos ? pos[i] : column<number>(0).getItem(i)) !== next + i) return false;
+    out.reserve(rows);
+    if (va) out.va.set(va.subarray(0, rows), out.length);
+    else for (let i = 0; i < rows; i++) out.va[out.length + i] = column<number>(1).getItem(i) ?? NaN;
+    if (vb) out.vb.set(vb.subarray(0, rows), out.length);
+    else for (let i = 0; i < rows; i++) out.vb[out.length + i] = column<number>(2).getItem(i) ?? NaN;
+    out.length += rows;
   });
-  if (!whole) for (const column of [out.pair, out.va, out.vb]) column.length = start;
+  if (!whole) out.length = start;
+  else if (out.length > start) out.close(pair, start);
   return whole;
 }

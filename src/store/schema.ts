@@ -126,6 +126,7 @@ export const STORE_DDL: readonly string[] = [
      var DOUBLE,                            -- var_samp(v)
      is_binary BOOLEAN,                     -- every value is 0 or 1
      successes DOUBLE,                      -- sum(v)
+     key_digest VARCHAR,                    -- hex sha256 of the item keys in position order, each as its byte length, ':' and k: equal digests, equal keys at every position; NULL when items is 0 or the row was written before the digest existed
      PRIMARY KEY (record_key, result_index)
    )`,
   /** Documents kept beside their EEE mapping for views EEE cannot hold (an infereval η for agreement views). */
@@ -153,6 +154,15 @@ export const STORE_DDL: readonly string[] = [
      SELECT r.*, rec.model_id, rec.developer, rec.deployment_type, rec.model_availability,
             rec.source_organization_name, rec.collection, rec.evaluation_id, rec.retrieved_timestamp, rec.origin_kind
      FROM results r JOIN records rec USING (record_key)`,
+];
+
+/**
+ * Columns added to a table after stores were written without them, each added when a writer opens such a store
+ * (a reader of an older store reads without them: result-items.ts). The layout version stays: these columns are
+ * derived and optional, and no exported table changes.
+ */
+export const STORE_UPGRADES: readonly string[] = [
+  'ALTER TABLE result_item_sets ADD COLUMN IF NOT EXISTS key_digest VARCHAR',
 ];
 
 export interface ColumnDoc {

@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
 import { gapStats, itemSetsOf } from '../../src/store/result-items.js';
 import { createRng } from '../../src/metrics/stats/rng.js';
-import { projectRoot } from '../helpers/shared.js';
 import { evalkit } from './inproc.js';
+import { freshAndOlderStores } from './older-store.js';
 import { freshStore, insertRecord, type FixtureSample } from './stats-fixture.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'evalkit-items-'));
@@ -229,16 +229,12 @@ test('the statistics come from the items: a changed item changes the leaderboard
 });
 
 test('ingest writes the items; a store without them gets them at its next ingest, the same as written fresh', async () => {
-  const inputs = ['examples/compare', 'examples/eee/data'].map((p) => join(projectRoot, p));
-  const fresh = join(temp, 'fresh.duckdb');
-  const older = join(temp, 'older.duckdb');
-  assert.equal((await evalkit(['ingest', inputs[0]!, '--db', fresh, '--no-progress'])).code, 0);
-  copyFileSync(fresh, older);
-  const drop = await openStore(older, { readOnly: false });
-  await drop.connection.run('DROP TABLE result_items; DROP TABLE result_item_sets; CHECKPOINT');
-  drop.close();
+  const { fresh, older, next } = await freshAndOlderStores(
+    temp,
+    'DROP TABLE result_items; DROP TABLE result_item_sets',
+  );
   for (const path of [fresh, older])
-    assert.equal((await evalkit(['ingest', inputs[1]!, '--db', path, '--no-progress'])).code, 0);
+    assert.equal((await evalkit(['ingest', next, '--db', path, '--no-progress'])).code, 0);
   const items = async (path: string) => {
     const store = await openStore(path, { readOnly: true });
     try {
