@@ -31,7 +31,7 @@ import {
   FieldReport,
   nonFiniteText,
   rowMaker,
-  rowTextMaker,
+  mappedRowMaker,
   type KnownRowJson,
   type ModelFacts,
   type RowInput,
@@ -709,11 +709,11 @@ export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: num
  * line, and serialising them again was most of the conversion's time.
  */
 export function lmEvalLineMapper(c: LmEvalRowContext): LineMapper {
-  const toText = rowTextMaker(c.evaluationId, c.modelId);
+  const toRow = mappedRowMaker(c.evaluationId, c.modelId);
   const rowOf = sampleRowMaker(c);
   return (value, lineNo, text) => {
     const parts = rowOf(value, lineNo);
-    return parts === undefined ? '' : toText(parts.row, sourceJson(parts.line, text));
+    return parts === undefined ? '' : toRow(parts.row, sourceJson(parts.line, text));
   };
 }
 
