@@ -28,8 +28,14 @@ import {
   type DeclaredMetricFactsFile,
 } from './metric-facts.js';
 import { lineFacts, type DeclaredFacts, type RowFacts } from '../checks/reconciliation.js';
-import type { MappedRow } from './row-blocks.js';
-import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
+import type {
+  ConvertedRecord,
+  ConvertOverrides,
+  FieldFate,
+  MappedModel,
+  MappedRow,
+  SourceId,
+} from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
 

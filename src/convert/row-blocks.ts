@@ -14,7 +14,7 @@ import { lineBoundaries } from '../io/jsonl.js';
 import { startWorker } from '../io/worker-thread.js';
 import type { RowFacts } from '../checks/reconciliation.js';
 import { jsonlLineText, LineError, parseJsonlLine, readJsonlLines } from './read.js';
-import type { ParallelOptions } from './types.js';
+import type { MappedRow, ParallelOptions } from './types.js';
 
 /** Whole JSONL lines (each row's JSON text and a newline) and how many rows they hold. */
 export interface RowBlock {
@@ -27,12 +27,6 @@ export interface RowBlock {
    * the block (see MappedRow); else the writer reads them from the bytes.
    */
   facts?: RowFacts[];
-}
-
-/** A row's JSON text and the facts the writer's reconciliation would read back from it (tallyBlock). */
-export interface MappedRow {
-  json: string;
-  facts: RowFacts;
 }
 
 /** Rows are gathered into blocks of about this many bytes. */

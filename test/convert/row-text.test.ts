@@ -12,7 +12,7 @@ import {
   detailString,
   type RowInput,
 } from '../../src/convert/record.js';
-import type { MappedRow } from '../../src/convert/row-blocks.js';
+import type { MappedRow } from '../../src/convert/types.js';
 import {
   lmEvalLineMapper,
   lmEvalRowMapper,
