@@ -762,7 +762,7 @@ function rowTexts(
  * non-finite score is `null`, -0 is `0`). A row whose metadata could hold an epoch or the unscored mark (a key
  * `score_missing`, or one with `epoch` in it) is read from its text, as the writer would.
  */
-export function writtenRowFacts(r: RowInput, hash: string, json: string): RowFacts {
+function writtenRowFacts(r: RowInput, hash: string, json: string): RowFacts {
   if (r.metadata !== undefined)
     for (const k in r.metadata) if (k === 'score_missing' || k.includes('epoch')) return lineFacts(json);
   const { score, is_correct: correct } = r.evaluation;

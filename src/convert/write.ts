@@ -274,6 +274,8 @@ export async function writeConverted(
   // failed); after a successful rename the name is gone and removing it is a no-op.
   const temps: string[] = [];
   const notes: string[] = [];
+  // The samples file's fsync and close, under way while this thread reconciles its rows with the aggregate.
+  let samplesSynced: Promise<void> | undefined;
   try {
     let totalRows = 0;
     let checksum: string | undefined;
@@ -287,10 +289,13 @@ export async function writeConverted(
         let note: string | undefined;
         ({ totalRows, checksum, note } = await streamRows(record, handle, tally));
         if (note) notes.push(note);
-        await handle.sync();
-      } finally {
+      } catch (error) {
         await handle.close();
+        throw error;
       }
+      // Waiting for the disk (a large file's fsync is a good part of a conversion's time) while this thread goes on
+      // to the reconciliation: awaited before anything is compared or renamed.
+      samplesSynced = handle.sync().finally(() => handle.close());
       const der = (aggregate.detailed_evaluation_results ?? {}) as Record<string, unknown>;
       aggregate.detailed_evaluation_results = {
         format: 'jsonl',
@@ -305,6 +310,7 @@ export async function writeConverted(
     }
     const reconciliation = reconcileAggregate(aggregate, tally, record.declared);
     const text = aggregateText(aggregate);
+    await samplesSynced;
     const outcome = (status: WriteOutcome['status']): WriteOutcome => ({
       status,
       aggregatePath,
@@ -343,6 +349,8 @@ export async function writeConverted(
       throw new IoError('io.write', `cannot write ${aggregatePath}: ${e.message}`);
     throw error;
   } finally {
+    // (A failed fsync was thrown above, when awaited; on another way out it is waited for, not reported twice.)
+    await samplesSynced?.catch(() => undefined);
     await Promise.all(temps.map((t) => rm(t, { force: true })));
   }
 }
