@@ -27,8 +27,15 @@ import {
   metricKey,
   type DeclaredMetricFactsFile,
 } from './metric-facts.js';
-import type { DeclaredFacts } from '../checks/reconciliation.js';
-import type { ConvertedRecord, ConvertOverrides, FieldFate, MappedModel, SourceId } from './types.js';
+import { lineFacts, type DeclaredFacts, type RowFacts } from '../checks/reconciliation.js';
+import type {
+  ConvertedRecord,
+  ConvertOverrides,
+  FieldFate,
+  MappedModel,
+  MappedRow,
+  SourceId,
+} from './types.js';
 
 export const EEE_SCHEMA_VERSION = '0.3.0';
 
@@ -680,6 +687,30 @@ export function rowTextMaker(
   evaluationId: string,
   modelId: string,
 ): (row: RowInput, known?: KnownRowJson) => string {
+  return rowTexts(evaluationId, modelId).text;
+}
+
+/**
+ * The row's JSONL text with the facts the writer's reconciliation reads of it (see writtenRowFacts): a source that
+ * hands the writer both spares it reading every written row back.
+ */
+export function mappedRowMaker(
+  evaluationId: string,
+  modelId: string,
+): (row: RowInput, known?: KnownRowJson) => MappedRow {
+  const texts = rowTexts(evaluationId, modelId);
+  return (r, known) => {
+    const json = texts.text(r, known);
+    return { json, facts: writtenRowFacts(r, texts.lastHash(), json) };
+  };
+}
+
+/** rowTextMaker's function, and the sample_hash of the row it wrote last. */
+function rowTexts(
+  evaluationId: string,
+  modelId: string,
+): { text: (row: RowInput, known?: KnownRowJson) => string; lastHash: () => string } {
+  let hash = '';
   const head = `{"schema_version":${JSON.stringify(EEE_SCHEMA_VERSION)}${member('evaluation_id', evaluationId)}${member('model_id', modelId)}`;
   const nameJson = lastValueMemo((name) => member('evaluation_name', name));
   const resultJson = lastValueMemo((id) => member('evaluation_result_id', id));
@@ -689,11 +720,11 @@ export function rowTextMaker(
     if (json === undefined) keyJsons.set(key, (json = jsonString(key)));
     return json;
   };
-  return (r, known) => {
+  const text = (r: RowInput, known?: KnownRowJson): string => {
     const raw = r.input.raw;
     const rawJson =
       known?.raw ?? (typeof raw === 'string' ? jsonString(raw) : (JSON.stringify(raw) as string | undefined));
-    const hash = sampleHash({ raw, reference: r.input.reference }, 'sha256', rawJson);
+    hash = sampleHash({ raw, reference: r.input.reference }, 'sha256', rawJson);
     const resultText = r.evaluationResultId === undefined ? '' : resultJson(r.evaluationResultId);
     let text = `${head}${nameJson(r.evaluationName)}${resultText}${member('sample_id', r.sampleId)},"sample_hash":"${hash}"${member('interaction_type', r.interactionType ?? 'single_turn')},"input":{`;
     text += rawJson === undefined ? '' : `"raw":${rawJson}`;
@@ -721,6 +752,29 @@ export function rowTextMaker(
       text += `,"metadata":{${entries.slice(1)}}`;
     }
     return `${text}}`;
+  };
+  return { text, lastHash: () => hash };
+}
+
+/**
+ * The facts tallyBlock (checks/reconciliation.ts) reads back from the text of a row rowTextMaker wrote, from the row
+ * itself: its head's strings as they are, and its evaluation's numbers as they come back from their JSON (a
+ * non-finite score is `null`, -0 is `0`). A row whose metadata could hold an epoch or the unscored mark (a key
+ * `score_missing`, or one with `epoch` in it) is read from its text, as the writer would.
+ */
+function writtenRowFacts(r: RowInput, hash: string, json: string): RowFacts {
+  if (r.metadata !== undefined)
+    for (const k in r.metadata) if (k === 'score_missing' || k.includes('epoch')) return lineFacts(json);
+  const { score, is_correct: correct } = r.evaluation;
+  const value = Number.isFinite(score) ? score + 0 : typeof correct === 'boolean' ? Number(correct) : null;
+  return {
+    evaluation_result_id: r.evaluationResultId ?? null,
+    evaluation_name: r.evaluationName,
+    sample_hash: hash,
+    sample_id: r.sampleId,
+    epoch: null,
+    value,
+    correct: typeof correct === 'boolean' ? Number(correct) : null,
   };
 }
 

@@ -12,8 +12,9 @@ import type { Worker } from 'node:worker_threads';
 import { DataError, EvalkitError, IoError, UsageError } from '../errors.js';
 import { lineBoundaries } from '../io/jsonl.js';
 import { startWorker } from '../io/worker-thread.js';
+import type { RowFacts } from '../checks/reconciliation.js';
 import { jsonlLineText, LineError, parseJsonlLine, readJsonlLines } from './read.js';
-import type { ParallelOptions } from './types.js';
+import type { MappedRow, ParallelOptions } from './types.js';
 
 /** Whole JSONL lines (each row's JSON text and a newline) and how many rows they hold. */
 export interface RowBlock {
@@ -21,6 +22,11 @@ export interface RowBlock {
   rows: number;
   /** Source lines the mapper made no row of (it returned ''), counted with the block they fell in. */
   skipped?: number;
+  /**
+   * The facts the writer's reconciliation reads of each row, in order, when the mapper gave them for every row of
+   * the block (see MappedRow); else the writer reads them from the bytes.
+   */
+  facts?: RowFacts[];
 }
 
 /** Rows are gathered into blocks of about this many bytes. */
@@ -50,6 +56,8 @@ export class BlockEncoder {
   private used = 0;
   private rows = 0;
   private skipped = 0;
+  /** The facts of the block's rows; undefined once a row came without them. */
+  private facts: RowFacts[] | undefined = [];
   constructor(
     private readonly blockBytes = BLOCK_BYTES,
     private readonly spares: ArrayBuffer[] = [],
@@ -63,8 +71,11 @@ export class BlockEncoder {
       : Buffer.allocUnsafe(this.blockBytes);
   }
 
-  /** Adds a row's JSON text; '' is a line the mapper made no row of (counted, not written). */
-  add(json: string): RowBlock | undefined {
+  /**
+   * Adds a row's JSON text (and its facts, when known); '' is a line the mapper made no row of (counted, not
+   * written).
+   */
+  add(json: string, facts?: RowFacts): RowBlock | undefined {
     if (json === '') {
       this.skipped++;
       return undefined;
@@ -77,6 +88,8 @@ export class BlockEncoder {
     this.used += this.buf.write(json, this.used);
     this.buf[this.used++] = 0x0a;
     this.rows++;
+    if (facts === undefined) this.facts = undefined;
+    else this.facts?.push(facts);
     return done;
   }
 
@@ -89,6 +102,8 @@ export class BlockEncoder {
     }
     const block: RowBlock = { bytes: this.buf.subarray(0, this.used), rows: this.rows };
     if (this.skipped > 0) block.skipped = this.skipped;
+    if (this.facts !== undefined) block.facts = this.facts;
+    this.facts = [];
     this.buf = undefined;
     this.used = 0;
     this.rows = 0;
@@ -107,9 +122,10 @@ export interface RowJob {
 
 /**
  * Maps one parsed line (its number within what is read, and its text, which JSON.parse accepted) to the row's JSON
- * text, or '' when the line makes no row (e.g. its score is NaN or ±Infinity). Throws LineError for bad lines.
+ * text (with its facts, see MappedRow), or '' when the line makes no row (e.g. its score is NaN or ±Infinity).
+ * Throws LineError for bad lines.
  */
-export type LineMapper = (value: unknown, line: number, text: string) => string;
+export type LineMapper = (value: unknown, line: number, text: string) => string | MappedRow;
 
 /**
  * The blocks of the rows of `path` (or of a byte range of it, lines numbered within the range), mapped in this
@@ -128,7 +144,8 @@ export async function* encodeRange(
   for await (const batch of readJsonlLines(path, range, stats, reuse?.readBuffer))
     for (const l of batch) {
       const text = jsonlLineText(path, l);
-      const done = encoder.add(map(parseJsonlLine(path, l, text), l.line, text));
+      const row = map(parseJsonlLine(path, l, text), l.line, text);
+      const done = typeof row === 'string' ? encoder.add(row) : encoder.add(row.json, row.facts);
       if (done) yield done;
     }
   const rest = encoder.take();
@@ -150,7 +167,7 @@ export type ChunkReply =
   | {
       kind: 'done';
       id: number;
-      blocks: { buffer: ArrayBuffer; length: number; rows: number; skipped?: number }[];
+      blocks: { buffer: ArrayBuffer; length: number; rows: number; skipped?: number; facts?: RowFacts[] }[];
       lines: number;
     }
   | {
@@ -232,6 +249,7 @@ export async function convertChunk(
         length: bytes.length,
         rows: block.rows,
         ...(block.skipped ? { skipped: block.skipped } : {}),
+        ...(block.facts ? { facts: block.facts } : {}),
       });
       transfer.push(buffer);
     }
@@ -384,7 +402,10 @@ async function* inPool(
       lineBase += reply.lines;
       for (const b of reply.blocks) {
         const bytes = Buffer.from(b.buffer, 0, b.length);
-        yield b.skipped ? { bytes, rows: b.rows, skipped: b.skipped } : { bytes, rows: b.rows };
+        const block: RowBlock = { bytes, rows: b.rows };
+        if (b.skipped) block.skipped = b.skipped;
+        if (b.facts) block.facts = b.facts;
+        yield block;
         keepForReuse(spares, bytes);
       }
     }

@@ -6,7 +6,7 @@
  */
 
 import type { DeclaredMetricFactsFile } from './metric-facts.js';
-import type { DeclaredFacts } from '../checks/reconciliation.js';
+import type { DeclaredFacts, RowFacts } from '../checks/reconciliation.js';
 
 /** The sources `--from` accepts (besides `auto`). */
 export type SourceId =
@@ -132,4 +132,10 @@ export interface SourceConverter {
   detect(probe: Probe): boolean;
   /** The records under a claimed path (a folder may hold several runs). Errors are `DataError`s naming file and line/member. */
   convert(path: string, options: ConvertOptions): AsyncIterable<ConvertedRecord>;
+}
+
+/** A row's JSON text and the facts the writer's reconciliation would read back from it (tallyBlock). */
+export interface MappedRow {
+  json: string;
+  facts: RowFacts;
 }

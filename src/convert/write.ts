@@ -11,7 +11,13 @@ import { dirname, join } from 'node:path';
 import { DataError, IoError } from '../errors.js';
 import { fileDigest } from './read.js';
 import { BlockEncoder, type RowBlock } from './row-blocks.js';
-import { reconcileAggregate, RowTally, tallyBlock, type Reconciliation } from '../checks/reconciliation.js';
+import {
+  reconcileAggregate,
+  RowTally,
+  tallyBlock,
+  type Reconciliation,
+  type RowFacts,
+} from '../checks/reconciliation.js';
 import type { ConvertedRecord } from './types.js';
 import { pathExists } from '../io/files.js';
 import { PAUSE_BEFORE_RENAME } from '../io/atomic.js';
@@ -110,34 +116,34 @@ export class UniqueSampleIds {
 
   /** A block of JSONL rows with repeated ids renamed (the same buffer when nothing repeats). */
   block(bytes: Buffer): Buffer {
-    let out: Buffer[] | undefined;
-    let copied = 0;
-    for (let start = 0; start < bytes.length;) {
-      let end = bytes.indexOf(0x0a, start);
-      if (end === -1) end = bytes.length;
-      const key = bytes.indexOf(SAMPLE_ID_KEY, start);
-      if (key !== -1 && key < end) {
-        const open = key + SAMPLE_ID_KEY.length;
-        let close = open;
-        let escaped = false;
-        while (close < end && bytes[close] !== 0x22) {
-          if (bytes[close] === 0x5c) escaped = true;
-          close += bytes[close] === 0x5c ? 2 : 1;
-        }
-        const raw = bytes.toString('utf8', open, close);
-        const id = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
-        const unique = this.next(id);
-        if (unique !== id) {
-          out ??= [];
-          out.push(bytes.subarray(copied, close), Buffer.from(unique.slice(id.length)));
-          copied = close;
-        }
-      } else this.row++;
-      start = end + 1;
+    return renameIds(bytes, (id) => (id === undefined ? (this.row++, undefined) : this.next(id)));
+  }
+
+  /**
+   * `block` for a block whose rows' facts are known (RowBlock.facts, one per row): each row's id is its facts'
+   * `sample_id` (the first `"sample_id"` of a row as evalkit writes it), so the bytes are read again only when an id
+   * repeats; the facts of a renamed row then name its id as written.
+   */
+  blockWithFacts(bytes: Buffer, facts: RowFacts[]): Buffer {
+    let renamed = false;
+    const unique: (string | undefined)[] = [];
+    for (const f of facts) {
+      const id = f.sample_id;
+      if (typeof id !== 'string') {
+        this.row++;
+        unique.push(undefined);
+        continue;
+      }
+      const u = this.next(id);
+      unique.push(u);
+      if (u !== id) {
+        renamed = true;
+        f.sample_id = u;
+      }
     }
-    if (!out) return bytes;
-    out.push(bytes.subarray(copied));
-    return Buffer.concat(out);
+    if (!renamed) return bytes;
+    let row = 0;
+    return renameIds(bytes, () => unique[row++]);
   }
 
   /** The note for the record's report, when a repeat was renamed. */
@@ -153,6 +159,42 @@ export class UniqueSampleIds {
 }
 
 /**
+ * `bytes` (JSONL rows) with each row's first `"sample_id"` string replaced by what `idFor` makes of it (called once a
+ * row, in order; with undefined for a row without one); only a longer id of the same start is written (`ID#2`), as
+ * UniqueSampleIds makes them. The same buffer when no id changes.
+ */
+function renameIds(bytes: Buffer, idFor: (id: string | undefined) => string | undefined): Buffer {
+  let out: Buffer[] | undefined;
+  let copied = 0;
+  for (let start = 0; start < bytes.length;) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    const key = bytes.indexOf(SAMPLE_ID_KEY, start);
+    if (key !== -1 && key < end) {
+      const open = key + SAMPLE_ID_KEY.length;
+      let close = open;
+      let escaped = false;
+      while (close < end && bytes[close] !== 0x22) {
+        if (bytes[close] === 0x5c) escaped = true;
+        close += bytes[close] === 0x5c ? 2 : 1;
+      }
+      const raw = bytes.toString('utf8', open, close);
+      const id = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+      const unique = idFor(id);
+      if (unique !== undefined && unique !== id) {
+        out ??= [];
+        out.push(bytes.subarray(copied, close), Buffer.from(unique.slice(id.length)));
+        copied = close;
+      }
+    } else idFor(undefined);
+    start = end + 1;
+  }
+  if (!out) return bytes;
+  out.push(bytes.subarray(copied));
+  return Buffer.concat(out);
+}
+
+/**
  * Streams the rows into an open file, the sha256 updated with each block as it is written (repeated sample ids
  * renamed on the way, see UniqueSampleIds); row count, sha256 and the note about renamed ids.
  */
@@ -165,9 +207,12 @@ async function streamRows(
   const ids = new UniqueSampleIds();
   let totalRows = 0;
   for await (const block of blocksOf(record)) {
-    const bytes = ids.block(block.bytes);
-    // Tallied for reconciliation as written (repeated sample ids renamed), as the store and a reader see them.
-    tallyBlock(tally, bytes);
+    // Tallied for reconciliation as written (repeated sample ids renamed), as the store and a reader see them: from
+    // the facts the source gave with its rows, else read from the bytes.
+    const facts = block.facts?.length === block.rows ? block.facts : undefined;
+    const bytes = facts ? ids.blockWithFacts(block.bytes, facts) : ids.block(block.bytes);
+    if (facts) for (const f of facts) tally.add(f);
+    else tallyBlock(tally, bytes);
     hash.update(bytes);
     totalRows += block.rows;
     if (handle) writeAll(handle.fd, bytes);
@@ -229,6 +274,8 @@ export async function writeConverted(
   // failed); after a successful rename the name is gone and removing it is a no-op.
   const temps: string[] = [];
   const notes: string[] = [];
+  // The samples file's fsync and close, under way while this thread reconciles its rows with the aggregate.
+  let samplesSynced: Promise<void> | undefined;
   try {
     let totalRows = 0;
     let checksum: string | undefined;
@@ -242,10 +289,13 @@ export async function writeConverted(
         let note: string | undefined;
         ({ totalRows, checksum, note } = await streamRows(record, handle, tally));
         if (note) notes.push(note);
-        await handle.sync();
-      } finally {
+      } catch (error) {
         await handle.close();
+        throw error;
       }
+      // Waiting for the disk (a large file's fsync is a good part of a conversion's time) while this thread goes on
+      // to the reconciliation: awaited before anything is compared or renamed.
+      samplesSynced = handle.sync().finally(() => handle.close());
       const der = (aggregate.detailed_evaluation_results ?? {}) as Record<string, unknown>;
       aggregate.detailed_evaluation_results = {
         format: 'jsonl',
@@ -260,6 +310,7 @@ export async function writeConverted(
     }
     const reconciliation = reconcileAggregate(aggregate, tally, record.declared);
     const text = aggregateText(aggregate);
+    await samplesSynced;
     const outcome = (status: WriteOutcome['status']): WriteOutcome => ({
       status,
       aggregatePath,
@@ -298,6 +349,8 @@ export async function writeConverted(
       throw new IoError('io.write', `cannot write ${aggregatePath}: ${e.message}`);
     throw error;
   } finally {
+    // (A failed fsync was thrown above, when awaited; on another way out it is waited for, not reported twice.)
+    await samplesSynced?.catch(() => undefined);
     await Promise.all(temps.map((t) => rm(t, { force: true })));
   }
 }

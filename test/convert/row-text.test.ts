@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { rowMaker, rowTextMaker, detailString, type RowInput } from '../../src/convert/record.js';
+import {
+  mappedRowMaker,
+  rowMaker,
+  rowTextMaker,
+  detailString,
+  type RowInput,
+} from '../../src/convert/record.js';
+import type { MappedRow } from '../../src/convert/types.js';
 import {
   lmEvalLineMapper,
   lmEvalRowMapper,
@@ -13,6 +20,14 @@ import {
 } from '../../src/convert/sources/lm-eval.js';
 import { createRng } from '../../src/metrics/stats/rng.js';
 import { reference, skipWithoutReference } from '../helpers/shared.js';
+import { blockFacts } from '../helpers/row-facts.js';
+
+/** A mapped line's row text ('' for no row); its facts must be what the writer reads back from that text. */
+function checkedJson(mapped: string | MappedRow, where: string): string {
+  if (typeof mapped === 'string') return mapped;
+  assert.deepEqual(mapped.facts, blockFacts(Buffer.from(`${mapped.json}\n`))[0], `facts of ${where}`);
+  return mapped.json;
+}
 
 const TEXTS = [
   '',
@@ -93,6 +108,30 @@ test('rowTextMaker writes JSON.stringify(rowMaker(row)), with and without texts 
   }
 });
 
+test('mappedRowMaker: the text rowTextMaker writes, and the facts tallyBlock reads back from it', () => {
+  const random = createRng(12);
+  const asText = rowTextMaker('id-1', 'dev/model');
+  const mapped = mappedRowMaker('id-1', 'dev/model');
+  let fromText = 0;
+  for (let i = 0; i < 3000; i++) {
+    const row = randomRow(random);
+    // Scores that change on their way through JSON, and metadata members the tally reads (an epoch, the unscored
+    // mark) or that only look like them from the bytes (a key ending in `"epoch`).
+    row.evaluation.score = pick(random, [row.evaluation.score, -0, NaN, Infinity, 1e-7]);
+    if (random() < 0.3)
+      row.metadata = {
+        ...row.metadata,
+        [pick(random, ['epoch', 'score_missing', 'k"epoch', 'epochs'])]: pick(random, ['2', 'true', 3, 'x']),
+      };
+    if (random() < 0.1) row.evaluationResultId = undefined;
+    const m = mapped(row);
+    assert.equal(m.json, asText(row), `row ${i}`);
+    checkedJson(m, `row ${i}`);
+    if (Object.keys(row.metadata ?? {}).some((k) => k.includes('epoch') || k === 'score_missing')) fromText++;
+  }
+  assert.ok(fromText > 100, `${fromText} rows read from their text`);
+});
+
 const CONTEXT: LmEvalRowContext = {
   task: 'task',
   path: 'samples_task.jsonl',
@@ -169,7 +208,7 @@ test('lm-eval: the line mapper reusing the line’s text writes the same row as 
     const withRepeat = i % 10 === 0 ? line.replace(/^\{/, '{"doc": "first", "arguments": [], ') : line;
     const value: unknown = JSON.parse(withRepeat);
     assert.equal(
-      fromText(value, i, withRepeat),
+      checkedJson(fromText(value, i, withRepeat), `line ${i}`),
       JSON.stringify(fromValue(value, i)),
       `line ${i}: ${withRepeat}`,
     );
@@ -200,7 +239,11 @@ test(
         .filter((l) => l.trim() !== '')
         .forEach((l, i) => {
           const value: unknown = JSON.parse(l);
-          assert.equal(fromText(value, i, l), JSON.stringify(fromValue(value, i)), `${file}:${i + 1}`);
+          assert.equal(
+            checkedJson(fromText(value, i, l), `${file}:${i + 1}`),
+            JSON.stringify(fromValue(value, i)),
+            `${file}:${i + 1}`,
+          );
           lines++;
         });
     assert.ok(lines >= 50, `${lines} lines`);

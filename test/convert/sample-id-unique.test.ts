@@ -10,6 +10,7 @@ import { cli } from '../checks/cli-inproc.js';
 import { tempRoot, treeBytes } from './helpers.js';
 import { writeFixture } from './lm-eval-fixture.js';
 import { writeGeneratedRun } from './lm-eval-generated.js';
+import { blockFacts } from '../helpers/row-facts.js';
 
 /** Appends the file's first line again (the same doc_id and filter, another response) `times` times. */
 function repeatFirstLine(file: string, times: number): void {
@@ -92,4 +93,27 @@ test('UniqueSampleIds: ids with escapes and a taken suffix', () => {
     .map((l) => JSON.parse(l).sample_id);
   assert.deepEqual(out, ['a"b', 'a#2', 'a', 'a#3', 'a"b#2', undefined]);
   assert.match(ids.note()!, /^2 row\(s\) repeat a sample_id already used \(e\.g\. "a" on rows 3 and 4\)/);
+});
+
+test('UniqueSampleIds: a block with its rows’ facts is renamed as one without, and the facts name the ids written', () => {
+  const rows = ['a"b', 'a#2', 'a', 'a', 'a"b'].map(
+    (id, i) => ({ evaluation_result_id: 'r', sample_id: id, sample_hash: `h${i % 2}`, value: 1 }) as const,
+  );
+  const bytes = Buffer.from(
+    rows.map((r) => `${JSON.stringify({ ...r, input: {}, evaluation: { score: 1 } })}\n`).join(''),
+  );
+  const facts = blockFacts(bytes);
+  const fromBytes = new UniqueSampleIds().block(bytes);
+  const withFacts = new UniqueSampleIds();
+  const written = withFacts.blockWithFacts(bytes, facts);
+  assert.equal(written.toString(), fromBytes.toString());
+  assert.deepEqual(facts, blockFacts(written));
+  assert.deepEqual(
+    facts.map((f) => f.sample_id),
+    ['a"b', 'a#2', 'a', 'a#3', 'a"b#2'],
+  );
+  assert.match(
+    withFacts.note()!,
+    /^2 row\(s\) repeat a sample_id already used \(e\.g\. "a" on rows 3 and 4\)/,
+  );
 });

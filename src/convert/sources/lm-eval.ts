@@ -31,7 +31,7 @@ import {
   FieldReport,
   nonFiniteText,
   rowMaker,
-  rowTextMaker,
+  mappedRowMaker,
   type KnownRowJson,
   type ModelFacts,
   type RowInput,
@@ -704,16 +704,17 @@ export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: num
 }
 
 /**
- * A samples line → the row's JSONL text (what the writer writes for it). The prompt's and the doc's text are taken
- * from the line itself where they are already what JSON.stringify would write (json-text.ts): they are most of a
- * line, and serialising them again was most of the conversion's time.
+ * A samples line → the row's JSONL text (what the writer writes for it) and the facts the writer tallies of it (so
+ * that it does not read them back from the written bytes). The prompt's and the doc's text are taken from the line
+ * itself where they are already what JSON.stringify would write (json-text.ts): they are most of a line, and
+ * serialising them again was most of the conversion's time.
  */
 export function lmEvalLineMapper(c: LmEvalRowContext): LineMapper {
-  const toText = rowTextMaker(c.evaluationId, c.modelId);
+  const toRow = mappedRowMaker(c.evaluationId, c.modelId);
   const rowOf = sampleRowMaker(c);
   return (value, lineNo, text) => {
     const parts = rowOf(value, lineNo);
-    return parts === undefined ? '' : toText(parts.row, sourceJson(parts.line, text));
+    return parts === undefined ? '' : toRow(parts.row, sourceJson(parts.line, text));
   };
 }
 
