@@ -16,6 +16,7 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Store } from './db.js';
+import { resultKeysSql } from './result-items.js';
 
 export interface ResultCost {
   /** US dollars for the whole result (every priced sample and epoch). */
@@ -49,12 +50,7 @@ export async function resultCosts(
   const out = new Map<string, ResultCost>();
   if (keys.length === 0) return out;
   const params: DuckDBValue[] = [];
-  const values = keys
-    .map((k) => {
-      params.push(k.record_key, k.result_index);
-      return `($${params.length - 1}, $${params.length}::INTEGER)`;
-    })
-    .join(', ');
+  const values = resultKeysSql(keys, params);
   const rowColumns = `c.record_key, c.result_index, ${ROW_COST_SQL} AS cost,
       regexp_replace(s.sample_id, '#.*$', '') AS base, s.epoch, s.output_text`;
   const rows = await store.all<{

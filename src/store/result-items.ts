@@ -233,6 +233,22 @@ export const keyDigestSql = async (store: Store): Promise<string> =>
  * The item sets of the given results (record_key, result_index), in their order; undefined when the store has no
  * items tables or a result has no row there (its items were never written): the caller pairs with the SQL then.
  */
+/**
+ * A VALUES list of (record_key, result_index) pairs for `FROM (VALUES …) w(record_key, result_index)`, their
+ * values appended to `params` as the statement's parameters.
+ */
+export function resultKeysSql(
+  keys: readonly { record_key: string; result_index: number }[],
+  params: DuckDBValue[],
+): string {
+  return keys
+    .map((k) => {
+      params.push(k.record_key, k.result_index);
+      return `($${params.length - 1}, $${params.length}::INTEGER)`;
+    })
+    .join(', ');
+}
+
 export async function itemSetsOf(
   store: Store,
   results: readonly { record_key: string; result_index: number }[],
@@ -240,12 +256,7 @@ export async function itemSetsOf(
   if (results.length === 0) return [];
   if (!(await hasResultItems(store))) return undefined;
   const params: DuckDBValue[] = [];
-  const wanted = results
-    .map((r) => {
-      params.push(r.record_key, r.result_index);
-      return `($${params.length - 1}, $${params.length}::INTEGER)`;
-    })
-    .join(', ');
+  const wanted = resultKeysSql(results, params);
   const rows = await store.all<ItemSet>(
     `SELECT s.* FROM (VALUES ${wanted}) w(record_key, result_index)
      JOIN result_item_sets s USING (record_key, result_index)`,
