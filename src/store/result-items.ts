@@ -41,7 +41,12 @@ const SET_TABLE_COLUMNS =
  * position order, each written as its length in bytes, ':' and the key, so that no two sequences give the same text
  * (a different key anywhere, another order, a key more or less); NULL for no items.
  */
-export const KEY_DIGEST_SQL = `sha256(string_agg(strlen(k)::VARCHAR || ':' || k, '' ORDER BY pos))`;
+export const KEY_DIGEST_SQL = keysDigestSql('pos');
+
+/** KEY_DIGEST_SQL with the keys taken in the order of `order` (a set's keys by k: the same order as by pos). */
+function keysDigestSql(order: string): string {
+  return `sha256(string_agg(strlen(k)::VARCHAR || ':' || k, '' ORDER BY ${order}))`;
+}
 
 /** Writes the items of one record's results (inside the transaction that stores the record, after its results). */
 export async function writeResultItems(connection: DuckDBConnection, recordKey: string): Promise<void> {
@@ -82,15 +87,13 @@ export async function writeResultItems(connection: DuckDBConnection, recordKey: 
     await connection.run(
       `INSERT INTO result_item_sets (${SET_TABLE_COLUMNS})
       SELECT r.record_key, r.result_index, coalesce(s.by_hash, false), coalesce(s.items, 0), s.n, s.mean, s.var,
-             s.is_binary, s.successes, d.key_digest
+             s.is_binary, s.successes, s.key_digest
       FROM results r LEFT JOIN (
         SELECT result_index, any_value(by_hash) AS by_hash, count(*) AS items, CAST(count(v) AS DOUBLE) AS n,
-               avg(v) AS mean, var_samp(v) AS var, bool_and(v = 0 OR v = 1) AS is_binary, sum(v) AS successes
+               avg(v) AS mean, var_samp(v) AS var, bool_and(v = 0 OR v = 1) AS is_binary, sum(v) AS successes,
+               ${keysDigestSql('k')} AS key_digest
         FROM pending_items GROUP BY result_index
-      ) s USING (result_index) LEFT JOIN (
-        SELECT result_index, ${KEY_DIGEST_SQL} AS key_digest FROM result_items WHERE record_key = $1
-        GROUP BY result_index
-      ) d USING (result_index)
+      ) s USING (result_index)
       WHERE r.record_key = $1`,
       [recordKey],
     );

@@ -193,62 +193,67 @@ export const SAMPLE_ROW_SQL = sampleRowSql();
 
 /**
  * The same split done by DuckDB over a JSONL file (`read_ndjson_objects ... WITH ORDINALITY`, one `json` per line):
- * an `INSERT INTO samples` with the record key as $1 and the file as $2. Each line is parsed once for all the
- * fields (one `json_extract` of every path into a list of small fragments) and once more for the rest (a merge
- * patch deleting the moved fields). Used for 0.3.0 samples files, so DuckDB reads and stores the rows on its own
- * threads while the validator reads the same file.
+ * an `INSERT INTO samples` with the record key as $1 and the file as $2. Each line is parsed three times in all:
+ * once for the JSON type of every path a column looks at (one `json_type` with a list of paths), once for the
+ * values of the scalar ones (one `json_extract_string` with a list of paths), and once more for the rest (a merge
+ * patch deleting the moved fields). A one-string array is told by the types of its first two elements, so no
+ * fragment is extracted and parsed again; the rare shapes (an array of several strings, a conversation's messages)
+ * are extracted only on the rows that have them. Used for 0.3.0 samples files, so DuckDB reads and stores the rows
+ * on its own threads while the validator reads the same file.
  */
 function insertFromJsonlSql(): string {
-  const paths: string[] = [];
-  const at = (p: string): string => {
-    let i = paths.indexOf(p);
-    if (i < 0) i = paths.push(p) - 1;
-    return `v[${i + 1}]`;
+  const typed: string[] = [];
+  const scalar: string[] = [];
+  const slot = (list: string[], p: string): number => {
+    const i = list.indexOf(p);
+    return (i < 0 ? list.push(p) - 1 : i) + 1;
   };
+  /** The JSON type of the value at a path (NULL where there is none). */
+  const type = (p: string): string => `t[${slot(typed, p)}]`;
+  /** The value at a path as text: a string unescaped, a number or boolean as its JSON text. */
+  const text = (p: string): string => `s[${slot(scalar, p)}]`;
   const path = (f: MovedField): string => (f.parent === undefined ? `$.${f.key}` : `$.${f.parent}.${f.key}`);
-  const type = (fragment: string): string => `json_type(${fragment})`;
-  // A fragment exists only when its parent is an object, so "moved" needs no separate parent check.
-  const missing = at('$.metadata.score_missing');
-  const unscored = `coalesce(${type(missing)} = 'VARCHAR' AND json_extract_string(${missing}, '$') = 'true', false)`;
+  const missing = '$.metadata.score_missing';
+  const unscored = `coalesce(${type(missing)} = 'VARCHAR' AND ${text(missing)} = 'true', false)`;
   const movedWhen = (f: MovedField): string => {
-    const v = at(path(f));
     // A row that says its value is missing keeps its evaluation in the rest (as splitSampleRow does).
-    if (f.parent === 'evaluation') return `(NOT ${unscored} AND ${movedAs(f, v)})`;
-    return movedAs(f, v);
+    if (f.parent === 'evaluation') return `(NOT ${unscored} AND ${movedAs(f)})`;
+    return movedAs(f);
   };
-  const movedAs = (f: MovedField, v: string): string => {
-    if (f.kind === 'string') return `${type(v)} = 'VARCHAR'`;
-    if (f.kind === 'number') return `${type(v)} IN ('UBIGINT', 'BIGINT', 'DOUBLE')`;
-    if (f.kind === 'boolean') return `${type(v)} = 'BOOLEAN'`;
-    return `(${type(v)} = 'ARRAY' AND json_array_length(${v}) = 1 AND json_type(${v}, '$[0]') = 'VARCHAR')`;
+  const movedAs = (f: MovedField): string => {
+    const p = path(f);
+    if (f.kind === 'string') return `${type(p)} = 'VARCHAR'`;
+    if (f.kind === 'number') return `${type(p)} IN ('UBIGINT', 'BIGINT', 'DOUBLE')`;
+    if (f.kind === 'boolean') return `${type(p)} = 'BOOLEAN'`;
+    return `(${type(p)} = 'ARRAY' AND ${type(`${p}[0]`)} = 'VARCHAR' AND ${type(`${p}[1]`)} IS NULL)`;
   };
   const value = (f: MovedField): string => {
-    const v = at(path(f));
-    if (f.kind === 'string') return `json_extract_string(${v}, '$')`;
-    if (f.kind === 'number') return `TRY_CAST(${v} AS DOUBLE)`;
-    if (f.kind === 'boolean') return `TRY_CAST(${v} AS BOOLEAN)`;
-    return `json_extract_string(${v}, '$[0]')`;
+    const p = path(f);
+    if (f.kind === 'string') return text(p);
+    if (f.kind === 'number') return `TRY_CAST(${text(p)} AS DOUBLE)`;
+    if (f.kind === 'boolean') return `TRY_CAST(${text(p)} AS BOOLEAN)`;
+    return text(`${p}[0]`);
   };
   const field = (column: string): MovedField => MOVED_FIELDS.find((f) => f.column === column)!;
   const moved = (column: string): string =>
     `CASE WHEN ${movedWhen(field(column))} THEN ${value(field(column))} END`;
-  const joined = (v: string): string =>
-    `CASE WHEN ${type(v)} = 'ARRAY' AND list_bool_and(list_transform(json_extract(${v}, '$[*]'), x -> json_type(x) = 'VARCHAR')) IS NOT false ` +
-    `THEN array_to_string(json_extract_string(${v}, '$[*]'), chr(10)) END`;
-  const messages = at('$.messages');
-  const finalAnswer = at('$.metadata.final_answer');
-  const lastAssistant = `list_filter(json_extract(${messages}, '$[*]'), m -> json_type(m) = 'OBJECT' AND json_extract_string(m, '$.role') = 'assistant' AND json_type(m, '$.content') = 'VARCHAR' AND json_extract_string(m, '$.content') <> '')`;
+  const joined = (p: string): string =>
+    `CASE WHEN ${type(p)} = 'ARRAY' AND list_bool_and(list_transform(json_extract(json, ${sqlString(`${p}[*]`)}), x -> json_type(x) = 'VARCHAR')) IS NOT false ` +
+    `THEN array_to_string(json_extract_string(json, ${sqlString(`${p}[*]`)}), chr(10)) END`;
+  const lastAssistant = `list_filter(json_extract(json, '$.messages[*]'), m -> json_type(m) = 'OBJECT' AND json_extract_string(m, '$.role') = 'assistant' AND json_type(m, '$.content') = 'VARCHAR' AND json_extract_string(m, '$.content') <> '')`;
+  const finalAnswer = '$.metadata.final_answer';
   const outputText =
     `CASE WHEN ${movedWhen(field('output_text'))} THEN ${value(field('output_text'))} ` +
-    `WHEN ${type(at('$.output'))} = 'OBJECT' THEN ${joined(at('$.output.raw'))} ` +
-    `WHEN ${type(finalAnswer)} = 'VARCHAR' THEN json_extract_string(${finalAnswer}, '$') ` +
-    `WHEN ${type(messages)} = 'ARRAY' THEN json_extract_string(${lastAssistant}[-1], '$.content') END`;
-  const referenceText = `CASE WHEN ${movedWhen(field('reference_text'))} THEN ${value(field('reference_text'))} ELSE ${joined(at('$.input.reference'))} END`;
-  const e = at('$.metadata.epoch');
+    `WHEN ${type('$.output')} = 'OBJECT' THEN ${joined('$.output.raw')} ` +
+    `WHEN ${type(finalAnswer)} = 'VARCHAR' THEN ${text(finalAnswer)} ` +
+    `WHEN ${type('$.messages')} = 'ARRAY' THEN json_extract_string(${lastAssistant}[-1], '$.content') END`;
+  const referenceText = `CASE WHEN ${movedWhen(field('reference_text'))} THEN ${value(field('reference_text'))} ELSE ${joined('$.input.reference')} END`;
+  const e = '$.metadata.epoch';
+  const number = `TRY_CAST(${text(e)} AS DOUBLE)`;
   const epoch =
-    `CASE WHEN ${type(e)} = 'VARCHAR' AND regexp_full_match(json_extract_string(${e}, '$'), '[0-9]{1,9}') THEN TRY_CAST(json_extract_string(${e}, '$') AS INTEGER) ` +
-    `WHEN ${type(e)} IN ('UBIGINT', 'BIGINT', 'DOUBLE') AND TRY_CAST(${e} AS DOUBLE) BETWEEN 0 AND 2147483647 AND TRY_CAST(${e} AS DOUBLE) = floor(TRY_CAST(${e} AS DOUBLE)) ` +
-    `THEN TRY_CAST(${e} AS DOUBLE)::INTEGER END`;
+    `CASE WHEN ${type(e)} = 'VARCHAR' AND regexp_full_match(${text(e)}, '[0-9]{1,9}') THEN TRY_CAST(${text(e)} AS INTEGER) ` +
+    `WHEN ${type(e)} IN ('UBIGINT', 'BIGINT', 'DOUBLE') AND ${number} BETWEEN 0 AND 2147483647 AND ${number} = floor(${number}) ` +
+    `THEN ${number}::INTEGER END`;
   // The rest: a merge patch deleting each moved field (a null deletes; an object merges into an object). A parent
   // is named in the patch only when one of its fields moved, so it is an object.
   const removal = (f: MovedField): string =>
@@ -270,7 +275,7 @@ function insertFromJsonlSql(): string {
     evaluation_name: `coalesce(${moved('evaluation_name')}, '')`,
     sample_id: `coalesce(${moved('sample_id')}, '')`,
     sample_hash: moved('sample_hash'),
-    epoch: `CASE WHEN ${type(at('$.metadata'))} = 'OBJECT' THEN ${epoch} END`,
+    epoch: `CASE WHEN ${type('$.metadata')} = 'OBJECT' THEN ${epoch} END`,
     interaction_type: moved('interaction_type'),
     input_text: moved('input_text'),
     reference_text: referenceText,
@@ -285,10 +290,11 @@ function insertFromJsonlSql(): string {
   const select = Object.entries(columns)
     .map(([name, expr]) => `${expr} AS ${name}`)
     .join(',\n  ');
-  const list = `[${paths.map(sqlString).join(', ')}]`;
+  const list = (paths: string[]): string => `[${paths.map(sqlString).join(', ')}]`;
   return (
     `INSERT INTO samples BY NAME SELECT\n  ${select}\n` +
-    `FROM (SELECT ordinality, json, json_extract(json, ${list}) AS v FROM read_ndjson_objects($2) WITH ORDINALITY)`
+    `FROM (SELECT ordinality, json, json_type(json, ${list(typed)}) AS t, json_extract_string(json, ${list(scalar)}) AS s ` +
+    `FROM read_ndjson_objects($2) WITH ORDINALITY)`
   );
 }
 

@@ -475,6 +475,17 @@ test('DuckDB splits a JSONL file into the samples columns exactly as splitSample
       evaluation: { score: 0, is_correct: false },
       metadata: { score_missing: true },
     },
+    // A reference of one string and a null is no one-string array; numeric epochs (whole, fractional, too large); a
+    // score beyond 64-bit integers; an output whose raw is a string, not an array.
+    {
+      ...base,
+      input: { raw: 'q', reference: ['a', null] },
+      output: { raw: 'o' },
+      evaluation: { score: 12345678901234567890, is_correct: true },
+      metadata: { epoch: 4 },
+    },
+    { ...base, input: { raw: 'q', reference: [['a']] }, metadata: { epoch: 2.5 } },
+    { ...base, input: { raw: 'q', reference: ['a'] }, metadata: { epoch: 1e10 } },
   ];
   const file = join(temp, 'tricky.jsonl');
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
@@ -492,7 +503,7 @@ test('DuckDB splits a JSONL file into the samples columns exactly as splitSample
       assert.deepEqual(JSON.parse(whole[i].raw), row);
     });
     assert.deepEqual(
-      got.slice(-2).map((r) => [r.score, r.is_correct]),
+      got.slice(-5, -3).map((r) => [r.score, r.is_correct]),
       [
         [null, null],
         [0, false],
