@@ -3,6 +3,7 @@
  * stream of parsed lines (errors with the line number), and the digest of a file's bytes (which seeds record ids).
  * Every failure is a DataError (bad content) or an IoError (unreadable), naming the file.
  */
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { DataError, IoError } from '../errors.js';
 import { readError } from '../io/file-kind.js';
@@ -133,6 +134,8 @@ export async function* readJsonlLines(
  */
 export function jsonlLineText(path: string, l: JsonlLine): string {
   if (l.tooLong) throw new LineError('convert.bad-jsonl', path, l.line, 'the line is too long to read');
+  // ASCII is UTF-8, and decodes to the same text as Latin-1, which is a copy (UTF-8 decoding checks each byte).
+  if (isAscii(l.bytes)) return l.bytes.toString('latin1');
   const bad = invalidUtf8At(l.bytes);
   if (bad) throw new LineError(INVALID_UTF8, path, l.line, `${bad.column}: ${invalidUtf8Message(bad.byte)}`);
   return l.bytes.toString('utf8');

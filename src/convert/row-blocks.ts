@@ -73,9 +73,9 @@ export class BlockEncoder {
 
   /**
    * Adds a row's JSON text (and its facts, when known); '' is a line the mapper made no row of (counted, not
-   * written).
+   * written). `ascii`: the text is known to be ASCII (see MappedRow).
    */
-  add(json: string, facts?: RowFacts): RowBlock | undefined {
+  add(json: string, facts?: RowFacts, ascii = false): RowBlock | undefined {
     if (json === '') {
       this.skipped++;
       return undefined;
@@ -85,7 +85,8 @@ export class BlockEncoder {
     let done: RowBlock | undefined;
     if (this.buf !== undefined && this.buf.length - this.used < worst) done = this.take();
     if (this.buf === undefined) this.buf = this.allocate(json, worst);
-    this.used += this.buf.write(json, this.used);
+    // ASCII written as Latin-1: the same bytes, copied without the UTF-8 encoder's work on each character.
+    this.used += ascii ? this.buf.write(json, this.used, 'latin1') : this.buf.write(json, this.used);
     this.buf[this.used++] = 0x0a;
     this.rows++;
     if (facts === undefined) this.facts = undefined;
@@ -123,9 +124,9 @@ export interface RowJob {
 /**
  * Maps one parsed line (its number within what is read, and its text, which JSON.parse accepted) to the row's JSON
  * text (with its facts, see MappedRow), or '' when the line makes no row (e.g. its score is NaN or ±Infinity).
- * Throws LineError for bad lines.
+ * `ascii`: the line's bytes are all ASCII. Throws LineError for bad lines.
  */
-export type LineMapper = (value: unknown, line: number, text: string) => string | MappedRow;
+export type LineMapper = (value: unknown, line: number, text: string, ascii: boolean) => string | MappedRow;
 
 /**
  * The blocks of the rows of `path` (or of a byte range of it, lines numbered within the range), mapped in this
@@ -144,8 +145,9 @@ export async function* encodeRange(
   for await (const batch of readJsonlLines(path, range, stats, reuse?.readBuffer))
     for (const l of batch) {
       const text = jsonlLineText(path, l);
-      const row = map(parseJsonlLine(path, l, text), l.line, text);
-      const done = typeof row === 'string' ? encoder.add(row) : encoder.add(row.json, row.facts);
+      // Decoded from valid UTF-8: as many characters as bytes only when every byte is ASCII.
+      const row = map(parseJsonlLine(path, l, text), l.line, text, l.bytes.length === text.length);
+      const done = typeof row === 'string' ? encoder.add(row) : encoder.add(row.json, row.facts, row.ascii);
       if (done) yield done;
     }
   const rest = encoder.take();

@@ -138,4 +138,6 @@ export interface SourceConverter {
 export interface MappedRow {
   json: string;
   facts: RowFacts;
+  /** True only when `json` is known to hold nothing but ASCII (then its UTF-8 bytes are its Latin-1 bytes). */
+  ascii?: boolean;
 }

@@ -26,8 +26,18 @@ import { blockFacts } from '../helpers/row-facts.js';
 function checkedJson(mapped: string | MappedRow, where: string): string {
   if (typeof mapped === 'string') return mapped;
   assert.deepEqual(mapped.facts, blockFacts(Buffer.from(`${mapped.json}\n`))[0], `facts of ${where}`);
+  // A row said to be ASCII is written as Latin-1 (row-blocks.ts): any other character would be written wrong.
+  if (mapped.ascii) {
+    assert.ok(!NOT_ASCII.test(mapped.json), `${where}: a row marked ASCII holds a character above U+007F`);
+    asciiRows++;
+  }
   return mapped.json;
 }
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+let asciiRows = 0;
+/** The mapper's `ascii` argument: what the reader passes (every byte of the line below 0x80). */
+const asciiLine = (line: string): boolean => Buffer.byteLength(line) === line.length;
 
 const TEXTS = [
   '',
@@ -208,11 +218,27 @@ test('lm-eval: the line mapper reusing the line’s text writes the same row as 
     const withRepeat = i % 10 === 0 ? line.replace(/^\{/, '{"doc": "first", "arguments": [], ') : line;
     const value: unknown = JSON.parse(withRepeat);
     assert.equal(
-      checkedJson(fromText(value, i, withRepeat), `line ${i}`),
+      checkedJson(fromText(value, i, withRepeat, asciiLine(withRepeat)), `line ${i}`),
       JSON.stringify(fromValue(value, i)),
       `line ${i}: ${withRepeat}`,
     );
   }
+  assert.ok(asciiRows > 100, `${asciiRows} rows marked ASCII`);
+});
+
+test('lm-eval: a row is marked ASCII only when the line and the context are (a \\u escape, a model id with é)', () => {
+  const line = (doc: string) =>
+    `{"doc_id": 1, "doc": ${doc}, "target": "A", "arguments": [["Q?", " A"]], "resps": [["x"]], ` +
+    `"filtered_resps": ["x"], "filter": "none", "metrics": ["acc"], "acc": 1.0}`;
+  const marked = (context: LmEvalRowContext, text: string): boolean | undefined => {
+    const mapped = lmEvalLineMapper(context)(JSON.parse(text), 1, text, asciiLine(text));
+    assert.ok(typeof mapped !== 'string');
+    return mapped.ascii;
+  };
+  assert.equal(marked(CONTEXT, line('"plain"')), true);
+  assert.equal(marked(CONTEXT, line('"caf\\u00e9"')), false, 'an ASCII line whose doc spells é');
+  assert.equal(marked(CONTEXT, line('"café"')), false);
+  assert.equal(marked({ ...CONTEXT, modelId: 'dev/modèle' }, line('"plain"')), false);
 });
 
 const skip = skipWithoutReference('peers-wild/MANIFEST.json');
@@ -240,7 +266,7 @@ test(
         .forEach((l, i) => {
           const value: unknown = JSON.parse(l);
           assert.equal(
-            checkedJson(fromText(value, i, l), `${file}:${i + 1}`),
+            checkedJson(fromText(value, i, l, asciiLine(l)), `${file}:${i + 1}`),
             JSON.stringify(fromValue(value, i)),
             `${file}:${i + 1}`,
           );

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -246,6 +247,30 @@ test('the fast canonical text equals canonicalJson on random strings (controls, 
       fastCanonical(raw, reference),
       canonicalJson({ raw, reference }),
       JSON.stringify({ raw, reference }),
+    );
+  }
+});
+
+test('sample_hash is the digest of the canonical text, for long, non-ASCII and controlled raw inputs (sha256, md5)', () => {
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pool = ['a', '"', '\\', '\n', '\u0000', '\u007f', 'é', '\ud83c\udf27', '\ud800', 'word '];
+  const digestOf = (text: string, algorithm: 'sha256' | 'md5') =>
+    createHash(algorithm).update(text, 'utf8').digest('hex');
+  for (let i = 0; i < 300; i++) {
+    // Some inputs longer than the hash's 64 KiB scratch buffer.
+    const length = i % 50 === 0 ? 70_000 + Math.floor(next() * 70_000) : Math.floor(next() * 40);
+    const str = (n: number) =>
+      Array.from({ length: n }, () => pool[Math.floor(next() * pool.length)]).join('');
+    const raw = str(length);
+    const reference = Array.from({ length: Math.floor(next() * 3) }, () => str(Math.floor(next() * 20)));
+    const algorithm = i % 2 === 0 ? 'sha256' : 'md5';
+    const expected = digestOf(fastCanonical(raw, reference), algorithm);
+    assert.equal(sampleHash({ raw, reference }, algorithm), expected, `input ${i}`);
+    assert.equal(
+      sampleHash({ raw, reference }, algorithm, JSON.stringify(raw)),
+      expected,
+      `input ${i}, rawJson`,
     );
   }
 });

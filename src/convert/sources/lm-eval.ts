@@ -712,11 +712,20 @@ export function lmEvalRowMapper(c: LmEvalRowContext): (value: unknown, line: num
 export function lmEvalLineMapper(c: LmEvalRowContext): LineMapper {
   const toRow = mappedRowMaker(c.evaluationId, c.modelId);
   const rowOf = sampleRowMaker(c);
-  return (value, lineNo, text) => {
+  const contextAscii = isAsciiJson(JSON.stringify(c));
+  return (value, lineNo, text, ascii) => {
     const parts = rowOf(value, lineNo);
-    return parts === undefined ? '' : toRow(parts.row, sourceJson(parts.line, text));
+    if (parts === undefined) return '';
+    const row = toRow(parts.row, sourceJson(parts.line, text));
+    // Every text of the row is the context's, this module's own (ASCII), or a value of the line written again as
+    // JSON: ASCII when the line is ASCII and spells no character with a `\u` escape.
+    row.ascii = contextAscii && ascii && text.indexOf('\\u') === -1;
+    return row;
   };
 }
+
+/** JSON text that is ASCII and holds no `\u` escape (so none of its strings holds a character above U+007F). */
+const isAsciiJson = (json: string): boolean => !/[^\x00-\x7f]/.test(json) && !json.includes('\\u');
 
 /** The texts of the line that the row repeats unchanged: the prompt (`input.raw`) and the doc (`metadata.doc`). */
 function sourceJson(line: Obj, text: string): KnownRowJson | undefined {
