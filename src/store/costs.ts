@@ -85,7 +85,10 @@ export async function resultCosts(
        SELECT DISTINCT record_key, result_index, base, epoch, output_text, cost FROM costed
      ),
      summed AS (
-       SELECT record_key, result_index, sum(cost) AS total, count(cost)::INTEGER AS priced,
+       -- Summed in one fixed order: a sum of doubles depends on its order, and DuckDB's parallel aggregation
+       -- (or a lake's other layout) would give another last digit from run to run.
+       SELECT record_key, result_index, sum(cost ORDER BY base, epoch, output_text, cost) AS total,
+              count(cost)::INTEGER AS priced,
               count(*)::INTEGER AS samples
        FROM calls GROUP BY record_key, result_index
      )
