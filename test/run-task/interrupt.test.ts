@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { cliCommand } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 import { projectRoot } from '../helpers/shared.js';
-import { requestKey, writeTask } from './helpers.js';
+import { openaiRun, requestKey, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -80,21 +80,13 @@ function setUp(name: string, samples: number, judged: boolean, answered: number)
     return { text: ctx.body.model === 'judge' ? 'GRADE: C' : requestKey(ctx.sampleId).sample };
   });
   const out = join(dir, `${name}-out`);
-  const args = [
-    'run',
+  const args = openaiRun(
     task,
-    '--provider',
-    'openai',
-    '--model',
-    'acme/m',
-    '--base-url',
     server.openaiBaseUrl,
-    '--concurrency',
-    '2',
-    '-o',
     out,
-    ...(judged ? ['--judge-model', 'judge'] : []),
-  ];
+    ['--concurrency', '2', ...(judged ? ['--judge-model', 'judge'] : [])],
+    ['acme/m'],
+  );
   return { args, journal: join(`${out}.journal`, name, 'openai--acme_m.jsonl') };
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
-import { recordsUnder, writeTask } from './helpers.js';
+import { openaiRun, recordsUnder, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -32,19 +32,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (out: string) =>
-  cli([
-    'run',
-    task,
-    '--provider',
-    'openai',
-    '--model',
-    'acme/alpha',
-    '--base-url',
-    server.openaiBaseUrl,
-    '-o',
-    out,
-  ]);
+const run = (out: string, extra: string[] = []) =>
+  cli(openaiRun(task, server.openaiBaseUrl, out, extra, ['acme/alpha']));
 
 test('run -o at a dangling link, under a file, under a link to a file or to nothing, or with its journal folder blocked: refused before any request', async () => {
   const file = join(dir, 'a-file');
@@ -101,19 +90,7 @@ test('--log, --record and --db at a dangling link, a link to a folder or under a
   ];
   for (const [extra, code] of cases) {
     server.requests.length = 0;
-    const r = await cli([
-      'run',
-      task,
-      '--provider',
-      'openai',
-      '--model',
-      'acme/alpha',
-      '--base-url',
-      server.openaiBaseUrl,
-      '-o',
-      join(dir, 'b-out'),
-      ...extra,
-    ]);
+    const r = await run(join(dir, 'b-out'), extra);
     assert.equal(r.code, 2, `${extra.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, new RegExp(`error ${code.replace('.', '\\.')}: `), r.stderr);
     assert.equal(server.requests.length, 0, `${extra.join(' ')}: nothing is paid for`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { recordsUnder, requestKey, resultOf, writeTask, type WrittenRecord } from './helpers.js';
+import { openaiRun, recordsUnder, requestKey, resultOf, writeTask, type WrittenRecord } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -24,26 +24,14 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const runArgs = (task: string, out: string, models: string[], extra: string[] = []): string[] => [
-  'run',
-  task,
-  '--provider',
-  'openai',
-  ...models.flatMap((m) => ['--model', m]),
-  '--base-url',
-  server.openaiBaseUrl,
-  '-o',
-  out,
-  '--max-attempts',
-  '2',
-  '--retry-base-ms',
-  '1',
-  '--judge-model',
-  'judge',
-  '--format',
-  'json',
-  ...extra,
-];
+const runArgs = (task: string, out: string, models: string[], extra: string[] = []): string[] =>
+  openaiRun(
+    task,
+    server.openaiBaseUrl,
+    out,
+    ['--max-attempts', '2', '--retry-base-ms', '1', '--judge-model', 'judge', '--format', 'json', ...extra],
+    models,
+  );
 
 const SAMPLES = Array.from({ length: 20 }, (_, i) => ({
   id: `s${String(i + 1).padStart(2, '0')}`,

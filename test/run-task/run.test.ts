@@ -11,7 +11,7 @@ import { cli } from '../helpers/cli.js';
 import { openStore } from '../../src/store/db.js';
 import { writeResultItems } from '../../src/store/result-items.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { readTree, recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
+import { openaiRun, readTree, recordsUnder, requestKey, resultOf, writeTask } from './helpers.js';
 
 let server: ProviderServer;
 let dir: string;
@@ -24,24 +24,14 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const runArgs = (task: string, out: string, models: string[], extra: string[] = []): string[] => [
-  'run',
-  task,
-  '--provider',
-  'openai',
-  ...models.flatMap((m) => ['--model', m]),
-  '--base-url',
-  server.openaiBaseUrl,
-  '-o',
-  out,
-  '--max-attempts',
-  '3',
-  '--retry-base-ms',
-  '1',
-  '--concurrency',
-  '4',
-  ...extra,
-];
+const runArgs = (task: string, out: string, models: string[], extra: string[] = []): string[] =>
+  openaiRun(
+    task,
+    server.openaiBaseUrl,
+    out,
+    ['--max-attempts', '3', '--retry-base-ms', '1', '--concurrency', '4', ...extra],
+    models,
+  );
 
 /** Answers by (model, sample id, epoch) from a table; anything else is a scripted 500. */
 const byTable =
