@@ -11,7 +11,8 @@ export const WEATHER = [
   { arguments: { city: 'Oslo' }, result: { temp_c: 4 } },
 ];
 
-const TOOLS = `tools:
+/** The tools of the weather tasks: a weather table (weather.jsonl), the calculator and submit. */
+export const TOOLS = `tools:
   - name: weather
     description: Current temperature of a city
     parameters: {type: object, properties: {city: {type: string}}, required: [city], additionalProperties: false}

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli } from '../helpers/cli.js';
 import { startProviderServer, type ProviderServer, type Script } from '../helpers/provider-server.js';
-import { recordsUnder, writeTask, type WrittenRecord } from './helpers.js';
+import { openaiRun, recordsUnder, writeTask, type WrittenRecord } from './helpers.js';
+import { TOOLS } from './agent-helpers.js';
 import { pairedTTest } from '../../src/metrics/stats/paired.js';
 import type { Comparison } from '../../src/store/compare.js';
 
@@ -58,14 +59,7 @@ const TRAJECTORY = [
 
 const TASK = `name: trips
 dataset: {path: trips.jsonl}
-tools:
-  - name: weather
-    description: Current temperature of a city
-    parameters: {type: object, properties: {city: {type: string}}, required: [city], additionalProperties: false}
-    table: weather.jsonl
-  - {name: calculator, builtin: calculator}
-  - {name: submit, builtin: submit}
-limits: {max_turns: 8}
+${TOOLS}limits: {max_turns: 8}
 scorers:
   - numeric
   - {tool_used: {name: weather}}
@@ -145,20 +139,7 @@ test('compare pairs two agents sample by sample on every trajectory scorer, with
   });
   server.setScript(agents);
   const out = join(dir, 'out');
-  const run = await cli([
-    'run',
-    task,
-    '--provider',
-    'openai',
-    '--base-url',
-    server.openaiBaseUrl,
-    '--model',
-    'careful',
-    '--model',
-    'hasty',
-    '-o',
-    out,
-  ]);
+  const run = await cli(openaiRun(task, server.openaiBaseUrl, out, [], ['careful', 'hasty']));
   assert.equal(run.code, 0, run.stderr);
   const records = [...recordsUnder(out).values()];
   assert.equal(records.length, 2);
