@@ -53,19 +53,32 @@ export function trajectorySteps(t: Trajectory): Step[] {
   return steps;
 }
 
-const globCache = new Map<string, RegExp>();
-/** promptfoo's name glob: `*` any characters, `?` one, the rest literal; case-insensitive, whole name. */
+/**
+ * promptfoo's name glob: `*` any characters, `?` one, the rest literal; case-insensitive, whole name. Matched without
+ * a regular expression: a pattern of many stars against a long name (the name is the model's) would make a
+ * backtracking regex take exponential time; this walk backtracks only to the last star, O(name × pattern).
+ */
 export function globMatches(name: string, pattern: string): boolean {
-  let re = globCache.get(pattern);
-  if (re === undefined) {
-    const body = pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.');
-    re = new RegExp(`^${body}$`, 'is');
-    globCache.set(pattern, re);
+  const s = name.toLowerCase();
+  const p = pattern.toLowerCase();
+  let i = 0;
+  let j = 0;
+  let star = -1;
+  let mark = 0;
+  while (i < s.length) {
+    if (j < p.length && (p[j] === '?' || p[j] === s[i])) {
+      i++;
+      j++;
+    } else if (j < p.length && p[j] === '*') {
+      star = j++;
+      mark = i;
+    } else if (star >= 0) {
+      j = star + 1;
+      i = ++mark;
+    } else return false;
   }
-  return re.test(name);
+  while (j < p.length && p[j] === '*') j++;
+  return j === p.length;
 }
 
 const matches = (step: Step, m: Matcher): boolean =>
