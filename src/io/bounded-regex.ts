@@ -1,5 +1,6 @@
 /**
- * Regular expressions from users (a task's `pattern` scorer, a promptfoo `regex` assertion, a JSON Schema `pattern`)
+ * Regular expressions from users (a task's `pattern` scorer, a promptfoo `regex` assertion, a JSON Schema `pattern`,
+ * an infereval benchmark's verdict regex)
  * run against model answers with a time bound. JavaScript's backtracking engine takes exponential time on patterns
  * such as `(a+)+$` and, while it runs, the process handles no signal; an answer that triggers it is journaled, so a
  * rerun would hang again. Each match runs in this thread under a `vm` time limit: Node's watchdog stops the match
@@ -27,12 +28,13 @@ export interface BoundedRegExp {
 // One context and one script for every match: `re` and `input` are set before each run.
 const sandbox = createContext({ re: null as RegExp | null, input: '' });
 const execScript = new Script('re.lastIndex = 0; re.exec(input)');
+const matchAllScript = new Script('Array.from(input.matchAll(re))');
 
-function runBounded(re: RegExp, input: string, limitMs: number): RegExpExecArray | null {
+function runBounded(re: RegExp, input: string, limitMs: number, script = execScript): RegExpExecArray | null {
   sandbox.re = re;
   sandbox.input = input;
   try {
-    return execScript.runInContext(sandbox, { timeout: limitMs }) as RegExpExecArray | null;
+    return script.runInContext(sandbox, { timeout: limitMs }) as RegExpExecArray | null;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
       throw new DataError(
@@ -45,6 +47,18 @@ function runBounded(re: RegExp, input: string, limitMs: number): RegExpExecArray
     sandbox.input = '';
   }
 }
+
+/** Every match of a global regex in `input` (as `input.matchAll(re)`), within `limitMs` in all. */
+export function boundedMatchAll(re: RegExp, input: string, limitMs = REGEX_TIME_LIMIT_MS): RegExpExecArray[] {
+  return runBounded(re, input, limitMs, matchAllScript) as unknown as RegExpExecArray[];
+}
+
+/** The first match of `re` in `input` from its start (`lastIndex` reset), within `limitMs`. */
+export const boundedExec = (
+  re: RegExp,
+  input: string,
+  limitMs = REGEX_TIME_LIMIT_MS,
+): RegExpExecArray | null => runBounded(re, input, limitMs);
 
 /**
  * A user's regex, compiled now (a syntax error throws as `new RegExp` does), matched later within `limitMs`.

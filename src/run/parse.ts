@@ -3,6 +3,8 @@
  * (case-insensitive); the last *committed* match wins (one preceded by "Verdict:", or a lone token on the
  * last non-empty line of a multi-line answer), else the first match.
  */
+import { boundedExec, boundedMatchAll, REGEX_TIMEOUT_CODE } from '../io/bounded-regex.js';
+import { DataError } from '../errors.js';
 import type { ParseStatus, Verdict } from './types.js';
 
 export interface ParsedVerdict {
@@ -48,8 +50,8 @@ function tokenOf(match: RegExpExecArray): string {
 
 /** Support-form parsing (default regex or the benchmark's override). */
 export function parseVerdict(text: string, regexSource: string, finishReason?: string | null): ParsedVerdict {
-  const re = compileVerdictRegex(regexSource);
-  const matches = [...text.matchAll(re)] as RegExpExecArray[];
+  const matches = boundedMatches(() => boundedMatchAll(compileVerdictRegex(regexSource), text));
+  if (matches === undefined) return UNPARSEABLE;
   if (matches.length === 0) return noMatch(finishReason);
 
   // The last non-empty line of a multi-line response, as [start, end) offsets.
@@ -87,9 +89,9 @@ export function parseCoherence(
   finishReason?: string | null,
 ): ParsedVerdict {
   const re = compileVerdictRegex(regexSource);
+  const m = boundedMatches(() => boundedExec(re, text));
   re.lastIndex = 0;
-  const m = re.exec(text);
-  re.lastIndex = 0;
+  if (m === undefined) return UNPARSEABLE;
   if (m === null) return noMatch(finishReason);
   const verdict = COHERENCE_TOKENS[tokenOf(m).toUpperCase()];
   return verdict === undefined ? noMatch(finishReason) : { verdict, status: 'ok' };
@@ -98,6 +100,21 @@ export function parseCoherence(
 export function isBudgetStop(finishReason?: string | null): boolean {
   return finishReason === 'length' || finishReason === 'max_tokens';
 }
+
+/**
+ * A benchmark's regex runs within a time bound (src/io/bounded-regex.ts): one that backtracks without end on an
+ * answer leaves that answer unparseable (undefined here) instead of hanging the run.
+ */
+function boundedMatches<T>(match: () => T): T | undefined {
+  try {
+    return match();
+  } catch (error) {
+    if (error instanceof DataError && error.code === REGEX_TIMEOUT_CODE) return undefined;
+    throw error;
+  }
+}
+
+const UNPARSEABLE: ParsedVerdict = { verdict: 'abstain', status: 'unparseable' };
 
 function noMatch(finishReason?: string | null): ParsedVerdict {
   return { verdict: 'abstain', status: isBudgetStop(finishReason) ? 'budget_clipped' : 'unparseable' };

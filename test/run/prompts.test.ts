@@ -147,3 +147,12 @@ test('failed samples do not vote; all failed gives abstain, not tie-broken', () 
     tie_broken: true,
   });
 });
+
+test("a benchmark's verdict regex that backtracks without end leaves the answer unparseable, not the run hung", () => {
+  // (a+)+$ on many a's followed by another character takes exponential time in a backtracking engine.
+  const answer = `${'a'.repeat(40)}!`;
+  assert.deepEqual(parseVerdict(answer, '(a+)+$'), { verdict: 'abstain', status: 'unparseable' });
+  assert.deepEqual(parseCoherence(answer, '(a+)+$'), { verdict: 'abstain', status: 'unparseable' });
+  // The same regex still parses an answer it matches at once.
+  assert.deepEqual(parseVerdict('SUPPORTED', '(SUPPORTED)'), parseVerdict('SUPPORTED', 'SUPPORTED'));
+});
